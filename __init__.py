@@ -1,0 +1,31 @@
+"""longpuzzle: a headless engine for the long-horizon visual puzzles of LongPuzzleBench.
+
+Subpackages:
+    longpuzzle.engine   the puzzle protocol, registry, level catalogue, sessions, CLI
+    longpuzzle.puzzles  one module per game, each registered under its id
+    longpuzzle.render   pygame frames (never imported by the engine)
+    longpuzzle.solvers  exhaustive search over the protocol
+    longpuzzle.agents   agents that act through GUI input only
+"""
+
+__version__ = "0.1.0"
+
+from longpuzzle.engine.errors import (  # noqa: E402
+    LongPuzzleError,
+    MoveSyntaxError,
+    IllegalMoveError,
+    LevelFormatError,
+    UnknownGameError,
+    UnknownLevelError,
+    CheckpointError,
+)
+from longpuzzle.engine.registry import get_puzzle, puzzle_ids  # noqa: E402
+from longpuzzle.engine.catalog import load_level, catalog  # noqa: E402
+from longpuzzle.engine.session import Session, replay  # noqa: E402
+
+__all__ = [
+    "__version__",
+    "LongPuzzleError", "MoveSyntaxError", "IllegalMoveError", "LevelFormatError",
+    "UnknownGameError", "UnknownLevelError", "CheckpointError",
+    "get_puzzle", "puzzle_ids", "load_level", "catalog", "Session", "replay",
+]

@@ -1,0 +1,186 @@
+"""The level catalogue: level files -> objectives -> levels.
+
+A level file (``puzzles/levels/<game>.json``, format in puzzles/levels/FORMAT.md) holds one
+game's objectives in order; an objective is one difficulty with its levels in order. Level
+ids are ``game/difficulty/n`` with n counted from 1. Files are data, edited by people, and
+every problem in them is reported with the file, the level and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Iterable
+
+from longpuzzle.engine.errors import LevelFormatError, UnknownLevelError, UnknownGameError
+from longpuzzle.engine.protocol import Level
+from longpuzzle.engine.registry import get_puzzle, puzzles
+
+FILE_FORMAT = "longpuzzle-levels/1"
+
+
+@dataclass(frozen=True)
+class Objective:
+    game: str
+    difficulty: str
+    level_ids: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return f"{self.game}/{self.difficulty}"
+
+
+def _fail(msg: str, file: str, level: str = "", field: str = "") -> LevelFormatError:
+    return LevelFormatError(msg, file=file, level=level, field=field)
+
+
+def parse_level_file(text: str, file: str = "<text>") -> tuple[str, list[Objective], dict[str, Level]]:
+    """Parse a level file's text. Returns (game, objectives, levels by id)."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise _fail(f"not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})", file) from None
+    if not isinstance(doc, dict):
+        raise _fail("the top level must be a JSON object", file)
+    if doc.get("format") != FILE_FORMAT:
+        raise _fail(f"expected \"format\": \"{FILE_FORMAT}\", found {doc.get('format')!r}", file, field="format")
+    game = doc.get("game")
+    if not isinstance(game, str):
+        raise _fail("missing game id", file, field="game")
+    try:
+        puzzle = get_puzzle(game)
+    except UnknownGameError as e:
+        raise _fail(str(e), file, field="game") from None
+    objs = doc.get("objectives")
+    if not isinstance(objs, list) or not objs:
+        raise _fail("must be a non-empty list of {\"difficulty\": ..., \"levels\": [...]}", file, field="objectives")
+    objectives: list[Objective] = []
+    levels: dict[str, Level] = {}
+    seen: set[str] = set()
+    for oi, obj in enumerate(objs):
+        if not isinstance(obj, dict):
+            raise _fail("each objective must be an object", file, field=f"objectives[{oi}]")
+        diff = obj.get("difficulty")
+        if not isinstance(diff, str) or not diff:
+            raise _fail("missing difficulty", file, field=f"objectives[{oi}].difficulty")
+        if puzzle.difficulties and diff not in puzzle.difficulties:
+            raise _fail(f"unknown difficulty {diff!r} for {game} (known: {', '.join(puzzle.difficulties)})",
+                        file, field=f"objectives[{oi}].difficulty")
+        if diff in seen:
+            raise _fail(f"difficulty {diff!r} appears twice", file, field=f"objectives[{oi}].difficulty")
+        seen.add(diff)
+        recs = obj.get("levels")
+        if not isinstance(recs, list) or not recs:
+            raise _fail("must be a non-empty list of level records", file, field=f"objectives[{oi}].levels")
+        ids = []
+        for li, rec in enumerate(recs):
+            lid = f"{game}/{diff}/{li + 1}"
+            if not isinstance(rec, dict):
+                raise _fail("a level record must be a JSON object", file, level=lid)
+            try:
+                level = puzzle.build_level(rec, difficulty=diff, number=li + 1, where=file)
+            except LevelFormatError:
+                raise
+            except (KeyError, TypeError, ValueError, IndexError) as e:
+                raise _fail(f"malformed level record ({type(e).__name__}: {e})", file, level=lid) from None
+            object.__setattr__(level, "source", file)
+            levels[lid] = level
+            ids.append(lid)
+        objectives.append(Objective(game, diff, tuple(ids)))
+    return game, objectives, levels
+
+
+class Catalog:
+    """Objectives and levels of every registered game, from the built-in level files plus
+    any extra files given (an extra file for a game replaces the built-in one)."""
+
+    def __init__(self, extra_files: Iterable[str | Path] = ()):
+        self._objectives: dict[str, list[Objective]] = {}
+        self._levels: dict[str, Level] = {}
+        self._files: dict[str, str] = {}
+        base = resources.files("longpuzzle.puzzles") / "levels"
+        sources: dict[str, tuple[str, str]] = {}
+        for p in puzzles():
+            f = base / f"{p.id}.json"
+            if f.is_file():
+                sources[p.id] = (f.read_text(encoding="utf-8"), f"puzzles/levels/{p.id}.json")
+        for path in extra_files:
+            path = Path(path)
+            try:
+                text = path.read_text(encoding="utf-8")
+            except OSError as e:
+                raise LevelFormatError(f"cannot read: {e.strerror}", file=str(path)) from None
+            game, _, _ = parse_level_file(text, str(path))
+            sources[game] = (text, str(path))
+        for game, (text, file) in sources.items():
+            g, objectives, levels = parse_level_file(text, file)
+            self._objectives[g] = objectives
+            self._levels.update(levels)
+            self._files[g] = file
+
+    def games(self) -> list[str]:
+        order = [p.id for p in puzzles()]
+        return [g for g in order if g in self._objectives]
+
+    def objectives(self, game: str | None = None) -> list[Objective]:
+        games = [game] if game else self.games()
+        out = []
+        for g in games:
+            if g not in self._objectives:
+                get_puzzle(g)  # raises UnknownGameError for unknown ids
+                raise UnknownLevelError(f"no levels are loaded for game {g!r}")
+            out.extend(self._objectives[g])
+        return out
+
+    def objective(self, objective_id: str) -> Objective:
+        for o in self.objectives():
+            if o.id == objective_id:
+                return o
+        raise UnknownLevelError(f"unknown objective {objective_id!r}; "
+                                f"objectives are game/difficulty, e.g. {self.objectives()[0].id}")
+
+    def level_ids(self, game: str | None = None) -> list[str]:
+        return [lid for o in self.objectives(game) for lid in o.level_ids]
+
+    def levels(self, game: str | None = None) -> list[Level]:
+        return [self._levels[lid] for lid in self.level_ids(game)]
+
+    def level(self, level_id: str) -> Level:
+        if not isinstance(level_id, str):
+            raise UnknownLevelError(f"a level id is text like 'maze_paint/hard/3', not {level_id!r}")
+        lid = level_id.strip()
+        if lid in self._levels:
+            return self._levels[lid]
+        parts = lid.split("/")
+        if len(parts) != 3:
+            raise UnknownLevelError(f"level ids look like game/difficulty/n (e.g. maze_paint/hard/3), got {level_id!r}")
+        game, diff, num = parts
+        get_puzzle(game)  # unknown game -> UnknownGameError
+        objs = {o.difficulty: o for o in self.objectives(game)}
+        if diff not in objs:
+            raise UnknownLevelError(f"{game} has no difficulty {diff!r} (it has: {', '.join(objs)})")
+        n = len(objs[diff].level_ids)
+        raise UnknownLevelError(f"{game}/{diff} has levels 1..{n}; {num!r} is not one of them")
+
+    def file_of(self, game: str) -> str:
+        return self._files[game]
+
+
+_DEFAULT: Catalog | None = None
+
+
+def catalog() -> Catalog:
+    """The catalogue of the built-in level files (loaded once)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = Catalog()
+    return _DEFAULT
+
+
+def load_level(level_id: str | Level) -> Level:
+    """A level from the built-in catalogue by id (a Level passes through)."""
+    if isinstance(level_id, Level):
+        return level_id
+    return catalog().level(level_id)

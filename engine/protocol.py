@@ -1,0 +1,200 @@
+"""The puzzle protocol: what every game module in longpuzzle.puzzles provides.
+
+Data lives where its lifetime belongs:
+
+    Level    level parameters, fixed for the level's life (never changes, never undone)
+             .lv       int32[:]   the "level vector": sizes, walls, capacities... read by kernels
+             .initial  <dtype>[:] the initial state
+             .extra    Python-side data (names, display geometry) used by text forms / rendering
+    state    the undoable rules state: ONE flat numpy array of the game's dtype.
+             Undo and restart restore exactly this and nothing else.
+    Session  history, counters (engine/session.py);  UI state and pixels live in render/.
+
+Compiled kernels (module-level ``numba.njit(cache=True)`` functions in each game module;
+every one is pure: it never writes to ``lv`` or ``src``):
+
+    step_into(lv, src, dst, action) -> int64 code
+        writes the successor of ``src`` under ``action`` into ``dst`` (same shape).
+        code OK (0): accepted, the state changed; NOOP (1): accepted and counted as a move,
+        nothing changed (e.g. a Maze Paint swipe into a wall); BAD_ACTION (2): the integer is
+        not an action of this level; >= 3: the game's own rejection reasons. On any code
+        other than OK, ``dst`` equals ``src``.
+    legal_into(lv, state, mask) -> int64
+        mask[a] = 1 iff step_into would return OK (accepted AND changes the state);
+        returns the number of such actions. ``mask`` has length ``level.n_actions``.
+    is_solved(lv, state) -> bool
+    progress(lv, state) -> float64   the benchmark's progress potential P in [0, 1]
+
+Keep each game's kernels self-contained in its own module (numba's on-disk cache does not
+track calls into other files).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from types import ModuleType
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from longpuzzle.engine.errors import IllegalMoveError, MoveSyntaxError
+
+# Result codes shared by every game's step_into. Games number their own reasons from 3.
+OK = 0
+NOOP = 1
+BAD_ACTION = 2
+FIRST_GAME_CODE = 3
+
+
+def canonical_json(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, eq=False)
+class Level:
+    """One level, parsed. Immutable: ``lv`` and ``initial`` are read-only arrays."""
+
+    game: str
+    difficulty: str
+    number: int                      # 1-based within its objective
+    lv: np.ndarray                   # int32 level vector (layout documented per game)
+    initial: np.ndarray              # initial state (layout documented per game)
+    n_actions: int                   # actions are integers 0 .. n_actions-1
+    data: dict                       # the level record exactly as in the level file
+    extra: Any = None                # game-side Python data (names, geometry)
+    source: str = ""                 # file it was loaded from
+    name: str = ""                   # optional display name / original id
+
+    def __post_init__(self) -> None:
+        self.lv.setflags(write=False)
+        self.initial.setflags(write=False)
+
+    @property
+    def id(self) -> str:
+        return f"{self.game}/{self.difficulty}/{self.number}"
+
+    @cached_property
+    def sha256(self) -> str:
+        """Digest of the level's content (game + record), used to match checkpoints."""
+        return hashlib.sha256(canonical_json({"game": self.game, "data": self.data}).encode()).hexdigest()
+
+    def __repr__(self) -> str:
+        return f"Level({self.id!r})"
+
+
+@dataclass(frozen=True)
+class Rejection:
+    reason: str        # short id, e.g. "target_full"
+    message: str       # one sentence for people
+
+
+class Puzzle:
+    """Base class of a game. Subclasses set the class attributes and implement the
+    four methods marked *game*; everything else is generic over the kernels."""
+
+    id: str = ""
+    title: str = ""
+    difficulties: tuple[str, ...] = ()
+    catalog_order: int = 100               # position in the benchmark's game order
+    undo_allowed: bool = False
+    state_dtype: Any = np.int16
+    kernels: ModuleType                    # module holding step_into / legal_into / is_solved / progress
+    rejections: dict[int, Rejection] = {}  # the game's codes >= FIRST_GAME_CODE
+    move_syntax: str = ""                  # one line describing the move text
+
+    # ---- game ----------------------------------------------------------------
+    def build_level(self, record: dict, *, difficulty: str, number: int, where: str) -> Level:
+        """Parse and validate one level record; raise LevelFormatError naming the field."""
+        raise NotImplementedError
+
+    def format_move(self, level: Level, action: int) -> str:
+        raise NotImplementedError
+
+    def parse_move(self, level: Level, text: str) -> int | list[int]:
+        """Text -> action (or, for compound text forms, a list of actions).
+        Raise MoveSyntaxError for text that is not a move of this level."""
+        raise NotImplementedError
+
+    def render_text(self, level: Level, state: np.ndarray) -> str:
+        raise NotImplementedError
+
+    # ---- generic -------------------------------------------------------------
+    def describe_code(self, code: int) -> Rejection:
+        if code == BAD_ACTION:
+            return Rejection("bad_action", "that action number does not exist in this level")
+        if code in self.rejections:
+            return self.rejections[code]
+        return Rejection(f"code_{code}", f"the rules rejected the move (code {code})")
+
+    def actions(self, level: Level, text: str) -> list[int]:
+        """Parse text into the list of actions it stands for."""
+        if not isinstance(text, str):
+            raise MoveSyntaxError(f"a move must be text, not {type(text).__name__}")
+        out = self.parse_move(level, text.strip())
+        return list(out) if isinstance(out, (list, tuple)) else [out]
+
+    def check_action(self, level: Level, action: Any) -> int:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise MoveSyntaxError(f"an action must be an integer, not {action!r}")
+        a = int(action)
+        if not 0 <= a < level.n_actions:
+            raise MoveSyntaxError(f"action {a} is out of range 0..{level.n_actions - 1} for {level.id}")
+        return a
+
+    def step(self, level: Level, state: np.ndarray, action: int) -> tuple[np.ndarray, int]:
+        """(successor, code) without raising; the input is never modified."""
+        dst = np.empty_like(state)
+        code = int(self.kernels.step_into(level.lv, state, dst, np.int64(action)))
+        return dst, code
+
+    def apply(self, level: Level, state: np.ndarray, move: int | str) -> np.ndarray:
+        """Pure: returns the new state, raises IllegalMoveError if the rules reject the move
+        and MoveSyntaxError if it is not a move at all. Text may stand for several actions."""
+        acts = self.actions(level, move) if isinstance(move, str) else [self.check_action(level, move)]
+        cur = state
+        for a in acts:
+            nxt, code = self.step(level, cur, a)
+            if code > NOOP:
+                raise self.rejection_error(level, a, code)
+            cur = nxt
+        return cur if cur is not state else state.copy()
+
+    def rejection_error(self, level: Level, action: int, code: int) -> IllegalMoveError:
+        rej = self.describe_code(code)
+        text = self.format_move(level, action) if 0 <= action < level.n_actions else str(action)
+        return IllegalMoveError(f"move {text} rejected: {rej.message}", move=text, code=code, reason=rej.reason)
+
+    def legal_mask(self, level: Level, state: np.ndarray) -> np.ndarray:
+        mask = np.zeros(level.n_actions, np.uint8)
+        self.kernels.legal_into(level.lv, state, mask)
+        return mask
+
+    def legal_moves(self, level: Level, state: np.ndarray) -> list[int]:
+        return [int(a) for a in np.flatnonzero(self.legal_mask(level, state))]
+
+    def is_solved(self, level: Level, state: np.ndarray) -> bool:
+        return bool(self.kernels.is_solved(level.lv, state))
+
+    def progress(self, level: Level, state: np.ndarray) -> float:
+        return float(self.kernels.progress(level.lv, state))
+
+    def format_moves(self, level: Level, actions: Iterable[int]) -> list[str]:
+        return [self.format_move(level, int(a)) for a in actions]
+
+    def validate_state(self, level: Level, state: Sequence[int]) -> np.ndarray:
+        """Turn a list of ints (e.g. from a checkpoint) into a state array of the right
+        shape and dtype, or raise ValueError."""
+        arr = np.asarray(state)
+        if arr.shape != level.initial.shape:
+            raise ValueError(f"state has shape {arr.shape}, expected {level.initial.shape}")
+        out = arr.astype(level.initial.dtype)
+        if not np.array_equal(out.astype(np.int64), arr.astype(np.int64)):
+            raise ValueError("state values do not fit the state's integer type")
+        return out
+
+    def __repr__(self) -> str:
+        return f"<Puzzle {self.id}>"
+

@@ -1,0 +1,259 @@
+"""Sessions: a level being played, with its history, counters and exact checkpoints.
+
+What lives here (and what undo restores):
+
+    state      the rules state (undo and restart restore it exactly)
+    moves      the actions applied since the last restart, in order (undo pops one)
+    log        every command given, as text, including "undo" and "restart": the episode
+    counters   accepted moves, no-op moves, rejected moves, undos, restarts (undo never
+               lowers a counter; restart never resets one)
+
+Text forms:
+    episode     "<level id>: <token> <token> ..."  tokens are move texts, "undo", "restart"
+    checkpoint  JSON text (see Session.checkpoint) holding the exact state, moves, log and
+                counters, with a checksum; restoring gives a session that behaves
+                identically from then on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import numpy as np
+
+from longpuzzle.engine.catalog import load_level
+from longpuzzle.engine.errors import (
+    CheckpointError,
+    IllegalMoveError,
+    LongPuzzleError,
+    MoveSyntaxError,
+    UndoNotAllowedError,
+)
+from longpuzzle.engine.protocol import NOOP, OK, Level, canonical_json
+from longpuzzle.engine.registry import get_puzzle
+
+CHECKPOINT_FORMAT = "longpuzzle-checkpoint/1"
+UNDO, RESTART = "undo", "restart"
+
+
+@dataclass
+class Counters:
+    moves: int = 0        # accepted moves (including no-op moves)
+    noop_moves: int = 0   # accepted moves that changed nothing (e.g. Maze Paint wall bumps)
+    rejected: int = 0     # moves the rules refused
+    undos: int = 0
+    restarts: int = 0
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one move did."""
+    move: str            # the move's text
+    action: int
+    code: int            # OK, NOOP or a rejection code
+    accepted: bool
+    changed: bool
+    reason: str = ""     # rejection reason id
+    message: str = ""
+
+
+class Session:
+    """One level being played. Not thread-safe; cheap to create."""
+
+    def __init__(self, level: Level | str):
+        self.level: Level = load_level(level)
+        self.puzzle = get_puzzle(self.level.game)
+        self._state = self.level.initial.copy()
+        self._stack: list[np.ndarray] = []   # states before each applied move (for undo)
+        self.moves: list[int] = []
+        self.log: list[str] = []
+        self.counters = Counters()
+
+    # -- reading ---------------------------------------------------------------
+    @property
+    def state(self) -> np.ndarray:
+        """A read-only view of the current state."""
+        v = self._state.view()
+        v.setflags(write=False)
+        return v
+
+    @property
+    def solved(self) -> bool:
+        return self.puzzle.is_solved(self.level, self._state)
+
+    @property
+    def progress(self) -> float:
+        return self.puzzle.progress(self.level, self._state)
+
+    def legal_moves(self) -> list[int]:
+        return self.puzzle.legal_moves(self.level, self._state)
+
+    def move_texts(self) -> list[str]:
+        return self.puzzle.format_moves(self.level, self.moves)
+
+    def show(self) -> str:
+        return self.puzzle.render_text(self.level, self._state)
+
+    # -- acting ----------------------------------------------------------------
+    def try_move(self, move: int | str) -> list[Outcome]:
+        """Apply a move (text may stand for several actions); never raises for a rule
+        rejection (the outcome says why), raises MoveSyntaxError for non-moves. Stops at
+        the first rejected action."""
+        if isinstance(move, str):
+            token = move.strip()
+            if token.lower() == UNDO:
+                self.undo()
+                return []
+            if token.lower() == RESTART:
+                self.restart()
+                return []
+            actions = self.puzzle.actions(self.level, token)
+        else:
+            actions = [self.puzzle.check_action(self.level, move)]
+        out = []
+        for a in actions:
+            o = self._apply(a)
+            out.append(o)
+            if not o.accepted:
+                break
+        return out
+
+    def play(self, move: int | str) -> list[Outcome]:
+        """Like try_move, but a rule rejection raises IllegalMoveError (state unchanged
+        by the rejected action)."""
+        outs = self.try_move(move)
+        if outs and not outs[-1].accepted:
+            o = outs[-1]
+            raise IllegalMoveError(f"move {o.move} rejected: {o.message}", move=o.move, code=o.code, reason=o.reason)
+        return outs
+
+    def play_all(self, moves: Iterable[int | str]) -> None:
+        for m in moves:
+            self.play(m)
+
+    def _apply(self, action: int) -> Outcome:
+        text = self.puzzle.format_move(self.level, action)
+        nxt, code = self.puzzle.step(self.level, self._state, action)
+        if code > NOOP:
+            self.counters.rejected += 1
+            self.log.append(text)
+            rej = self.puzzle.describe_code(code)
+            return Outcome(text, action, code, False, False, rej.reason, rej.message)
+        self._stack.append(self._state)
+        self._state = nxt
+        self.moves.append(action)
+        self.log.append(text)
+        self.counters.moves += 1
+        if code == NOOP:
+            self.counters.noop_moves += 1
+        return Outcome(text, action, code, True, code == OK)
+
+    def undo(self) -> None:
+        if not self.puzzle.undo_allowed:
+            raise UndoNotAllowedError(f"{self.puzzle.title} has no undo", reason="undo_not_allowed")
+        if not self._stack:
+            raise UndoNotAllowedError("nothing to undo", reason="nothing_to_undo")
+        self._state = self._stack.pop()
+        self.moves.pop()
+        self.log.append(UNDO)
+        self.counters.undos += 1
+
+    def restart(self) -> None:
+        self._state = self.level.initial.copy()
+        self._stack.clear()
+        self.moves.clear()
+        self.log.append(RESTART)
+        self.counters.restarts += 1
+
+    # -- text forms ------------------------------------------------------------
+    def episode_text(self) -> str:
+        return f"{self.level.id}: {' '.join(self.log)}".rstrip()
+
+    def checkpoint(self) -> str:
+        """The exact session as JSON text."""
+        body = {
+            "format": CHECKPOINT_FORMAT,
+            "level": self.level.id,
+            "level_sha256": self.level.sha256,
+            "state": [int(v) for v in self._state],
+            "moves": self.move_texts(),
+            "log": list(self.log),
+            "counters": self.counters.as_dict(),
+        }
+        body["checksum"] = _checksum(body)
+        return json.dumps(body)
+
+    @classmethod
+    def from_checkpoint(cls, text: str, level: Level | None = None) -> "Session":
+        """Restore a checkpoint. A corrupt or mismatched one raises CheckpointError and
+        nothing else is touched. ``level`` may supply a level that is not in the catalogue."""
+        try:
+            body = json.loads(text)
+        except (json.JSONDecodeError, TypeError) as e:
+            raise CheckpointError(f"checkpoint is not valid JSON: {e}") from None
+        if not isinstance(body, dict) or body.get("format") != CHECKPOINT_FORMAT:
+            raise CheckpointError(f"not a longpuzzle checkpoint (expected format {CHECKPOINT_FORMAT!r})")
+        need = {"level": str, "level_sha256": str, "state": list, "moves": list, "log": list,
+                "counters": dict, "checksum": str}
+        for k, t in need.items():
+            if not isinstance(body.get(k), t):
+                raise CheckpointError(f"checkpoint field {k!r} is missing or has the wrong type")
+        if _checksum({k: v for k, v in body.items() if k != "checksum"}) != body["checksum"]:
+            raise CheckpointError("checkpoint checksum does not match its content (the file is corrupt or was edited)")
+        try:
+            lvl = level if level is not None else load_level(body["level"])
+        except LongPuzzleError as e:
+            raise CheckpointError(f"checkpoint names a level that cannot be loaded: {e}") from None
+        if lvl.id != body["level"] or lvl.sha256 != body["level_sha256"]:
+            raise CheckpointError(f"checkpoint was made on a different version of level {body['level']} "
+                                  "(the level data changed); refusing to restore it")
+        s = cls(lvl)
+        try:
+            for m in body["moves"]:
+                s.play(m)
+            expected = s.puzzle.validate_state(lvl, body["state"])
+        except (LongPuzzleError, ValueError) as e:
+            raise CheckpointError(f"checkpoint moves do not replay on {lvl.id}: {e}") from None
+        if not np.array_equal(expected, s._state):
+            raise CheckpointError("checkpoint state differs from the replay of its moves; refusing to restore it")
+        counters = body["counters"]
+        if set(counters) != set(Counters().as_dict()) or not all(
+                isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counters.values()):
+            raise CheckpointError("checkpoint counters are malformed")
+        s.counters = Counters(**counters)
+        s.log = [str(x) for x in body["log"]]
+        return s
+
+
+def _checksum(body: dict) -> str:
+    return hashlib.sha256(canonical_json(body).encode()).hexdigest()
+
+
+def parse_episode(text: str) -> tuple[str, list[str]]:
+    """'<level id>: tok tok ...' -> (level id, tokens)."""
+    if not isinstance(text, str) or ":" not in text:
+        raise CheckpointError("an episode is '<level id>: <move> <move> ...'")
+    head, _, rest = text.strip().partition(":")
+    return head.strip(), rest.split()
+
+
+def replay(level: Level | str, moves: Iterable[int | str] | None = None) -> Session:
+    """A level plus its moves -> the session after them (bit-for-bit the same state as
+    live play). ``replay("maze_paint/easy/1: U R")`` takes a whole episode text. Tokens
+    "undo" and "restart" are honoured; a rejected move raises IllegalMoveError."""
+    if moves is None:
+        if not isinstance(level, str):
+            raise TypeError("replay(level, moves) or replay(episode_text)")
+        level, moves = parse_episode(level)
+    s = Session(level)
+    s.play_all(moves)
+    return s
+
+
+__all__ = ["Session", "Outcome", "Counters", "replay", "parse_episode", "MoveSyntaxError"]
