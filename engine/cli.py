@@ -1,0 +1,169 @@
+"""The ``longpuzzle`` command line (also ``python -m longpuzzle``).
+
+Every user mistake (unknown game or level, malformed move, rejected move, bad file) is
+printed as one ``error: ...`` line with exit status 2; nothing is lost or half-written.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import click
+import numpy as np
+
+from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.errors import IllegalMoveError, LongPuzzleError
+from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.engine.session import Session
+
+DEFAULT_LEVEL = "maze_paint/easy/1"
+
+
+class _Group(click.Group):
+    """Turns library errors into a one-line message and exit status 2."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except LongPuzzleError as e:
+            click.echo(f"error: {e}", err=True)
+            ctx.exit(2)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="longpuzzle")
+def cli():
+    """Headless engine for the LongPuzzleBench puzzles: levels, rules, replays, rollouts."""
+
+
+def _split_moves(moves: str | None) -> list[str]:
+    return moves.split() if moves else []
+
+
+@cli.command("levels")
+@click.option("--game", help="Only this game (e.g. maze_paint).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def levels_cmd(game, as_json):
+    """List the objectives (game x difficulty) and their levels."""
+    cat = catalog()
+    objs = cat.objectives(game)
+    if as_json:
+        out = [{"objective": o.id, "game": o.game, "difficulty": o.difficulty,
+                "levels": [{"id": lid, "name": cat.level(lid).name} for lid in o.level_ids]} for o in objs]
+        click.echo(json.dumps({"objectives": out, "level_count": sum(len(o.level_ids) for o in objs)}, indent=1))
+        return
+    for o in objs:
+        click.echo(f"{o.id:<28} {len(o.level_ids):>3} levels   {o.level_ids[0]} .. {o.level_ids[-1]}")
+    click.echo(f"{len(objs)} objectives, {sum(len(o.level_ids) for o in objs)} levels")
+
+
+@cli.command("show")
+@click.argument("level_id", default=DEFAULT_LEVEL)
+@click.option("--moves", help="Moves to apply first, separated by spaces.")
+def show_cmd(level_id, moves):
+    """Print a level's board as text (after MOVES, if given)."""
+    s = Session(level_id)
+    s.play_all(_split_moves(moves))
+    p = s.puzzle
+    click.echo(f"{s.level.id} ({p.title}{', ' + s.level.name if s.level.name else ''})")
+    click.echo(s.show())
+    click.echo(f"moves: {p.move_syntax}")
+    click.echo(f"legal now: {' '.join(p.format_moves(s.level, s.legal_moves())) or '(none)'}")
+    click.echo(f"solved: {s.solved}   progress P = {s.progress:.4f}")
+
+
+@cli.command("check")
+@click.argument("level_id")
+@click.option("--moves", required=True, help='Moves separated by spaces, e.g. "1>3 2>4".')
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def check_cmd(level_id, moves, as_json):
+    """Apply moves to a level and report how far they got.
+
+    Stops at the first move the rules reject (reported, not an error); text that is not a
+    move at all is an error."""
+    s = Session(level_id)
+    tokens = _split_moves(moves)
+    rejected_at, reason = None, None
+    for i, tok in enumerate(tokens):
+        try:
+            s.play(tok)
+        except IllegalMoveError as e:
+            rejected_at, reason = i, str(e)
+            break
+    applied = len(tokens) if rejected_at is None else rejected_at
+    result = {"level": s.level.id, "applied": applied, "rejected_at": rejected_at,
+              "solved": s.solved, "progress": s.progress}
+    if as_json:
+        if reason:
+            result["reason"] = reason
+        click.echo(json.dumps(result))
+        return
+    click.echo(s.show())
+    click.echo(f"applied {applied} of {len(tokens)} moves; solved: {s.solved}; progress P = {s.progress:.4f}")
+    if reason:
+        click.echo(f"move {rejected_at + 1} ({tokens[rejected_at]}) {reason}")
+
+
+@cli.command("replay")
+@click.argument("episode")
+@click.option("--json", "as_json", is_flag=True)
+def replay_cmd(episode, as_json):
+    """Replay an episode text '<level id>: <move> <move> ...' (or a checkpoint file path)."""
+    from pathlib import Path
+    from longpuzzle.engine.session import replay
+
+    path = Path(episode)
+    if path.is_file():
+        s = Session.from_checkpoint(path.read_text(encoding="utf-8"))
+    else:
+        s = replay(episode)
+    out = {"level": s.level.id, "moves": len(s.moves), "solved": s.solved, "progress": s.progress,
+           "counters": s.counters.as_dict()}
+    click.echo(json.dumps(out) if as_json else f"{s.show()}\n{out}")
+
+
+@cli.command("rollout")
+@click.argument("level_id", default=DEFAULT_LEVEL)
+@click.option("--walks", default=10000, show_default=True, help="Number of random walks.")
+@click.option("--steps", default=200, show_default=True, help="Maximum moves per walk.")
+@click.option("--seed", default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def rollout_cmd(level_id, walks, steps, seed, as_json):
+    """Run random legal-move walks on a level in compiled code and report how many solve it
+    and the throughput (the headless rollout job)."""
+    from longpuzzle.engine.batch import kernels
+
+    if walks < 1 or steps < 1:
+        raise click.BadParameter("--walks and --steps must be at least 1")
+    level = load_level(level_id)
+    k = kernels(get_puzzle(level.game))
+    final = np.empty((walks, level.initial.shape[0]), level.initial.dtype)
+    solved = np.zeros(walks, np.bool_)
+    t0 = time.perf_counter()
+    k.random_walks(level.lv, level.initial, 1, 1, seed, level.n_actions, final[:1], solved[:1])  # compile / load
+    warm = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    total = k.random_walks(level.lv, level.initial, walks, steps, seed, level.n_actions, final, solved)
+    dt = time.perf_counter() - t0
+    p = get_puzzle(level.game)
+    prog = [p.progress(level, final[i]) for i in range(walks)]
+    res = {"level": level.id, "walks": walks, "max_steps": steps, "seed": seed,
+           "solved": int(solved.sum()), "solved_rate": float(solved.mean()), "mean_final_progress": float(np.mean(prog)),
+           "moves": int(total), "seconds": round(dt, 4), "warmup_seconds": round(warm, 4), "moves_per_second": round(total / dt) if dt > 0 else None}
+    if as_json:
+        click.echo(json.dumps(res))
+    else:
+        click.echo(f"{level.id}: {walks} random walks of at most {steps} moves (seed {seed})")
+        click.echo(f"  solved {res['solved']} ({100 * res['solved_rate']:.1f}%), mean final P {res['mean_final_progress']:.3f}")
+        click.echo(f"  {total} moves in {dt:.3f} s ({res['moves_per_second']:,} moves/s; "
+                   f"{warm:.2f} s to compile or load the kernels first)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    cli.main(args=argv, prog_name="longpuzzle")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main(sys.argv[1:])
