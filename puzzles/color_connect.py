@@ -1,0 +1,513 @@
+"""Color Connect (``color_connect``): join every pair of same-coloured endpoints by a path of
+grid cells; paths of different colours may not share cells. Filling the board is not
+required. Rules: ../shared/reference/longpuzzlebench/RULES.md section 7 (and 9.10).
+
+Board: R rows x C columns, cells numbered ``cell = r * C + c`` (row 0 at the top, 0-based).
+K colour pairs, colours numbered k = 0 .. K-1 in level-file order.
+
+Level vector ``lv`` (int32), N = R*C::
+
+    lv[0] = R   lv[1] = C   lv[2] = K
+    lv[3 + 2k + e]          endpoint e (0 or 1, file order) of colour k, as a cell number
+    lv[3 + 2K + cell]       1 + colour of the endpoint on that cell, 0 if none
+
+    e.g. K=2, N=4:  [R C K | k0e0 k0e1 k1e0 k1e1 | ep(cell0) ep(cell1) ep(cell2) ep(cell3)]
+
+State ``s`` (int16, length 3 + K + 3N)::
+
+    s[0]                    1 + colour of the ACTIVE (unfinished) path, 0 if there is none
+    s[1]                    L = number of cells of the active path (0 if none)
+    s[2]                    number of connected pairs
+    s[3 + k]                length in cells of colour k's completed path, 0 if not connected
+    s[3+K + cell]           owner: 1 + colour of the completed path covering the cell, else 0
+    s[3+K+N + cell]         position of the cell along its completed path, counted from the
+                            colour's endpoint 0 (so the state does not depend on which end the
+                            path was drawn from); -1 for cells no completed path covers
+    s[3+K+2N + i]           i-th cell of the active path from its start endpoint (i < L);
+                            -1 for i >= L
+
+    [act L done | len(k0) .. len(kK-1) | owner[0..N-1] | pos[0..N-1] | active[0..N-1]]
+
+The active path never covers cells of completed paths nor other colours' endpoints, and
+completed paths are only ever changed by an explicit remove action.
+
+Actions (integers) and their text forms (no spaces; case-insensitive):
+
+    0 .. N-1                step to cell: ``r,c`` (also ``step:r,c``). Extends the active path
+                            by that cell, which must be a 4-neighbour of its tip; stepping
+                            back onto the previous path cell pops the tip (backtrack);
+                            reaching the own target endpoint completes the pair.
+    N                       ``cancel``: drop the active path (any length)
+    N+1 + 2k + e            ``start:<colour>@r,c``: start a path at endpoint e of colour k
+                            (also ``start:r,c``); only with no active path, colour unconnected
+    N+1 + 2K + k            ``remove:<colour>``: delete colour k's completed path; only with no
+                            active path (in the game: pressing an endpoint of a connected colour)
+
+Whole route (solvers, ``longpuzzle check``): ``<colour>:r,c-r,c-...`` stands for
+``start:<colour>@<first cell>`` followed by one step per cell. As in the game's click input,
+consecutive route cells may also lie further apart in one row or column: the gap is walked
+cell by cell. Two consecutive route cells in neither the same row nor column give a single
+step action that the rules reject (``not_adjacent``).
+
+Rejections (each reported with its reason): ``no_active_path``, ``active_path_exists``,
+``already_connected``, ``not_connected``, ``not_adjacent``, ``self_intersection``,
+``other_color_endpoint``, ``completed_path``. Cells off the board are not actions at all: text
+naming one is a MoveSyntaxError.
+
+Progress P = connected pairs / K (an active partial path gives no credit); solved when P = 1.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import numpy as np
+from numba import njit
+
+from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
+from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
+
+(NO_ACTIVE_PATH, ACTIVE_PATH_EXISTS, ALREADY_CONNECTED, NOT_CONNECTED, NOT_ADJACENT,
+ SELF_INTERSECTION, OTHER_ENDPOINT, COMPLETED_PATH) = range(3, 11)
+
+# internal step kinds of _classify (negative so they never collide with result codes)
+_POP, _PUSH, _COMPLETE = -1, -2, -3
+
+# colour name -> (letter used by render_text, display colour); the reference game's palette
+PALETTE = {
+    "orange": ("O", "#ff8e00"), "green": ("G", "#00b418"), "blue": ("B", "#1c71ff"),
+    "yellow": ("Y", "#fff900"), "purple": ("P", "#a44bab"), "coral": ("R", "#f15047"),
+    "cyan": ("C", "#00efff"), "maroon": ("M", "#a6160f"), "mint": ("T", "#00ff7f"),
+    "navy": ("N", "#002eb7"), "white": ("W", "#ffffff"), "pink": ("K", "#ff3696"),
+    "olive": ("V", "#808100"), "gray": ("A", "#a0a0a0"), "magenta": ("F", "#ff6eff"),
+}
+MAX_SIDE = 32
+MAX_COLORS = len(PALETTE)
+LV_HEADER = 3
+S_HEADER = 3
+
+
+@njit(cache=True)
+def _classify(lv, s, cell):
+    """What stepping the active path onto ``cell`` does: _POP / _PUSH / _COMPLETE, or a
+    rejection code (>= 3)."""
+    cols = int(lv[1])
+    k = int(lv[2])
+    n = int(lv[0]) * cols
+    act = int(s[0])
+    if act == 0:
+        return NO_ACTIVE_PATH
+    length = int(s[1])
+    base = S_HEADER + k + 2 * n
+    tip = int(s[base + length - 1])
+    dr = tip // cols - cell // cols
+    dc = tip % cols - cell % cols
+    if abs(dr) + abs(dc) != 1:
+        return NOT_ADJACENT
+    if length >= 2 and int(s[base + length - 2]) == cell:
+        return _POP
+    for i in range(length):
+        if int(s[base + i]) == cell:
+            return SELF_INTERSECTION
+    ep = int(lv[LV_HEADER + 2 * k + cell])
+    if ep != 0 and ep != act:
+        return OTHER_ENDPOINT
+    if int(s[S_HEADER + k + cell]) != 0:
+        return COMPLETED_PATH
+    if ep == act:
+        return _COMPLETE       # the own endpoint not on the path is the target
+    return _PUSH
+
+
+@njit(cache=True)
+def step_into(lv, src, dst, action):
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+    k = int(lv[2])
+    n = int(lv[0]) * int(lv[1])
+    if action < 0 or action >= n + 1 + 3 * k:
+        return BAD_ACTION
+    a = int(action)
+    owner = S_HEADER + k
+    pos = owner + n
+    base = pos + n
+    act = int(src[0])
+    length = int(src[1])
+    if a < n:
+        kind = _classify(lv, src, a)
+        if kind >= 0:
+            return kind
+        if kind == _POP:
+            dst[base + length - 1] = -1
+            dst[1] = length - 1
+        elif kind == _PUSH:
+            dst[base + length] = a
+            dst[1] = length + 1
+        else:
+            col = act - 1
+            total = length + 1
+            forward = int(src[base]) == int(lv[LV_HEADER + 2 * col])
+            for i in range(length):
+                c = int(src[base + i])
+                dst[owner + c] = act
+                dst[pos + c] = i if forward else total - 1 - i
+                dst[base + i] = -1
+            dst[owner + a] = act
+            dst[pos + a] = length if forward else 0
+            dst[S_HEADER + col] = total
+            dst[2] = int(src[2]) + 1
+            dst[0] = 0
+            dst[1] = 0
+        return OK
+    if a == n:
+        if act == 0:
+            return NO_ACTIVE_PATH
+        for i in range(length):
+            dst[base + i] = -1
+        dst[0] = 0
+        dst[1] = 0
+        return OK
+    if act != 0:
+        return ACTIVE_PATH_EXISTS
+    j = a - n - 1
+    if j < 2 * k:
+        col = j // 2
+        if int(src[S_HEADER + col]) != 0:
+            return ALREADY_CONNECTED
+        dst[0] = col + 1
+        dst[1] = 1
+        dst[base] = lv[LV_HEADER + j]
+        return OK
+    col = j - 2 * k
+    if int(src[S_HEADER + col]) == 0:
+        return NOT_CONNECTED
+    for c in range(n):
+        if int(src[owner + c]) == col + 1:
+            dst[owner + c] = 0
+            dst[pos + c] = -1
+    dst[S_HEADER + col] = 0
+    dst[2] = int(src[2]) - 1
+    return OK
+
+
+@njit(cache=True)
+def legal_into(lv, s, mask):
+    cols = int(lv[1])
+    k = int(lv[2])
+    n = int(lv[0]) * cols
+    for i in range(mask.shape[0]):
+        mask[i] = 0
+    count = 0
+    act = int(s[0])
+    if act != 0:
+        tip = int(s[S_HEADER + k + 2 * n + int(s[1]) - 1])
+        r = tip // cols
+        c = tip % cols
+        for d in range(4):
+            rr = r
+            cc = c
+            if d == 0:
+                rr = r - 1
+            elif d == 1:
+                rr = r + 1
+            elif d == 2:
+                cc = c - 1
+            else:
+                cc = c + 1
+            if rr < 0 or rr >= n // cols or cc < 0 or cc >= cols:
+                continue
+            cell = rr * cols + cc
+            if _classify(lv, s, cell) < 0:
+                mask[cell] = 1
+                count += 1
+        mask[n] = 1          # cancel
+        return count + 1
+    for col in range(k):
+        if int(s[S_HEADER + col]) == 0:
+            mask[n + 1 + 2 * col] = 1
+            mask[n + 2 + 2 * col] = 1
+            count += 2
+        else:
+            mask[n + 1 + 2 * k + col] = 1
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def is_solved(lv, s):
+    return int(s[2]) == int(lv[2])
+
+
+@njit(cache=True)
+def progress(lv, s):
+    """P = connected pairs / pairs."""
+    return int(s[2]) / int(lv[2])
+
+
+_CELL = r"(\d+),(\d+)"
+_STEP_RE = re.compile(rf"^(?:step:)?{_CELL}$")
+_START_RE = re.compile(rf"^start:(?:([a-z]+)@)?{_CELL}$")
+_REMOVE_RE = re.compile(r"^remove:([a-z]+)$")
+_ROUTE_RE = re.compile(rf"^([a-z]+):({_CELL}(?:-{_CELL})*)$")
+_HEX_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
+_RESERVED = {"start", "step", "remove", "cancel"}
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+class ColorConnect(Puzzle):
+    id = "color_connect"
+    title = "Color Connect"
+    difficulties = ("easy", "hard")
+    catalog_order = 6
+    undo_allowed = False
+    state_dtype = np.int16
+    kernels = sys.modules[__name__]
+    rejections = {
+        NO_ACTIVE_PATH: Rejection("no_active_path", "there is no active path; start one at an endpoint first"),
+        ACTIVE_PATH_EXISTS: Rejection("active_path_exists",
+                                      "a path is being drawn; finish or cancel it first"),
+        ALREADY_CONNECTED: Rejection("already_connected",
+                                     "that colour is already connected; remove its path to redraw it"),
+        NOT_CONNECTED: Rejection("not_connected", "that colour has no completed path to remove"),
+        NOT_ADJACENT: Rejection("not_adjacent", "the cell is not next to the tip of the active path"),
+        SELF_INTERSECTION: Rejection("self_intersection", "the path would cross itself"),
+        OTHER_ENDPOINT: Rejection("other_color_endpoint", "the path would enter another colour's endpoint"),
+        COMPLETED_PATH: Rejection("completed_path", "the cell belongs to a completed path"),
+    }
+    move_syntax = ("route COLOR:r,c-r,c-... (0-based row,column; straight gaps are walked), or one "
+                   "action: start:COLOR@r,c | r,c (step to a neighbour of the tip) | cancel | remove:COLOR")
+
+    # ---- levels --------------------------------------------------------------
+    def build_level(self, record, *, difficulty, number, where):
+        lid = f"{self.id}/{difficulty}/{number}"
+
+        def fail(msg, field=""):
+            return LevelFormatError(msg, file=where, level=lid, field=field)
+
+        rows, cols = record.get("rows"), record.get("cols")
+        for key, v in (("rows", rows), ("cols", cols)):
+            if not _is_int(v) or not 1 <= v <= MAX_SIDE:
+                raise fail(f"must be an integer from 1 to {MAX_SIDE}", key)
+        if record.get("blocked_cells"):
+            raise fail("blocked cells are not supported (every board is a full rectangle)", "blocked_cells")
+        if record.get("require_full_coverage", False) is not False:
+            raise fail("only false is supported (filling the board is never required)", "require_full_coverage")
+        pairs = record.get("pairs")
+        if not isinstance(pairs, list) or not 1 <= len(pairs) <= MAX_COLORS:
+            raise fail(f"must be a list of 1..{MAX_COLORS} pairs", "pairs")
+        n = rows * cols
+        k = len(pairs)
+        names: list[str] = []
+        display: list[str] = []
+        endpoints: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        at_cell: dict[int, str] = {}
+        seen: dict[str, int] = {}
+        for i, pair in enumerate(pairs):
+            field = f"pairs[{i}]"
+            if not isinstance(pair, dict):
+                raise fail("each pair is an object {\"color\": ..., \"endpoints\": [[r, c], [r, c]]}", field)
+            name = pair.get("color")
+            if not isinstance(name, str) or name not in PALETTE:
+                raise fail(f"unknown colour {name!r} (known: {', '.join(PALETTE)})", field + ".color")
+            if name in seen:
+                raise fail(f"colour {name!r} already has its two endpoints in pairs[{seen[name]}]; "
+                           "a colour must have exactly 2 endpoints", field + ".color")
+            seen[name] = i
+            hexcol = pair.get("display_color", PALETTE[name][1])
+            if not isinstance(hexcol, str) or not _HEX_RE.match(hexcol):
+                raise fail("must be a colour '#rrggbb'", field + ".display_color")
+            eps = pair.get("endpoints")
+            if not isinstance(eps, list):
+                raise fail("must be a list of two [row, col] cells", field + ".endpoints")
+            if len(eps) != 2:
+                raise fail(f"colour {name!r} has {len(eps)} endpoints; a colour needs exactly 2",
+                           field + ".endpoints")
+            cells = []
+            for e, ep in enumerate(eps):
+                efield = f"{field}.endpoints[{e}]"
+                if not isinstance(ep, list) or len(ep) != 2 or not all(_is_int(v) for v in ep):
+                    raise fail("must be [row, col] (0-based integers)", efield)
+                r, c = ep
+                if not (0 <= r < rows and 0 <= c < cols):
+                    raise fail(f"endpoint {ep} is off the {rows} x {cols} board", efield)
+                cell = r * cols + c
+                if cell in at_cell:
+                    raise fail(f"two endpoints on cell {ep} ({at_cell[cell]} and {name})", efield)
+                at_cell[cell] = name
+                cells.append((r, c))
+            names.append(name)
+            display.append(hexcol)
+            endpoints.append((cells[0], cells[1]))
+        solution = record.get("solution")
+        if solution is not None:
+            if not isinstance(solution, list) or not all(isinstance(x, str) for x in solution):
+                raise fail("must be a list of route texts 'color:r,c-r,c-...'", "solution")
+            for i, route in enumerate(solution):
+                m = _ROUTE_RE.match(route.strip().lower())
+                if not m or m.group(1) not in names:
+                    raise fail(f"{route!r} is not a route 'color:r,c-r,c-...' of a colour of this level",
+                               f"solution[{i}]")
+        lv = np.zeros(LV_HEADER + 2 * k + n, np.int32)
+        lv[0], lv[1], lv[2] = rows, cols, k
+        for ci, (a, b) in enumerate(endpoints):
+            for e, (r, c) in enumerate((a, b)):
+                lv[LV_HEADER + 2 * ci + e] = r * cols + c
+                lv[LV_HEADER + 2 * k + r * cols + c] = ci + 1
+        state = np.zeros(S_HEADER + k + 3 * n, np.int16)
+        state[S_HEADER + k + n:] = -1
+        extra = {
+            "rows": rows, "cols": cols,
+            "colors": names,
+            "display_colors": display,
+            "letters": [PALETTE[nm][0] for nm in names],
+            "endpoints": endpoints,
+            "solution": list(solution or []),
+        }
+        return Level(self.id, difficulty, number, lv, state, n + 1 + 3 * k, record, extra, where,
+                     record.get("name", ""))
+
+    # ---- move text -----------------------------------------------------------
+    def format_move(self, level, action):
+        rows, cols, k = (int(v) for v in level.lv[:3])
+        n = rows * cols
+        a = int(action)
+        if 0 <= a < n:
+            return f"{a // cols},{a % cols}"
+        if a == n:
+            return "cancel"
+        j = a - n - 1
+        names = level.extra["colors"]
+        if 0 <= j < 2 * k:
+            cell = int(level.lv[LV_HEADER + j])
+            return f"start:{names[j // 2]}@{cell // cols},{cell % cols}"
+        if 2 * k <= j < 3 * k:
+            return f"remove:{names[j - 2 * k]}"
+        raise MoveSyntaxError(f"action {action} is out of range 0..{level.n_actions - 1} for {level.id}")
+
+    def _cell(self, level, text, r, c) -> int:
+        rows, cols = int(level.lv[0]), int(level.lv[1])
+        r, c = int(r), int(c)
+        if not (0 <= r < rows and 0 <= c < cols):
+            raise MoveSyntaxError(f"{text!r}: cell {r},{c} is off the {rows} x {cols} board of {level.id}")
+        return r * cols + c
+
+    def _color(self, level, text, name) -> int:
+        names = level.extra["colors"]
+        if name not in names:
+            raise MoveSyntaxError(f"{text!r}: {level.id} has no colour {name!r} (colours: {', '.join(names)})")
+        return names.index(name)
+
+    def _start(self, level, text, cell, ci=None) -> int:
+        k, n = int(level.lv[2]), int(level.lv[0]) * int(level.lv[1])
+        owner = int(level.lv[LV_HEADER + 2 * k + cell]) - 1
+        if owner < 0 or (ci is not None and owner != ci):
+            what = f"an endpoint of {level.extra['colors'][ci]}" if ci is not None else "an endpoint"
+            raise MoveSyntaxError(f"{text!r}: a path must start at {what}")
+        e = 0 if int(level.lv[LV_HEADER + 2 * owner]) == cell else 1
+        return n + 1 + 2 * owner + e
+
+    def parse_move(self, level, text):
+        t = text.strip().lower()
+        cols, k = int(level.lv[1]), int(level.lv[2])
+        n = int(level.lv[0]) * cols
+        if t == "cancel":
+            return n
+        m = _STEP_RE.match(t)
+        if m:
+            return self._cell(level, text, m.group(1), m.group(2))
+        m = _START_RE.match(t)
+        if m:
+            cell = self._cell(level, text, m.group(2), m.group(3))
+            ci = self._color(level, text, m.group(1)) if m.group(1) else None
+            return self._start(level, text, cell, ci)
+        m = _REMOVE_RE.match(t)
+        if m:
+            return n + 1 + 2 * k + self._color(level, text, m.group(1))
+        m = _ROUTE_RE.match(t)
+        if m and m.group(1) not in _RESERVED:
+            ci = self._color(level, text, m.group(1))
+            cells = []
+            for part in m.group(2).split("-"):
+                r, c = part.split(",")
+                cells.append(self._cell(level, text, r, c))
+            out = [self._start(level, text, cells[0], ci)]
+            prev = cells[0]
+            for cell in cells[1:]:
+                pr, pc, r, c = prev // cols, prev % cols, cell // cols, cell % cols
+                if cell != prev and (pr == r or pc == c):
+                    dr, dc = (r > pr) - (r < pr), (c > pc) - (c < pc)
+                    while (pr, pc) != (r, c):
+                        pr, pc = pr + dr, pc + dc
+                        out.append(pr * cols + pc)
+                else:
+                    out.append(cell)      # not in line with the previous cell: the rules refuse it
+                prev = cell
+            return out
+        raise MoveSyntaxError(f"{text!r} is not a Color Connect move; write {self.move_syntax}")
+
+    def route_text(self, level, color: str | int, cells) -> str:
+        """The route text of a path given as (row, col) pairs."""
+        name = level.extra["colors"][color] if isinstance(color, int) else color
+        return f"{name}:" + "-".join(f"{r},{c}" for r, c in cells)
+
+    # ---- reading states ------------------------------------------------------
+    def completed_paths(self, level, state) -> dict[str, list[tuple[int, int]]]:
+        """colour name -> its completed path as (row, col) cells from endpoint 0 to endpoint 1."""
+        rows, cols, k = (int(v) for v in level.lv[:3])
+        n = rows * cols
+        out = {}
+        for ci, name in enumerate(level.extra["colors"]):
+            length = int(state[S_HEADER + ci])
+            if length == 0:
+                continue
+            cells = [None] * length
+            for cell in range(n):
+                if int(state[S_HEADER + k + cell]) == ci + 1:
+                    cells[int(state[S_HEADER + k + n + cell])] = divmod(cell, cols)
+            out[name] = cells
+        return out
+
+    def active_path(self, level, state) -> tuple[str, list[tuple[int, int]]] | None:
+        """(colour name, cells from the start endpoint to the tip), or None."""
+        rows, cols, k = (int(v) for v in level.lv[:3])
+        n = rows * cols
+        act = int(state[0])
+        if act == 0:
+            return None
+        base = S_HEADER + k + 2 * n
+        return level.extra["colors"][act - 1], [divmod(int(state[base + i]), cols) for i in range(int(state[1]))]
+
+    def render_text(self, level, state):
+        rows, cols, k = (int(v) for v in level.lv[:3])
+        n = rows * cols
+        letters = level.extra["letters"]
+        names = level.extra["colors"]
+        grid = [["."] * cols for _ in range(rows)]
+        for cell in range(n):
+            own = int(state[S_HEADER + k + cell])
+            if own:
+                grid[cell // cols][cell % cols] = letters[own - 1].lower()
+        active = self.active_path(level, state)
+        if active:
+            for i, (r, c) in enumerate(active[1]):
+                grid[r][c] = "@" if i == len(active[1]) - 1 else "*"
+        for cell in range(n):
+            ep = int(level.lv[LV_HEADER + 2 * k + cell])
+            if ep:
+                grid[cell // cols][cell % cols] = letters[ep - 1]
+        lines = [" ".join(row) for row in grid]
+        done = [names[ci] for ci in range(k) if int(state[S_HEADER + ci])]
+        lines.append(f"(connected {int(state[2])}/{k}" + (f": {', '.join(done)}" if done else "") + ")")
+        if active:
+            lines.append(f"(active {active[0]}: {'-'.join(f'{r},{c}' for r, c in active[1])}; "
+                         "* path, @ tip)")
+        legend = ", ".join(f"{letters[i]}={names[i]}" for i in range(k))
+        lines.append(f"(upper case endpoint, lower case completed path, . free; {legend})")
+        return "\n".join(lines)
+
+
+PUZZLE = ColorConnect()
