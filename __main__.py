@@ -1,4 +1,4 @@
-from longpuzzle.engine.cli import main
+from longpuzzle.cli import main
 
 if __name__ == "__main__":
     main()

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from longpuzzle.engine.catalog import Catalog, catalog, load_level, parse_level_file
-from longpuzzle.engine.cli import cli
+from longpuzzle.cli import cli
 from longpuzzle.engine.errors import LevelFormatError, UnknownGameError, UnknownLevelError
 from longpuzzle.engine.registry import get_puzzle, puzzle_ids, register, unregister
 from longpuzzle.engine.session import Session

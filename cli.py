@@ -1,5 +1,9 @@
 """The ``longpuzzle`` command line (also ``python -m longpuzzle``).
 
+The core commands are here; each subpackage that offers commands has a ``cli.py`` with a
+``COMMANDS`` list of click commands (see COMMAND_MODULES), so the engine never imports the
+renderer and this file never grows per feature.
+
 Every user mistake (unknown game or level, malformed move, rejected move, bad file) is
 printed as one ``error: ...`` line with exit status 2; nothing is lost or half-written.
 """
@@ -159,6 +163,27 @@ def rollout_cmd(level_id, walks, steps, seed, as_json):
         click.echo(f"  solved {res['solved']} ({100 * res['solved_rate']:.1f}%), mean final P {res['mean_final_progress']:.3f}")
         click.echo(f"  {total} moves in {dt:.3f} s ({res['moves_per_second']:,} moves/s; "
                    f"{warm:.2f} s to compile or load the kernels first)")
+
+
+# subpackages contributing commands: each has a module with a COMMANDS list
+COMMAND_MODULES = ("longpuzzle.solvers.cli", "longpuzzle.render.cli", "longpuzzle.agents.cli")
+
+
+def _add_subpackage_commands() -> None:
+    import importlib
+
+    for name in COMMAND_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name == name:   # that subpackage offers no commands (yet)
+                continue
+            raise
+        for cmd in getattr(mod, "COMMANDS", ()):
+            cli.add_command(cmd)
+
+
+_add_subpackage_commands()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,1 @@
+"""longpuzzle.solvers"""
