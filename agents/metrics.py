@@ -1,0 +1,218 @@
+"""The benchmark's metrics, computed from what the private evaluator recorded.
+
+Paper metrics (LongPuzzleBench; ../shared/reference/PAPERS.md), all in percent except H50:
+
+    OSR      objective success: 100 if every target level of the objective was won
+    LC       level completion: share of target levels won
+    FGP      fine-grained progress: mean over target levels of b(l) = max P observed on l
+             (1 for a won level, 0 for an unvisited one)
+    LPR      level pass rate: levels won / levels reached, pooled over an objective's episodes
+             (undefined, and left out of averages, when no target level was reached)
+    H50      50% level horizon over the ten-level objectives: the largest k with
+             S(k) = mean over those objectives of P(d_e >= k) >= 0.5; "10+" if S(10) >= 0.5
+    LC_hard  LC over the objectives above each game's easiest tier (Truck Escape excluded)
+    PER      premature exit rate: episodes ending unsuccessfully by the agent's own final
+             answer or stop while budget remained and the interface was usable
+    SMR      setting mismatch rate: episodes in which gameplay of another game or
+             difficulty than the requested one was seen
+
+Each is computed per episode (or pooled, for LPR), averaged over an objective's episodes,
+then equally over the objectives of a game, then equally over games.
+
+The original repository's per-level composite score (scoring v1.3, RULES.md section 8) is
+``level_score``; a game x difficulty cell is the mean over all its configured levels (levels
+never run count 0) and the benchmark score is the macro mean over the cells.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Iterable, Sequence
+
+BENCHMARK = json.loads((resources.files("longpuzzle.agents") / "benchmark.json").read_text(encoding="utf-8"))
+
+# each game's easiest tier; LC_hard uses the objectives above it (Truck Escape has one tier only)
+EASIEST = {"bolt_unscrew": "easy", "rush_hour": "easy", "nut_and_bolt": "easy", "maze_paint": "easy",
+           "color_connect": "easy"}
+HORIZON_LEVELS = 10   # H50 uses the objectives with ten levels
+
+
+@dataclass
+class LevelOutcome:
+    reached: bool = False         # the level's ready gameplay state was observed
+    won: bool = False             # a win was observed (keeps its credit across retries)
+    max_progress: float = 0.0     # the largest P observed on the level
+
+    @property
+    def credit(self) -> float:
+        """b(l): 1 for a won level, else the best P seen (0 if never reached)."""
+        return 1.0 if self.won else (self.max_progress if self.reached else 0.0)
+
+
+@dataclass
+class EpisodeOutcome:
+    game: str
+    difficulty: str
+    levels: list[LevelOutcome]                # one per target level, in order
+    end: str = "budget"                       # completed | final_answer | agent_stop | budget | agent_error | ...
+    budget_remaining: bool = False            # when it ended
+    interface_usable: bool = True
+    mismatch: bool = False                    # gameplay of another game/difficulty was seen
+
+    @property
+    def objective(self) -> str:
+        return f"{self.game}/{self.difficulty}"
+
+    @property
+    def success(self) -> bool:
+        return bool(self.levels) and all(l.won for l in self.levels)
+
+    @property
+    def solved_count(self) -> int:
+        return sum(l.won for l in self.levels)
+
+    @property
+    def premature_exit(self) -> bool:
+        return (not self.success and self.end in ("final_answer", "agent_stop")
+                and self.budget_remaining and self.interface_usable)
+
+
+def _mean(xs: Iterable[float]) -> float:
+    xs = [x for x in xs if x is not None and not (isinstance(x, float) and math.isnan(x))]
+    return sum(xs) / len(xs) if xs else math.nan
+
+
+def objective_metrics(episodes: Sequence[EpisodeOutcome]) -> dict:
+    """Metrics of one objective over its episodes (all must share game and difficulty)."""
+    if not episodes:
+        raise ValueError("an objective needs at least one episode")
+    if len({e.objective for e in episodes}) != 1:
+        raise ValueError("episodes of different objectives")
+    won = sum(l.won for e in episodes for l in e.levels)
+    reached = sum(l.reached for e in episodes for l in e.levels)
+    return {
+        "objective": episodes[0].objective,
+        "game": episodes[0].game,
+        "difficulty": episodes[0].difficulty,
+        "episodes": len(episodes),
+        "levels": len(episodes[0].levels),
+        "OSR": _mean(100.0 * e.success for e in episodes),
+        "LC": _mean(100.0 * e.solved_count / len(e.levels) for e in episodes),
+        "FGP": _mean(100.0 * _mean(l.credit for l in e.levels) for e in episodes),
+        "LPR": 100.0 * won / reached if reached else math.nan,
+        "PER": _mean(100.0 * e.premature_exit for e in episodes),
+        "SMR": _mean(100.0 * e.mismatch for e in episodes),
+        "solved_counts": [e.solved_count for e in episodes],
+    }
+
+
+def _game_then_overall(per_obj: list[dict], key: str, keep=lambda o: True) -> float:
+    games: dict[str, list[float]] = {}
+    for o in per_obj:
+        if keep(o):
+            games.setdefault(o["game"], []).append(o[key])
+    return _mean(_mean(v) for v in games.values())
+
+
+def horizon50(per_obj: list[dict]) -> int | str | None:
+    """H50 over the ten-level objectives among ``per_obj`` (None if there are none)."""
+    tens = [o for o in per_obj if o["levels"] == HORIZON_LEVELS]
+    if not tens:
+        return None
+
+    def S(k):
+        return _mean(sum(d >= k for d in o["solved_counts"]) / len(o["solved_counts"]) for o in tens)
+    if S(HORIZON_LEVELS) >= 0.5:
+        return f"{HORIZON_LEVELS}+"
+    return max(k for k in range(HORIZON_LEVELS + 1) if S(k) >= 0.5)
+
+
+def aggregate(episodes: Sequence[EpisodeOutcome]) -> dict:
+    """All paper metrics over a run: per objective, then per game, then overall."""
+    by_obj: dict[str, list[EpisodeOutcome]] = {}
+    for e in episodes:
+        by_obj.setdefault(e.objective, []).append(e)
+    per_obj = [objective_metrics(v) for v in by_obj.values()]
+
+    def hard(o):
+        return o["game"] in EASIEST and o["difficulty"] != EASIEST[o["game"]]
+    out = {k: _game_then_overall(per_obj, k) for k in ("OSR", "LC", "FGP", "LPR", "PER", "SMR")}
+    out["LC_hard"] = _game_then_overall(per_obj, "LC", hard)
+    out["H50"] = horizon50(per_obj)
+    out["objectives"] = per_obj
+    return out
+
+
+# ---- the original repository's per-level composite score (v1.3) ----------------------
+
+def _clamp(x: float, lo: float = 0.0, hi: float = 1.0) -> float:
+    return max(lo, min(hi, x))
+
+
+@dataclass
+class LevelRun:
+    """What the composite score needs from one level episode."""
+    game: str
+    success: bool
+    progress: float                   # final P
+    steps: int                        # agent decisions
+    elapsed: float                    # play seconds
+    termination: str = ""             # reason, for the failure penalty
+    invalid: int = 0                  # harness-rejected actions + the game's own invalid count
+    repeated: int = 0                 # consecutive identical actions without progress
+    noop: int = 0                     # steps with no visible effect
+    max_steps: int | None = None
+    optimal_moves: int | None = None  # Maze Paint: optimal, Rush Hour: reference moves
+    moves: int | None = None          # Maze Paint: move count incl. bumps; Rush Hour: accepted
+    rush: dict = field(default_factory=dict)   # Rush Hour tracker counters (see level_score)
+
+
+def step_efficiency(r: LevelRun) -> float:
+    if r.game == "maze_paint" and r.optimal_moves is not None and r.moves is not None:
+        return r.optimal_moves / max(r.optimal_moves, r.moves, 1)
+    if r.game == "rush_hour" and r.optimal_moves is not None and r.moves is not None:
+        return r.optimal_moves / max(r.optimal_moves, r.moves, 1)
+    cfg = BENCHMARK["games"][r.game]
+    max_steps = r.max_steps or cfg["max_steps"]
+    return _clamp(1.0 - r.steps / max_steps)
+
+
+def action_quality(r: LevelRun) -> float:
+    if r.game == "rush_hour" and r.rush:
+        c = r.rush
+        accepted = c.get("acceptedMoves", 0)
+        bad = min(accepted, max(c.get("repeatedOperations", 0), c.get("repeatedStates", 0),
+                                c.get("immediateReversals", 0), c.get("oscillations", 0)))
+        attempts = c.get("totalOperationAttempts", 0)
+        return _clamp((accepted - bad - c.get("totalRestarts", 0)) / attempts) if attempts else 0.0
+    if r.steps <= 0:
+        return 0.0
+    return _clamp(1.0 - (r.invalid + r.repeated + r.noop) / r.steps)
+
+
+def level_score(r: LevelRun) -> float:
+    """Composite level score in [0, 100]: >= 60 on success, <= 59 on failure."""
+    cfg = BENCHMARK["games"][r.game]
+    w = cfg["components"]
+    se, aq = step_efficiency(r), action_quality(r)
+    if r.success:
+        te = _clamp(1.0 - r.elapsed / cfg["time_budget_seconds"])
+        return _clamp(w["success_base"] + w["step_efficiency"] * se + w["action_quality"] * aq
+                      + w["time_efficiency"] * te, 0.0, 100.0)
+    p = _clamp(r.progress)
+    pen = cfg["penalties"].get(r.termination, 0.0)
+    raw = w["failure_progress"] * p + w["failure_action_quality"] * p * aq + w["failure_efficiency"] * p * se - pen
+    return _clamp(raw, 0.0, BENCHMARK["failure_score_cap"])
+
+
+def cell_score(scores: Sequence[float], configured_levels: int) -> float:
+    """A game x difficulty cell: the sum of level scores over ALL configured levels."""
+    return sum(scores) / configured_levels if configured_levels else math.nan
+
+
+def benchmark_score(cells: dict[str, float]) -> float:
+    """Unweighted macro mean over the game x difficulty cells."""
+    return _mean(cells.values())
