@@ -25,7 +25,9 @@ import numpy as np
 from numba import njit
 
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
+from longpuzzle.engine.geometry import Circle, Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, NOOP, OK, Level, Puzzle
+from longpuzzle.engine.suite import GameUI
 
 DIRECTIONS = "UDLR"
 HEADER = 4
@@ -189,6 +191,84 @@ class MazePaint(Puzzle):
             out.append(" ".join(row))
         painted, total = int(state[1]), int(level.lv[2])
         return "\n".join(out + [f"(O ball, + painted, . unpainted, # wall; {painted}/{total} painted)"])
+
+
+# ---- screen: board geometry (design px) and the swipe state machine (RULES.md 6.1, 6.2) ----
+
+SWIPE_THRESHOLD = 24          # design px
+SWIPE_SURFACE = Rect.centred(270, 496, 464, 592)
+CELL_MS = 85                  # slide animation per cell
+NUDGE_MS = 120                # the small nudge of a swipe that cannot move the ball
+
+
+class MazePaintUI(GameUI):
+    """``cell = min(84, 432/cols, 560/rows)``, board centred at design (270, 496). A gesture
+    is press ... release; it counts only if the press was inside the swipe surface (464 x 592
+    centred at (270, 496)); the displacement is measured in DESIGN px (after inverting the
+    projection): below 24 px on both axes it is ignored, otherwise the dominant axis gives the
+    direction, ties going vertical. Taps do nothing. UI state: none."""
+
+    exit_to = "difficulty"
+    instructions = "Swipe to roll the ball. It paints every tile it passes - paint them all!"
+    complete_title = "Complete!"
+    complete_text = "Every tile is painted"
+    header_y = 90
+
+    def __init__(self, puzzle, level):
+        super().__init__(puzzle, level)
+        self.rows, self.cols = int(level.lv[0]), int(level.lv[1])
+        self.cell = min(84.0, 432.0 / self.cols, 560.0 / self.rows)
+        self._targets = [Widget("surface", SWIPE_SURFACE, "target")]
+
+    def cell_center(self, cell: int) -> tuple[float, float]:
+        r, c = divmod(int(cell), self.cols)
+        return (270 + (c - (self.cols - 1) / 2) * self.cell, 496 + (r - (self.rows - 1) / 2) * self.cell)
+
+    def cell_rect(self, cell: int) -> Rect:
+        x, y = self.cell_center(cell)
+        return Rect.centred(x, y, self.cell, self.cell)
+
+    def buttons(self, direct):
+        ws = [Widget("restart", Circle(490, 90, 30), "round_button", "Restart")]
+        if not direct:
+            ws.append(Widget("menu", Circle(50, 90, 24), "round_button", "Back"))
+        return ws
+
+    def targets(self):
+        return self._targets
+
+    def on_pointer(self, suite, kind, x, y, t):
+        p = suite.pointer
+        if kind != "up" or p.get("target") != "surface":
+            return []
+        dx, dy = x - p["x0"], y - p["y0"]
+        if not (dx == dx and dy == dy) or max(abs(dx), abs(dy)) < SWIPE_THRESHOLD:
+            return []
+        if abs(dx) > abs(dy):
+            d = 3 if dx > 0 else 2
+        else:
+            d = 1 if dy > 0 else 0
+        return [suite.move_effect(suite.try_move(d, t))]
+
+    def animation_ms(self, before, after, action, code):
+        if code == NOOP:
+            return NUDGE_MS
+        r0, c0 = divmod(int(before[0]), self.cols)
+        r1, c1 = divmod(int(after[0]), self.cols)
+        return CELL_MS * (abs(r1 - r0) + abs(c1 - c0))
+
+    def gesture_for(self, action, proj, suite=None):
+        ball = int(suite.session.state[0]) if suite is not None and suite.session else int(self.level.initial[0])
+        x0, y0 = self.cell_center(ball)
+        dx, dy = ((0, -1), (0, 1), (-1, 0), (1, 0))[int(action)]
+        x1, y1 = x0 + 90 * dx, y0 + 90 * dy
+        (a, b), (c, d) = proj.to_px(x0, y0), proj.to_px(x1, y1)
+        w, h = proj.size
+        return {"type": "swipe", "x0": round(a), "y0": round(b),
+                "x1": min(max(round(c), 0), w - 1), "y1": min(max(round(d), 0), h - 1)}
+
+
+MazePaint.ui = MazePaintUI
 
 
 PUZZLE = MazePaint()

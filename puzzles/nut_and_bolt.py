@@ -28,7 +28,9 @@ import numpy as np
 from numba import njit
 
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
+from longpuzzle.engine.geometry import Circle, Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, NOOP, OK, Level, Puzzle, Rejection
+from longpuzzle.engine.suite import GameUI
 
 SAME_BOLT, SOURCE_EMPTY, TARGET_FULL, COLOUR_MISMATCH = 3, 4, 5, 6
 
@@ -238,6 +240,146 @@ class NutAndBolt(Puzzle):
         used = sorted({int(c) for c in state[n:] if c})
         legend = ", ".join(f"{PALETTE[c - 1][1]}={PALETTE[c - 1][0]}" for c in used)
         return "\n".join(lines + [f"   (bottom -> top; {legend})"])
+
+
+# ---- screen: board geometry (design px) and the tap state machine (RULES.md 4.1, 4.3) ------
+
+AUTH_TO_DESIGN = (540 / 430, 960 / 932)      # authoring frame 430 x 932 -> design 540 x 960
+NUT_WIDTH = {"large": 70.0, "regular": 60.0, "compact": 50.0}   # design px, by visual_size
+TOAST_EMPTY = "This bolt is empty"
+TOAST_FULL = "This bolt has no room"
+TOAST_COLOUR = "Nuts only stack on the same colour"
+TOAST_OTHER = "You can't move that there"
+_TOASTS = {"target_full": TOAST_FULL, "colour_mismatch": TOAST_COLOUR}
+
+
+class NutAndBoltUI(GameUI):
+    """Bolts laid out from the level's authoring coordinates; each bolt's tap box is anchored
+    at its base bottom-centre, ``max(base, nut) * 1.256 + 18`` wide, reaching from the base to
+    the cap top plus 0.85 nut height plus the selection lift (clipped so that boxes of bolts
+    standing above one another never overlap). UI state: ``{"selected": bolt or None}``.
+
+    Taps act on release inside the bolt that was pressed. No selection: an empty bolt shakes
+    with a toast, a non-empty one is selected (its top run lifts). The selected bolt again:
+    deselect. Another bolt: try the move - success clears the selection, failure shakes that
+    bolt, shows a toast and KEEPS the selection (there is no switching by tapping)."""
+
+    exit_to = "difficulty"
+    instructions = "Tap a bolt to lift its top nuts, then tap another bolt to move them there."
+    complete_title = "Complete!"
+    complete_text = "Every bolt is sorted"
+    header_y = 84.5
+    MOVE_MS = 380
+
+    def __init__(self, puzzle, level):
+        super().__init__(puzzle, level)
+        ex = level.extra
+        sx, sy = AUTH_TO_DESIGN
+        self.n, self.cap = int(level.lv[0]), int(level.lv[1])
+        self.step = float(ex["nut_step"]) * sy
+        self.nut_w = NUT_WIDTH.get(ex.get("visual_size"), NUT_WIDTH["regular"])
+        self.nut_h = self.step * 0.9
+        self.base_w = self.nut_w
+        self.base_h = max(8.0, (float(ex["cap_base_offset"]) - 1.5 * float(ex["nut_step"])) * sy)
+        self.rod_w = max(8.0, self.nut_w * 0.2)
+        self.lift = 1.4 * self.step
+        self.cap_h = max(7.0, self.step * 0.42)
+        self.cx = [x * sx for x in ex["x"]]
+        self.base = [y * sy for y in ex["base_y"]]
+        cap_off = (float(ex["cap_base_offset"]) + (self.cap - 1) * float(ex["nut_step"])) * sy
+        self.cap_y = [b - cap_off for b in self.base]
+        w = max(self.base_w, self.nut_w) * 1.256 + 18
+        boxes = []
+        for b in range(self.n):
+            top = self.cap_y[b] - self.cap_h / 2 - 0.85 * self.nut_h - self.lift
+            boxes.append([self.cx[b] - w / 2, top, self.cx[b] + w / 2, self.base[b]])
+        for b, bx in enumerate(boxes):          # no two tap boxes overlap:
+            for o, ob in enumerate(boxes):
+                if o == b or not (ob[0] < bx[2] and bx[0] < ob[2] and ob[1] < bx[3] and bx[1] < ob[3]):
+                    continue
+                if ob[3] < bx[3] - 1e-6:          # a bolt standing above: stop below its base
+                    bx[1] = max(bx[1], ob[3])
+                elif abs(ob[3] - bx[3]) <= 1e-6:  # neighbours in a row: split the overlap midway
+                    mid = (self.cx[b] + self.cx[o]) / 2
+                    if self.cx[o] > self.cx[b]:
+                        bx[2] = min(bx[2], mid)
+                    else:
+                        bx[0] = max(bx[0], mid)
+        self.boxes = [Rect(*bx) for bx in boxes]
+        self._targets = [Widget(f"bolt:{b}", self.boxes[b], "target", str(b + 1), (b,)) for b in range(self.n)]
+
+    # geometry used by the renderer too
+    def nut_y(self, b: int, i: int) -> float:
+        """Design y of the centre of the i-th nut (from the bottom) resting on bolt b."""
+        return self.base[b] - self.base_h - (i + 0.5) * self.step
+
+    def top_run(self, state, b: int) -> int:
+        n, cap = self.n, self.cap
+        h = int(state[b])
+        if h == 0:
+            return 0
+        c = state[n + b * cap + h - 1]
+        k = 1
+        while k < h and state[n + b * cap + h - 1 - k] == c:
+            k += 1
+        return k
+
+    def buttons(self, direct):
+        ws = [Widget("restart", Circle(489.8, 84.5, 31), "round_button", "Restart"),
+              Widget("undo", Circle(68.4, 877.9, 36), "round_button", "Undo")]
+        if not direct:
+            ws.append(Widget("menu", Circle(48.3, 84.5, 24), "round_button", "Back"))
+        return ws
+
+    def targets(self):
+        return self._targets
+
+    def initial_state(self):
+        return {"selected": None}
+
+    def on_pointer(self, suite, kind, x, y, t):
+        if kind != "up":
+            return []
+        w = suite.hit(x, y)
+        if w is None or w.kind != "target" or w.id != suite.pointer.get("target"):
+            return []
+        return self.tap(suite, w.data[0], t)
+
+    def tap(self, suite, b: int, t: int) -> list[dict]:
+        sel = suite.ui.get("selected")
+        if sel is None:
+            if int(suite.session.state[b]) == 0:
+                suite.start_shake(f"bolt:{b}", t)
+                suite.show_toast(TOAST_EMPTY, t)
+                return [{"effect": "refused", "reason": "source_empty", "message": TOAST_EMPTY, "target": f"bolt:{b}"}]
+            suite.ui["selected"] = b
+            return [{"effect": "select", "target": f"bolt:{b}"}]
+        if sel == b:
+            suite.ui["selected"] = None
+            return [{"effect": "deselect", "target": f"bolt:{b}"}]
+        o = suite.try_move(sel * self.n + b, t)
+        if o.accepted:
+            suite.ui["selected"] = None
+            return [suite.move_effect(o)]
+        suite.start_shake(f"bolt:{b}", t)
+        suite.show_toast(_TOASTS.get(o.reason, TOAST_OTHER), t)
+        return [suite.move_effect(o)]
+
+    def animation_ms(self, before, after, action, code):
+        return self.MOVE_MS
+
+    def tap_point(self, b: int) -> tuple[float, float]:
+        """A design point well inside bolt b's tap box (on its rod, below the cap)."""
+        r = self.boxes[b]
+        return self.cx[b], (max(r.y0, self.cap_y[b]) + r.y1) / 2
+
+    def gesture_for(self, action, proj, suite=None):
+        f, t = divmod(int(action), self.n)
+        pts = [proj.to_px(*self.tap_point(b)) for b in (f, t)]
+        return {"type": "batch", "actions": [{"type": "click", "x": round(px), "y": round(py)} for px, py in pts]}
+
+
+NutAndBolt.ui = NutAndBoltUI
 
 
 PUZZLE = NutAndBolt()

@@ -1,0 +1,265 @@
+"""Screen geometry shared by drawing (longpuzzle.render) and hit-testing (engine/suite.py).
+
+Everything on screen is laid out in DESIGN px: the 540 x 960 portrait frame of the original,
+origin top-left, y down (RULES.md section 0). A :class:`Projection` maps design px to the
+pixels of an output frame and back:
+
+    style "2d"   uniform scale: px = x * W/540, py = y * H/960
+    style "3d"   the design plane is a table top seen at an angle: the plane is tilted
+                 back about its horizontal centre line by TILT_DEG and viewed by a pinhole
+                 camera at CAMERA_DIST design px, then fitted into the frame. A point may
+                 stand out of the plane by ``z`` design px (towards the viewer) - pieces are
+                 drawn as extruded prisms. On the plane (z = 0) the map is a homography and
+                 ``from_px`` is its exact inverse.
+
+Widgets (:class:`Widget`) are the things a pointer can hit: a shape in design px (``Rect``
+or ``Circle``), an id such as ``"restart"`` or ``"bolt:3"``, a kind and a label that the
+renderer draws. The SAME widget objects are drawn by render/ and hit-tested by the engine,
+so what a person sees is what an agent's click reaches.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from longpuzzle.engine.errors import LongPuzzleError
+
+DESIGN_W, DESIGN_H = 540, 960
+STYLES = ("2d", "3d")
+TILT_DEG = 30.0
+CAMERA_DIST = 1400.0
+FIT = 0.965          # share of the frame width the tilted plane's near edge may take
+
+
+class SettingsError(LongPuzzleError, ValueError):
+    """A style / scale / screen setting that cannot be used."""
+
+
+def check_scale(scale: Any) -> float:
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale) or scale <= 0:
+        raise SettingsError(f"scale must be a positive number (1 -> 540 x 960, 2 -> 1080 x 1920), not {scale!r}")
+    if round(DESIGN_W * scale) < 1 or round(DESIGN_H * scale) < 1 or scale > 8:
+        raise SettingsError(f"scale {scale} gives an unusable frame size (allowed: up to 8)")
+    return float(scale)
+
+
+def check_style(style: Any) -> str:
+    if style not in STYLES:
+        raise SettingsError(f"style must be one of {', '.join(STYLES)}, not {style!r}")
+    return style
+
+
+class Projection:
+    """Design px <-> output px for one (style, scale). Immutable; get one with projection()."""
+
+    def __init__(self, style: str = "2d", scale: float = 1.0):
+        self.style = check_style(style)
+        self.scale = check_scale(scale)
+        self.width = max(1, round(DESIGN_W * self.scale))
+        self.height = max(1, round(DESIGN_H * self.scale))
+        self.sx = self.width / DESIGN_W
+        self.sy = self.height / DESIGN_H
+        self.is_3d = style == "3d"
+        th = math.radians(TILT_DEG)
+        self._s, self._c, self._f = math.sin(th), math.cos(th), CAMERA_DIST
+        if self.is_3d:
+            f, s, c = self._f, self._s, self._c
+            near = f / (f - (DESIGN_H / 2) * s)
+            far = f / (f + (DESIGN_H / 2) * s)
+            k = FIT * DESIGN_W / (DESIGN_W * near)
+            v_top = -(DESIGN_H / 2) * c * far
+            v_bot = (DESIGN_H / 2) * c * near
+            k = min(k, FIT * DESIGN_H / (v_bot - v_top))
+            self._k = k
+            self._cx = DESIGN_W / 2
+            # the plane's far edge sits a little lower than centred: leaves room for the backdrop
+            self._cy = DESIGN_H / 2 - k * (v_top + v_bot) / 2 + 0.15 * (DESIGN_H - k * (v_bot - v_top)) / 2
+        else:
+            self._k, self._cx, self._cy = 1.0, 0.0, 0.0
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.width, self.height
+
+    def to_px(self, x: float, y: float, z: float = 0.0) -> tuple[float, float]:
+        if not self.is_3d:
+            return x * self.sx, y * self.sy
+        X, Y = x - DESIGN_W / 2, y - DESIGN_H / 2
+        d = self._f - Y * self._s - z * self._c
+        m = self._k * self._f / d
+        return (self._cx + m * X) * self.sx, (self._cy + m * (Y * self._c - z * self._s)) * self.sy
+
+    def from_px(self, px: float, py: float) -> tuple[float, float]:
+        """Output px -> the design point on the z = 0 plane that projects there."""
+        if not self.is_3d:
+            return px / self.sx, py / self.sy
+        u = (px / self.sx - self._cx) / self._k
+        v = (py / self.sy - self._cy) / self._k
+        den = self._f * self._c + v * self._s
+        if den <= 1e-9:        # above the horizon: no point of the plane projects there
+            return float("nan"), float("nan")
+        Y = v * self._f / den
+        X = u * (self._f - Y * self._s) / self._f
+        return X + DESIGN_W / 2, Y + DESIGN_H / 2
+
+    def to_px_array(self, pts: np.ndarray) -> np.ndarray:
+        """(N, 2) or (N, 3) design points -> (N, 2) float px."""
+        pts = np.asarray(pts, dtype=np.float64)
+        x, y = pts[:, 0], pts[:, 1]
+        if not self.is_3d:
+            return np.stack([x * self.sx, y * self.sy], axis=1)
+        z = pts[:, 2] if pts.shape[1] > 2 else 0.0
+        X, Y = x - DESIGN_W / 2, y - DESIGN_H / 2
+        m = self._k * self._f / (self._f - Y * self._s - z * self._c)
+        return np.stack([(self._cx + m * X) * self.sx, (self._cy + m * (Y * self._c - z * self._s)) * self.sy], axis=1)
+
+    def from_px_array(self, px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorised from_px (points above the horizon give NaN)."""
+        px, py = np.asarray(px, dtype=np.float64), np.asarray(py, dtype=np.float64)
+        if not self.is_3d:
+            return px / self.sx, py / self.sy
+        u = (px / self.sx - self._cx) / self._k
+        v = (py / self.sy - self._cy) / self._k
+        den = self._f * self._c + v * self._s
+        with np.errstate(divide="ignore", invalid="ignore"):
+            Y = np.where(den > 1e-9, v * self._f / den, np.nan)
+        X = u * (self._f - Y * self._s) / self._f
+        return X + DESIGN_W / 2, Y + DESIGN_H / 2
+
+    def local_scale(self, x: float, y: float) -> float:
+        """Output px per design px near (x, y) on the plane (horizontal direction)."""
+        if not self.is_3d:
+            return self.sx
+        Y = y - DESIGN_H / 2
+        return self._k * self._f / (self._f - Y * self._s) * self.sx
+
+    def __repr__(self) -> str:
+        return f"Projection({self.style!r}, {self.scale})"
+
+
+@lru_cache(maxsize=64)
+def projection(style: str = "2d", scale: float = 1.0) -> Projection:
+    return Projection(style, scale)
+
+
+# ---- shapes and widgets (design px) -----------------------------------------
+
+@dataclass(frozen=True)
+class Rect:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @classmethod
+    def centred(cls, cx: float, cy: float, w: float, h: float) -> "Rect":
+        return cls(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+
+    def contains(self, x: float, y: float) -> bool:
+        return self.x0 <= x < self.x1 and self.y0 <= y < self.y1
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return (self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2
+
+    @property
+    def w(self) -> float:
+        return self.x1 - self.x0
+
+    @property
+    def h(self) -> float:
+        return self.y1 - self.y0
+
+
+@dataclass(frozen=True)
+class Circle:
+    cx: float
+    cy: float
+    r: float
+
+    def contains(self, x: float, y: float) -> bool:
+        return (x - self.cx) ** 2 + (y - self.cy) ** 2 <= self.r * self.r
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return self.cx, self.cy
+
+
+@dataclass(frozen=True)
+class Widget:
+    """Something on screen a pointer can hit. ``kind`` tells the renderer how to draw it
+    (e.g. "card", "round_button", "pill_button", "target" - targets are drawn by the game)."""
+    id: str
+    shape: Rect | Circle
+    kind: str = "button"
+    label: str = ""
+    data: tuple = field(default=())
+
+    def contains(self, x: float, y: float) -> bool:
+        return self.shape.contains(x, y)
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return self.shape.center
+
+
+class Layout:
+    """The widgets of one screen, in drawing order (the last drawn is hit first)."""
+
+    GRID = 40.0           # design px per cell of the hit-test index
+
+    def __init__(self, widgets):
+        self.widgets: tuple[Widget, ...] = tuple(widgets)
+        self.by_id = {w.id: w for w in self.widgets}
+        self._rev = self.widgets[::-1]
+        # spatial index: grid cell -> widgets whose bounding box touches it (topmost first)
+        g = self.GRID
+        self._nx, self._ny = int(DESIGN_W // g) + 1, int(DESIGN_H // g) + 1
+        cells: dict[int, list] = {}
+        for w in self._rev:
+            sh = w.shape
+            x0, y0, x1, y1 = ((sh.x0, sh.y0, sh.x1, sh.y1) if isinstance(sh, Rect)
+                              else (sh.cx - sh.r, sh.cy - sh.r, sh.cx + sh.r, sh.cy + sh.r))
+            for gy in range(max(0, int(y0 // g)), min(self._ny - 1, int(y1 // g)) + 1):
+                for gx in range(max(0, int(x0 // g)), min(self._nx - 1, int(x1 // g)) + 1):
+                    cells.setdefault(gy * self._nx + gx, []).append(w)
+        self._cells = {k: tuple(v) for k, v in cells.items()}
+
+    def hit(self, x: float, y: float) -> Widget | None:
+        """The topmost widget containing the design point, or None (also off the frame / NaN)."""
+        if not (0.0 <= x < DESIGN_W and 0.0 <= y < DESIGN_H):
+            return None
+        g = self.GRID
+        for w in self._cells.get(int(y // g) * self._nx + int(x // g), ()):
+            if w.shape.contains(x, y):
+                return w
+        return None
+
+    def __getitem__(self, wid: str) -> Widget:
+        return self.by_id[wid]
+
+    def __contains__(self, wid: str) -> bool:
+        return wid in self.by_id
+
+
+def rounded_rect_points(r: Rect, radius: float, seg: int = 6) -> list[tuple[float, float]]:
+    """Outline of a rounded rectangle in design px (for projected drawing)."""
+    rad = max(0.0, min(radius, r.w / 2, r.h / 2))
+    if rad <= 0:
+        return [(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)]
+    pts = []
+    for cx, cy, a0 in ((r.x1 - rad, r.y0 + rad, -90), (r.x1 - rad, r.y1 - rad, 0),
+                       (r.x0 + rad, r.y1 - rad, 90), (r.x0 + rad, r.y0 + rad, 180)):
+        for i in range(seg + 1):
+            a = math.radians(a0 + 90 * i / seg)
+            pts.append((cx + rad * math.cos(a), cy + rad * math.sin(a)))
+    return pts
+
+
+def circle_points(cx: float, cy: float, r: float, n: int = 40) -> list[tuple[float, float]]:
+    return [(cx + r * math.cos(2 * math.pi * i / n), cy + r * math.sin(2 * math.pi * i / n)) for i in range(n)]

@@ -1,0 +1,246 @@
+"""The native GUI action set: schema, validation and expansion into pointer / key events.
+
+An action is a JSON-able dict with a ``type`` (HARNESS.md section 4 names in brackets)::
+
+    {"type": "click", "x": X, "y": Y}                      (tap)
+    {"type": "double_click", "x": X, "y": Y}               (double_tap) two clicks 100 ms apart
+    {"type": "long_press", "x": X, "y": Y, "ms": 1000}
+    {"type": "press", "x": X, "y": Y}                      pointer down, held until "release"
+    {"type": "release"} or {"type": "release", "x": X, "y": Y}   (move there, then up)
+    {"type": "drag", "x0":, "y0":, "x1":, "y1":, "steps": 10, "ms": 400}
+    {"type": "swipe", "x0":, "y0":, "x1":, "y1":}           by end points, or
+    {"type": "swipe", "direction": "up", "x": X, "y": Y, "distance": D}
+                               (x, y default to the frame centre, distance to 0.4 * min(W, H);
+                                the end point is clamped into the frame)
+    {"type": "key", "name": "Enter"}                       letters, digits, Enter, Escape, Space,
+                                                           Backspace, Tab, ArrowUp/Down/Left/Right
+    {"type": "scroll", "x":, "y":, "direction": "down", "amount": 400}
+    {"type": "wait", "ms": 1000}
+    {"type": "batch", "actions": [action, ...]}            executed in order
+
+Coordinates are pixels of the frame the agent sees (0 <= x < W, 0 <= y < H). Anything
+malformed raises :class:`ActionError` saying what is wrong; validation returns a normalised
+copy with every default filled in. :func:`expand` turns one (non-batch) action into timed
+low-level events: ``(t_ms, kind, x, y, key)`` with kind one of DOWN, MOVE, UP, KEY, WHEEL,
+WAIT, and t relative to the action's start.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from longpuzzle.engine.errors import LongPuzzleError
+
+DOWN, MOVE, UP, KEY, WHEEL, WAIT = "down", "move", "up", "key", "wheel", "wait"
+CLICK_MS = 40             # press .. release of a click
+DOUBLE_CLICK_GAP_MS = 100
+MAX_BATCH = 200
+MAX_MS = 600_000
+DIRECTIONS = ("up", "down", "left", "right")
+NAMED_KEYS = ("Enter", "Escape", "Space", "Backspace", "Tab", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight")
+_KEY_ALIASES = {k.lower(): k for k in NAMED_KEYS}
+_KEY_ALIASES.update({"return": "Enter", "esc": "Escape", " ": "Space", "up": "ArrowUp", "down": "ArrowDown",
+                     "left": "ArrowLeft", "right": "ArrowRight"})
+ALIASES = {"tap": "click", "double_tap": "double_click"}
+
+# type -> (required fields, optional fields with defaults)
+SCHEMA: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "click": (("x", "y"), {}),
+    "double_click": (("x", "y"), {}),
+    "long_press": (("x", "y"), {"ms": 1000}),
+    "press": (("x", "y"), {}),
+    "release": ((), {"x": None, "y": None}),
+    "drag": (("x0", "y0", "x1", "y1"), {"steps": 10, "ms": 400}),
+    "swipe": ((), {"x0": None, "y0": None, "x1": None, "y1": None, "x": None, "y": None,
+                   "direction": None, "distance": None, "steps": 8, "ms": 300}),
+    "key": (("name",), {}),
+    "scroll": ((), {"x": None, "y": None, "direction": "down", "amount": 400}),
+    "wait": ((), {"ms": 1000}),
+    "batch": (("actions",), {}),
+}
+ACTION_TYPES = tuple(SCHEMA)
+
+
+class ActionError(LongPuzzleError, ValueError):
+    """A GUI action that is malformed (unknown type, missing or bad field, off the frame)."""
+
+
+def _num(a: dict, k: str, where: str) -> float:
+    v = a[k]
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise ActionError(f"{where}field {k!r} must be a finite number, not {v!r}")
+    return float(v) if isinstance(v, float) else int(v)
+
+
+def _int(a: dict, k: str, lo: int, hi: int, where: str) -> int:
+    v = a[k]
+    if isinstance(v, bool) or not isinstance(v, int) and not (isinstance(v, float) and v.is_integer()):
+        raise ActionError(f"{where}field {k!r} must be an integer, not {v!r}")
+    v = int(v)
+    if not lo <= v <= hi:
+        raise ActionError(f"{where}field {k!r} must be between {lo} and {hi}, not {v}")
+    return v
+
+
+def _point(a: dict, kx: str, ky: str, size: tuple[int, int], where: str):
+    x, y = _num(a, kx, where), _num(a, ky, where)
+    w, h = size
+    if not (0 <= x < w and 0 <= y < h):
+        raise ActionError(f"{where}point ({kx}={x}, {ky}={y}) is outside the {w} x {h} frame "
+                          f"(0 <= x < {w}, 0 <= y < {h})")
+    return x, y
+
+
+def key_name(name: Any) -> str:
+    """Canonical key name, or ActionError."""
+    if isinstance(name, str):
+        if len(name) == 1 and name.isascii() and name.isalnum():
+            return name.lower()
+        k = _KEY_ALIASES.get(name.lower())
+        if k:
+            return k
+    raise ActionError(f"unknown key {name!r}; keys are single letters or digits, or one of {', '.join(NAMED_KEYS)}")
+
+
+def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int = 0) -> dict:
+    """Check one action against the schema for a frame of ``size`` = (W, H); return it
+    normalised (aliases resolved, defaults filled). Raises ActionError."""
+    where = _where
+    if type(action) is dict and len(action) == 3 and action.get("type") == "click":    # fast path
+        x, y = action.get("x"), action.get("y")
+        if type(x) in (int, float) and type(y) in (int, float) and 0 <= x < size[0] and 0 <= y < size[1]:
+            return {"type": "click", "x": x, "y": y}
+    if not isinstance(action, dict):
+        raise ActionError(f"{where}an action must be a JSON object like {{\"type\": \"click\", \"x\": 10, \"y\": 20}}, "
+                          f"not {type(action).__name__}")
+    t = action.get("type", action.get("action_type"))
+    if not isinstance(t, str):
+        raise ActionError(f"{where}action has no \"type\"; types are: {', '.join(ACTION_TYPES)}")
+    t = ALIASES.get(t, t)
+    if t not in SCHEMA:
+        raise ActionError(f"{where}unknown action type {t!r}; types are: {', '.join(ACTION_TYPES)}")
+    required, optional = SCHEMA[t]
+    a = {k: v for k, v in action.items() if k not in ("type", "action_type")}
+    extra = sorted(set(a) - set(required) - set(optional))
+    if extra:
+        allowed = ", ".join(required + tuple(optional)) or "none"
+        raise ActionError(f"{where}unexpected field(s) {', '.join(map(repr, extra))} for {t} (allowed: {allowed})")
+    missing = [k for k in required if k not in a]
+    if missing:
+        raise ActionError(f"{where}{t} needs field(s) {', '.join(map(repr, missing))}")
+    for k, v in optional.items():
+        a.setdefault(k, v)
+    w, h = size
+    out: dict[str, Any] = {"type": t}
+    if t in ("click", "double_click", "press", "long_press"):
+        out["x"], out["y"] = _point(a, "x", "y", size, where)
+        if t == "long_press":
+            out["ms"] = _int(a, "ms", 1, MAX_MS, where)
+    elif t == "release":
+        if (a["x"] is None) != (a["y"] is None):
+            raise ActionError(f"{where}release takes both x and y, or neither")
+        if a["x"] is not None:
+            out["x"], out["y"] = _point(a, "x", "y", size, where)
+    elif t == "drag":
+        out["x0"], out["y0"] = _point(a, "x0", "y0", size, where)
+        out["x1"], out["y1"] = _point(a, "x1", "y1", size, where)
+        out["steps"] = _int(a, "steps", 1, 60, where)
+        out["ms"] = _int(a, "ms", 1, MAX_MS, where)
+    elif t == "swipe":
+        ends = [a[k] is not None for k in ("x0", "y0", "x1", "y1")]
+        if any(ends):
+            if not all(ends):
+                raise ActionError(f"{where}a swipe by end points needs all of x0, y0, x1, y1")
+            if a["direction"] is not None or a["x"] is not None or a["y"] is not None or a["distance"] is not None:
+                raise ActionError(f"{where}give a swipe either by end points (x0, y0, x1, y1) "
+                                  "or by direction (direction, x, y, distance), not both")
+            out["x0"], out["y0"] = _point(a, "x0", "y0", size, where)
+            out["x1"], out["y1"] = _point(a, "x1", "y1", size, where)
+        else:
+            d = a["direction"]
+            if d not in DIRECTIONS:
+                raise ActionError(f"{where}a swipe needs end points or a direction in {', '.join(DIRECTIONS)}, "
+                                  f"not {d!r}")
+            if (a["x"] is None) != (a["y"] is None):
+                raise ActionError(f"{where}swipe takes both x and y, or neither (then the frame centre)")
+            x, y = _point(a, "x", "y", size, where) if a["x"] is not None else (w / 2, h / 2)
+            dist = 0.4 * min(w, h) if a["distance"] is None else _num(a, "distance", where)
+            if dist <= 0:
+                raise ActionError(f"{where}swipe distance must be positive, not {dist}")
+            dx, dy = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}[d]
+            out["x0"], out["y0"] = x, y
+            out["x1"] = min(max(x + dx * dist, 0), w - 1)
+            out["y1"] = min(max(y + dy * dist, 0), h - 1)
+        out["steps"] = _int(a, "steps", 1, 60, where)
+        out["ms"] = _int(a, "ms", 1, MAX_MS, where)
+    elif t == "key":
+        out["name"] = key_name(a["name"])
+    elif t == "scroll":
+        if (a["x"] is None) != (a["y"] is None):
+            raise ActionError(f"{where}scroll takes both x and y, or neither (then the frame centre)")
+        out["x"], out["y"] = _point(a, "x", "y", size, where) if a["x"] is not None else (w / 2, h / 2)
+        if a["direction"] not in DIRECTIONS:
+            raise ActionError(f"{where}scroll direction must be one of {', '.join(DIRECTIONS)}, not {a['direction']!r}")
+        out["direction"] = a["direction"]
+        out["amount"] = _int(a, "amount", 1, 100_000, where)
+    elif t == "wait":
+        out["ms"] = _int(a, "ms", 0, MAX_MS, where)
+    elif t == "batch":
+        acts = a["actions"]
+        if not isinstance(acts, list) or not acts:
+            raise ActionError(f"{where}batch needs a non-empty list \"actions\"")
+        if len(acts) > MAX_BATCH:
+            raise ActionError(f"{where}a batch holds at most {MAX_BATCH} actions, not {len(acts)}")
+        if _depth >= 4:
+            raise ActionError(f"{where}batches nest at most 4 deep")
+        out["actions"] = [validate(x, size, f"{where}batch.actions[{i}]: ", _depth + 1) for i, x in enumerate(acts)]
+    return out
+
+
+def expand(action: dict) -> list[tuple[int, str, float, float, str]]:
+    """Timed low-level events of one validated, non-batch action (t relative, ms)."""
+    t = action["type"]
+    if t == "click":
+        x, y = action["x"], action["y"]
+        return [(0, DOWN, x, y, ""), (CLICK_MS, UP, x, y, "")]
+    if t == "double_click":
+        x, y = action["x"], action["y"]
+        t2 = CLICK_MS + DOUBLE_CLICK_GAP_MS
+        return [(0, DOWN, x, y, ""), (CLICK_MS, UP, x, y, ""), (t2, DOWN, x, y, ""), (t2 + CLICK_MS, UP, x, y, "")]
+    if t == "long_press":
+        x, y = action["x"], action["y"]
+        return [(0, DOWN, x, y, ""), (action["ms"], UP, x, y, "")]
+    if t == "press":
+        return [(0, DOWN, action["x"], action["y"], "")]
+    if t == "release":
+        if "x" in action:
+            return [(0, MOVE, action["x"], action["y"], ""), (1, UP, action["x"], action["y"], "")]
+        return [(0, UP, float("nan"), float("nan"), "")]
+    if t in ("drag", "swipe"):
+        x0, y0, x1, y1, n, ms = action["x0"], action["y0"], action["x1"], action["y1"], action["steps"], action["ms"]
+        ev = [(0, DOWN, x0, y0, "")]
+        for i in range(1, n + 1):
+            f = i / n
+            ev.append((round(ms * f), MOVE, x0 + (x1 - x0) * f, y0 + (y1 - y0) * f, ""))
+        ev.append((ms, UP, x1, y1, ""))
+        return ev
+    if t == "key":
+        return [(0, KEY, float("nan"), float("nan"), action["name"])]
+    if t == "scroll":
+        return [(0, WHEEL, action["x"], action["y"], f"{action['direction']}:{action['amount']}")]
+    if t == "wait":
+        return [(action["ms"], WAIT, float("nan"), float("nan"), "")]
+    raise ActionError(f"expand() takes a single action, not {t!r}")
+
+
+def click(x: float, y: float) -> dict:
+    return {"type": "click", "x": x, "y": y}
+
+
+def swipe(x0: float, y0: float, x1: float, y1: float) -> dict:
+    return {"type": "swipe", "x0": x0, "y0": y0, "x1": x1, "y1": y1}
+
+
+def batch(*actions: dict) -> dict:
+    return {"type": "batch", "actions": list(actions)}

@@ -1,0 +1,599 @@
+"""The game suite as an app: screens, GUI input, a virtual clock. No pixels here.
+
+Screens (RULES.md section 1)::
+
+    home                      six game cards (positions: HOME_CARD_Y, order HOME_ORDER)
+    difficulty(game)          one card per objective of the game in the catalogue; a game with
+                              a single objective (Truck Escape) goes straight to its level 1
+    level(level id)           the game's board, HUD and buttons, drawn from its GameUI
+      + completion card       after the winning move: "Next level" / "Replay"
+
+A :class:`Suite` holds the current screen, the :class:`Session` of the level being played,
+the game's UI state (selection, ...), pointer state, transient feedback (toast, shake),
+the animations started by the last action and a virtual clock in ms. ``dispatch(action)``
+takes one GUI action (engine/gui.py), in pixels of the frame of the suite's (style, scale),
+maps its points through the projection back to design px, runs them through the screen's
+widgets and the game's input state machine, and returns a :class:`Feedback` listing what
+happened. ``snapshot()`` / ``Suite.restore(text)`` give the exact app as JSON text.
+
+Per game, the Puzzle object carries its UI class as ``puzzle.ui`` (a :class:`GameUI`
+subclass defined in the game's own module). The suite reaches games only through the
+registry, the catalogue and that attribute.
+
+Timing: each top-level action starts ``action_gap_ms`` after the previous one ended (the
+harness needs time between steps, HARNESS.md section 4); events that arrive while a move
+animation runs are ignored (input is locked, as in the original); when an action's events
+are done the clock runs on to the end of any animation it started, so every action ends
+in a settled screen. Toasts stay visible for TOAST_MS, shakes last SHAKE_MS.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from longpuzzle.engine import gui
+from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.errors import CheckpointError, LongPuzzleError, UndoNotAllowedError
+from longpuzzle.engine.geometry import Layout, Projection, Rect, Widget, projection
+from longpuzzle.engine.protocol import Level, canonical_json
+from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.engine.session import Outcome, Session
+
+SNAPSHOT_FORMAT = "longpuzzle-suite/1"
+TOAST_MS = 1400
+SHAKE_MS = 360
+ACTION_GAP_MS = 250
+
+# ---- menu layout data (RULES.md 1.1 / 1.2), design px --------------------------------
+HOME_TITLE = "Puzzle Workshop"
+HOME_SUBTITLE = "Choose a puzzle"
+HOME_ORDER = ("bolt_unscrew", "truck_escape", "rush_hour", "nut_and_bolt", "maze_paint", "color_connect")
+HOME_CARD_Y = (297, 403, 509, 615, 721, 827)
+HOME_CARD_W, HOME_CARD_H = 460, 94
+DIFF_CARD_W, DIFF_CARD_H = 460, 118
+DIFF_CARD_Y_BY_COUNT = {1: (455,), 2: (360, 515), 3: (315, 455, 595), 4: (290, 415, 540, 665),
+                        5: (260, 385, 510, 635, 760)}
+DIFF_CARD_Y = {"bolt_unscrew": (365, 515), "nut_and_bolt": (260, 385, 510, 635, 760)}
+BACK_BUTTON = (75, 908, 110, 42)
+BACK_BUTTON_AT = {"nut_and_bolt": (75, 918, 110, 42)}
+DIFFICULTY_LABELS = {"easy": "Easy", "medium": "Medium", "hard": "Hard", "extreme": "Extreme",
+                     "nightmare": "Nightmare", "default": "Play"}
+CARD = Rect.centred(270, 470, 420, 300)      # completion card
+CARD_NEXT = Widget("next", Rect.centred(270, 520, 260, 60), "pill_button", "Next level")
+CARD_REPLAY = Widget("replay", Rect.centred(270, 590, 260, 52), "pill_button", "Replay")
+
+
+class ScreenUnavailableError(LongPuzzleError):
+    """A level of a game that has no screen (no GameUI) was asked for."""
+
+
+def difficulty_label(d: str) -> str:
+    return DIFFICULTY_LABELS.get(d, d.replace("_", " ").title())
+
+
+class GameUI:
+    """Base class of a game's screen: board geometry (design px) + input state machine.
+
+    Adding a game's screen = two classes, nothing else changes:
+
+    1. In the game's module (puzzles/<game>.py): ``class XxxUI(GameUI)`` and, after the
+       Puzzle class, ``Xxx.ui = XxxUI``. One instance per level (``__init__(puzzle, level)``
+       computes the geometry from ``level.lv`` / ``level.extra``); it holds NO mutable state:
+       the per-play UI state is the JSON-able dict from ``initial_state()``, kept in
+       ``suite.ui`` (snapshots capture it). Provide:
+         buttons(direct)  HUD buttons as Widgets: ids "restart" / "undo" / "menu" get the
+                          generic meaning (menu hidden when ``direct``); other ids go to
+                          on_button (e.g. Truck Escape's item buttons -> a toast)
+         targets()        board widgets (kind "target") - vehicles, trucks, anchors, cells,
+                          or one "surface" - hit-tested topmost-last-drawn first
+         on_pointer(suite, kind, x, y, t)   kind "down" / "move" / "up", design px; the
+                          press is in suite.pointer (x0, y0, target id); suite.hit(x, y)
+                          hit-tests; play moves ONLY through suite.try_move(action, t)
+                          (returns the session Outcome, records the animation, detects the
+                          win); feedback through suite.show_toast(text, t) /
+                          suite.start_shake(target id, t); return effect dicts (use
+                          suite.move_effect(outcome) for moves)
+         on_key / on_button, hud_lines(session) (extra HUD text lines),
+         animation_ms(before, after, action, code) (input locked meanwhile),
+         gesture_for(action, proj, suite) -> a GUI action dict in integer px of ``proj``
+                          that makes exactly that move from the idle UI state of
+                          ``suite`` (tests check interpret(gesture_for(m)) == [m])
+       and the class attributes exit_to, instructions, complete_title / complete_text,
+       header_y (and optionally instructions_y, toast_y).
+    2. A drawing module render/<game>.py (see longpuzzle.render.frame.GameDrawing).
+    """
+
+    exit_to = "difficulty"            # where the in-game back button goes: "difficulty" | "home"
+    instructions = ""                 # the game's short instruction text (drawn by render)
+    complete_title = "Complete!"
+    complete_text = ""
+    header_y = 84                     # design y of the "Level N" header line
+
+    def __init__(self, puzzle, level: Level):
+        self.puzzle = puzzle
+        self.level = level
+
+    # -- layout ----------------------------------------------------------------
+    def buttons(self, direct: bool) -> list[Widget]:
+        """HUD buttons (ids "restart", "undo", "menu" have their generic meaning; other ids
+        are passed to on_button)."""
+        return []
+
+    def targets(self) -> list[Widget]:
+        """Board widgets the pointer can hit (kind "target"; drawn by the game's renderer)."""
+        return []
+
+    def hud_lines(self, session: Session) -> list[str]:
+        """Extra HUD text (e.g. pieces left)."""
+        return []
+
+    # -- input -----------------------------------------------------------------
+    def initial_state(self) -> dict:
+        return {}
+
+    def on_pointer(self, suite: "Suite", kind: str, x: float, y: float, t: int) -> list[dict]:
+        """A pointer event on the board (not on a HUD button), design px. ``suite.pointer``
+        holds the press (``x0``, ``y0``, ``target``). Return effect dicts."""
+        return []
+
+    def on_key(self, suite: "Suite", name: str, t: int) -> list[dict]:
+        return []
+
+    def on_button(self, suite: "Suite", wid: str, t: int) -> list[dict]:
+        return []
+
+    def animation_ms(self, before: np.ndarray, after: np.ndarray, action: int, code: int) -> int:
+        """How long the move's animation runs (input is locked meanwhile)."""
+        return 0
+
+    def gesture_for(self, action: int, proj: Projection, suite: "Suite | None" = None) -> dict:
+        """A GUI action (frame px of ``proj``) that makes this move from the idle UI state."""
+        raise NotImplementedError
+
+
+@dataclass
+class Feedback:
+    """What one dispatched action did. ``effects`` are dicts with an "effect" key:
+    move (move, accepted, changed), rejected (move, reason, message), select / deselect
+    (target), navigate (screen), restart, undo, refused (reason, message: a HUD button that
+    cannot act), ignored (why: "input locked"), unavailable (game). Empty = nothing happened."""
+    effects: list[dict] = field(default_factory=list)
+    screen: str = ""
+    clock: int = 0
+
+    @property
+    def kind(self) -> str:
+        kinds = [e["effect"] for e in self.effects]
+        for k in ("move", "rejected", "navigate", "restart", "undo", "select", "deselect", "refused", "ignored"):
+            if k in kinds:
+                return k
+        return kinds[0] if kinds else "nothing"
+
+    @property
+    def moves(self) -> list[str]:
+        return [e["move"] for e in self.effects if e["effect"] == "move"]
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "effects": self.effects, "screen": self.screen, "clock": self.clock}
+
+
+class Suite:
+    """The app. ``start`` is "home" or a level id; ``style``/``scale`` fix the frame the
+    action coordinates refer to; ``direct`` is the benchmark's direct launch (no way back
+    to the menus, completion card offers only "Replay")."""
+
+    def __init__(self, start: str = "home", *, style: str = "2d", scale: float = 1.0, direct: bool = False,
+                 action_gap_ms: int = ACTION_GAP_MS):
+        self.proj: Projection = projection(style, float(scale))
+        self.direct = bool(direct)
+        self.action_gap_ms = int(action_gap_ms)
+        self.clock = 0
+        self.screen: dict = {"name": "home"}
+        self.session: Session | None = None
+        self.ui: dict = {}
+        self.pointer: dict = {"down": False}
+        self.toast: dict | None = None
+        self.shake: dict | None = None
+        self.anims: list[dict] = []
+        self.complete = False
+        self._uis: dict[str, GameUI] = {}
+        self._layout_key = None
+        self._layout: Layout | None = None
+        self._last_hit = None
+        self._cur_ui = None
+        if start not in (None, "", "home"):
+            eff = self.open_level(load_level(start).id)
+            if eff["effect"] == "unavailable":
+                raise ScreenUnavailableError(eff["message"] + " (its puzzle class has no `ui`)")
+
+    # ---- settings ----------------------------------------------------------------
+    @property
+    def style(self) -> str:
+        return self.proj.style
+
+    @property
+    def scale(self) -> float:
+        return self.proj.scale
+
+    @property
+    def frame_size(self) -> tuple[int, int]:
+        return self.proj.size
+
+    # ---- screens -------------------------------------------------------------------
+    @property
+    def level(self) -> Level | None:
+        return self.session.level if self.session else None
+
+    @property
+    def puzzle(self):
+        return self.session.puzzle if self.session else None
+
+    def game_ui(self, level: Level | None = None) -> GameUI | None:
+        if level is None:
+            if self.session is None:
+                return None
+            c = self._cur_ui
+            if c is not None and c[0] is self.session:
+                return c[1]
+            u = self.game_ui(self.session.level)
+            self._cur_ui = (self.session, u)
+            return u
+        u = self._uis.get(level.id)
+        if u is None:
+            cls = getattr(get_puzzle(level.game), "ui", None)
+            if cls is None:
+                return None
+            u = self._uis[level.id] = cls(get_puzzle(level.game), level)
+        return u
+
+    def screen_name(self) -> str:
+        s = self.screen
+        if s["name"] == "home":
+            return "home"
+        if s["name"] == "difficulty":
+            return f"difficulty:{s['game']}"
+        return f"level:{s['level']}" + (":complete" if self.complete else "")
+
+    def home_games(self) -> list[tuple[str, float]]:
+        """(game id, card centre y) of the home screen: games in HOME_ORDER first, then any
+        other registered game with levels."""
+        have = catalog().games()
+        order = [g for g in HOME_ORDER if g in have] + [g for g in have if g not in HOME_ORDER]
+        out = []
+        for g in order:
+            slot = HOME_ORDER.index(g) if g in HOME_ORDER else len(HOME_ORDER) + len(out)
+            y = HOME_CARD_Y[slot] if slot < len(HOME_CARD_Y) else HOME_CARD_Y[-1] + (slot - 5) * 106
+            out.append((g, y))
+        return out
+
+    def layout(self) -> Layout:
+        """The widgets of the current screen (cached; rebuilt when the screen changes)."""
+        if self._layout_key is not None and self._layout is not None:
+            return self._layout
+        key = (self.screen_name(), self.direct)
+        s = self.screen
+        ws: list[Widget] = []
+        if s["name"] == "home":
+            for g, y in self.home_games():
+                ws.append(Widget(f"game:{g}", Rect.centred(270, y, HOME_CARD_W, HOME_CARD_H), "card",
+                                 get_puzzle(g).title))
+        elif s["name"] == "difficulty":
+            g = s["game"]
+            objs = catalog().objectives(g)
+            ys = DIFF_CARD_Y.get(g) or DIFF_CARD_Y_BY_COUNT.get(len(objs)) or tuple(
+                260 + 125 * i for i in range(len(objs)))
+            for o, y in zip(objs, ys):
+                ws.append(Widget(f"difficulty:{o.difficulty}", Rect.centred(270, y, DIFF_CARD_W, DIFF_CARD_H),
+                                 "card", difficulty_label(o.difficulty), (len(o.level_ids),)))
+            bx, by, bw, bh = BACK_BUTTON_AT.get(g, BACK_BUTTON)
+            ws.append(Widget("back", Rect.centred(bx, by, bw, bh), "pill_button", "Back"))
+        else:
+            u = self.game_ui()
+            if self.complete:
+                ws = [CARD_REPLAY] if self.direct else [CARD_NEXT, CARD_REPLAY]
+            else:
+                ws = list(u.targets()) + list(u.buttons(self.direct))
+        self._layout = Layout(ws)
+        self._layout_key = key
+        return self._layout
+
+    def hit(self, x: float, y: float) -> Widget | None:
+        """The widget of the current screen under the design point (the last answer is kept,
+        since one event is usually hit-tested by the suite and then by the game)."""
+        lay = self.layout()
+        h = self._last_hit
+        if h is not None and h[0] == x and h[1] == y and h[2] is lay:
+            return h[3]
+        w = lay.hit(x, y)
+        self._last_hit = (x, y, lay, w)
+        return w
+
+    def _go(self, screen: dict) -> dict:
+        self.screen = screen
+        self.pointer = {"down": False}
+        self.toast = self.shake = None
+        self.complete = False
+        self._layout_key = None
+        if screen["name"] != "level":
+            self.session = None
+            self.ui = {}
+        return {"effect": "navigate", "screen": self.screen_name()}
+
+    def open_level(self, level_id: str) -> dict:
+        level = load_level(level_id)
+        u = self.game_ui(level)
+        if u is None:
+            return {"effect": "unavailable", "game": level.game,
+                    "message": f"{get_puzzle(level.game).title} has no screen yet"}
+        self.session = Session(level)
+        self.ui = u.initial_state()
+        self.anims = []
+        return self._go({"name": "level", "level": level.id})
+
+    def open_game(self, game: str) -> dict:
+        objs = catalog().objectives(game)
+        if len(objs) == 1:
+            return self.open_level(objs[0].level_ids[0])
+        return self._go({"name": "difficulty", "game": game})
+
+    def go_home(self) -> dict:
+        return self._go({"name": "home"})
+
+    # ---- helpers used by the game UIs --------------------------------------------------
+    def show_toast(self, text: str, t: int) -> None:
+        self.toast = {"text": text, "t0": t, "until": t + TOAST_MS}
+
+    def start_shake(self, target: str, t: int) -> None:
+        self.shake = {"target": target, "t0": t, "until": t + SHAKE_MS}
+
+    def busy_until(self) -> int:
+        if not self.anims:
+            return 0
+        return max(a["t1"] for a in self.anims)
+
+    def try_move(self, action: int, t: int) -> Outcome:
+        """Play one action through the session; record its animation; handle completion."""
+        s = self.session
+        before = s._state          # Session replaces (never mutates) its state array on a move
+        o = s.try_move(int(action))[-1]
+        if o.accepted:
+            dur = int(self.game_ui().animation_ms(before, s._state, int(action), o.code))
+            self.anims.append({"kind": "move", "t0": t, "t1": t + dur, "action": int(action), "code": o.code,
+                               "before": before})        # numpy here; a list in snapshots
+            if s.solved:
+                self.complete = True
+                self._layout_key = None
+        return o
+
+    def move_effect(self, o: Outcome) -> dict:
+        if o.accepted:
+            return {"effect": "move", "move": o.move, "accepted": True, "changed": o.changed}
+        return {"effect": "rejected", "move": o.move, "reason": o.reason, "message": o.message}
+
+    # ---- dispatch --------------------------------------------------------------------
+    def dispatch(self, action: Any) -> Feedback:
+        """Validate and run one GUI action (frame px). Raises gui.ActionError if malformed."""
+        a = gui.validate(action, self.proj.size)
+        if self.anims:
+            self.anims = []
+        fb = Feedback()
+        self._run(a, fb)
+        fb.screen = self.screen_name()
+        fb.clock = self.clock
+        return fb
+
+    def _run(self, a: dict, fb: Feedback) -> None:
+        if a["type"] == "batch":
+            for sub in a["actions"]:
+                self._run(sub, fb)
+            return
+        start = self.clock + self.action_gap_ms
+        end = start
+        from_px = self.proj.from_px
+        effects = fb.effects
+        for (dt, kind, px, py, key) in gui.expand(a):
+            t = start + dt
+            end = t
+            if kind is gui.WAIT:
+                continue
+            if kind is gui.KEY:
+                effects.extend(self._key(key, t))
+                continue
+            if kind is gui.WHEEL:
+                continue          # no screen of the suite scrolls
+            if px != px:          # release without a point: where the pointer is
+                x, y = self.pointer.get("x", float("nan")), self.pointer.get("y", float("nan"))
+            else:
+                x, y = from_px(px, py)
+            out = self._pointer(kind, x, y, t)
+            if out:
+                effects.extend(out)
+        b = self.busy_until()
+        self.clock = end if end >= b else b
+
+    def _key(self, name: str, t: int) -> list[dict]:
+        if self.screen["name"] == "level" and not self.complete and t >= self.busy_until():
+            return self.game_ui().on_key(self, name, t)
+        return []
+
+    def _pointer(self, kind: str, x: float, y: float, t: int) -> list[dict]:
+        p = self.pointer
+        if kind == gui.DOWN:
+            pre: list[dict] = []
+            if p.get("down"):        # a second press without release: release where it is first
+                pre = self._pointer(gui.UP, p["x"], p["y"], t)
+            locked = t < self.busy_until()
+            w = self.hit(x, y)
+            self.pointer = p = {"down": True, "x": x, "y": y, "x0": x, "y0": y, "t0": t,
+                                "target": w.id if w else None, "button": bool(w and w.kind != "target"),
+                                "locked": locked}
+            if locked:
+                return pre + [{"effect": "ignored", "why": "input locked"}]
+            if p["button"]:
+                return pre
+            return pre + self._board(gui.DOWN, x, y, t)
+        if not p.get("down"):
+            return []
+        p["x"], p["y"] = x, y
+        if p.get("locked"):
+            if kind == gui.UP:
+                self.pointer = {"down": False, "x": x, "y": y}
+            return []
+        if kind == gui.MOVE:
+            return [] if p["button"] else self._board(gui.MOVE, x, y, t)
+        # UP
+        out: list[dict] = []
+        if p["button"]:
+            w = self.hit(x, y)
+            if w is not None and w.id == p["target"]:
+                out = self._button(w.id, t)
+        else:
+            out = self._board(gui.UP, x, y, t)
+        if self.pointer is p:
+            self.pointer = {"down": False, "x": x, "y": y}
+        return out
+
+    def _board(self, kind: str, x: float, y: float, t: int) -> list[dict]:
+        if self.screen["name"] != "level" or self.complete:
+            return []
+        return self.game_ui().on_pointer(self, kind, x, y, t)
+
+    def _button(self, wid: str, t: int) -> list[dict]:
+        name = self.screen["name"]
+        if name == "home":
+            return [self.open_game(wid.split(":", 1)[1])]
+        if name == "difficulty":
+            if wid == "back":
+                return [self.go_home()]
+            d = wid.split(":", 1)[1]
+            obj = catalog().objective(f"{self.screen['game']}/{d}")
+            return [self.open_level(obj.level_ids[0])]
+        u = self.game_ui()
+        lvl = self.level
+        if wid == "replay":
+            return [self.open_level(lvl.id), {"effect": "restart"}]
+        if wid == "next":
+            ids = catalog().objective(f"{lvl.game}/{lvl.difficulty}").level_ids
+            i = ids.index(lvl.id)
+            if i + 1 < len(ids):
+                return [self.open_level(ids[i + 1])]
+            return [self._exit(u)]
+        if wid == "menu":
+            return [self._exit(u)]
+        if wid == "restart":
+            self.session.restart()
+            self.ui = u.initial_state()
+            self.shake = self.toast = None
+            return [{"effect": "restart"}]
+        if wid == "undo":
+            try:
+                self.session.undo()
+            except UndoNotAllowedError as e:
+                return [{"effect": "refused", "reason": e.reason, "message": str(e)}]
+            self.ui = u.initial_state()
+            return [{"effect": "undo"}]
+        return u.on_button(self, wid, t)
+
+    def _exit(self, u: GameUI) -> dict:
+        g = self.level.game
+        if u.exit_to == "difficulty" and len(catalog().objectives(g)) > 1:
+            return self._go({"name": "difficulty", "game": g})
+        return self.go_home()
+
+    # ---- moves <-> gestures ------------------------------------------------------------
+    def gesture_for(self, action: int) -> dict:
+        return self.game_ui().gesture_for(int(action), self.proj, self)
+
+    def interpret(self, gui_action: Any) -> list[int]:
+        """The moves (action ints) a GUI action would apply, without changing this suite."""
+        c = self.clone()
+        n0 = len(c.session.moves) if c.session else 0
+        log0 = len(c.session.log) if c.session else 0
+        c.dispatch(gui_action)
+        if c.session is None or c.session is not None and self.session is not None and c.level.id != self.level.id:
+            return []
+        s = c.session
+        if len(s.log) < log0:
+            return []
+        return [int(a) for a in s.moves[n0:]]
+
+    def clone(self) -> "Suite":
+        c = Suite.__new__(Suite)
+        c.__dict__.update(self.__dict__)
+        c.screen = dict(self.screen)
+        c.ui = json.loads(json.dumps(self.ui))
+        c.pointer = dict(self.pointer)
+        c.toast = dict(self.toast) if self.toast else None
+        c.shake = dict(self.shake) if self.shake else None
+        c.anims = [dict(a) for a in self.anims]
+        if self.session is not None:
+            s = Session.__new__(Session)
+            s.__dict__.update(self.session.__dict__)
+            s._state = self.session._state.copy()
+            s._stack = list(self.session._stack)
+            s.moves = list(self.session.moves)
+            s.log = list(self.session.log)
+            s.counters = type(self.session.counters)(**self.session.counters.as_dict())
+            c.session = s
+        return c
+
+    # ---- snapshots ----------------------------------------------------------------------
+    def snapshot(self) -> str:
+        body = {
+            "format": SNAPSHOT_FORMAT,
+            "style": self.style, "scale": self.scale, "direct": self.direct, "action_gap_ms": self.action_gap_ms,
+            "clock": self.clock, "screen": self.screen, "complete": self.complete,
+            "session": self.session.checkpoint() if self.session else None,
+            "ui": self.ui, "pointer": _jsonable(self.pointer), "toast": self.toast, "shake": self.shake,
+            "anims": [{**a, "before": [int(v) for v in a["before"]]} for a in self.anims],
+        }
+        body["checksum"] = hashlib.sha256(canonical_json(body).encode()).hexdigest()
+        return json.dumps(body)
+
+    @classmethod
+    def restore(cls, text: str) -> "Suite":
+        try:
+            body = json.loads(text)
+        except (json.JSONDecodeError, TypeError) as e:
+            raise CheckpointError(f"suite snapshot is not valid JSON: {e}") from None
+        if not isinstance(body, dict) or body.get("format") != SNAPSHOT_FORMAT:
+            raise CheckpointError(f"not a suite snapshot (expected format {SNAPSHOT_FORMAT!r})")
+        chk = body.pop("checksum", None)
+        if chk != hashlib.sha256(canonical_json(body).encode()).hexdigest():
+            raise CheckpointError("suite snapshot checksum does not match its content")
+        try:
+            s = cls("home", style=body["style"], scale=body["scale"], direct=body["direct"],
+                    action_gap_ms=body["action_gap_ms"])
+            s.screen = dict(body["screen"])
+            if s.screen.get("name") not in ("home", "difficulty", "level"):
+                raise CheckpointError(f"unknown screen {s.screen!r}")
+            if body["session"] is not None:
+                s.session = Session.from_checkpoint(body["session"])
+            if (s.screen["name"] == "level") != (s.session is not None) or (
+                    s.session is not None and s.session.level.id != s.screen.get("level")):
+                raise CheckpointError("suite snapshot: screen and session disagree")
+            s.clock = int(body["clock"])
+            s.complete = bool(body["complete"])
+            s.ui = body["ui"]
+            s.pointer = _unjson(body["pointer"])
+            s.toast, s.shake = body["toast"], body["shake"]
+            s.anims = [{**a, "before": s.session.puzzle.validate_state(s.session.level, a["before"])}
+                       for a in body["anims"]] if s.session is not None else []
+        except (KeyError, TypeError, ValueError) as e:
+            if isinstance(e, LongPuzzleError):
+                raise
+            raise CheckpointError(f"suite snapshot is malformed: {e}") from None
+        return s
+
+
+def _jsonable(d: dict) -> dict:
+    return {k: (None if isinstance(v, float) and v != v else v) for k, v in d.items()}
+
+
+def _unjson(d: dict) -> dict:
+    return {k: (float("nan") if v is None and k in ("x", "y") else v) for k, v in d.items()}

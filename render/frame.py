@@ -1,0 +1,620 @@
+"""Frames of the suite: numpy uint8 arrays (H, W, 3) and PNG files, drawn headless with pygame.
+
+    render(suite, style=None, scale=None, t=None) -> np.ndarray     one frame of a Suite
+    save_png(frame, path)
+    Screen(start, style=, scale=, frames_per_move=)                 a Suite plus its renderer;
+                                                                    act(action) -> (feedback, frames)
+
+How a frame is made (fast path: only what changed is redrawn):
+
+    1. the STATIC layer of the screen (background, header, buttons, instruction text, the
+       board's fixed parts) is drawn once per (screen, style, scale), supersampled 2x and
+       smoothed, and kept as a numpy array;
+    2. it is copied into the frame buffer (a numpy array that a pygame surface shares);
+    3. the game's drawing module (render/<game id>.py, found by discovery through
+       ``drawing_for``) puts the DYNAMIC parts on top, mostly as cached opaque patches and
+       small sprites keyed by what they show;
+    4. transient overlays (toast, completion card) are drawn; the buffer is copied out.
+
+Styles: "2d" flat; "3d" the same scene on a tilted table under perspective with extruded,
+lit pieces and shadows (engine/geometry.py). Output is deterministic: same suite state and
+settings -> same bytes (no clocks, no randomness; pygame's bundled default font).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import pkgutil
+from functools import lru_cache
+from typing import Any, Callable
+
+DUMMY_DRIVER_SET = "SDL_VIDEODRIVER" not in os.environ   # headless unless the user chose a driver
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+import numpy as np  # noqa: E402
+import pygame  # noqa: E402
+
+from longpuzzle.engine.geometry import (  # noqa: E402
+    DESIGN_H, DESIGN_W, Circle, Projection, Rect, Widget, circle_points, projection, rounded_rect_points,
+)
+from longpuzzle.engine.registry import get_puzzle  # noqa: E402
+from longpuzzle.engine.suite import CARD, Suite, difficulty_label  # noqa: E402
+
+SS = 2                                   # supersampling of cached layers and sprites
+INK = (38, 50, 56)
+MUTED = (96, 112, 122)
+WHITE = (255, 255, 255)
+BG_TOP, BG_BOTTOM = (236, 242, 248), (214, 225, 236)
+TABLE_TOP, TABLE_BOTTOM = (44, 52, 64), (24, 29, 36)
+ACCENT = (30, 136, 229)
+CARD_ACCENTS = [(239, 108, 0), (67, 160, 71), (30, 136, 229), (142, 36, 170), (229, 57, 53), (0, 151, 167),
+                (109, 76, 65), (57, 73, 171)]
+TOAST_Y = 800
+
+_inited = False
+
+
+def _init() -> None:
+    global _inited
+    if not _inited:
+        pygame.font.init()
+        _inited = True
+
+
+@lru_cache(maxsize=256)
+def font(px: int) -> pygame.font.Font:
+    _init()
+    return pygame.font.Font(None, max(6, int(px)))
+
+
+def mix(c1, c2, f: float):
+    return tuple(int(round(a + (b - a) * f)) for a, b in zip(c1, c2))
+
+
+def shade(c, f: float):
+    return tuple(max(0, min(255, int(round(v * f)))) for v in c)
+
+
+def hex_rgb(h: str) -> tuple[int, int, int]:
+    h = h.lstrip("#")
+    return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)
+
+
+# ---- painter: draws in design px through a projection -----------------------------------
+
+class Painter:
+    """Draws design-px shapes onto a pygame surface. ``proj`` is the projection of the
+    surface's resolution (already including supersampling); ``offset`` is the surface's
+    top-left corner in that projection's px (for sprites and patches)."""
+
+    def __init__(self, surf: pygame.Surface, proj: Projection, offset=(0.0, 0.0)):
+        self.surf = surf
+        self.proj = proj
+        self.ox, self.oy = offset
+        self.is_3d = proj.is_3d
+
+    def px(self, x, y, z=0.0):
+        a, b = self.proj.to_px(x, y, z)
+        return a - self.ox, b - self.oy
+
+    def pts(self, pts, z=0.0):
+        arr = np.asarray(pts, dtype=np.float64)
+        if arr.shape[1] == 2:
+            arr = np.concatenate([arr, np.full((len(arr), 1), float(z))], axis=1)
+        out = self.proj.to_px_array(arr)
+        out[:, 0] -= self.ox
+        out[:, 1] -= self.oy
+        return out.tolist()
+
+    def scale_at(self, x, y) -> float:
+        return self.proj.local_scale(x, y)
+
+    # -- primitives
+    def poly(self, pts, color, z=0.0, width=0):
+        p = self.pts(pts, z)
+        if len(p) >= 3:
+            pygame.draw.polygon(self.surf, color, p, width)
+
+    def shadow(self, pts, alpha=60, dx=4.0, dy=7.0, grow=0.0):
+        """A soft dark footprint under a raised piece (3d only)."""
+        if not self.is_3d:
+            return
+        p = np.asarray(self.pts([(x + dx, y + dy) for x, y in pts], 0.0))
+        x0, y0 = np.floor(p.min(axis=0)) - 2
+        x1, y1 = np.ceil(p.max(axis=0)) + 2
+        w, h = int(x1 - x0), int(y1 - y0)
+        if w <= 0 or h <= 0:
+            return
+        tmp = pygame.Surface((w, h), pygame.SRCALPHA)
+        pygame.draw.polygon(tmp, (0, 0, 0, alpha), (p - [x0, y0]).tolist())
+        self.surf.blit(tmp, (int(x0), int(y0)))
+
+    def prism(self, pts, color, height, z0=0.0, top=None, shadow=True, side=0.68):
+        """An extruded shape: in 3d side faces (lit) + top face at z0 + height; in 2d the
+        outline filled flat. ``pts`` clockwise on screen (y down)."""
+        if not self.is_3d or height <= 0:
+            self.poly(pts, top or color, z0)
+            return
+        if shadow and z0 == 0:
+            self.shadow(pts, dx=0.35 * height, dy=0.55 * height)
+        z1 = z0 + height
+        base = self.pts(pts, z0)
+        up = self.pts(pts, z1)
+        n = len(pts)
+        for i in range(n):
+            j = (i + 1) % n
+            q = [base[i], base[j], up[j], up[i]]
+            area = 0.0
+            for k in range(4):
+                (ax, ay), (bx, by) = q[k], q[(k + 1) % 4]
+                area += ax * by - bx * ay
+            if area <= 0:
+                continue
+            ex, ey = pts[j][0] - pts[i][0], pts[j][1] - pts[i][1]
+            ln = math.hypot(ex, ey) or 1.0
+            nx = -ey / ln            # outward normal (clockwise outline, y down)
+            f = side + 0.14 * (-nx) * 0.9
+            pygame.draw.polygon(self.surf, shade(color, f), q)
+        pygame.draw.polygon(self.surf, top or color, up)
+
+    def rrect(self, r: Rect, radius, color, z=0.0, height=0.0, top=None, outline=None, width=2.0):
+        pts = rounded_rect_points(r, radius)
+        self.prism(pts, color, height, z, top)
+        if outline is not None:
+            self.outline(pts, outline, z + height, width)
+
+    def circle(self, cx, cy, r, color, z=0.0, height=0.0, top=None, outline=None, width=2.0):
+        pts = circle_points(cx, cy, r, 48 if r * self.scale_at(cx, cy) > 30 else 28)
+        self.prism(pts, color, height, z, top)
+        if outline is not None:
+            self.outline(pts, outline, z + height, width)
+
+    def outline(self, pts, color, z=0.0, width=2.0):
+        p = self.pts(pts, z)
+        wpx = max(1, int(round(width * self.scale_at(*pts[0]))))
+        pygame.draw.polygon(self.surf, color, p, wpx)
+
+    def line(self, a, b, color, width=2.0, z=0.0):
+        pa, pb = self.px(*a, z), self.px(*b, z)
+        wpx = max(1, int(round(width * self.scale_at(*a))))
+        pygame.draw.line(self.surf, color, pa, pb, wpx)
+
+    def text(self, s: str, x, y, size, color=INK, z=0.0, anchor="center", max_w=None):
+        if not s:
+            return
+        k = self.scale_at(x, y)
+        f = font(round(size * k))
+        img = f.render(s, True, color)
+        if max_w is not None and img.get_width() > max_w * k:
+            f = font(round(size * k * max_w * k / img.get_width()))
+            img = f.render(s, True, color)
+        px, py = self.px(x, y, z)
+        w, h = img.get_size()
+        if anchor == "center":
+            pos = (px - w / 2, py - h / 2)
+        elif anchor == "left":
+            pos = (px, py - h / 2)
+        else:
+            pos = (px - w, py - h / 2)
+        self.surf.blit(img, (round(pos[0]), round(pos[1])))
+
+    def gradient_plane(self, top, bottom, strips=48):
+        for i in range(strips):
+            y0 = DESIGN_H * i / strips
+            y1 = DESIGN_H * (i + 1) / strips + 0.6
+            self.poly([(0, y0), (DESIGN_W, y0), (DESIGN_W, y1), (0, y1)], mix(top, bottom, (i + 0.5) / strips))
+
+
+# ---- layers, patches, sprites -------------------------------------------------------------
+
+def surface_to_array(surf: pygame.Surface) -> np.ndarray:
+    return np.ascontiguousarray(pygame.surfarray.array3d(surf).transpose(1, 0, 2))
+
+
+def draw_layer(proj: Projection, draw: Callable[[Painter], None]) -> np.ndarray:
+    """A full frame drawn supersampled, smoothed down to ``proj``'s size."""
+    big = projection(proj.style, proj.scale * SS)
+    surf = pygame.Surface(big.size)
+    draw(Painter(surf, big))
+    small = pygame.transform.smoothscale(surf, proj.size)
+    return surface_to_array(small)
+
+
+def px_box(proj: Projection, pts, zmax=0.0, margin=2) -> tuple[int, int, int, int]:
+    """Integer px bounding box (x0, y0, x1, y1) of design points (also raised by zmax),
+    clipped to the frame."""
+    arr = np.asarray(pts, dtype=np.float64)[:, :2]
+    p = proj.to_px_array(arr)
+    if zmax:
+        p = np.concatenate([p, proj.to_px_array(np.concatenate([arr, np.full((len(arr), 1), zmax)], axis=1))])
+    x0 = max(0, int(math.floor(p[:, 0].min())) - margin)
+    y0 = max(0, int(math.floor(p[:, 1].min())) - margin)
+    x1 = min(proj.width, int(math.ceil(p[:, 0].max())) + margin)
+    y1 = min(proj.height, int(math.ceil(p[:, 1].max())) + margin)
+    return x0, y0, max(x0 + 1, x1), max(y0 + 1, y1)
+
+
+def draw_patch(proj: Projection, background: np.ndarray, box, draw: Callable[[Painter], None]) -> np.ndarray:
+    """An opaque patch (h, w, 3): ``background[box]`` with ``draw`` on top, supersampled."""
+    x0, y0, x1, y1 = box
+    crop = background[y0:y1, x0:x1]
+    base = pygame.surfarray.make_surface(np.ascontiguousarray(crop.transpose(1, 0, 2)))
+    big = pygame.transform.scale(base, ((x1 - x0) * SS, (y1 - y0) * SS))
+    bp = projection(proj.style, proj.scale * SS)
+    fx, fy = bp.width / proj.width, bp.height / proj.height
+    draw(Painter(big, bp, (x0 * fx, y0 * fy)))
+    return surface_to_array(pygame.transform.smoothscale(big, (x1 - x0, y1 - y0)))
+
+
+def draw_sprite(proj: Projection, box, draw: Callable[[Painter], None], key_colour=(128, 128, 128)) -> pygame.Surface:
+    """A transparent sprite covering px ``box``, supersampled."""
+    x0, y0, x1, y1 = box
+    bp = projection(proj.style, proj.scale * SS)
+    fx, fy = bp.width / proj.width, bp.height / proj.height
+    big = pygame.Surface(((x1 - x0) * SS, (y1 - y0) * SS), pygame.SRCALPHA)
+    big.fill((*key_colour, 0))
+    draw(Painter(big, bp, (x0 * fx, y0 * fy)))
+    return pygame.transform.smoothscale(big, (x1 - x0, y1 - y0))
+
+
+class Frame:
+    """The frame buffer being composed: ``buf`` (H, W, 3) shared with ``surf``."""
+
+    def __init__(self, proj: Projection):
+        self.proj = proj
+        self.buf = np.zeros((proj.height, proj.width, 3), np.uint8)
+        self.surf = pygame.image.frombuffer(self.buf, proj.size, "RGB")
+        self.static: np.ndarray | None = None
+
+    def put(self, patch: np.ndarray, x0: int, y0: int) -> None:
+        h, w = patch.shape[:2]
+        H, W = self.buf.shape[:2]
+        sx0, sy0 = max(0, -x0), max(0, -y0)
+        dx0, dy0 = max(0, x0), max(0, y0)
+        dx1, dy1 = min(W, x0 + w), min(H, y0 + h)
+        if dx1 > dx0 and dy1 > dy0:
+            self.buf[dy0:dy1, dx0:dx1] = patch[sy0:sy0 + dy1 - dy0, sx0:sx0 + dx1 - dx0]
+
+    def blit(self, sprite: pygame.Surface, x0: int, y0: int) -> None:
+        self.surf.blit(sprite, (int(x0), int(y0)))
+
+
+# ---- drawing-module registry ---------------------------------------------------------------
+
+class GameDrawing:
+    """Base class of a game's drawing class. A module render/<game id>.py defines
+    ``GAME = "<game id>"`` and ``DRAWING = <subclass>``; it is found by discovery.
+
+    One instance per (level, projection), built with the level's GameUI (the geometry the
+    engine hit-tests with) - it may cache freely (patches, sprites). Class attributes
+    ``background`` (top, bottom colours) and ``accent`` colour the menus and HUD.
+      draw_static(p)   the board's fixed parts, once, into the static layer (supersampled
+                       Painter in design px: rrect / circle / prism / text / poly / shadow;
+                       in 3d give pieces a height, in 2d keep them flat)
+      draw_dynamic(f, suite, state, t, anim, phase)   per frame: copy cached opaque patches
+                       (f.put, made with draw_patch over f.static) and small sprites (f.blit,
+                       draw_sprite) for what changes with the state and suite.ui / suite.shake
+                       at virtual time t; when ``anim`` is given draw the in-between picture
+                       at ``phase`` (anim["before"] is the state before anim["action"]).
+    Generic parts (background, title, "Level N", difficulty, buttons, instruction text,
+    hud_lines, toast, completion card) are drawn by the Renderer."""
+
+    background = (BG_TOP, BG_BOTTOM)
+    accent = ACCENT
+
+    def __init__(self, ui, proj: Projection):
+        self.ui = ui
+        self.proj = proj
+
+    def draw_static(self, p: Painter) -> None:
+        """The board's fixed parts, drawn into the static layer (supersampled painter)."""
+
+    def draw_dynamic(self, f: Frame, suite: Suite, state: np.ndarray, t: int, anim: dict | None,
+                     phase: float) -> None:
+        """The parts that change with the state / UI state. ``anim`` (a suite animation
+        record with the state before the move) and ``phase`` in (0, 1) are given for
+        intermediate frames; then ``state`` is the state after the move."""
+
+
+_DRAWINGS: dict[str, type] | None = None
+
+
+def drawings() -> dict[str, type]:
+    """game id -> drawing class, discovered from the modules of longpuzzle.render."""
+    global _DRAWINGS
+    if _DRAWINGS is None:
+        import longpuzzle.render as pkg
+        found = {}
+        for m in pkgutil.iter_modules(pkg.__path__):
+            if m.name.startswith("_") or m.name in ("frame", "cli", "play"):
+                continue
+            mod = importlib.import_module(f"{pkg.__name__}.{m.name}")
+            g, d = getattr(mod, "GAME", None), getattr(mod, "DRAWING", None)
+            if isinstance(g, str) and isinstance(d, type) and issubclass(d, GameDrawing):
+                found[g] = d
+        _DRAWINGS = found
+    return _DRAWINGS
+
+
+# ---- the renderer ------------------------------------------------------------------------
+
+class Renderer:
+    """Renders suites at one (style, scale), with caches of static layers and game drawings."""
+
+    def __init__(self, style: str = "2d", scale: float = 1.0):
+        _init()
+        self.proj = projection(style, float(scale))
+        self.frame = Frame(self.proj)
+        self._layers: dict[Any, np.ndarray] = {}
+        self._drawings: dict[str, GameDrawing] = {}
+        self._sprites: dict[Any, Any] = {}
+
+    # -- static layers
+    def _plane(self, p: Painter, bg) -> None:
+        if p.is_3d:
+            w, h = p.surf.get_size()
+            for i in range(64):   # the table around the tilted plane
+                c = mix(TABLE_TOP, TABLE_BOTTOM, (i + 0.5) / 64)
+                pygame.draw.rect(p.surf, c, (0, h * i // 64, w, h // 64 + 2))
+            corners = [(0, 0), (DESIGN_W, 0), (DESIGN_W, DESIGN_H), (0, DESIGN_H)]
+            p.shadow(corners, alpha=90, dx=6, dy=10)
+            p.prism(corners, shade(bg[1], 0.8), 14, z0=-14, top=bg[0], shadow=False)
+        p.gradient_plane(*bg)
+
+    def drawing(self, suite: Suite) -> GameDrawing | None:
+        lvl = suite.level
+        d = self._drawings.get(lvl.id)
+        if d is None:
+            cls = drawings().get(lvl.game)
+            if cls is None:
+                return None
+            d = self._drawings[lvl.id] = cls(suite.game_ui(), self.proj)
+        return d
+
+    def static_layer(self, suite: Suite) -> np.ndarray:
+        name = suite.screen["name"]
+        key = (name, suite.screen.get("game"), suite.screen.get("level"), suite.direct)
+        arr = self._layers.get(key)
+        if arr is not None:
+            return arr
+        if len(self._layers) > 48:
+            self._layers.clear()
+        if name == "home":
+            arr = draw_layer(self.proj, lambda p: self._draw_home(p, suite))
+        elif name == "difficulty":
+            arr = draw_layer(self.proj, lambda p: self._draw_difficulty(p, suite))
+        else:
+            arr = draw_layer(self.proj, lambda p: self._draw_level(p, suite))
+        arr.setflags(write=False)
+        self._layers[key] = arr
+        return arr
+
+    def _draw_widgets(self, p: Painter, widgets, accent=ACCENT) -> None:
+        for i, w in enumerate(widgets):
+            draw_widget(p, w, accent)
+
+    def _draw_home(self, p: Painter, suite: Suite) -> None:
+        self._plane(p, (BG_TOP, BG_BOTTOM))
+        from longpuzzle.engine.suite import HOME_SUBTITLE, HOME_TITLE
+        p.text(HOME_TITLE, 270, 130, 54, INK, z=2)
+        p.text(HOME_SUBTITLE, 270, 190, 28, MUTED, z=1)
+        lay = suite.layout()
+        for i, w in enumerate(lay.widgets):
+            game = w.id.split(":", 1)[1]
+            cls = drawings().get(game)
+            acc = cls.accent if cls else CARD_ACCENTS[i % len(CARD_ACCENTS)]
+            draw_card(p, w, acc, sub=None if cls else "")
+        p.text("Tap a card to play", 270, 905, 22, MUTED)
+
+    def _draw_difficulty(self, p: Painter, suite: Suite) -> None:
+        g = suite.screen["game"]
+        cls = drawings().get(g)
+        acc = cls.accent if cls else ACCENT
+        self._plane(p, cls.background if cls else (BG_TOP, BG_BOTTOM))
+        p.text("Choose difficulty", 270, 110, 46, INK, z=2)
+        p.text(get_puzzle(g).title, 270, 165, 30, acc, z=1)
+        for w in suite.layout().widgets:
+            if w.kind == "card":
+                n = w.data[0] if w.data else 0
+                draw_card(p, w, acc, sub=f"{n} level{'s' if n != 1 else ''}")
+            else:
+                draw_widget(p, w, acc)
+
+    def _draw_level(self, p: Painter, suite: Suite) -> None:
+        u = suite.game_ui()
+        cls = drawings().get(suite.level.game)
+        bg = cls.background if cls else (BG_TOP, BG_BOTTOM)
+        acc = cls.accent if cls else ACCENT
+        self._plane(p, bg)
+        lvl = suite.level
+        p.text(suite.puzzle.title, 270, 36, 30, MUTED, z=1)
+        p.text(f"Level {lvl.number}", 270, u.header_y, 40, INK, z=1)
+        p.text(difficulty_label(lvl.difficulty), 270, u.header_y + 32, 22, acc, z=1)
+        p.text(u.instructions, 270, getattr(u, "instructions_y", 935), 19, MUTED, max_w=440)
+        d = self.drawing(suite)
+        if d is not None:
+            d.draw_static(p)
+        for w in u.buttons(suite.direct):
+            draw_widget(p, w, acc)
+
+    # -- frames
+    def render(self, suite: Suite, t: int | None = None) -> np.ndarray:
+        if suite.proj.style != self.proj.style or suite.proj.scale != self.proj.scale:
+            pass   # the suite's own setting only fixes its input coordinates; we draw ours
+        f = self.frame
+        static = self.static_layer(suite)
+        f.static = static
+        np.copyto(f.buf, static)
+        t = suite.clock if t is None else t
+        if suite.screen["name"] == "level":
+            anim, phase = None, 1.0
+            for a in suite.anims:
+                if a["t0"] <= t < a["t1"]:
+                    anim, phase = a, (t - a["t0"]) / max(1, a["t1"] - a["t0"])
+            d = self.drawing(suite)
+            if d is not None:
+                d.draw_dynamic(f, suite, np.asarray(suite.session.state), t, anim, phase)
+            u = suite.game_ui()
+            for i, line in enumerate(u.hud_lines(suite.session)):
+                self._text_sprite(f, line, 270, u.header_y + 62 + 26 * i, 22)
+            if suite.toast and suite.toast["t0"] <= t < suite.toast["until"]:
+                self._toast(f, suite.toast["text"], getattr(suite.game_ui(), "toast_y", TOAST_Y))
+            if suite.complete and anim is None:
+                self._card(f, suite)
+        return f.buf.copy()
+
+    def _text_sprite(self, f: Frame, text: str, x: float, y: float, size: float, color=INK) -> None:
+        key = ("text", text, x, y, size, color)
+        sp = self._sprites.get(key)
+        if sp is None:
+            w = 12 + 0.6 * size * len(text)
+            r = Rect.centred(x, y, w, size * 1.4)
+            box = px_box(self.proj, [(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)], margin=2)
+            sp = (draw_sprite(self.proj, box, lambda p: p.text(text, x, y, size, color), color), box)
+            if len(self._sprites) < 2048:
+                self._sprites[key] = sp
+        f.blit(sp[0], sp[1][0], sp[1][1])
+
+    def _toast(self, f: Frame, text: str, y: float) -> None:
+        key = ("toast", text, y)
+        sp = self._sprites.get(key)
+        if sp is None:
+            w = min(480, 30 + 11 * len(text))
+            r = Rect.centred(270, y, w, 48)
+            box = px_box(self.proj, rounded_rect_points(r, 24), zmax=4, margin=3)
+
+            def draw(p):
+                p.rrect(r, 24, (38, 50, 56), z=2, height=3 if p.is_3d else 0, top=(38, 50, 56))
+                p.text(text, 270, y, 24, WHITE, z=5 if p.is_3d else 0)
+            sp = self._sprites[key] = (draw_sprite(self.proj, box, draw, (38, 50, 56)), box)
+        f.blit(sp[0], sp[1][0], sp[1][1])
+
+    def _card(self, f: Frame, suite: Suite) -> None:
+        u = suite.game_ui()
+        key = ("card", suite.level.id, suite.direct, np.asarray(suite.session.state).tobytes())
+        layer = self._layers.get(key)
+        if layer is None:
+            cls = drawings().get(suite.level.game)
+            acc = cls.accent if cls else ACCENT
+            base = (f.buf.astype(np.uint16) * 5 // 10).astype(np.uint8)
+            box = (0, 0, self.proj.width, self.proj.height)
+            last = suite.level.id == _last_level_of(suite)
+
+            def draw(p):
+                p.rrect(CARD, 26, (250, 250, 252), z=0, height=12, top=WHITE)
+                p.text("All complete!" if last else u.complete_title, 270, CARD.y0 + 60, 48, INK, z=12)
+                p.text(u.complete_text, 270, CARD.y0 + 108, 24, MUTED, z=12)
+                for w in suite.layout().widgets:
+                    draw_widget(p, w, acc, z=12)
+            layer = draw_patch(self.proj, base, box, draw)
+            self._layers[key] = layer
+            # the card covers the board entirely: store it as the frame
+        np.copyto(f.buf, layer)
+
+
+def _last_level_of(suite: Suite) -> str:
+    from longpuzzle.engine.catalog import catalog
+    lvl = suite.level
+    return catalog().objective(f"{lvl.game}/{lvl.difficulty}").level_ids[-1]
+
+
+def draw_card(p: Painter, w: Widget, accent, sub=None) -> None:
+    r = w.shape
+    h = 10 if p.is_3d else 0
+    p.rrect(r, 18, (238, 242, 246), height=h, top=WHITE)
+    p.outline(rounded_rect_points(r, 18), mix(accent, WHITE, 0.55), z=h, width=2)
+    stripe = Rect(r.x0 + 14, r.y0 + 16, r.x0 + 24, r.y1 - 16)
+    p.rrect(stripe, 5, accent, z=h)
+    cx = (r.x0 + r.x1) / 2
+    if sub:
+        p.text(w.label, cx, r.center[1] - 13, 38, INK, z=h)
+        p.text(sub, cx, r.center[1] + 24, 21, MUTED, z=h)
+    elif sub == "":
+        p.text(w.label, cx, r.center[1] - 10, 36, MUTED, z=h)
+        p.text("coming soon", cx, r.center[1] + 22, 19, MUTED, z=h)
+    else:
+        p.text(w.label, cx, r.center[1], 38, INK, z=h)
+
+
+def draw_widget(p: Painter, w: Widget, accent=ACCENT, z=0.0) -> None:
+    h = 8 if p.is_3d else 0
+    if w.kind == "round_button" and isinstance(w.shape, Circle):
+        c = w.shape
+        p.circle(c.cx, c.cy, c.r, shade(accent, 0.8), z=z, height=h, top=WHITE,
+                 outline=accent, width=3)
+        size = 17 if c.r < 30 else 19 if c.r < 34 else 22
+        p.text(w.label, c.cx, c.cy, size, INK, z=z + h, max_w=2 * c.r - 6)
+    elif w.kind in ("pill_button", "button"):
+        r = w.shape
+        p.rrect(r, min(r.h / 2, 26), shade(accent, 0.7), z=z, height=h, top=accent)
+        p.text(w.label, *r.center, 26 if r.h >= 50 else 22, WHITE, z=z + h)
+    elif w.kind == "card":
+        draw_card(p, w, accent)
+
+
+# ---- module-level API ----------------------------------------------------------------------
+
+_RENDERERS: dict[tuple[str, float], Renderer] = {}
+
+
+def renderer(style: str = "2d", scale: float = 1.0) -> Renderer:
+    key = (style, float(scale))
+    r = _RENDERERS.get(key)
+    if r is None:
+        r = _RENDERERS[key] = Renderer(style, scale)
+    return r
+
+
+def render(suite: Suite | str = "home", style: str | None = None, scale: float | None = None,
+           t: int | None = None) -> np.ndarray:
+    """One frame (H, W, 3) uint8 of a Suite (or of a fresh suite started at a level id /
+    "home"). Style and scale default to the suite's own (the frame its actions refer to)."""
+    if isinstance(suite, str):
+        suite = Suite(suite, style=style or "2d", scale=scale or 1.0)
+    style = style or suite.style
+    scale = suite.scale if scale is None else scale
+    return renderer(style, scale).render(suite, t)
+
+
+def save_png(frame: np.ndarray, path) -> None:
+    from PIL import Image
+    Image.fromarray(np.asarray(frame, dtype=np.uint8), "RGB").save(path, format="PNG", optimize=False)
+
+
+class Screen:
+    """A Suite with its renderer: what an agent harness or the play window drives.
+
+    ``act(action)`` dispatches one GUI action and returns ``(feedback, frames)``: the
+    ``frames_per_move`` intermediate frames of every animation the action started, then
+    the settled frame."""
+
+    def __init__(self, start: str | Suite = "home", *, style: str = "2d", scale: float = 1.0,
+                 frames_per_move: int = 0, direct: bool = False):
+        self.suite = start if isinstance(start, Suite) else Suite(start, style=style, scale=scale, direct=direct)
+        if not isinstance(frames_per_move, int) or isinstance(frames_per_move, bool) or frames_per_move < 0:
+            from longpuzzle.engine.geometry import SettingsError
+            raise SettingsError(f"frames_per_move must be a non-negative integer, not {frames_per_move!r}")
+        self.frames_per_move = frames_per_move
+        self.renderer = renderer(self.suite.style, self.suite.scale)
+
+    def frame(self) -> np.ndarray:
+        return self.renderer.render(self.suite)
+
+    def act(self, action) -> tuple[Any, list[np.ndarray]]:
+        fb = self.suite.dispatch(action)
+        frames = []
+        if self.frames_per_move:
+            n = self.frames_per_move
+            for a in self.suite.anims:
+                if a["t1"] > a["t0"]:
+                    for i in range(n):
+                        t = a["t0"] + (a["t1"] - a["t0"]) * (i + 1) / (n + 1)
+                        frames.append(self.renderer.render(self.suite, int(t)))
+        frames.append(self.frame())
+        return fb, frames
+
+    def save(self, path) -> None:
+        save_png(self.frame(), path)

@@ -1,0 +1,216 @@
+"""Drawing of Maze Paint: the board (static), painted tiles and the ball (dynamic).
+
+Two board layers are drawn once per level: unpainted (inside the static layer) and all
+painted. Each floor cell owns the pixels where the two differ (assigned through the inverse
+projection, so raised walls in 3d occlude correctly); a frame copies the painted cells'
+pixels with a mask and blits the cached ball sprite.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from longpuzzle.engine.geometry import Rect, rounded_rect_points
+from longpuzzle.puzzles.maze_paint import HEADER
+from longpuzzle.render.frame import (
+    Frame, GameDrawing, Painter, draw_layer, draw_sprite, mix, shade,
+)
+
+GAME = "maze_paint"
+WALL_Z = 24.0
+FLOOR = (238, 241, 246)
+PAINT = (255, 112, 67)
+WALL = (69, 90, 100)
+WALL_TOP = (96, 125, 139)
+BALL = (255, 255, 255)
+BALL_RIM = (38, 50, 56)
+
+
+class MazePaintDrawing(GameDrawing):
+    background = ((232, 240, 250), (206, 220, 238))
+    accent = (94, 53, 177)
+
+    def __init__(self, ui, proj):
+        super().__init__(ui, proj)
+        lv = ui.level.lv
+        self.rows, self.cols = ui.rows, ui.cols
+        n = self.rows * self.cols
+        self.floor = np.asarray(lv[HEADER:HEADER + n]).astype(bool)
+        self._masks = None
+        self._painted = None
+        self._balls: dict = {}
+
+    # -- board
+    def board_rect(self) -> Rect:
+        u = self.ui
+        w, h = self.cols * u.cell, self.rows * u.cell
+        return Rect.centred(270, 496, w, h)
+
+    def draw_board(self, p: Painter, painted: bool) -> None:
+        u = self.ui
+        br = self.board_rect()
+        pad = 10
+        outer = Rect(br.x0 - pad, br.y0 - pad, br.x1 + pad, br.y1 + pad)
+        p.rrect(outer, 14, WALL)
+        for cell in range(self.rows * self.cols):
+            if self.floor[cell]:
+                r = u.cell_rect(cell)
+                p.poly([(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)], PAINT if painted else FLOOR)
+        line = mix(FLOOR, WALL, 0.12) if not painted else shade(PAINT, 0.9)
+        for cell in range(self.rows * self.cols):
+            if self.floor[cell]:
+                r = u.cell_rect(cell)
+                p.outline([(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)], line, width=1)
+        walls = [c for c in range(self.rows * self.cols) if not self.floor[c]]
+        inset = 0.0 if p.is_3d else u.cell * 0.06
+        for cell in sorted(walls):       # row-major = back to front
+            r = u.cell_rect(cell)
+            rr = Rect(r.x0 + inset, r.y0 + inset, r.x1 - inset, r.y1 - inset)
+            if p.is_3d:
+                p.prism([(rr.x0, rr.y0), (rr.x1, rr.y0), (rr.x1, rr.y1), (rr.x0, rr.y1)], WALL, WALL_Z,
+                        top=WALL_TOP, shadow=False)
+            else:
+                p.poly(rounded_rect_points(rr, u.cell * 0.12), WALL_TOP)
+        if p.is_3d:          # the rim around the board
+            for r in (Rect(outer.x0, outer.y0, outer.x1, br.y0), Rect(outer.x0, br.y0, br.x0, br.y1),
+                      Rect(br.x1, br.y0, outer.x1, br.y1), Rect(outer.x0, br.y1, outer.x1, outer.y1)):
+                p.prism([(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)], WALL, WALL_Z, top=WALL_TOP,
+                        shadow=False)
+
+    def draw_static(self, p: Painter) -> None:
+        br = self.board_rect()
+        p.shadow(rounded_rect_points(Rect(br.x0 - 10, br.y0 - 10, br.x1 + 10, br.y1 + 10), 14), alpha=50, dx=6, dy=10)
+        self.draw_board(p, painted=False)
+
+    def _prepare(self, f: Frame) -> None:
+        """Per-cell pixel masks: where the painted board differs from the unpainted one."""
+        painted = draw_layer(self.proj, lambda p: self.draw_board(p, True))
+        plain = draw_layer(self.proj, lambda p: self.draw_board(p, False))
+        diff = np.any(painted != plain, axis=2)
+        ys, xs = np.nonzero(diff)
+        pr = self.proj
+        dx, dy = pr.from_px_array(xs + 0.5, ys + 0.5)
+        u = self.ui
+        br = self.board_rect()
+        fc = (dx - br.x0) / u.cell
+        fr = (dy - br.y0) / u.cell
+        c = np.clip(np.floor(fc).astype(int), 0, self.cols - 1)
+        r = np.clip(np.floor(fr).astype(int), 0, self.rows - 1)
+        cell = r * self.cols + c
+        bad = ~self.floor[cell]
+        if bad.any():
+            ox, oy = fc - (c + 0.5), fr - (r + 0.5)
+            horiz = np.abs(ox) > np.abs(oy)
+            c2 = np.where(horiz, c + np.sign(ox).astype(int), c)
+            r2 = np.where(horiz, r, r + np.sign(oy).astype(int))
+            ok = (c2 >= 0) & (c2 < self.cols) & (r2 >= 0) & (r2 < self.rows)
+            cell2 = np.where(ok, np.clip(r2, 0, self.rows - 1) * self.cols + np.clip(c2, 0, self.cols - 1), 0)
+            ok &= self.floor[cell2]
+            cell = np.where(bad, np.where(ok, cell2, -1), cell)
+        masks = {}
+        for k in np.unique(cell):
+            if k < 0:
+                continue
+            sel = cell == k
+            yy, xx = ys[sel], xs[sel]
+            y0, y1, x0, x1 = yy.min(), yy.max() + 1, xx.min(), xx.max() + 1
+            m = np.zeros((y1 - y0, x1 - x0), bool)
+            m[yy - y0, xx - x0] = True
+            masks[int(k)] = (int(y0), int(y1), int(x0), int(x1), m[:, :, None])
+        self._masks = masks
+        self._painted = painted
+
+    def _update_board(self, f: Frame, painted: np.ndarray) -> None:
+        """Keep a picture of the board region in step with ``painted``, redrawing only the
+        cells whose paint differs from the last call."""
+        if getattr(self, "_board", None) is None or self._board_static is not f.static:
+            ys = [m[0] for m in self._masks.values()] + [m[1] for m in self._masks.values()]
+            xs = [m[2] for m in self._masks.values()] + [m[3] for m in self._masks.values()]
+            self._board_box = (min(ys), max(ys), min(xs), max(xs)) if ys else (0, 0, 0, 0)
+            by0, by1, bx0, bx1 = self._board_box
+            self._board = f.static[by0:by1, bx0:bx1].copy()
+            self._board_static = f.static
+            self._shown = np.zeros(len(self.floor), bool)
+        by0, _, bx0, _ = self._board_box
+        changed = np.flatnonzero(painted != self._shown)
+        for cell in changed:
+            m = self._masks.get(int(cell))
+            if m is None:
+                continue
+            y0, y1, x0, x1, mask = m
+            src = self._painted if painted[cell] else f.static
+            np.copyto(self._board[y0 - by0:y1 - by0, x0 - bx0:x1 - bx0], src[y0:y1, x0:x1], where=mask)
+        self._shown = painted.copy()
+
+    # -- dynamic
+    def _ball_sprite(self, x: float, y: float):
+        u = self.ui
+        rad = u.cell * 0.34
+        zc = rad if self.proj.is_3d else 0.0
+        key = (round(x, 2), round(y, 2))
+        sp = self._balls.get(key)
+        if sp is None:
+            k = self.proj.local_scale(x, y)
+            cx, cy = self.proj.to_px(x, y, zc)
+            sx, sy = self.proj.to_px(x + rad * 0.25, y + rad * 0.35, 0)
+            m = rad * k + 4
+            box = (int(math.floor(min(cx, sx) - m)), int(math.floor(min(cy, sy) - m)),
+                   int(math.ceil(max(cx, sx) + m)), int(math.ceil(max(cy, sy) + m)))
+
+            def draw(p):
+                import pygame
+                kk = p.scale_at(x, y)
+                if p.is_3d:
+                    p.shadow([(x + rad * math.cos(a) * 0.95, y + rad * math.sin(a) * 0.95)
+                              for a in np.linspace(0, 2 * math.pi, 28, endpoint=False)], alpha=80, dx=rad * 0.25,
+                             dy=rad * 0.35)
+                px, py = p.px(x, y, zc)
+                pygame.draw.circle(p.surf, BALL_RIM, (px, py), rad * kk)
+                pygame.draw.circle(p.surf, (226, 232, 240), (px, py), rad * kk - 2.2 * kk)
+                pygame.draw.circle(p.surf, BALL, (px - rad * kk * 0.12, py - rad * kk * 0.12), rad * kk * 0.72)
+                pygame.draw.circle(p.surf, (255, 255, 255), (px - rad * kk * 0.35, py - rad * kk * 0.35),
+                                   rad * kk * 0.22)
+            sp = draw_sprite(self.proj, box, draw, BALL_RIM), box
+            if len(self._balls) < 4096:
+                self._balls[key] = sp
+        return sp
+
+    def draw_dynamic(self, f, suite, state, t, anim, phase):
+        if self._masks is None:
+            self._prepare(f)
+        u = self.ui
+        cols = self.cols
+        if anim is not None:
+            before = np.asarray(anim["before"], dtype=state.dtype)
+            after, _ = suite.puzzle.step(suite.level, before, anim["action"])
+            p0, p1 = int(before[0]), int(after[0])
+            r0, c0 = divmod(p0, cols)
+            r1, c1 = divmod(p1, cols)
+            dist = abs(r1 - r0) + abs(c1 - c0)
+            painted = before[2:].astype(bool).copy()
+            if dist:
+                pos = phase * dist
+                k = int(pos)
+                dr, dc = (r1 > r0) - (r1 < r0), (c1 > c0) - (c1 < c0)
+                for i in range(1, min(k, dist) + 1):
+                    painted[(r0 + dr * i) * cols + c0 + dc * i] = True
+                (x0, y0), (x1, y1) = u.cell_center(p0), u.cell_center(p1)
+                bx, by = x0 + (x1 - x0) * phase, y0 + (y1 - y0) * phase
+            else:
+                dr, dc = ((-1, 0), (1, 0), (0, -1), (0, 1))[anim["action"]]
+                bx, by = u.cell_center(p0)
+                a = 0.14 * u.cell * math.sin(math.pi * phase)
+                bx, by = bx + dc * a, by + dr * a
+        else:
+            painted = state[2:].astype(bool)
+            bx, by = u.cell_center(int(state[0]))
+        self._update_board(f, painted)
+        by0, by1, bx0, bx1 = self._board_box
+        f.buf[by0:by1, bx0:bx1] = self._board
+        sp, box = self._ball_sprite(bx, by)
+        f.blit(sp, box[0], box[1])
+
+
+DRAWING = MazePaintDrawing
