@@ -114,11 +114,25 @@ def check_cmd(level_id, moves, as_json):
 @click.argument("episode")
 @click.option("--json", "as_json", is_flag=True)
 def replay_cmd(episode, as_json):
-    """Replay an episode text '<level id>: <move> <move> ...' (or a checkpoint file path)."""
+    """Replay an episode: an episode text '<level id>: <move> <move> ...', a checkpoint file,
+    or an eval episode folder (re-runs its recorded actions and checks every frame hash and
+    result; reports the first divergence)."""
     from pathlib import Path
     from longpuzzle.engine.session import replay
 
     path = Path(episode)
+    if path.is_dir():
+        from longpuzzle.agents.harness import replay_episode
+
+        rep = replay_episode(path)
+        if as_json:
+            click.echo(json.dumps(rep.as_dict()))
+        else:
+            click.echo(f"{path}: {rep.steps} actions replayed; "
+                       + ("every frame and result matches" if rep.ok else f"DIVERGED: {rep.divergence}"))
+        if not rep.ok:
+            sys.exit(1)
+        return
     if path.is_file():
         s = Session.from_checkpoint(path.read_text(encoding="utf-8"))
     else:

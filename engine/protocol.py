@@ -104,6 +104,7 @@ class Puzzle:
     kernels: ModuleType                    # module holding step_into / legal_into / is_solved / progress
     rejections: dict[int, Rejection] = {}  # the game's codes >= FIRST_GAME_CODE
     move_syntax: str = ""                  # one line describing the move text
+    dead_ends: bool = False                # can a legal move make the level unsolvable?
 
     # ---- game ----------------------------------------------------------------
     def build_level(self, record: dict, *, difficulty: str, number: int, where: str) -> Level:
@@ -194,6 +195,17 @@ class Puzzle:
         if not np.array_equal(out.astype(np.int64), arr.astype(np.int64)):
             raise ValueError("state values do not fit the state's integer type")
         return out
+
+    def harness_deadlock(self, level: Level, state: np.ndarray) -> str | None:
+        """The original harness ends a level early on some cheap deadlock tests (Bolt
+        Unscrew: no usable hole; Rush Hour: no vehicle can move). Return the termination
+        reason, or None."""
+        return None
+
+    def diagnostics(self, level: Level, state: np.ndarray) -> dict:
+        """Optional game-specific facts for evaluators and reports (e.g. usable holes);
+        never shown to agents."""
+        return {}
 
     def __repr__(self) -> str:
         return f"<Puzzle {self.id}>"

@@ -159,6 +159,7 @@ class NutAndBolt(Puzzle):
     difficulties = ("easy", "medium", "hard", "extreme", "nightmare")
     catalog_order = 3
     undo_allowed = True
+    dead_ends = True
     state_dtype = np.int8
     kernels = sys.modules[__name__]
     rejections = {

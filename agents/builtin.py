@@ -1,0 +1,183 @@
+"""Built-in agents. All act only through GUI actions on pixels.
+
+    random   random valid GUI actions over the frame (seeded)
+    solver   plans with the exhaustive solvers and acts through the gestures of the public
+             screen layout, including menu navigation and advancing: it keeps its own
+             model of the app (a Suite started where the protocol starts, fed the same
+             actions), which stays exact because the engine is deterministic
+    greedy   picks the legal move with the largest immediate progress, no look-ahead, and
+             restarts when an action changes nothing on screen (the behaviour the paper
+             diagnoses)
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import random
+import re
+from pathlib import Path
+
+from longpuzzle.agents.base import NO_VISIBLE_EFFECT, BaseAgent, FinalAnswer, Observation
+from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.errors import LongPuzzleError
+from longpuzzle.engine.registry import puzzles
+from longpuzzle.engine.suite import Suite
+
+DESIGN_W = 540
+
+
+class RandomAgent(BaseAgent):
+    name = "random"
+
+    def __init__(self, seed: int = 0):
+        self.rng = random.Random(seed)
+
+    def reset(self, instruction, action_spec):
+        super().reset(instruction, action_spec)
+        self.w, self.h = action_spec["frame"]
+
+    def act(self, obs: Observation):
+        r, w, h = self.rng, self.w, self.h
+        k = r.random()
+        if k < 0.6:
+            return {"type": "click", "x": r.randrange(w), "y": r.randrange(h)}
+        if k < 0.8:
+            return {"type": "swipe", "direction": r.choice(["up", "down", "left", "right"]),
+                    "x": r.randrange(w), "y": r.randrange(h)}
+        if k < 0.95:
+            return {"type": "drag", "x0": r.randrange(w), "y0": r.randrange(h), "x1": r.randrange(w),
+                    "y1": r.randrange(h), "steps": 8}
+        return {"type": "wait", "ms": 200}
+
+
+_INSTR = re.compile(r"Complete all levels of (?P<title>.+?) at (?P<diff>\w+) difficulty\.(?: \(level (?P<n>\d+)\))?")
+
+
+class _ModelAgent(BaseAgent):
+    """Shared navigation for agents that keep a model of the app."""
+
+    def __init__(self, style: str = "2d", seed: int = 0):
+        self.style = style
+        self.rng = random.Random(seed)
+
+    def reset(self, instruction, action_spec):
+        super().reset(instruction, action_spec)
+        m = _INSTR.search(instruction)
+        if not m:
+            raise LongPuzzleError(f"{self.name} agent cannot read its objective from {instruction!r}")
+        titles = {p.title: p.id for p in puzzles()}
+        self.game, self.difficulty = titles[m.group("title")], m.group("diff")
+        self.targets = catalog().objective(f"{self.game}/{self.difficulty}").level_ids
+        scale = action_spec["frame"][0] / DESIGN_W
+        if m.group("n"):
+            self.model = Suite(self.targets[int(m.group("n")) - 1], style=self.style, scale=scale, direct=True)
+        else:
+            self.model = Suite("home", style=self.style, scale=scale)
+        self.plan: list[int] = []
+
+    def _click_widget(self, wid: str) -> dict:
+        w = next(w for w in self.model.layout().widgets if w.id == wid)
+        cx, cy = w.shape.center
+        px, py = self.model.proj.to_px(cx, cy)
+        return {"type": "click", "x": int(round(px)), "y": int(round(py))}
+
+    def navigate(self) -> dict | None:
+        """A navigation action, or None when on a target level ready to play."""
+        m = self.model
+        name = m.screen["name"]
+        if name == "home":
+            return self._click_widget(f"game:{self.game}")
+        if name == "difficulty":
+            if m.screen["game"] != self.game:
+                return self._click_widget("back")
+            return self._click_widget(f"difficulty:{self.difficulty}")
+        lvl = m.level
+        if lvl.id not in self.targets:
+            return self._click_widget("menu")
+        if m.complete:
+            if lvl.id == self.targets[-1]:
+                return None
+            return self._click_widget("next" if not m.direct else "replay")
+        return None
+
+    def emit(self, action: dict) -> dict:
+        self.model.dispatch(action)
+        return action
+
+    def act(self, obs: Observation):
+        nav = self.navigate()
+        if nav is not None:
+            self.plan = []
+            return self.emit(nav)
+        if self.model.complete:
+            return FinalAnswer("all levels complete")
+        a = self.choose(obs)
+        if a is None:
+            return self.emit(self._click_widget("restart"))
+        return self.emit(self.model.gesture_for(a))
+
+    def choose(self, obs: Observation) -> int | None:
+        raise NotImplementedError
+
+
+class SolverAgent(_ModelAgent):
+    name = "solver"
+
+    def __init__(self, style: str = "2d", seed: int = 0, budget: int = 20_000_000):
+        super().__init__(style, seed)
+        self.budget = budget
+
+    def choose(self, obs):
+        from longpuzzle.solvers import solve
+
+        s = self.model.session
+        if not self.plan:
+            res = solve(s.level, state=s.state.copy(), budget=self.budget)
+            if res.status != "solvable":
+                return None              # a dead end (or out of budget): restart
+            self.plan = list(res.actions)
+        return self.plan.pop(0)
+
+
+class GreedyAgent(_ModelAgent):
+    name = "greedy"
+
+    def choose(self, obs):
+        s = self.model.session
+        if obs.feedback is not None and obs.feedback.status == NO_VISIBLE_EFFECT and s.moves:
+            return None                  # nothing changed on screen: restart
+        p = s.puzzle
+        legal = p.legal_moves(s.level, s.state)
+        if not legal:
+            return None
+        scored = [(p.progress(s.level, p.apply(s.level, s.state, a)), a) for a in legal]
+        best = max(v for v, _ in scored)
+        return self.rng.choice([a for v, a in scored if v == best])
+
+
+BUILTIN = {"random": RandomAgent, "solver": SolverAgent, "greedy": GreedyAgent}
+
+
+def load_agent(spec: str, **kwargs) -> BaseAgent:
+    """A built-in agent by name, or the one BaseAgent subclass defined in a Python file."""
+    if spec in BUILTIN:
+        cls = BUILTIN[spec]
+        params = inspect.signature(cls.__init__).parameters
+        return cls(**{k: v for k, v in kwargs.items() if k in params})
+    path = Path(spec)
+    if not (path.suffix == ".py" and path.is_file()):
+        raise LongPuzzleError(f"unknown agent {spec!r}: use one of {', '.join(BUILTIN)} or a path to a .py file")
+    modspec = importlib.util.spec_from_file_location(f"user_agent_{abs(hash(str(path.resolve())))}", path)
+    mod = importlib.util.module_from_spec(modspec)
+    try:
+        modspec.loader.exec_module(mod)
+    except Exception as e:  # noqa: BLE001 - a broken user file is a user mistake
+        raise LongPuzzleError(f"cannot load agent file {path}: {type(e).__name__}: {e}") from None
+    found = [v for v in vars(mod).values()
+             if inspect.isclass(v) and issubclass(v, BaseAgent) and v is not BaseAgent and v.__module__ == mod.__name__]
+    if len(found) != 1:
+        raise LongPuzzleError(f"{path} must define exactly one BaseAgent subclass (found {len(found)})")
+    cls = found[0]
+    params = inspect.signature(cls.__init__).parameters
+    return cls(**{k: v for k, v in kwargs.items() if k in params})

@@ -1,0 +1,142 @@
+"""Commands: ``eval`` and ``report`` (``replay DIR`` is handled by the core ``replay``)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from longpuzzle.engine.catalog import catalog
+
+DEFAULT_OBJECTIVE = "maze_paint/easy"
+
+
+def _objectives(objective, all_):
+    if all_:
+        return [o.id for o in catalog().objectives()]
+    return list(objective) or [DEFAULT_OBJECTIVE]
+
+
+def _clean(v):
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if isinstance(v, dict):
+        return {k: _clean(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_clean(x) for x in v]
+    return v
+
+
+@click.command("eval")
+@click.option("--agent", "agent_spec", default="solver", show_default=True,
+              help="random, solver, greedy, or a .py file with one BaseAgent subclass.")
+@click.option("--objective", multiple=True, metavar="GAME/DIFFICULTY", help="Objective(s) to run (repeatable).")
+@click.option("--all", "all_", is_flag=True, help="All 16 objectives.")
+@click.option("--protocol", type=click.Choice(["objective", "level"]), default="objective", show_default=True)
+@click.option("--mode", type=click.Choice(["progressive", "all_levels"]), default="progressive", show_default=True,
+              help="Level protocol only.")
+@click.option("--episodes", default=1, show_default=True, help="Episodes per objective.")
+@click.option("--budget", default=3600.0, show_default=True, help="Wall-clock seconds per objective episode.")
+@click.option("--max-actions", type=int, default=None, help="Cap on actions per episode (per level for --protocol level).")
+@click.option("--action-timeout", default=120.0, show_default=True, help="Seconds an agent may take per action.")
+@click.option("--style", type=click.Choice(["2d", "3d"]), default="2d", show_default=True)
+@click.option("--scale", default=1.0, show_default=True)
+@click.option("--frames-per-move", default=0, show_default=True, help="Intermediate animation frames kept per move.")
+@click.option("--no-frames", is_flag=True, help="Do not write PNG frames (hashes are still recorded).")
+@click.option("--seed", default=0, show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Output folder [default: results/eval-<time>].")
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
+def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout, style,
+             scale, frames_per_move, no_frames, seed, out_dir, as_json):
+    """Run an agent on objectives and measure it as LongPuzzleBench does.
+
+    With no arguments: the solver agent on one default objective."""
+    from longpuzzle.agents.builtin import load_agent
+    from longpuzzle.agents.harness import Settings, run_level_chain, run_objective
+    from longpuzzle.agents.metrics import aggregate
+
+    objs = _objectives(objective, all_)
+    for o in objs:
+        catalog().objective(o)          # unknown objective -> clear error before anything runs
+    if episodes < 1:
+        raise click.BadParameter("--episodes must be at least 1")
+    out = Path(out_dir or f"results/eval-{time.strftime('%Y%m%d-%H%M%S')}")
+    out.mkdir(parents=True, exist_ok=True)
+    st = Settings(style=style, scale=scale, frames_per_move=frames_per_move, budget=budget,
+                  max_actions=max_actions, action_timeout=action_timeout, save_frames=not no_frames)
+    plan = [(o, e) for o in objs for e in range(episodes)]
+    results = []
+    bar = _progress(len(plan), as_json)
+    for o, e in plan:
+        game, diff = o.split("/")
+        agent = load_agent(agent_spec, style=style, seed=seed + e)
+        folder = out / o.replace("/", "_") / f"episode_{e + 1:03d}"
+        if protocol == "objective":
+            r = run_objective(agent, game, diff, settings=st, folder=folder)
+        else:
+            r = run_level_chain(agent, game, diff, settings=st, folder=folder, mode=mode)
+        results.append(r)
+        bar.set_postfix_str(f"{o}: {r.outcome.solved_count}/{len(r.outcome.levels)} {r.end}")
+        bar.update(1)
+    bar.close()
+    metrics = aggregate([r.outcome for r in results])
+    per_obj = metrics.pop("objectives")
+    summary = {"agent": agent_spec, "protocol": protocol, "settings": st.as_dict(), "metrics": metrics,
+               "objectives": per_obj, "episodes": [r.as_dict() for r in results]}
+    if protocol == "level":
+        cells = {}
+        for r in results:
+            cells.setdefault(r.objective, []).append(sum(l["score"] for l in r.levels) / len(r.levels))
+        cell_scores = {k: sum(v) / len(v) for k, v in cells.items()}
+        summary["cells"] = cell_scores
+        summary["metrics"]["score"] = sum(cell_scores.values()) / len(cell_scores)
+    else:
+        summary["metrics"]["score"] = None
+    summary = _clean(summary)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    if as_json:
+        click.echo(json.dumps({**summary["metrics"], "objectives": summary["objectives"], "out": str(out)}))
+        return
+    click.echo(f"{'objective':<24} {'eps':>3} {'OSR':>6} {'LC':>6} {'FGP':>6} {'LPR':>6} {'PER':>5} {'SMR':>5}")
+    for o in summary["objectives"]:
+        click.echo(f"{o['objective']:<24} {o['episodes']:>3} " + " ".join(
+            f"{_f(o[k]):>6}" for k in ("OSR", "LC", "FGP", "LPR")) + f" {_f(o['PER']):>5} {_f(o['SMR']):>5}")
+    m = summary["metrics"]
+    click.echo("overall: " + "  ".join(f"{k} {_f(m[k])}" for k in ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard",
+                                                                    "PER", "SMR", "score")))
+    click.echo(f"results in {out}")
+
+
+def _f(v):
+    if v is None:
+        return "-"
+    return f"{v:.1f}" if isinstance(v, float) else str(v)
+
+
+def _progress(total, quiet):
+    try:
+        from tqdm import tqdm
+        return tqdm(total=total, unit="episode", disable=quiet or not sys.stderr.isatty(), file=sys.stderr)
+    except ImportError:          # pragma: no cover
+        class _Null:
+            def update(self, n): ...
+            def set_postfix_str(self, s): ...
+            def close(self): ...
+        return _Null()
+
+
+@click.command("report")
+@click.argument("folder", type=click.Path(file_okay=False))
+def report_cmd(folder):
+    """Write report.html and plots for an eval output folder (or one episode folder)."""
+    from longpuzzle.agents.report import make_report
+
+    click.echo(f"wrote {make_report(folder)}")
+
+
+COMMANDS = [eval_cmd, report_cmd]

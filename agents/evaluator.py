@@ -1,0 +1,102 @@
+"""The private evaluator: what happened, recorded after every action, never shown to agents.
+
+It reads the suite (engine) directly and keeps, per action: the screen, game, difficulty and
+level on screen, the progress potential P, win events, restarts, undos, rejected moves, and
+for games whose states can become dead ends (``puzzle.dead_ends``) a dead-end certificate
+from the solvers with a state budget (``unknown`` stays unknown). From these it builds the
+per-level outcomes the metrics need.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from longpuzzle.agents.metrics import EpisodeOutcome, LevelOutcome
+from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.suite import Suite
+
+CERTIFY_BUDGET = 200_000
+
+
+def certificate(level, state, budget: int = CERTIFY_BUDGET, cache: dict | None = None) -> str:
+    """"solvable", "dead_end" or "unknown" for a state, from the exhaustive solvers."""
+    key = (level.id, bytes(state.tobytes()), budget)
+    if cache is not None and key in cache:
+        return cache[key]
+    try:
+        from longpuzzle.solvers import certify
+    except ImportError:          # solvers not installed in this build
+        return "unknown"
+    res = certify(level, state, budget=budget)
+    out = {"solvable": "solvable", "unsolvable": "dead_end"}.get(res.status, "unknown")
+    if cache is not None:
+        cache[key] = out
+    return out
+
+
+@dataclass
+class Evaluator:
+    game: str
+    difficulty: str
+    certify_budget: int = CERTIFY_BUDGET
+    targets: list[str] = field(default_factory=list)
+    outcomes: dict[str, LevelOutcome] = field(default_factory=dict)
+    mismatch: bool = False
+    restarts: int = 0
+    undos: int = 0
+    rejected: int = 0
+    records: int = 0
+    _cache: dict = field(default_factory=dict, repr=False)
+    _last_moves: tuple = (None, 0)
+
+    def __post_init__(self):
+        if not self.targets:
+            self.targets = list(catalog().objective(f"{self.game}/{self.difficulty}").level_ids)
+        self.outcomes = {lid: LevelOutcome() for lid in self.targets}
+
+    def observe(self, suite: Suite, effects: list[dict] | None = None) -> dict:
+        """Record the suite after an action; returns the private record."""
+        effects = effects or []
+        self.records += 1
+        rec: dict = {"screen": suite.screen_name(), "game": None, "difficulty": None, "level": None,
+                     "P": None, "win": False, "certificate": None}
+        for e in effects:
+            k = e.get("effect")
+            if k == "restart":
+                self.restarts += 1
+            elif k == "undo":
+                self.undos += 1
+            elif k == "rejected":
+                self.rejected += 1
+        rec.update(restarts=self.restarts, undos=self.undos, rejected=self.rejected)
+        s = suite.session
+        if suite.screen.get("name") == "level" and s is not None:
+            lvl = s.level
+            rec.update(game=lvl.game, difficulty=lvl.difficulty, level=lvl.id, P=s.progress,
+                       moves=len(s.moves))
+            if (lvl.game, lvl.difficulty) != (self.game, self.difficulty):
+                self.mismatch = True
+            out = self.outcomes.get(lvl.id)
+            solved = s.solved
+            if out is not None:
+                out.reached = True
+                out.max_progress = max(out.max_progress, rec["P"])
+                if solved and not out.won:
+                    out.won = True
+                    rec["win"] = True
+            if getattr(s.puzzle, "dead_ends", False) and not solved:
+                rec["certificate"] = certificate(lvl, s.state, self.certify_budget, self._cache)
+            diag = s.puzzle.diagnostics(lvl, s.state)
+            if diag:
+                rec["diagnostics"] = diag
+        rec["mismatch"] = self.mismatch
+        return rec
+
+    @property
+    def complete(self) -> bool:
+        return all(o.won for o in self.outcomes.values())
+
+    def outcome(self, end: str, budget_remaining: bool, interface_usable: bool = True) -> EpisodeOutcome:
+        return EpisodeOutcome(self.game, self.difficulty, [self.outcomes[l] for l in self.targets], end=end,
+                              budget_remaining=budget_remaining, interface_usable=interface_usable,
+                              mismatch=self.mismatch)

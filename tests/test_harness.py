@@ -1,0 +1,215 @@
+"""Evaluation harness: episodes, privacy of the agent's view, agent failures, trajectories,
+replay, restore and interventions, the level protocol's limits, the eval command."""
+
+import gc
+import json
+import time
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from longpuzzle.agents.base import BaseAgent, FinalAnswer, Observation
+from longpuzzle.agents.builtin import GreedyAgent, RandomAgent, SolverAgent, load_agent
+from longpuzzle.agents.evaluator import Evaluator
+from longpuzzle.agents.harness import (
+    CycleDetector, HarnessError, Settings, continue_episode, read_events, replay_episode, restore_step,
+    run_level_chain, run_objective,
+)
+from longpuzzle.cli import cli
+from longpuzzle.engine.errors import LongPuzzleError
+from longpuzzle.engine.session import Session
+from longpuzzle.engine.suite import Suite
+
+FAST = Settings(budget=120, save_frames=True, action_timeout=None)
+
+
+def test_solver_agent_completes_an_objective_and_the_episode_replays(tmp_path):
+    r = run_objective(SolverAgent(), "nut_and_bolt", "easy", settings=FAST, folder=tmp_path)
+    assert r.end == "completed" and r.outcome.success and r.outcome.solved_count == 3
+    ev = read_events(tmp_path)
+    pub = [e for e in ev if e.get("stream") == "public"]
+    prv = [e for e in ev if e.get("stream") == "private"]
+    assert len(pub) == len(prv) == r.actions
+    assert sum(1 for _ in (tmp_path / "frames").iterdir()) == r.actions + 1
+    wins = [e["record"]["level"] for e in prv if e["record"]["win"]]
+    assert wins == [f"nut_and_bolt/easy/{i}" for i in (1, 2, 3)]
+    assert all(e["record"]["certificate"] in ("solvable", "unknown", None) for e in prv)
+    res = json.loads((tmp_path / "result.json").read_text())
+    assert res["success"] and res["metrics"]["OSR"] == 100.0
+    rep = replay_episode(tmp_path)
+    assert rep.ok and rep.steps == r.actions
+
+
+def test_replay_reports_the_first_divergence(tmp_path):
+    run_objective(SolverAgent(), "maze_paint", "easy", settings=Settings(max_actions=12, action_timeout=None),
+                  folder=tmp_path)
+    lines = (tmp_path / "events.jsonl").read_text().splitlines()
+    k = next(i for i, l in enumerate(lines) if '"stream":"public"' in l and '"step":5,' in l)
+    rec = json.loads(lines[k])
+    rec["frames"][-1] = "0" * 32
+    lines[k] = json.dumps(rec)
+    (tmp_path / "events.jsonl").write_text("\n".join(lines) + "\n")
+    rep = replay_episode(tmp_path)
+    assert not rep.ok and rep.steps == 5 and "frames differ" in rep.divergence
+
+
+def test_truncated_episode_is_a_valid_prefix_and_corrupt_is_refused(tmp_path):
+    run_objective(RandomAgent(1), "maze_paint", "easy", settings=Settings(max_actions=10, action_timeout=None),
+                  folder=tmp_path)
+    lines = (tmp_path / "events.jsonl").read_text().splitlines()
+    (tmp_path / "events.jsonl").write_text("\n".join(lines[:7]) + "\n")   # as if it crashed
+    rep = replay_episode(tmp_path)
+    assert rep.ok and rep.steps == 3
+    (tmp_path / "events.jsonl").write_text("\n".join(lines[:7]) + "\n{\"stream\": \"pub")
+    with pytest.raises(HarnessError, match="not valid JSON"):
+        replay_episode(tmp_path)
+    with pytest.raises(HarnessError):
+        replay_episode(tmp_path / "nothing")
+
+
+class Spy(BaseAgent):
+    """Collects everything it is given."""
+    def __init__(self):
+        self.seen = []
+
+    def reset(self, instruction, action_spec):
+        self.seen.append((instruction, action_spec))
+
+    def act(self, obs):
+        self.seen.append(obs)
+        return {"type": "click", "x": 270, "y": 615} if len(self.seen) < 6 else FinalAnswer("done")
+
+
+def _reachable(root, limit=20000):
+    seen, stack, out = set(), [root], []
+    while stack and len(seen) < limit:
+        o = stack.pop()
+        if id(o) in seen:
+            continue
+        seen.add(id(o))
+        out.append(o)
+        if isinstance(o, (str, bytes, int, float, type(None))):
+            continue
+        stack.extend(gc.get_referents(o))
+    return out
+
+
+def test_the_agent_cannot_reach_the_game_state_or_the_evaluator(tmp_path):
+    spy = Spy()
+    r = run_objective(spy, "nut_and_bolt", "easy", settings=FAST, folder=tmp_path)
+    assert r.end == "final_answer"
+    forbidden = (Suite, Session, Evaluator)
+    for item in spy.seen:
+        for o in _reachable(item):
+            assert not isinstance(o, forbidden), f"agent input reaches a {type(o).__name__}"
+            if isinstance(o, type) and issubclass(o, forbidden):
+                pytest.fail(f"agent input reaches the class {o.__name__}")
+    obs = [o for o in spy.seen if isinstance(o, Observation)]
+    assert all(not o.frame.flags.writeable and o.frame.base is None or not o.frame.flags.writeable for o in obs)
+    # frames are copies: they differ between steps (the agent navigates) and are not shared buffers
+    assert len({id(o.frame) for o in obs}) == len(obs)
+    assert obs[0].feedback is None and obs[1].feedback.status == "screen_changed"
+    assert set(vars(obs[1].feedback)) == {"status", "executed", "message", "frames"}
+
+
+class Raises(BaseAgent):
+    def act(self, obs):
+        raise RuntimeError("boom")
+
+
+class Hangs(BaseAgent):
+    def act(self, obs):
+        time.sleep(5)
+
+
+class Garbage(BaseAgent):
+    def act(self, obs):
+        return {"type": "teleport"} if obs.step % 2 else object()
+
+
+def test_agent_failures_end_the_episode_as_agent_errors(tmp_path):
+    r = run_objective(Raises(), "maze_paint", "easy", settings=FAST, folder=tmp_path / "a")
+    assert r.end == "agent_error" and "boom" in r.error
+    r = run_objective(Hangs(), "maze_paint", "easy", settings=Settings(action_timeout=0.3), folder=tmp_path / "b")
+    assert r.end == "agent_error" and "timeout" in r.error
+    r = run_objective(Garbage(), "maze_paint", "easy", settings=Settings(max_actions=6, action_timeout=None),
+                      folder=tmp_path / "c")
+    assert r.end == "max_actions"
+    pub = [e for e in read_events(tmp_path / "c") if e.get("stream") == "public"]
+    assert all(e["feedback"]["status"] == "dispatch_failed" and e["feedback"]["message"] for e in pub)
+
+
+def test_restore_any_step_and_continue_with_an_intervention(tmp_path):
+    run_objective(GreedyAgent(), "nut_and_bolt", "easy", settings=Settings(max_actions=25, action_timeout=None),
+                  folder=tmp_path / "a")
+    s10 = restore_step(tmp_path / "a", 10)
+    ev = [e for e in read_events(tmp_path / "a") if e.get("stream") == "private" and e["step"] == 10][0]
+    assert s10.snapshot() == ev["snapshot"]
+    told = []
+
+    class Listener(SolverAgent):
+        def reset(self, instruction, spec):
+            told.append(instruction)
+            super().reset(instruction.splitlines()[0], spec)
+            self.model = Suite.restore(s10.snapshot())   # it was told where it is
+    r = continue_episode(tmp_path / "a", 10, Listener(), note="The board can no longer be solved.",
+                         out=tmp_path / "b")
+    assert told and told[0].endswith("The board can no longer be solved.")
+    assert r.end == "completed" and r.outcome.solved_count == 3
+    assert replay_episode(tmp_path / "b").ok
+
+
+def test_cycle_detector():
+    det = CycleDetector()
+    a = {"type": "swipe", "direction": "left", "x": 10, "y": 10}
+    out = [det.step(a, "h", 0.2) for _ in range(12)]
+    assert out[:8] == [None] * 8 and out[8] == "repeated_action_cycle"   # 8 steps after the last gain
+    det = CycleDetector()
+    acts = [{"type": "click", "x": 10 * i, "y": 0} for i in range(12)]
+    out = [det.step(acts[i], "same", 0.3) for i in range(12)]
+    assert "no_progress" in out and "repeated_action_cycle" not in out
+    det = CycleDetector()
+    assert all(det.step(a, "h", i / 20) is None for i in range(20))    # progress resets the count
+
+
+def test_level_protocol_progressive_and_limits(tmp_path):
+    r = run_level_chain(SolverAgent(), "maze_paint", "easy", settings=FAST, folder=tmp_path / "s")
+    assert r.outcome.success and all(l["score"] >= 60 for l in r.levels)
+    r = run_level_chain(RandomAgent(3), "maze_paint", "easy", settings=Settings(max_actions=15, action_timeout=None),
+                        folder=tmp_path / "r", mode="progressive")
+    assert r.levels[0]["run"] and all(not l["run"] and l["score"] == 0 for l in r.levels[1:])
+    assert r.levels[0]["score"] <= 59
+    g = run_level_chain(Garbage(), "maze_paint", "easy", settings=Settings(action_timeout=None),
+                        folder=tmp_path / "g", mode="all_levels")
+    assert all(l["termination"] == "invalid_action_limit" and l["steps"] == 3 for l in g.levels)
+
+
+def test_load_agent_from_a_file(tmp_path):
+    f = tmp_path / "my_agent.py"
+    f.write_text("from longpuzzle.agents.base import BaseAgent, FinalAnswer\n"
+                 "class Quitter(BaseAgent):\n    def act(self, obs):\n        return FinalAnswer('bye')\n")
+    a = load_agent(str(f))
+    assert type(a).__name__ == "Quitter"
+    with pytest.raises(LongPuzzleError, match="unknown agent"):
+        load_agent("nobody")
+    bad = tmp_path / "bad.py"
+    bad.write_text("import nonexistent_module_xyz\n")
+    with pytest.raises(LongPuzzleError, match="cannot load"):
+        load_agent(str(bad))
+
+
+def test_eval_command_json_and_report(tmp_path):
+    out = tmp_path / "run"
+    r = CliRunner().invoke(cli, ["eval", "--objective", "nut_and_bolt/easy", "--out", str(out), "--json"])
+    assert r.exit_code == 0, r.output
+    m = json.loads(r.output)
+    for k in ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "SMR", "score", "objectives"):
+        assert k in m
+    assert m["OSR"] == 100.0 and m["objectives"][0]["objective"] == "nut_and_bolt/easy"
+    r = CliRunner().invoke(cli, ["replay", str(out / "nut_and_bolt_easy" / "episode_001")])
+    assert r.exit_code == 0 and "matches" in r.output
+    r = CliRunner().invoke(cli, ["report", str(out)])
+    assert r.exit_code == 0 and (out / "report.html").is_file() and list((out / "plots").glob("*.png"))
+    r = CliRunner().invoke(cli, ["eval", "--objective", "chess/easy"])
+    assert r.exit_code == 2 and "error:" in r.output
