@@ -56,7 +56,8 @@ def instruction_for(game: str, difficulty: str) -> str:
 
 
 def frame_hash(frame: np.ndarray) -> str:
-    return hashlib.blake2b(np.ascontiguousarray(frame).tobytes(), digest_size=16).hexdigest()
+    """Content hash of a frame's pixels (SHA-1: hardware-accelerated, used for identity only)."""
+    return hashlib.sha1(memoryview(np.ascontiguousarray(frame)).cast("B")).hexdigest()
 
 
 class HarnessError(LongPuzzleError):
@@ -73,6 +74,9 @@ class Trajectory:
         self.save_frames = save_frames and self.folder is not None
         self.n_frames = 0
         self._f = None
+        # PNG encoding runs on a writer thread (zlib releases the GIL); close() waits for it
+        self._png = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="png") if self.save_frames else None
+        self._pending: list[cf.Future] = []
         if self.folder is not None:
             (self.folder / "frames").mkdir(parents=True, exist_ok=True)
             self._f = open(self.folder / "events.jsonl", "w", encoding="utf-8")
@@ -84,9 +88,12 @@ class Trajectory:
 
     def frame(self, frame: np.ndarray) -> str:
         h = frame_hash(frame)
-        if self.save_frames:
-            from PIL import Image
-            Image.fromarray(frame).save(self.folder / "frames" / f"{self.n_frames:06d}.png", compress_level=1)
+        if self._png is not None:
+            path = self.folder / "frames" / f"{self.n_frames:06d}.png"
+            self._pending = [f for f in self._pending if not f.done()]
+            if len(self._pending) > 64:          # bound the memory held by queued frames
+                self._pending[0].result()
+            self._pending.append(self._png.submit(_write_png, frame, path))
         self.n_frames += 1
         return h
 
@@ -97,9 +104,19 @@ class Trajectory:
             os.replace(tmp, self.folder / "result.json")
 
     def close(self) -> None:
+        if self._png is not None:
+            self._png.shutdown(wait=True)
+            for f in self._pending:
+                f.result()                        # surface a write error
+            self._png = None
         if self._f is not None:
             self._f.close()
             self._f = None
+
+
+def _write_png(frame: np.ndarray, path: Path) -> None:
+    from PIL import Image
+    Image.fromarray(frame).save(path, compress_level=1)
 
 
 # ---- the agent call -------------------------------------------------------------------
