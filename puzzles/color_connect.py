@@ -59,6 +59,7 @@ Progress P = connected pairs / K (an active partial path gives no credit); solve
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 
@@ -66,7 +67,9 @@ import numpy as np
 from numba import njit
 
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
+from longpuzzle.engine.geometry import Circle, Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
+from longpuzzle.engine.suite import GameUI
 
 (NO_ACTIVE_PATH, ACTIVE_PATH_EXISTS, ALREADY_CONNECTED, NOT_CONNECTED, NOT_ADJACENT,
  SELF_INTERSECTION, OTHER_ENDPOINT, COMPLETED_PATH) = range(3, 11)
@@ -509,5 +512,310 @@ class ColorConnect(Puzzle):
         lines.append(f"(upper case endpoint, lower case completed path, . free; {legend})")
         return "\n".join(lines)
 
+
+# ---- screen: board geometry (design px) and the input state machine (RULES.md 7.1, 7.3, 7.4) ----
+
+BOARD_CENTER = (270.0, 458.0)     # design px (Cocos (0, 22))
+BOARD_MAX_W, BOARD_MAX_H, MAX_PITCH = 520.0, 600.0, 88.0
+CELL_FILL = 0.9                   # drawn cells are 0.9 pitch; the hit test uses the full pitch
+REMOVE_MS = 200                   # a removed path fades out (input locked meanwhile)
+SUCCESS_MS = 660                  # the board glow after the last pair (input locked meanwhile)
+FLASH_MS = 280                    # red flash of a violation (0.08 s + 0.2 s fade)
+MAX_RASTER_STEPS = 256
+
+# violation ids of the original (RULES.md 7.3) for presses that are not model actions
+START_FROM_NON_ENDPOINT = "start_from_non_endpoint"
+NON_ADJACENT_JUMP = "non_adjacent_jump_attempt"
+DRAG_OUTSIDE_BOARD = "drag_outside_board"
+
+
+class ColorConnectUI(GameUI):
+    """``pitch = min(88, 520/cols, 600/rows)``, board centred at design (270, 458); cell
+    (r, c) is the pitch square around ``(270 + (c - (cols-1)/2) * pitch, 458 + (r - (rows-1)/2)
+    * pitch)`` (internal boundaries belong to the right / bottom cell, the outer right / bottom
+    edge is outside). Input (RULES.md 7.3 / 7.4), every press handled when the button goes DOWN:
+
+    * no active path: an endpoint of an unconnected colour -> ``start``; an endpoint of a
+      connected colour -> ``remove`` (0.2 s fade); any other cell -> violation
+      ``start_from_non_endpoint`` (red flash);
+    * active path: its start endpoint while it is one cell long -> ``cancel`` (red flash, the
+      original records ``released_before_connection``); a cell outside the tip's row and column
+      -> the rules refuse the step (``not_adjacent``: red flash); a cell in the tip's row or
+      column -> one ``step`` per cell along the line, stopping at the first refused step or on
+      completion (the rest of the line is ignored);
+    * moving with the button down: the pointer segment (design px, after inverting the
+      projection) is rasterised into 4-connected cells (Amanatides-Woo, corner ties along the
+      dominant axis first); each cell is walked to as above, stopping the segment at a
+      violation or completion;
+    * release: after a movement that crossed a cell boundary an unfinished active path is
+      discarded (``cancel``, red flash on the last cell); a click keeps it open.
+
+    Presses outside the grid are ignored with everything that follows until the release.
+    UI state: ``{"g": None | {"prev": [gx, gy], "last": [r, c], "moved": bool}}`` (the press
+    being held, in continuous grid coordinates)."""
+
+    exit_to = "home"
+    instructions = "Tap a dot, then tap cells in its row or column (or drag) to join each pair of colours."
+    complete_title = "Complete!"
+    complete_text = "Every pair is connected"
+    header_y = 96
+
+    def __init__(self, puzzle, level):
+        super().__init__(puzzle, level)
+        lv = level.lv
+        self.rows, self.cols, self.k = int(lv[0]), int(lv[1]), int(lv[2])
+        self.n = self.rows * self.cols
+        self.pitch = min(MAX_PITCH, BOARD_MAX_W / self.cols, BOARD_MAX_H / self.rows)
+        self.cell_size = self.pitch * CELL_FILL
+        self.rect = Rect.centred(*BOARD_CENTER, self.cols * self.pitch, self.rows * self.pitch)
+        self.ep_base = LV_HEADER + 2 * self.k
+        self.path_base = S_HEADER + self.k + 2 * self.n       # state index of the active path's first cell
+        self.endpoint_of = [int(v) for v in lv[self.ep_base:self.ep_base + self.n]]   # 1 + colour, 0 none
+        self.endpoints = [(int(lv[LV_HEADER + 2 * c]), int(lv[LV_HEADER + 2 * c + 1])) for c in range(self.k)]
+        self._targets = [Widget("board", self.rect, "target")]
+
+    # -- geometry (shared with render/color_connect.py)
+    def grid_point(self, x: float, y: float) -> tuple[float, float]:
+        """Continuous (column, row) coordinates of a design point: integers are cell boundaries."""
+        return (x - BOARD_CENTER[0]) / self.pitch + self.cols / 2, (y - BOARD_CENTER[1]) / self.pitch + self.rows / 2
+
+    def cell_at(self, x: float, y: float) -> tuple[int, int] | None:
+        """(row, col) of the pitch square under a design point, or None outside the grid."""
+        gx, gy = self.grid_point(x, y)
+        if not (0.0 <= gx < self.cols and 0.0 <= gy < self.rows):      # also False for NaN
+            return None
+        return int(math.floor(gy)), int(math.floor(gx))
+
+    def cell_center(self, r: int, c: int) -> tuple[float, float]:
+        return (BOARD_CENTER[0] + (c - (self.cols - 1) / 2) * self.pitch,
+                BOARD_CENTER[1] + (r - (self.rows - 1) / 2) * self.pitch)
+
+    def buttons(self, direct):
+        ws = [Widget("restart", Circle(490, 90, 35), "round_button", "Restart")]
+        if not direct:
+            ws.append(Widget("menu", Circle(50, 90, 35), "round_button", "Back"))
+        return ws
+
+    def targets(self):
+        return self._targets
+
+    def initial_state(self):
+        return {"g": None}
+
+    def active_cells(self, state) -> list[int]:
+        base = self.path_base
+        return [int(v) for v in state[base:base + int(state[1])]]
+
+    # -- input
+    def _flash(self, suite, r: int, c: int, t: int) -> None:
+        suite.start_shake(f"cell:{r},{c}", t)
+
+    def _refused(self, suite, r, c, t, reason, message) -> dict:
+        self._flash(suite, r, c, t)
+        return {"effect": "refused", "reason": reason, "message": message, "target": f"cell:{r},{c}"}
+
+    def _walk(self, suite, r: int, c: int, t: int, out: list) -> bool:
+        """Extend the active path toward (r, c) one cell at a time along the tip's row or column.
+        False when the walk stopped at a violation or a completion (or there is no active path)."""
+        st = suite.session._state              # read only (the public view costs a copy of flags)
+        if int(st[0]) == 0:
+            return False                       # input without an active path: nothing visible
+        tip = int(st[self.path_base + int(st[1]) - 1])
+        tr, tc = divmod(tip, self.cols)
+        if (r, c) == (tr, tc):
+            return True
+        inside = 0 <= r < self.rows and 0 <= c < self.cols
+        if r != tr and c != tc:
+            if not inside:
+                out.append(self._refused(suite, r, c, t, NON_ADJACENT_JUMP, "that cell is not in the tip's row or column"))
+                return False
+            o = suite.try_move(r * self.cols + c, t)       # the rules refuse it (not_adjacent)
+            out.append(suite.move_effect(o))
+            if not o.accepted:
+                self._flash(suite, r, c, t)
+            return False
+        dr, dc = (r > tr) - (r < tr), (c > tc) - (c < tc)
+        while (tr, tc) != (r, c):
+            tr, tc = tr + dr, tc + dc
+            if not (0 <= tr < self.rows and 0 <= tc < self.cols):
+                out.append(self._refused(suite, r, c, t, DRAG_OUTSIDE_BOARD, "the path cannot leave the board"))
+                return False
+            o = suite.try_move(tr * self.cols + tc, t)
+            out.append(suite.move_effect(o))
+            if not o.accepted:
+                self._flash(suite, r, c, t)
+                return False
+            if int(suite.session._state[0]) == 0:       # completed: the rest of the line is ignored
+                return False
+        return True
+
+    def _press(self, suite, x, y, t) -> list[dict]:
+        hit = self.cell_at(x, y)
+        if hit is None:
+            suite.ui["g"] = None                        # outside the grid: ignored until release
+            return []
+        r, c = hit
+        cell = r * self.cols + c
+        st = suite.session._state
+        out: list[dict] = []
+        if int(st[0]) == 0:
+            ep = self.endpoint_of[cell]
+            if ep == 0:
+                out.append(self._refused(suite, r, c, t, START_FROM_NON_ENDPOINT, "start a path at a coloured dot"))
+            elif int(st[S_HEADER + ep - 1]) != 0:
+                out.append(suite.move_effect(suite.try_move(self.n + 1 + 2 * self.k + ep - 1, t)))
+            else:
+                e = 0 if self.endpoints[ep - 1][0] == cell else 1
+                out.append(suite.move_effect(suite.try_move(self.n + 1 + 2 * (ep - 1) + e, t)))
+        else:
+            if int(st[1]) == 1 and int(st[self.path_base]) == cell:
+                out.append(suite.move_effect(suite.try_move(self.n, t)))
+                self._flash(suite, r, c, t)
+            else:
+                self._walk(suite, r, c, t, out)
+        gx, gy = self.grid_point(x, y)
+        suite.ui["g"] = {"prev": [gx, gy], "last": [r, c], "moved": False}
+        return out
+
+    def _advance(self, suite, g: dict, x, y, t) -> list[dict]:
+        gx, gy = self.grid_point(x, y)
+        if not (gx == gx and gy == gy):
+            return []
+        if int(suite.session._state[0]) == 0:
+            g["prev"] = [gx, gy]
+            hit = self.cell_at(x, y)
+            if hit is not None:
+                g["last"] = list(hit)
+            return []
+        cells = raster_cells(g["prev"][0], g["prev"][1], gx, gy)
+        g["prev"] = [gx, gy]
+        out: list[dict] = []
+        if cells:
+            g["moved"] = True
+        for r, c in cells:
+            g["last"] = [r, c]
+            if not self._walk(suite, r, c, t, out):
+                break
+        return out
+
+    def on_pointer(self, suite, kind, x, y, t):
+        if kind == "down":
+            return self._press(suite, x, y, t)
+        g = suite.ui.get("g")
+        if g is None:
+            return []
+        out = self._advance(suite, g, x, y, t)
+        if kind == "up":
+            suite.ui["g"] = None
+            if g["moved"] and int(suite.session._state[0]) != 0 and not suite.complete:
+                out.append(suite.move_effect(suite.try_move(self.n, t)))      # released before connection
+                self._flash(suite, g["last"][0], g["last"][1], t)
+        return out
+
+    def animation_ms(self, before, after, action, code):
+        a = int(action)
+        if a >= self.n + 1 + 2 * self.k:
+            return REMOVE_MS
+        if a < self.n and int(after[2]) == self.k and int(before[2]) < self.k:
+            return SUCCESS_MS
+        return 0
+
+    # -- gestures
+    def _click(self, proj, r, c) -> dict:
+        px, py = proj.to_px(*self.cell_center(r, c))
+        return {"type": "click", "x": round(px), "y": round(py)}
+
+    def gesture_for(self, action, proj, suite=None):
+        a = int(action)
+        n, k, cols = self.n, self.k, self.cols
+        state = suite.session.state if suite is not None and suite.session else self.level.initial
+        if a < n:                                        # step: click that cell
+            return self._click(proj, *divmod(a, cols))
+        if a > n:
+            j = a - n - 1
+            cell = self.endpoints[j // 2][j % 2] if j < 2 * k else self.endpoints[j - 2 * k][0]
+            return self._click(proj, *divmod(cell, cols))
+        path = self.active_cells(state)
+        if len(path) <= 1:                               # cancel a one-cell path: click its start
+            return self._click(proj, *divmod(path[0] if path else self.endpoints[0][0], cols))
+        return self._discard_gesture(proj, path[-1])
+
+    def _discard_gesture(self, proj, tip: int) -> dict:
+        """Cancel a longer active path: press a border cell outside the tip's row and column
+        (refused, nothing changes) and drag off the board; the release discards the path."""
+        tr, tc = divmod(tip, self.cols)
+        r = 0 if tr != 0 else self.rows - 1
+        c = 0 if tc != 0 else self.cols - 1
+        x, y = self.cell_center(r, c)
+        y1 = y + (-0.8 if r == 0 else 0.8) * self.pitch
+        (a, b), (cx, cy) = proj.to_px(x, y), proj.to_px(x, y1)
+        w, h = proj.size
+        return {"type": "drag", "x0": round(a), "y0": round(b), "x1": min(max(round(cx), 0), w - 1),
+                "y1": min(max(round(cy), 0), h - 1), "steps": 2, "ms": 120}
+
+    def route_gesture(self, route: str, proj) -> dict:
+        """A batch of clicks drawing one whole route text ``colour:r,c-r,c-...``: the first
+        cell, then every corner and the last cell (straight runs are walked by the game)."""
+        m = _ROUTE_RE.match(route.strip().lower())
+        if not m:
+            raise MoveSyntaxError(f"{route!r} is not a route 'color:r,c-r,c-...'")
+        cells = [tuple(int(v) for v in part.split(",")) for part in m.group(2).split("-")]
+        keep = [cells[0]]
+        for i in range(1, len(cells)):
+            if i == len(cells) - 1:
+                keep.append(cells[i])
+                continue
+            (r0, c0), (r1, c1), (r2, c2) = keep[-1], cells[i], cells[i + 1]
+            if not ((r0 == r1 == r2) or (c0 == c1 == c2)):
+                keep.append(cells[i])
+        return {"type": "batch", "actions": [self._click(proj, r, c) for r, c in keep]}
+
+
+def raster_cells(x0: float, y0: float, x1: float, y1: float) -> list[tuple[int, int]]:
+    """The 4-connected cells (row, col) a segment enters after its start cell, in continuous
+    grid coordinates (x = column, y = row). At an exact corner both axes are entered, the
+    dominant axis first, so consecutive cells are always 4-neighbours; an axis whose target
+    column / row is reached is not stepped again (accumulated float error cannot overshoot)."""
+    col, row = math.floor(x0), math.floor(y0)
+    tcol, trow = math.floor(x1), math.floor(y1)
+    if col == tcol and row == trow:
+        return []
+    dx, dy = x1 - x0, y1 - y0
+    sc = (dx > 0) - (dx < 0)
+    sr = (dy > 0) - (dy < 0)
+    inf = float("inf")
+    dcol = 1 / abs(dx) if sc else inf
+    drow = 1 / abs(dy) if sr else inf
+    mcol = (col + 1 - x0) / abs(dx) if sc > 0 else (x0 - col) / abs(dx) if sc < 0 else inf
+    mrow = (row + 1 - y0) / abs(dy) if sr > 0 else (y0 - row) / abs(dy) if sr < 0 else inf
+    out: list[tuple[int, int]] = []
+    while (col != tcol or row != trow) and len(out) < MAX_RASTER_STEPS:
+        if col == tcol:          # float drift must never carry the walk past the target
+            mcol = inf
+        if row == trow:
+            mrow = inf
+        if mcol < mrow:
+            col += sc
+            mcol += dcol
+            out.append((row, col))
+        elif mrow < mcol:
+            row += sr
+            mrow += drow
+            out.append((row, col))
+        else:
+            first_col = abs(dx) >= abs(dy)
+            for axis in ((0, 1) if first_col else (1, 0)):
+                if axis == 0 and col != tcol:
+                    col += sc
+                    mcol += dcol
+                    out.append((row, col))
+                elif axis == 1 and row != trow:
+                    row += sr
+                    mrow += drow
+                    out.append((row, col))
+    return out
+
+
+ColorConnect.ui = ColorConnectUI
 
 PUZZLE = ColorConnect()
