@@ -44,6 +44,7 @@ Without a reference solution P = min(0.99, 0.7 * blockerClear + 0.3 * targetAdva
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 
@@ -51,7 +52,9 @@ import numpy as np
 from numba import njit
 
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
+from longpuzzle.engine.geometry import Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
+from longpuzzle.engine.suite import GameUI
 
 BLOCKED, OFF_BOARD = 3, 4
 HEADER = 10
@@ -481,6 +484,165 @@ class RushHour(Puzzle):
         lines = [" ".join(row) + (" >" if r == exit_row else "") for r, row in enumerate(grid)]
         lines.append(f"(X target, # bush, > exit; {', '.join(legend)})")
         return "\n".join(lines)
+
+
+# ---- screen: board geometry (design px) and the drag state machine (RULES.md 3.1, 3.2) -----
+
+BOARD_W = 450.0                # design px
+BOARD_CX, BOARD_CY = 270.0, 462.0
+SNAP_MS = 120                  # the snap tween after a release
+DRIVE_OUT_MS = 580             # the target drives out after the winning snap (0.06 s + 0.52 s)
+DRAG_STEPS, DRAG_MS = 8, 320   # the drag gestures made by gesture_for
+
+
+class RushHourUI(GameUI):
+    """``cell = 450 / cols``, board centred at design (270, 462); cell (r, c) has its centre at
+    ``(45 + (c + 0.5) cell, 462 - rows cell / 2 + (r + 0.5) cell)``. A vehicle's hit box is its
+    node rectangle, ``length cell - max(8, 0.11 cell)`` by ``cell - max(12, 0.18 cell)``,
+    centred on its cells (vehicles move, so the layout has one "board" target and the
+    vehicle under a press is found from the current state).
+
+    A move is ONE drag. The press must start on a vehicle (elsewhere: nothing); the legal
+    travel range [lo, hi] along its axis is taken at the press. Each pointer move projects
+    the displacement from the press (design px) on the vehicle's axis, divides it by the
+    cell and clamps it to the range (the vehicle follows). The release rounds the clamped
+    value (Math.round: floor(x + 0.5)) and clamps again: non-zero is ONE move of that many
+    cells; zero is a rejected attempt (reason ``blocked`` when the range is 0/0,
+    ``cancelled`` when the release has no position, else ``below-snap-threshold`` - plain
+    taps too), counted as a rejected attempt of the session with no state change.
+    UI state: ``{"drag": {"v", "lo", "hi", "off"} or None, "snap": {"v", "from"} or None}``
+    (snap: where the last released vehicle was, for the 0.12 s snap tween)."""
+
+    exit_to = "difficulty"
+    instructions = "Drag a vehicle along its lane. Free the way and drive the red car out on the right."
+    complete_title = "Level cleared!"
+    complete_text = "The red car drove out safely"
+    header_y = 89
+
+    def __init__(self, puzzle, level):
+        super().__init__(puzzle, level)
+        lv = level.lv
+        self.rows, self.cols, self.n = int(lv[0]), int(lv[1]), int(lv[2])
+        self.target, self.exit_row, self.m = int(lv[3]), int(lv[4]), int(lv[5])
+        self.cell = BOARD_W / self.cols
+        self.x0 = BOARD_CX - BOARD_W / 2
+        self.y0 = BOARD_CY - self.rows * self.cell / 2
+        self.board = Rect(self.x0, self.y0, self.x0 + BOARD_W, self.y0 + self.rows * self.cell)
+        self.horiz = [int(lv[HEADER + 3 * v]) == 0 for v in range(self.n)]
+        self.length = [int(lv[HEADER + 3 * v + 1]) for v in range(self.n)]
+        self.fixed = [int(lv[HEADER + 3 * v + 2]) for v in range(self.n)]
+        self.long_cut = max(8.0, 0.11 * self.cell)
+        self.wide_cut = max(12.0, 0.18 * self.cell)
+        self._targets = [Widget("board", self.board, "target")]
+
+    # geometry used by the renderer too
+    def cell_center(self, r: float, c: float) -> tuple[float, float]:
+        return self.x0 + (c + 0.5) * self.cell, self.y0 + (r + 0.5) * self.cell
+
+    def vehicle_center(self, v: int, pos: float) -> tuple[float, float]:
+        """Design centre of vehicle v when its moving coordinate is ``pos`` (may be fractional)."""
+        mid = pos + (self.length[v] - 1) / 2
+        if self.horiz[v]:
+            return self.cell_center(self.fixed[v], mid)
+        return self.cell_center(mid, self.fixed[v])
+
+    def vehicle_rect(self, v: int, pos: float) -> Rect:
+        """The node rectangle (= hit box) of vehicle v at ``pos``."""
+        cx, cy = self.vehicle_center(v, pos)
+        a = self.length[v] * self.cell - self.long_cut
+        b = self.cell - self.wide_cut
+        return Rect.centred(cx, cy, a, b) if self.horiz[v] else Rect.centred(cx, cy, b, a)
+
+    def vehicle_at(self, state, x: float, y: float) -> int | None:
+        for v in range(self.n):
+            if self.vehicle_rect(v, int(state[v])).contains(x, y):
+                return v
+        return None
+
+    def travel(self, state, v: int) -> tuple[int, int]:
+        """(lo, hi): the legal travel range of vehicle v in cells (lo <= 0 <= hi)."""
+        s = np.asarray(state)
+        return -int(_travel(self.level.lv, s, v, -1)), int(_travel(self.level.lv, s, v, 1))
+
+    def action_of(self, v: int, k: int) -> int:
+        return v * 2 * self.m + (k - 1 if k > 0 else self.m - k - 1)
+
+    def buttons(self, direct):
+        ws = [Widget("restart", Rect.centred(478, 89, 104, 54), "pill_button", "Restart")]
+        if not direct:
+            ws.append(Widget("menu", Rect.centred(62, 89, 104, 54), "pill_button", "Exit"))
+        return ws
+
+    def targets(self):
+        return self._targets
+
+    def initial_state(self):
+        return {"drag": None, "snap": None}
+
+    def _offset(self, d: dict, x: float, y: float, x0: float, y0: float) -> float:
+        disp = (x - x0) if self.horiz[d["v"]] else (y - y0)
+        off = disp / self.cell
+        return float(min(max(off, d["lo"]), d["hi"]))
+
+    def on_pointer(self, suite, kind, x, y, t):
+        ui = suite.ui
+        if kind == "down":
+            ui["snap"] = None
+            ui["drag"] = None
+            if x != x or y != y:
+                return []
+            state = suite.session.state
+            v = self.vehicle_at(state, x, y)
+            if v is None:
+                return []
+            lo, hi = self.travel(state, v)
+            ui["drag"] = {"v": v, "lo": lo, "hi": hi, "off": 0.0}
+            return [{"effect": "select", "target": f"vehicle:{v}"}]
+        d = ui.get("drag")
+        if d is None:
+            return []
+        p = suite.pointer
+        ok = x == x and y == y
+        if ok:
+            d["off"] = self._offset(d, x, y, p["x0"], p["y0"])
+        if kind == "move":
+            return []
+        # release (or a release without a position: a cancel)
+        ui["drag"] = None
+        v, off = d["v"], d["off"]
+        k = int(math.floor(off + 0.5))
+        k = min(max(k, d["lo"]), d["hi"])
+        ui["snap"] = {"v": v, "from": off}
+        if k != 0:
+            return [suite.move_effect(suite.try_move(self.action_of(v, k), t))]
+        if d["lo"] == 0 and d["hi"] == 0:
+            reason, msg = "blocked", "this vehicle cannot move either way"
+        elif not ok:
+            reason, msg = "cancelled", "the drag was cancelled"
+        else:
+            reason, msg = "below-snap-threshold", "moved less than half a cell"
+        suite.session.counters.rejected += 1            # a recorded invalid attempt
+        return [{"effect": "rejected", "move": f"{self.level.extra['ids'][v]}+0", "reason": reason,
+                 "message": msg, "target": f"vehicle:{v}"}]
+
+    def animation_ms(self, before, after, action, code):
+        if is_solved(self.level.lv, after):
+            return SNAP_MS + DRIVE_OUT_MS
+        return SNAP_MS
+
+    def gesture_for(self, action, proj, suite=None):
+        state = suite.session.state if suite is not None and suite.session else self.level.initial
+        v, j = divmod(int(action), 2 * self.m)
+        k = j + 1 if j < self.m else -(j - self.m + 1)
+        x0, y0 = self.vehicle_center(v, int(state[v]))
+        x1, y1 = (x0 + k * self.cell, y0) if self.horiz[v] else (x0, y0 + k * self.cell)
+        (a, b), (c, d) = proj.to_px(x0, y0), proj.to_px(x1, y1)
+        w, h = proj.size
+        return {"type": "drag", "x0": round(a), "y0": round(b), "x1": min(max(round(c), 0), w - 1),
+                "y1": min(max(round(d), 0), h - 1), "steps": DRAG_STEPS, "ms": DRAG_MS}
+
+
+RushHour.ui = RushHourUI
 
 
 PUZZLE = RushHour()

@@ -33,7 +33,9 @@ import numpy as np
 from numba import njit
 
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
+from longpuzzle.engine.geometry import Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
+from longpuzzle.engine.suite import GameUI
 
 BLOCKED, GONE = 3, 4
 DIRECTIONS = ("up", "down", "left", "right")
@@ -270,6 +272,112 @@ class TruckEscape(Puzzle):
         lines.append(f"(each truck is shown on both its cells with the arrow of its direction; "
                      f"{n - int(state[0])}/{n} trucks gone)")
         return "\n".join(lines)
+
+
+# ---- screen: field geometry (design px) and taps (RULES.md 5.1, 5.2) -------------------------
+
+FIELD_MAX_W, FIELD_MAX_H = 480.0, 560.0     # the field is scaled to fit this box ...
+FIELD_CX, FIELD_CY = 270.0, 480.0           # ... centred here (design px)
+LEAVE_MS = 550                              # a free truck drives away in 0.55 s
+BLOCKED_TEXT = "Blocked - move the trucks in front first"
+ITEMS = (("remove", "Remove", 140.0), ("shuffle", "Shuffle", 270.0), ("flip", "Flip", 400.0))
+ITEM_Y, ITEM_SIZE = 870.0, 96.0
+PROGRESS_BAR = Rect.centred(270, 110, 320, 28)
+
+
+class TruckEscapeUI(GameUI):
+    """Field of ``cols x rows`` cells of ``cell_size`` (60) field units, shown at ``scale =
+    min(480 / field_width, 560 / field_height)`` and centred at design (270, 480). A truck's
+    tap area is its oriented rectangle (``truck_length`` 120 x ``truck_width`` 51 field units
+    around its centre, long side along its direction), axis-aligned here since trucks face
+    up / down / left / right; trucks never overlap, so the layout holds one static target per
+    truck and a truck that has left is ignored.
+
+    A tap acts on release (TOUCH_END) at the release point: on a remaining truck it tries
+    that truck - a free truck drives away (0.55 s) and is removed; a blocked one shakes and
+    the title flashes BLOCKED_TEXT for 1.4 s (the suite's toast, drawn at the title). The
+    item buttons Remove / Shuffle / Flip only flash "<name> is not available yet". No UI
+    state."""
+
+    exit_to = "home"
+    instructions = "Tap a truck with a clear road ahead to drive it away. Clear every truck!"
+    complete_title = "Level complete!"
+    complete_text = "Every truck has left the yard"
+    header_y = 60
+    toast_y = 60                 # the message flashes in the title line
+
+    def __init__(self, puzzle, level):
+        super().__init__(puzzle, level)
+        ex = level.extra
+        self.rows, self.cols, self.n = int(level.lv[0]), int(level.lv[1]), int(level.lv[2])
+        self.unit = float(ex.get("cell_size") or 60)
+        fw, fh = self.cols * self.unit, self.rows * self.unit
+        self.scale = min(FIELD_MAX_W / fw, FIELD_MAX_H / fh)
+        self.ox = FIELD_CX - fw * self.scale / 2
+        self.oy = FIELD_CY - fh * self.scale / 2
+        self.cell = self.unit * self.scale
+        self.field = Rect(self.ox, self.oy, self.ox + fw * self.scale, self.oy + fh * self.scale)
+        self.length = float(ex.get("truck_length") or 120) * self.scale
+        self.width = float(ex.get("truck_width") or 51) * self.scale
+        self.dirs = [DIRECTIONS.index(t["direction"]) for t in ex["trucks"]]
+        self.centers = []
+        self.rects = []
+        for i, t in enumerate(ex["trucks"]):
+            (tr, tc), (hr, hc) = t["tail"], t["head"]
+            cx = self.ox + ((tc + hc) / 2 + 0.5) * self.cell
+            cy = self.oy + ((tr + hr) / 2 + 0.5) * self.cell
+            self.centers.append((cx, cy))
+            vertical = self.dirs[i] < 2
+            w, h = (self.width, self.length) if vertical else (self.length, self.width)
+            self.rects.append(Rect.centred(cx, cy, w, h))
+        self._targets = [Widget(f"truck:{i}", self.rects[i], "target", ex["ids"][i], (i,)) for i in range(self.n)]
+        self._buttons = [Widget(f"item:{k}", Rect.centred(x, ITEM_Y, ITEM_SIZE, ITEM_SIZE), "item", name)
+                         for k, name, x in ITEMS]
+
+    def buttons(self, direct):
+        ws = [Widget("restart", Rect.centred(475, 60, 95, 38), "pill_button", "Restart")]
+        if not direct:
+            ws.append(Widget("menu", Rect.centred(65, 60, 95, 38), "pill_button", "Menu"))
+        return ws + self._buttons
+
+    def targets(self):
+        return self._targets
+
+    def hud_lines(self, session):
+        return []
+
+    def on_pointer(self, suite, kind, x, y, t):
+        if kind != "up":
+            return []
+        w = suite.hit(x, y)
+        if w is None or w.kind != "target":
+            return []
+        i = w.data[0]
+        if not suite.session.state[1 + i]:
+            return []                  # that truck has left: nothing is there any more
+        o = suite.try_move(i, t)
+        if not o.accepted:
+            suite.start_shake(w.id, t)
+            suite.show_toast(BLOCKED_TEXT, t)
+        return [suite.move_effect(o)]
+
+    def on_button(self, suite, wid, t):
+        for k, name, _ in ITEMS:
+            if wid == f"item:{k}":
+                text = f"{name} is not available yet"
+                suite.show_toast(text, t)
+                return [{"effect": "refused", "reason": "item_unavailable", "message": text}]
+        return []
+
+    def animation_ms(self, before, after, action, code):
+        return LEAVE_MS
+
+    def gesture_for(self, action, proj, suite=None):
+        px, py = proj.to_px(*self.centers[int(action)])
+        return {"type": "click", "x": round(px), "y": round(py)}
+
+
+TruckEscape.ui = TruckEscapeUI
 
 
 PUZZLE = TruckEscape()

@@ -1,0 +1,285 @@
+"""Drawing of Rush Hour: the parking board with its exit and bushes (static layer) and the
+vehicles (dynamic, one cached sprite per vehicle and position).
+
+Vehicles are drawn back to front (by the lower edge of their rectangle) so that in the 3d
+style the extruded bodies in front cover the ones behind. A vehicle being dragged or
+snapping into place is drawn at a fractional position (its sprite cached by position).
+The geometry is the level's RushHourUI (design px), the object the engine hit-tests with.
+"""
+
+from __future__ import annotations
+
+
+import numpy as np
+
+from longpuzzle.engine.geometry import Rect, circle_points, rounded_rect_points
+from longpuzzle.puzzles.rush_hour import DRIVE_OUT_MS, SNAP_MS
+from longpuzzle.render.frame import GameDrawing, Painter, draw_sprite, mix, px_box, shade
+
+GAME = "rush_hour"
+ASPHALT, ASPHALT_LINE = (70, 78, 90), (96, 106, 118)
+RIM, RIM_TOP = (44, 50, 60), (58, 66, 78)
+EXIT = (255, 202, 40)
+BUSH, BUSH_DARK, BUSH_LIGHT = (67, 160, 71), (46, 125, 50), (129, 199, 132)
+GLASS = (38, 50, 66)
+LIGHT = (255, 241, 118)
+COLOURS = {
+    "red": (229, 57, 53), "blue": (30, 136, 229), "white": (240, 242, 245), "sand": (214, 178, 112),
+    "cream": (238, 224, 186), "purple": (142, 36, 170), "green": (67, 160, 71), "yellow": (253, 216, 53),
+    "orange": (251, 140, 0), "black": (66, 66, 66), "gray": (158, 158, 158), "grey": (158, 158, 158),
+}
+RIM_PAD = 12.0
+
+
+def _ease(q: float) -> float:
+    q = min(max(q, 0.0), 1.0)
+    return q * q * (3 - 2 * q)
+
+
+class RushHourDrawing(GameDrawing):
+    background = ((229, 236, 243), (200, 212, 224))
+    accent = (229, 57, 53)
+
+    def __init__(self, ui, proj):
+        super().__init__(ui, proj)
+        vs = ui.level.extra["vehicles"]
+        self.colour = [COLOURS.get(v.get("color"), COLOURS["white"]) for v in vs]
+        self.style = [v.get("style", "sedan") for v in vs]
+        self.flip = [bool(v.get("flip_visual", False)) for v in vs]
+        self.height = min(16.0, 0.2 * ui.cell)       # body height in 3d (design px)
+        self._sprites: dict = {}
+
+    # -- board
+    def draw_static(self, p: Painter) -> None:
+        u = self.ui
+        b = u.board
+        outer = Rect(b.x0 - RIM_PAD, b.y0 - RIM_PAD, b.x1 + RIM_PAD, b.y1 + RIM_PAD)
+        p.shadow(rounded_rect_points(outer, 16), alpha=55, dx=6, dy=10)
+        h = 10.0 if p.is_3d else 0.0
+        p.rrect(outer, 16, RIM, height=h, top=RIM_TOP)
+        p.poly([(b.x0, b.y0), (b.x1, b.y0), (b.x1, b.y1), (b.x0, b.y1)], ASPHALT, z=h)
+        for r in range(u.rows + 1):
+            y = b.y0 + r * u.cell
+            p.line((b.x0, y), (b.x1, y), ASPHALT_LINE, 1.5, z=h)
+        for c in range(u.cols + 1):
+            x = b.x0 + c * u.cell
+            p.line((x, b.y0), (x, b.y1), ASPHALT_LINE, 1.5, z=h)
+        # the exit: a gap in the rim at the right end of the exit row, with arrows
+        ey0, ey1 = b.y0 + u.exit_row * u.cell + 3, b.y0 + (u.exit_row + 1) * u.cell - 3
+        gap = [(b.x1, ey0), (outer.x1 + 0.5, ey0), (outer.x1 + 0.5, ey1), (b.x1, ey1)]
+        if p.is_3d:
+            p.prism(gap, ASPHALT, h, shadow=False, top=ASPHALT)
+        else:
+            p.poly(gap, ASPHALT)
+        p.line((b.x1 + 3, ey0 + 2), (b.x1 + 3, ey1 - 2), EXIT, 3.0, z=h)
+        cy = (ey0 + ey1) / 2
+        a = min(14.0, u.cell * 0.16)
+        for k in range(2):
+            x = b.x1 - u.cell * 0.32 - k * a * 1.4
+            p.poly([(x - a * 0.5, cy - a), (x + a * 0.5, cy), (x - a * 0.5, cy + a), (x - a * 0.05, cy)],
+                   mix(EXIT, ASPHALT, 0.35 + 0.25 * k), z=h)
+        p.text("EXIT", (outer.x1 + 540) / 2, cy, 13, (198, 40, 40))
+        for bush in u.level.extra["blockers"]:
+            self.draw_bush(p, bush["row"], bush["col"], h)
+
+    def draw_bush(self, p: Painter, row: int, col: int, z0: float) -> None:
+        u = self.ui
+        cx, cy = u.cell_center(row, col)
+        r = u.cell * 0.25
+        hb = 0.18 * u.cell if p.is_3d else 0.0
+        blobs = [(-0.55, 0.35), (0.55, 0.35), (0.0, -0.45), (0.0, 0.1)]
+        if p.is_3d:
+            p.shadow(circle_points(cx, cy + r * 0.2, r * 1.7, 28), alpha=60, dx=hb * 0.4, dy=hb * 0.6)
+        for i, (dx, dy) in enumerate(blobs):
+            x, y = cx + dx * r, cy + dy * r
+            col_ = BUSH if i < 3 else BUSH_LIGHT
+            if p.is_3d:
+                p.prism(circle_points(x, y, r, 24), BUSH_DARK, hb + z0, top=col_, shadow=False)
+            else:
+                p.circle(x, y, r, col_, outline=BUSH_DARK, width=1.5)
+
+    # -- vehicles
+    def draw_vehicle(self, p: Painter, v: int, pos: float) -> None:
+        u = self.ui
+        r = u.vehicle_rect(v, pos)
+        horiz = u.horiz[v]
+        L = r.w if horiz else r.h
+        W = r.h if horiz else r.w
+        front_plus = not self.flip[v]          # the front is at the right / bottom end
+        cx, cy = r.center
+
+        def lr(a0, a1, w0, w1) -> Rect:
+            """A rectangle in vehicle coordinates: along 0 (rear) .. 1 (front), across -0.5..0.5."""
+            if not front_plus:
+                a0, a1 = 1 - a1, 1 - a0
+            if horiz:
+                return Rect(r.x0 + a0 * L, cy + w0 * W, r.x0 + a1 * L, cy + w1 * W)
+            return Rect(cx + w0 * W, r.y0 + a0 * L, cx + w1 * W, r.y0 + a1 * L)
+
+        c = self.colour[v]
+        style = self.style[v]
+        is3 = p.is_3d
+        hgt = self.height if is3 else 0.0
+        z = hgt
+        dark = shade(c, 0.72)
+        outline = shade(c, 0.55) if sum(c) > 600 else shade(c, 0.7)
+        rad = W * 0.22
+        if is3:
+            p.shadow(rounded_rect_points(r, rad), alpha=70, dx=hgt * 0.35, dy=hgt * 0.55)
+        if style == "semi":
+            cab = lr(0.76 if L > 2 * u.cell else 0.66, 1.0, -0.5, 0.5)
+            trailer = lr(0.0, 0.73 if L > 2 * u.cell else 0.62, -0.5, 0.5)
+            tc = mix(c, (255, 255, 255), 0.25)
+            p.rrect(trailer, W * 0.08, shade(tc, 0.8), height=hgt * 1.15, top=tc)
+            zt = hgt * 1.15 if is3 else 0.0
+            p.outline(rounded_rect_points(trailer, W * 0.08), outline, z=zt, width=1.5)
+            rr = trailer
+            for k in range(1, 5):
+                a = k / 5
+                if horiz:
+                    x = rr.x0 + a * rr.w
+                    p.line((x, rr.y0 + 3), (x, rr.y1 - 3), shade(tc, 0.85), 1.2, z=zt)
+                else:
+                    y = rr.y0 + a * rr.h
+                    p.line((rr.x0 + 3, y), (rr.x1 - 3, y), shade(tc, 0.85), 1.2, z=zt)
+            p.rrect(cab, W * 0.2, dark, height=hgt, top=c)
+            p.outline(rounded_rect_points(cab, W * 0.2), outline, z=z, width=1.5)
+            p.poly(rounded_rect_points(lr(0.8, 0.93, -0.38, 0.38), W * 0.06), GLASS, z=z)
+            self._lights(p, lr, z)
+            return
+        p.rrect(r, rad, dark, height=hgt, top=c)
+        p.outline(rounded_rect_points(r, rad), outline, z=z, width=1.5)
+        if style == "bus":
+            p.poly(rounded_rect_points(lr(0.9, 0.97, -0.4, 0.4), W * 0.05), GLASS, z=z)
+            p.poly(rounded_rect_points(lr(0.06, 0.86, -0.3, 0.3), W * 0.08), mix(c, (255, 255, 255), 0.35), z=z)
+            for k in range(6):
+                a0 = 0.08 + k * 0.13
+                for w0, w1 in ((-0.46, -0.36), (0.36, 0.46)):
+                    p.poly(self._pts(lr(a0, a0 + 0.1, w0, w1)), GLASS, z=z)
+        elif style == "pickup":
+            p.poly(rounded_rect_points(lr(0.06, 0.5, -0.36, 0.36), W * 0.06), shade(c, 0.62), z=z)
+            p.poly(rounded_rect_points(lr(0.58, 0.66, -0.38, 0.38), W * 0.06), GLASS, z=z)
+            p.poly(rounded_rect_points(lr(0.66, 0.82, -0.36, 0.36), W * 0.08), mix(c, (255, 255, 255), 0.2), z=z)
+            p.poly(rounded_rect_points(lr(0.82, 0.88, -0.38, 0.38), W * 0.06), GLASS, z=z)
+        else:      # target, sedan, coupe: a car seen from above
+            coupe = style == "coupe"
+            rear0, rear1 = (0.2, 0.3) if not coupe else (0.24, 0.36)
+            p.poly(rounded_rect_points(lr(rear0, rear1, -0.36, 0.36), W * 0.06), GLASS, z=z)
+            p.poly(rounded_rect_points(lr(rear1, 0.58, -0.34, 0.34), W * 0.08), mix(c, (255, 255, 255), 0.22), z=z)
+            p.poly(rounded_rect_points(lr(0.58, 0.72, -0.38, 0.38), W * 0.06), GLASS, z=z)
+            if style == "target":
+                p.poly(self._pts(lr(0.75, 0.97, -0.06, 0.06)), (255, 255, 255), z=z)
+                p.poly(self._pts(lr(0.02, 0.18, -0.06, 0.06)), (255, 255, 255), z=z)
+        self._lights(p, lr, z)
+
+    @staticmethod
+    def _pts(rr: Rect):
+        return [(rr.x0, rr.y0), (rr.x1, rr.y0), (rr.x1, rr.y1), (rr.x0, rr.y1)]
+
+    def _lights(self, p, lr, z) -> None:
+        for w0, w1 in ((-0.42, -0.24), (0.24, 0.42)):
+            p.poly(rounded_rect_points(lr(0.95, 0.995, w0, w1), 1.5), LIGHT, z=z)
+            p.poly(self._pts(lr(0.005, 0.035, w0, w1)), (198, 40, 40), z=z)
+
+    def _sprite(self, v: int, pos: float):
+        key = (v, round(float(pos), 4))
+        sp = self._sprites.get(key)
+        if sp is None:
+            u = self.ui
+            r = u.vehicle_rect(v, pos)
+            hz = self.height * 1.2 if self.proj.is_3d else 0.0
+            grow = self.height if self.proj.is_3d else 0.0
+            pts = [(r.x0, r.y0), (r.x1 + grow, r.y0), (r.x1 + grow, r.y1 + grow), (r.x0, r.y1 + grow)]
+            box = px_box(self.proj, pts, zmax=hz, margin=3)
+            sp = (draw_sprite(self.proj, box, lambda p: self.draw_vehicle(p, v, pos), self.colour[v]), box)
+            if len(self._sprites) > 3000:
+                self._sprites.clear()
+            self._sprites[key] = sp
+        return sp
+
+    def positions(self, suite, state, t, anim, phase) -> list[float]:
+        """Where each vehicle is drawn (moving coordinate, fractional while moving)."""
+        u = self.ui
+        pos = [float(x) for x in state]
+        d = suite.ui.get("drag") if anim is None else None
+        if d is not None:
+            pos[d["v"]] += d["off"]
+        if anim is not None:
+            before = np.asarray(anim["before"])
+            v = int(anim["action"]) // (2 * u.m)
+            p0, p1 = float(before[v]), float(state[v])
+            snap = suite.ui.get("snap")
+            if snap is not None and snap.get("v") == v:
+                p0 = p0 + float(snap["from"])
+            ms = phase * (anim["t1"] - anim["t0"])
+            if ms < SNAP_MS:
+                pos[v] = p0 + (p1 - p0) * _ease(ms / SNAP_MS)
+            else:
+                pos[v] = p1
+                if v == u.target and anim["t1"] - anim["t0"] > SNAP_MS:
+                    q = (ms - SNAP_MS) / DRIVE_OUT_MS
+                    pos[v] = p1 + (u.length[v] + 1.5) * q * q
+        return pos
+
+    def _order(self, pos) -> list[int]:
+        u = self.ui
+        return sorted((v for v in range(u.n) if pos[v] is not None),
+                      key=lambda v: (u.vehicle_rect(v, pos[v]).y1, u.vehicle_rect(v, pos[v]).x0))
+
+    def _board_cache(self, f, state) -> None:
+        """Keep ``self._board`` (px region of the board with every vehicle at rest in
+        ``state``) in step with the state, recomposing only the regions of vehicles that moved."""
+        import pygame
+        if getattr(self, "_bstatic", None) is not f.static:
+            u = self.ui
+            b = u.board
+            m = RIM_PAD + 2 + (self.height if self.proj.is_3d else 0)
+            pts = [(b.x0 - m, b.y0 - m), (b.x1 + m, b.y0 - m), (b.x1 + m, b.y1 + m), (b.x0 - m, b.y1 + m)]
+            self._bbox = px_box(self.proj, pts, zmax=self.height * 1.3 if self.proj.is_3d else 0, margin=4)
+            x0, y0, x1, y1 = self._bbox
+            self._board = np.zeros((y1 - y0, x1 - x0, 3), np.uint8)
+            self._bsurf = pygame.image.frombuffer(self._board, (x1 - x0, y1 - y0), "RGB")
+            self._bstatic = f.static
+            self._bpos = None
+        pos = [int(v) for v in state]
+        if pos == self._bpos:
+            return
+        x0, y0, x1, y1 = self._bbox
+        order = self._order(pos)
+        if self._bpos is None:
+            regions = [(x0, y0, x1, y1)]
+        else:
+            regions = []
+            for v in range(len(pos)):
+                if pos[v] != self._bpos[v]:
+                    a, b = self._sprite(v, self._bpos[v])[1], self._sprite(v, pos[v])[1]
+                    regions.append((min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])))
+        for rx0, ry0, rx1, ry1 in regions:
+            rx0, ry0, rx1, ry1 = max(rx0, x0), max(ry0, y0), min(rx1, x1), min(ry1, y1)
+            if rx1 <= rx0 or ry1 <= ry0:
+                continue
+            self._board[ry0 - y0:ry1 - y0, rx0 - x0:rx1 - x0] = f.static[ry0:ry1, rx0:rx1]
+            self._bsurf.set_clip(pygame.Rect(rx0 - x0, ry0 - y0, rx1 - rx0, ry1 - ry0))
+            for v in order:
+                sp, box = self._sprite(v, pos[v])
+                if box[0] < rx1 and rx0 < box[2] and box[1] < ry1 and ry0 < box[3]:
+                    self._bsurf.blit(sp, (box[0] - x0, box[1] - y0))
+            self._bsurf.set_clip(None)
+        self._bpos = pos
+
+    def draw_dynamic(self, f, suite, state, t, anim, phase):
+        u = self.ui
+        if suite.complete and anim is None:
+            return                        # the completion card covers the board
+        if anim is None and suite.ui.get("drag") is None:
+            self._board_cache(f, state)   # at rest: one copy of the composed board
+            x0, y0 = self._bbox[:2]
+            f.put(self._board, x0, y0)
+            return
+        pos = self.positions(suite, state, t, anim, phase)
+        for v in self._order(pos):
+            sp, box = self._sprite(v, pos[v])
+            f.blit(sp, box[0], box[1])
+
+
+DRAWING = RushHourDrawing
