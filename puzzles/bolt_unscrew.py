@@ -1,0 +1,843 @@
+"""Bolt Unscrew (``bolt_unscrew``): move screws between anchors until every wooden board
+and pad has dropped off the frame. Rules: ../shared/reference/longpuzzlebench/RULES.md
+section 2; level data converted from levels/bolt_unscrew.json.
+
+The original runs Box2D. This module replaces the physics by a deterministic
+QUASI-STATIC model that settles completely after every move, computed with integer
+(fixed-point) arithmetic only, so compiled and pure-Python runs (NUMBA_DISABLE_JIT=1) give
+bit-identical states.
+
+Units
+-----
+* positions: Q8 fixed point, 1/256 design px (540 x 960 frame, origin top-left, y down);
+* angles: integer units of 1/20 degree (``N_ANG = 7200`` per turn). A pose angle ``t``
+  maps a piece's local point ``(lx, ly)`` (local y DOWN, i.e. ``ly = -hole_offset.y`` of the
+  data) to ``centre + R(t) (lx, ly)`` with ``R`` the ordinary rotation matrix in the y-down
+  frame (positive = clockwise on screen), which is exactly the data's local->world mapping;
+* cos / sin come from a Q16 table stored in ``lv`` (``round(65536 cos(2 pi i / N_ANG))``);
+  products are rounded with ``(v + 32768) >> 16``.
+
+Model
+-----
+* A move ``a>b`` takes the screw out of occupied anchor a and puts it into empty anchor b,
+  which must be *usable*: the hole-blocking test of RULES 2.3 (centre + rings of 12 / 24 / 32
+  samples at 0.35 / 0.68 / 1.0 of r = 19.75 px; a sample is solid on a live piece's wood
+  outside that piece's holes (radius 20.25); blocked if any non-outer sample is solid or
+  >= 5 outer samples are; pieces with a hole within 2.5 px of b are ignored on the outer ring).
+  Board wood = collision box with corner radius 11 px; pad wood = its disc.
+* Pins at a are removed; every live piece with a free hole within 2.5 px of b is pinned at b;
+  a piece that lost a pin at a and got none at b re-attaches each free hole lying within
+  2.5 px of another occupied anchor.
+* Settle, passes over the pieces in index order (boards in level order, then pads) until a
+  pass changes nothing:
+    - a piece that has never had a pin removed or added is ASLEEP and keeps its authored
+      pose whatever its pins (the original sleeps every pinned body after loading, so a
+      level does not swing before the first move); the first move that removes or adds one
+      of its pins wakes it for good. Pieces with 0 pins always go.
+    - >= 2 pins: the piece stays;
+    - 1 pin: it swings about the pin towards the angle at which its centre hangs straight
+      below the pin, in steps of ``SWING_STEP`` (0.25 deg) along the shorter way (exactly
+      upside down: clockwise, i.e. positive). Before each step every occupied peg that does
+      not pin the piece is tested (disc of radius 16 px against the piece's collision shape,
+      holes ignored); the swing stops at the last pose before a peg starts to overlap (a peg
+      that already overlaps does not stop it until it has been left). A pin at the centre
+      (hole within 1 px of the centre of mass) gives no torque: the piece stays;
+    - 0 pins: the piece is released and leaves the board at once.
+  Because release and exit happen together, the status ``RELEASED`` (1) never appears in a
+  settled state; ``progress`` still counts it with weight 0.5 as RULES 2.7 says.
+* The renderer gets the settle's intermediate poses from ``move_trace`` (the same ``_move``
+  kernel that ``step_into`` runs, with a trace buffer) through ``BoltUnscrew.settle_frames``.
+* Solved when every piece has left. ``is_dead_end`` (no usable empty anchor, not solved) is a
+  predicate for evaluators; the game never announces it and moves are still scored normally.
+
+Level vector ``lv`` (int32)::
+
+    lv[0]  nA   anchors              lv[1]  nP   pieces (boards then pads)
+    lv[2]  H    max holes per piece  lv[3]  N_ANG (7200)
+    lv[4]  SWING_STEP (5 units)      lv[5]  OA  offset of the anchor table
+    lv[6]  OP   offset of pieces     lv[7]  PL  length of a piece record (8 + 3 H)
+    lv[8]  OS   offset of samples    lv[9]  NS  number of samples (69)
+    lv[10] OC   offset of cos table  lv[11] SS  state stride per piece (5 + H)
+    lv[12] PEG_R  (Q8)               lv[13] HOLE_R (Q8)
+    lv[14] TOL    (Q8, 2.5 px)       lv[15] first outer-ring sample index (37)
+    lv[16] outer-ring solid threshold (5)
+    lv[OA + 2a], lv[OA + 2a + 1]     anchor a centre x, y (Q8)
+    lv[OP + p*PL + 0..7]             kind (0 board, 1 pad), half-width, half-height,
+                                     corner radius (pad: radius), render order, n holes,
+                                     bounding radius, 0      (lengths Q8)
+    lv[OP + p*PL + 8 + 3k + 0..2]    hole k: local x, local y (Q8, y down), beta = angle
+                                     units of the vector hole -> centre in the local frame
+                                     (-1 when the hole is at the centre of mass)
+    lv[OS + 2i], lv[OS + 2i + 1]     blocking-test sample i offset from the anchor (Q8)
+    lv[OC + i]                       round(65536 cos(2 pi i / N_ANG)), i < N_ANG
+
+State ``s`` (int32, length nA + nP * SS)::
+
+    s[a]                     1 if anchor a holds a screw, else 0          (a < nA)
+    s[nA + p*SS + 0]         status of piece p: 0 attached, 1 released, 2 left
+    s[nA + p*SS + 1], +2     centre x, y (Q8)
+    s[nA + p*SS + 3]         angle (units, 0 .. N_ANG-1)
+    s[nA + p*SS + 4 + k]     anchor index pinning hole k, or -1             (k < H)
+    s[nA + p*SS + 4 + H]     1 once the piece is awake (a pin of it changed), else 0
+
+    e.g. nA=3, H=2:  [o0 o1 o2 | p0: st cx cy t pin0 pin1 aw | p1: st cx cy t pin0 pin1 aw | ...]
+
+Action ``a = src * nA + dst``; text ``src_id>dst_id`` with the level's anchor ids.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+
+import numpy as np
+from numba import njit
+
+from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
+from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
+
+SOURCE_EMPTY, TARGET_OCCUPIED, TARGET_BLOCKED = 3, 4, 5
+ATTACHED, RELEASED, LEFT = 0, 1, 2
+
+Q = 256                      # position scale (1/256 px)
+N_ANG = 7200                 # angle units per turn (1/20 degree)
+SWING_STEP = 5               # 0.25 degree
+PEG_RADIUS = 16.0            # 22 - 4 - 2
+SOCKET_RADIUS = 19.75        # 22 - 0.25 - 2
+HOLE_RADIUS = 20.25
+ALIGN_TOL = 2.5
+CORNER_RADIUS = 11.0
+RINGS = ((0.35, 12), (0.68, 24), (1.0, 32))
+OUTER_THRESHOLD = 5
+HEADER = 17
+MAX_ANCHORS = 64
+MAX_PIECES = 64
+MAX_HOLES = 12
+_ID_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
+
+
+# ---------------------------------------------------------------------------- kernels
+@njit(cache=True)
+def _cos(lv, t):
+    return int(lv[int(lv[10]) + t])
+
+
+@njit(cache=True)
+def _sin(lv, t):
+    n = int(lv[3])
+    return int(lv[int(lv[10]) + (t - n // 4) % n])
+
+
+@njit(cache=True)
+def _rot(lv, x, y, t):
+    """R(t) (x, y), Q8 in and out."""
+    c = _cos(lv, t)
+    s = _sin(lv, t)
+    return (x * c - y * s + 32768) >> 16, (x * s + y * c + 32768) >> 16
+
+
+@njit(cache=True)
+def _unrot(lv, x, y, t):
+    """R(-t) (x, y): world offset -> local frame."""
+    c = _cos(lv, t)
+    s = _sin(lv, t)
+    return (x * c + y * s + 32768) >> 16, (y * c - x * s + 32768) >> 16
+
+
+@njit(cache=True)
+def _hole_world(lv, s, p, k):
+    nA = int(lv[0])
+    b = nA + p * int(lv[11])
+    rb = int(lv[6]) + p * int(lv[7]) + 8 + 3 * k
+    hx, hy = _rot(lv, int(lv[rb]), int(lv[rb + 1]), int(s[b + 3]))
+    return int(s[b + 1]) + hx, int(s[b + 2]) + hy
+
+
+@njit(cache=True)
+def _near(lv, x, y, a):
+    oa = int(lv[5])
+    dx = x - int(lv[oa + 2 * a])
+    dy = y - int(lv[oa + 2 * a + 1])
+    tol = int(lv[14])
+    return dx * dx + dy * dy <= tol * tol
+
+
+@njit(cache=True)
+def _peg_overlaps(lv, p, cx, cy, t, a):
+    """Does the solid peg of anchor a overlap piece p posed at (cx, cy, t)?"""
+    oa = int(lv[5])
+    r = int(lv[6]) + p * int(lv[7])
+    pr = int(lv[12])
+    dx = int(lv[oa + 2 * a]) - cx
+    dy = int(lv[oa + 2 * a + 1]) - cy
+    bound = int(lv[r + 6]) + pr
+    if dx * dx + dy * dy >= bound * bound:
+        return False
+    rc = int(lv[r + 3])
+    if int(lv[r]) == 1:
+        return dx * dx + dy * dy < (rc + pr) * (rc + pr)
+    lx, ly = _unrot(lv, dx, dy, t)
+    ex = abs(lx) - (int(lv[r + 1]) - rc)
+    ey = abs(ly) - (int(lv[r + 2]) - rc)
+    if ex < 0:
+        ex = 0
+    if ey < 0:
+        ey = 0
+    return ex * ex + ey * ey < (rc + pr) * (rc + pr)
+
+
+@njit(cache=True)
+def _solid_at(lv, s, p, x, y):
+    """Is world point (x, y) on the wood of piece p (outside its holes)?"""
+    nA = int(lv[0])
+    b = nA + p * int(lv[11])
+    r = int(lv[6]) + p * int(lv[7])
+    dx = x - int(s[b + 1])
+    dy = y - int(s[b + 2])
+    bound = int(lv[r + 6])
+    if dx * dx + dy * dy > bound * bound:
+        return False
+    rc = int(lv[r + 3])
+    lx, ly = _unrot(lv, dx, dy, int(s[b + 3]))
+    if int(lv[r]) == 1:
+        if lx * lx + ly * ly > rc * rc:
+            return False
+    else:
+        hw = int(lv[r + 1])
+        hh = int(lv[r + 2])
+        if abs(lx) > hw or abs(ly) > hh:
+            return False
+        qx = abs(lx) - (hw - rc)
+        qy = abs(ly) - (hh - rc)
+        if qx > 0 and qy > 0 and qx * qx + qy * qy > rc * rc:
+            return False
+    hr = int(lv[13])
+    for k in range(int(lv[r + 5])):
+        ex = lx - int(lv[r + 8 + 3 * k])
+        ey = ly - int(lv[r + 9 + 3 * k])
+        if ex * ex + ey * ey < hr * hr:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _usable(lv, s, a):
+    """Empty anchor a passes the hole-blocking test against the pieces as they lie."""
+    nA = int(lv[0])
+    nP = int(lv[1])
+    ss = int(lv[11])
+    if s[a] != 0:
+        return False
+    oa = int(lv[5])
+    ax = int(lv[oa + 2 * a])
+    ay = int(lv[oa + 2 * a + 1])
+    reach = int(lv[14]) + 21 * 256
+    cand = np.empty(nP, np.int64)
+    aligned = np.zeros(nP, np.int64)
+    nc = 0
+    for p in range(nP):
+        b = nA + p * ss
+        if int(s[b]) != ATTACHED:
+            continue
+        r = int(lv[6]) + p * int(lv[7])
+        dx = ax - int(s[b + 1])
+        dy = ay - int(s[b + 2])
+        lim = int(lv[r + 6]) + reach
+        if dx * dx + dy * dy > lim * lim:
+            continue
+        cand[nc] = p
+        for k in range(int(lv[r + 5])):
+            hx, hy = _hole_world(lv, s, p, k)
+            if _near(lv, hx, hy, a):
+                aligned[nc] = 1
+        nc += 1
+    if nc == 0:
+        return True
+    os_ = int(lv[8])
+    first_outer = int(lv[15])
+    outer = 0
+    for i in range(int(lv[9])):
+        sx = ax + int(lv[os_ + 2 * i])
+        sy = ay + int(lv[os_ + 2 * i + 1])
+        is_outer = i >= first_outer
+        for j in range(nc):
+            if is_outer and aligned[j] == 1:
+                continue
+            if _solid_at(lv, s, cand[j], sx, sy):
+                if not is_outer:
+                    return False
+                outer += 1
+                if outer >= int(lv[16]):
+                    return False
+                break
+    return True
+
+
+@njit(cache=True)
+def _record(trace, tn, p, st, cx, cy, t):
+    if tn < trace.shape[0]:
+        trace[tn, 0] = p
+        trace[tn, 1] = st
+        trace[tn, 2] = cx
+        trace[tn, 3] = cy
+        trace[tn, 4] = t
+        return tn + 1
+    return tn
+
+
+@njit(cache=True)
+def _swing(lv, d, p, k, trace, tn):
+    """Swing piece p about its single pin (hole k). Returns (moved, tn)."""
+    nA = int(lv[0])
+    n = int(lv[3])
+    step = int(lv[4])
+    b = nA + p * int(lv[11])
+    rb = int(lv[6]) + p * int(lv[7]) + 8 + 3 * k
+    beta = int(lv[rb + 2])
+    if beta < 0:
+        return False, tn
+    pin = int(d[b + 4 + k])
+    t0 = int(d[b + 3])
+    delta = (n // 4 - beta - t0) % n
+    if delta > n // 2:
+        delta -= n
+    if delta == 0:
+        return False, tn
+    sgn = 1 if delta > 0 else -1
+    mag = abs(delta)
+    oa = int(lv[5])
+    px = int(lv[oa + 2 * pin])
+    py = int(lv[oa + 2 * pin + 1])
+    lx = int(lv[rb])
+    ly = int(lv[rb + 1])
+    prev = np.zeros(nA, np.int64)
+    cx0 = int(d[b + 1])
+    cy0 = int(d[b + 2])
+    for a in range(nA):
+        if a != pin and d[a] != 0 and _peg_overlaps(lv, p, cx0, cy0, t0, a):
+            prev[a] = 1
+    done = 0
+    bx = cx0
+    by = cy0
+    bt = t0
+    while done < mag:
+        nxt = done + step
+        if nxt > mag:
+            nxt = mag
+        t = (t0 + sgn * nxt) % n
+        hx, hy = _rot(lv, lx, ly, t)
+        cx = px - hx
+        cy = py - hy
+        hit = False
+        for a in range(nA):
+            if a != pin and d[a] != 0:
+                o = _peg_overlaps(lv, p, cx, cy, t, a)
+                if o and prev[a] == 0:
+                    hit = True
+                prev[a] = 1 if o else 0
+        if hit:
+            break
+        done = nxt
+        bx = cx
+        by = cy
+        bt = t
+        tn = _record(trace, tn, p, ATTACHED, cx, cy, t)
+    if done == 0:
+        return False, tn
+    d[b + 1] = bx
+    d[b + 2] = by
+    d[b + 3] = bt
+    return True, tn
+
+
+@njit(cache=True)
+def _settle(lv, d, trace, tn):
+    """Settle state d in place; returns the number of trace rows written."""
+    nA = int(lv[0])
+    nP = int(lv[1])
+    H = int(lv[2])
+    ss = int(lv[11])
+    for _ in range(16):
+        changed = False
+        for p in range(nP):
+            b = nA + p * ss
+            if int(d[b]) == LEFT:
+                continue
+            npin = 0
+            k1 = -1
+            for k in range(H):
+                if int(d[b + 4 + k]) >= 0:
+                    npin += 1
+                    k1 = k
+            if npin == 0:
+                d[b] = LEFT
+                changed = True
+                tn = _record(trace, tn, p, LEFT, int(d[b + 1]), int(d[b + 2]), int(d[b + 3]))
+            elif npin == 1 and int(d[b + 4 + H]) != 0:
+                moved, tn = _swing(lv, d, p, k1, trace, tn)
+                if moved:
+                    changed = True
+        if not changed:
+            break
+    return tn
+
+
+@njit(cache=True)
+def _check(lv, s, f, t):
+    if int(s[f]) == 0:
+        return SOURCE_EMPTY
+    if int(s[t]) != 0:
+        return TARGET_OCCUPIED
+    if not _usable(lv, s, t):
+        return TARGET_BLOCKED
+    return OK
+
+
+@njit(cache=True)
+def _move(lv, src, dst, action, trace):
+    """The whole move (check, bookkeeping, settle). Returns (code, trace rows)."""
+    nA = int(lv[0])
+    nP = int(lv[1])
+    H = int(lv[2])
+    ss = int(lv[11])
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+    if action < 0 or action >= nA * nA:
+        return BAD_ACTION, 0
+    f = int(action) // nA
+    t = int(action) % nA
+    code = _check(lv, src, f, t)
+    if code != OK:
+        return code, 0
+    dst[f] = 0
+    dst[t] = 1
+    lost = np.zeros(nP, np.int64)
+    for p in range(nP):
+        b = nA + p * ss
+        if int(dst[b]) == LEFT:
+            continue
+        for k in range(H):
+            if int(dst[b + 4 + k]) == f:
+                dst[b + 4 + k] = -1
+                lost[p] = 1
+                dst[b + 4 + H] = 1
+        r = int(lv[6]) + p * int(lv[7])
+        for k in range(int(lv[r + 5])):
+            if int(dst[b + 4 + k]) < 0:
+                hx, hy = _hole_world(lv, dst, p, k)
+                if _near(lv, hx, hy, t):
+                    dst[b + 4 + k] = t
+                    lost[p] = 0
+                    dst[b + 4 + H] = 1
+    for p in range(nP):
+        if lost[p] == 0:
+            continue
+        b = nA + p * ss
+        r = int(lv[6]) + p * int(lv[7])
+        for k in range(int(lv[r + 5])):
+            if int(dst[b + 4 + k]) < 0:
+                hx, hy = _hole_world(lv, dst, p, k)
+                for a in range(nA):
+                    if a != t and int(dst[a]) != 0 and _near(lv, hx, hy, a):
+                        dst[b + 4 + k] = a
+                        break
+    tn = _settle(lv, dst, trace, 0)
+    return OK, tn
+
+
+@njit(cache=True)
+def step_into(lv, src, dst, action):
+    trace = np.zeros((0, 5), np.int32)
+    code, _ = _move(lv, src, dst, action, trace)
+    return code
+
+
+@njit(cache=True)
+def usable_into(lv, s, out):
+    """out[a] = 1 iff anchor a is empty and usable; returns how many."""
+    count = 0
+    for a in range(int(lv[0])):
+        u = _usable(lv, s, a)
+        out[a] = 1 if u else 0
+        if u:
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def legal_into(lv, s, mask):
+    nA = int(lv[0])
+    usable = np.zeros(nA, np.int64)
+    for a in range(nA):
+        if _usable(lv, s, a):
+            usable[a] = 1
+    count = 0
+    for f in range(nA):
+        for t in range(nA):
+            ok = int(s[f]) != 0 and usable[t] == 1
+            mask[f * nA + t] = 1 if ok else 0
+            if ok:
+                count += 1
+    return count
+
+
+@njit(cache=True)
+def is_solved(lv, s):
+    nA = int(lv[0])
+    ss = int(lv[11])
+    for p in range(int(lv[1])):
+        if int(s[nA + p * ss]) != LEFT:
+            return False
+    return True
+
+
+@njit(cache=True)
+def is_dead_end(lv, s):
+    """No usable empty anchor and not solved (the rules' deadlock; never announced)."""
+    if is_solved(lv, s):
+        return False
+    for a in range(int(lv[0])):
+        if _usable(lv, s, a):
+            return False
+    return True
+
+
+@njit(cache=True)
+def progress(lv, s):
+    """P = (left + 0.5 * released) / total pieces."""
+    nA = int(lv[0])
+    nP = int(lv[1])
+    ss = int(lv[11])
+    left = 0
+    released = 0
+    for p in range(nP):
+        st = int(s[nA + p * ss])
+        if st == LEFT:
+            left += 1
+        elif st == RELEASED:
+            released += 1
+    return (left + 0.5 * released) / nP
+
+
+@njit(cache=True)
+def settle_into(lv, src, dst, trace):
+    """Copy src to dst and settle dst (used for initial states and checks); trace rows."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+    return _settle(lv, dst, trace, 0)
+
+
+@njit(cache=True)
+def move_trace(lv, src, dst, action, trace):
+    """step_into with the settle's intermediate poses written to trace (rows of
+    piece, status, cx, cy, angle); returns (code, rows)."""
+    return _move(lv, src, dst, action, trace)
+
+
+# ---------------------------------------------------------------------------- Python side
+_COS = None
+
+
+def _cos_cached() -> np.ndarray:
+    global _COS
+    if _COS is None:
+        tab = []
+        for k in range(N_ANG):
+            tab.append(int(round(65536.0 * math.cos(2.0 * math.pi * k / N_ANG))))
+        _COS = np.array(tab, np.int64)
+    return _COS
+
+
+def _samples() -> list[tuple[int, int]]:
+    out = [(0, 0)]
+    for frac, count in RINGS:
+        rad = SOCKET_RADIUS * frac * Q
+        for i in range(count):
+            ang = 2.0 * math.pi * i / count
+            out.append((int(round(rad * math.cos(ang))), int(round(rad * math.sin(ang)))))
+    return out
+
+
+def _q(v: float) -> int:
+    return int(math.floor(v * Q + 0.5))
+
+
+class BoltUnscrew(Puzzle):
+    id = "bolt_unscrew"
+    title = "Bolt Unscrew"
+    difficulties = ("easy", "hard")
+    catalog_order = 1
+    undo_allowed = False
+    dead_ends = True
+    state_dtype = np.int32
+    kernels = sys.modules[__name__]
+    rejections = {
+        SOURCE_EMPTY: Rejection("source_empty", "the source anchor holds no screw"),
+        TARGET_OCCUPIED: Rejection("target_occupied", "the target anchor already holds a screw"),
+        TARGET_BLOCKED: Rejection("target_blocked", "the target hole is covered by the solid part of a board or pad"),
+    }
+    move_syntax = "SRC>DST with anchor ids of the level, e.g. n_top_l>h_left"
+
+    # ------------------------------------------------------------------ level
+    def build_level(self, record, *, difficulty, number, where):
+        lid = f"{self.id}/{difficulty}/{number}"
+
+        def fail(msg, field=""):
+            return LevelFormatError(msg, file=where, level=lid, field=field)
+
+        def num(obj, key, field, lo=None, hi=None, default=None):
+            v = obj.get(key, default)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise fail("must be a number", f"{field}.{key}")
+            if (lo is not None and v < lo) or (hi is not None and v > hi):
+                raise fail(f"must be between {lo} and {hi}", f"{field}.{key}")
+            return float(v)
+
+        anchors = record.get("anchors")
+        if not isinstance(anchors, list) or not 1 <= len(anchors) <= MAX_ANCHORS:
+            raise fail(f"must be a list of 1..{MAX_ANCHORS} anchors", "anchors")
+        ids: list[str] = []
+        axy: list[tuple[float, float]] = []
+        occ: list[int] = []
+        for i, a in enumerate(anchors):
+            field = f"anchors[{i}]"
+            if not isinstance(a, dict):
+                raise fail("an anchor is an object {id, x, y, occupied}", field)
+            aid = a.get("id")
+            if not isinstance(aid, str) or not _ID_RE.match(aid):
+                raise fail("anchor id must be letters, digits, '_', '.' or '-'", field + ".id")
+            if aid in ids:
+                raise fail(f"duplicate anchor id {aid!r}", field + ".id")
+            ids.append(aid)
+            axy.append((num(a, "x", field, -1000, 2000), num(a, "y", field, -1000, 2000)))
+            o = a.get("occupied")
+            if not isinstance(o, bool):
+                raise fail("must be true or false", field + ".occupied")
+            occ.append(1 if o else 0)
+        index = {aid: i for i, aid in enumerate(ids)}
+
+        pieces = []  # dicts: id, kind, x, y, rot, w, h, radius, holes [(hx, hy)], pins [anchor], order
+        for key, kind in (("boards", 0), ("anchor_pads", 1)):
+            lst = record.get(key, [])
+            if not isinstance(lst, list):
+                raise fail("must be a list", key)
+            for i, b in enumerate(lst):
+                field = f"{key}[{i}]"
+                if not isinstance(b, dict):
+                    raise fail("must be an object", field)
+                pid = b.get("id", f"{key}{i}")
+                if not isinstance(pid, str):
+                    raise fail("must be text", field + ".id")
+                pc = {"id": pid, "kind": kind, "x": num(b, "x", field, -1000, 2000),
+                      "y": num(b, "y", field, -1000, 2000), "order": b.get("render_order", 5)}
+                if isinstance(pc["order"], bool) or not isinstance(pc["order"], int):
+                    raise fail("must be an integer", field + ".render_order")
+                if kind == 0:
+                    pc["rot"] = num(b, "rotation_degrees", field, -360, 360)
+                    pc["w"] = num(b, "collision_width", field, 4, 2000)
+                    pc["h"] = num(b, "collision_height", field, 4, 2000)
+                    pc["texture_index"] = b.get("texture_index", 1)
+                else:
+                    pc["rot"] = 0.0
+                    pc["radius"] = num(b, "radius", field, 4, 1000, default=70)
+                holes = b.get("hole_offsets")
+                if holes is None and kind == 1:
+                    holes = [{"x": 0.0, "y": 0.0}]
+                if not isinstance(holes, list) or not 1 <= len(holes) <= MAX_HOLES:
+                    raise fail(f"must be a list of 1..{MAX_HOLES} [x, y] offsets", field + ".hole_offsets")
+                pc["holes"] = []
+                for k, h in enumerate(holes):
+                    if isinstance(h, list) and len(h) == 2:
+                        h = {"x": h[0], "y": h[1]}
+                    if not isinstance(h, dict):
+                        raise fail("must be [x, y] or {x, y}", f"{field}.hole_offsets[{k}]")
+                    pc["holes"].append((num(h, "x", f"{field}.hole_offsets[{k}]", -2000, 2000),
+                                        num(h, "y", f"{field}.hole_offsets[{k}]", -2000, 2000)))
+                att = b.get("attached_anchors")
+                if not isinstance(att, list) or len(att) != len(pc["holes"]):
+                    raise fail("must list one anchor id per hole", field + ".attached_anchors")
+                pins = []
+                for k, aid in enumerate(att):
+                    if aid is None:
+                        pins.append(-1)
+                        continue
+                    if aid not in index:
+                        raise fail(f"unknown anchor {aid!r}", f"{field}.attached_anchors[{k}]")
+                    if not occ[index[aid]]:
+                        raise fail(f"anchor {aid!r} holds no screw, so it cannot pin a piece",
+                                   f"{field}.attached_anchors[{k}]")
+                    pins.append(index[aid])
+                pc["pins"] = pins
+                pieces.append(pc)
+        if not pieces:
+            raise fail("the level has no boards or pads", "boards")
+        if len(pieces) > MAX_PIECES:
+            raise fail(f"at most {MAX_PIECES} pieces", "boards")
+        if sum(occ) == 0 or sum(occ) == len(occ):
+            raise fail("needs at least one screw and one empty anchor", "anchors")
+
+        nA, nP = len(ids), len(pieces)
+        H = max(len(pc["holes"]) for pc in pieces)
+        PL = 8 + 3 * H
+        SS = 5 + H
+        samples = _samples()
+        OA = HEADER
+        OP = OA + 2 * nA
+        OS = OP + PL * nP
+        OC = OS + 2 * len(samples)
+        lv = np.zeros(OC + N_ANG, np.int32)
+        lv[:HEADER] = [nA, nP, H, N_ANG, SWING_STEP, OA, OP, PL, OS, len(samples), OC, SS,
+                       _q(PEG_RADIUS), _q(HOLE_RADIUS), _q(ALIGN_TOL), 1 + RINGS[0][1] + RINGS[1][1],
+                       OUTER_THRESHOLD]
+        for a, (x, y) in enumerate(axy):
+            lv[OA + 2 * a] = _q(x)
+            lv[OA + 2 * a + 1] = _q(y)
+        for i, (dx, dy) in enumerate(samples):
+            lv[OS + 2 * i] = dx
+            lv[OS + 2 * i + 1] = dy
+        lv[OC:OC + N_ANG] = _cos_cached()
+        state = np.zeros(nA + nP * SS, np.int32)
+        state[:nA] = occ
+        for p, pc in enumerate(pieces):
+            r = OP + p * PL
+            if pc["kind"] == 0:
+                hw, hh = pc["w"] / 2, pc["h"] / 2
+                rc = min(CORNER_RADIUS, hw, hh)
+                bound = math.hypot(hw, hh)
+                lv[r:r + 4] = [0, _q(hw), _q(hh), _q(rc)]
+            else:
+                rad = pc["radius"]
+                bound = rad
+                lv[r:r + 4] = [1, _q(rad), _q(rad), _q(rad)]
+            lv[r + 4] = pc["order"]
+            lv[r + 5] = len(pc["holes"])
+            lv[r + 6] = _q(bound) + 2
+            for k, (hx, hy) in enumerate(pc["holes"]):
+                lx, ly = hx, -hy
+                lv[r + 8 + 3 * k] = _q(lx)
+                lv[r + 9 + 3 * k] = _q(ly)
+                if math.hypot(lx, ly) < 1.0:
+                    beta = -1
+                else:
+                    beta = int(round(math.degrees(math.atan2(-ly, -lx)) * N_ANG / 360.0)) % N_ANG
+                lv[r + 10 + 3 * k] = beta
+            b = nA + p * SS
+            state[b] = ATTACHED
+            state[b + 1] = _q(pc["x"])
+            state[b + 2] = _q(pc["y"])
+            state[b + 3] = int(round(pc["rot"] * N_ANG / 360.0)) % N_ANG
+            state[b + 4:b + 4 + H] = -1
+            for k, a in enumerate(pc["pins"]):
+                state[b + 4 + k] = a
+        # check that every pinned hole really sits on its anchor
+        lv.setflags(write=False)
+        for p, pc in enumerate(pieces):
+            for k, a in enumerate(pc["pins"]):
+                if a >= 0:
+                    hx, hy = _hole_world(lv, state, p, k)
+                    if not _near(lv, hx, hy, a):
+                        raise fail(f"hole {k} of {pc['id']} is not within {ALIGN_TOL} px of anchor {ids[a]}",
+                                   f"pieces.{pc['id']}.attached_anchors[{k}]")
+        settled = np.empty_like(state)
+        settle_into(lv, state, settled, np.zeros((0, 5), np.int32))
+        extra = {"anchor_ids": ids, "anchors": axy, "pieces": pieces,
+                 "piece_ids": [pc["id"] for pc in pieces], "n_anchors": nA, "n_pieces": nP}
+        return Level(self.id, difficulty, number, lv, settled, nA * nA, record, extra, where,
+                     record.get("name", ""))
+
+    # ------------------------------------------------------------------ moves
+    def format_move(self, level, action):
+        nA = int(level.lv[0])
+        ids = level.extra["anchor_ids"]
+        return f"{ids[action // nA]}>{ids[action % nA]}"
+
+    def parse_move(self, level, text):
+        m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*>\s*([A-Za-z0-9_.\-]+)\s*$", text) if isinstance(text, str) else None
+        if not m:
+            raise MoveSyntaxError(f"{text!r} is not a Bolt Unscrew move; write {self.move_syntax}")
+        ids = level.extra["anchor_ids"]
+        index = {aid: i for i, aid in enumerate(ids)}
+        for g in (m.group(1), m.group(2)):
+            if g not in index:
+                raise MoveSyntaxError(f"{text!r}: there is no anchor {g!r} in {level.id} "
+                                      f"(anchors: {', '.join(ids)})")
+        return index[m.group(1)] * len(ids) + index[m.group(2)]
+
+    # ------------------------------------------------------------------ helpers
+    def usable_anchors(self, level, state) -> list[int]:
+        out = np.zeros(int(level.lv[0]), np.uint8)
+        usable_into(level.lv, state, out)
+        return [int(a) for a in np.flatnonzero(out)]
+
+    def is_dead_end(self, level, state) -> bool:
+        return bool(is_dead_end(level.lv, state))
+
+    def harness_deadlock(self, level, state):
+        """The original harness ends a Bolt Unscrew level when no usable hole is left."""
+        return "no_available_hole_deadlock" if self.is_dead_end(level, state) else None
+
+    def diagnostics(self, level, state) -> dict:
+        return {"usable_holes": len(self.usable_anchors(level, state))}
+
+    def piece_poses(self, level, state) -> list[dict]:
+        """Per piece: id, status, centre x / y (px), angle (degrees), pinned anchor ids."""
+        lv = level.lv
+        nA, nP, H, SS = int(lv[0]), int(lv[1]), int(lv[2]), int(lv[11])
+        out = []
+        for p in range(nP):
+            b = nA + p * SS
+            out.append({"id": level.extra["piece_ids"][p], "status": ("attached", "released", "left")[int(state[b])],
+                        "x": int(state[b + 1]) / Q, "y": int(state[b + 2]) / Q,
+                        "angle": int(state[b + 3]) * 360.0 / N_ANG,
+                        "pins": [level.extra["anchor_ids"][int(a)] for a in state[b + 4:b + 4 + H] if a >= 0],
+                        "awake": bool(state[b + 4 + H])})
+        return out
+
+    def settle_frames(self, level, state, move) -> tuple[np.ndarray, list[dict]]:
+        """Apply one move and return (new state, intermediate poses). Each pose is
+        {piece, status, x, y, angle} in px / degrees, in the order the settle computed them
+        (one entry per swing step of a piece, one when a piece leaves). Same kernel path
+        as step_into. Raises IllegalMoveError if the rules reject the move."""
+        a = self.actions(level, move)[0] if isinstance(move, str) else self.check_action(level, move)
+        nP = int(level.lv[1])
+        rows = nP * (N_ANG // 2 // SWING_STEP + 2) + 16
+        dst = np.empty_like(state)
+        while True:
+            trace = np.zeros((rows, 5), np.int32)
+            code, tn = move_trace(level.lv, state, dst, np.int64(a), trace)
+            if code != OK:
+                raise self.rejection_error(level, a, int(code))
+            if tn < rows:          # the buffer was big enough for every pose
+                break
+            rows *= 4
+        frames = [{"piece": level.extra["piece_ids"][int(r[0])], "status": ("attached", "released", "left")[int(r[1])],
+                   "x": int(r[2]) / Q, "y": int(r[3]) / Q, "angle": int(r[4]) * 360.0 / N_ANG}
+                  for r in trace[:tn]]
+        return dst, frames
+
+    def render_text(self, level, state):
+        lv = level.lv
+        nA = int(lv[0])
+        ids = level.extra["anchor_ids"]
+        usable = set(self.usable_anchors(level, state))
+        lines = ["anchors:"]
+        for a in range(nA):
+            x, y = level.extra["anchors"][a]
+            what = "screw" if state[a] else ("empty, usable" if a in usable else "empty, blocked")
+            lines.append(f"  {ids[a]:<22} ({x:6.1f},{y:6.1f})  {what}")
+        lines.append("pieces:")
+        left = 0
+        for pc in self.piece_poses(level, state):
+            if pc["status"] == "left":
+                left += 1
+                lines.append(f"  {pc['id']:<22} left")
+            else:
+                lines.append(f"  {pc['id']:<22} ({pc['x']:6.1f},{pc['y']:6.1f}) {pc['angle']:6.2f} deg  "
+                             f"pins: {', '.join(pc['pins']) or '-'}")
+        lines.append(f"left {left} / {int(lv[1])}" + ("   SOLVED" if self.is_solved(level, state) else
+                                                     ("   (no usable hole: dead end)" if self.is_dead_end(level, state) else "")))
+        return "\n".join(lines)
+
+
+PUZZLE = BoltUnscrew()
