@@ -46,6 +46,7 @@ class Evaluator:
     undos: int = 0
     rejected: int = 0
     records: int = 0
+    level_stats: dict = field(default_factory=dict)   # per target level: actions, rejected, noop, clock
     _cache: dict = field(default_factory=dict, repr=False)
     _last_moves: tuple = (None, 0)
 
@@ -78,6 +79,16 @@ class Evaluator:
                 self.mismatch = True
             out = self.outcomes.get(lvl.id)
             solved = s.solved
+            if out is not None and not out.won:
+                st = self.level_stats.setdefault(lvl.id, {"actions": 0, "rejected": 0, "noop": 0,
+                                                          "clock0": suite.clock, "clock1": suite.clock, "P": 0.0})
+                if effects:
+                    st["actions"] += 1
+                    st["rejected"] += sum(e.get("effect") == "rejected" for e in effects)
+                    st["noop"] += sum(e.get("effect") == "move" and not e.get("changed") for e in effects)
+                st["clock1"] = suite.clock
+                st["P"] = rec["P"]
+                st["moves"] = s.counters.moves
             if out is not None:
                 out.reached = True
                 out.max_progress = max(out.max_progress, rec["P"])
@@ -95,6 +106,27 @@ class Evaluator:
     @property
     def complete(self) -> bool:
         return all(o.won for o in self.outcomes.values())
+
+    def level_scores(self, end: str) -> list[float]:
+        """The v1.3 composite score of each target level from what was seen (a level never
+        reached scores 0; the level the episode stopped on takes the episode's end reason)."""
+        from longpuzzle.agents.metrics import LevelRun, level_score
+
+        out = []
+        for lid in self.targets:
+            o, st = self.outcomes[lid], self.level_stats.get(lid)
+            if not o.reached or st is None:
+                out.append(0.0)
+                continue
+            lvl = catalog().level(lid)
+            run = LevelRun(self.game, o.won, 1.0 if o.won else st["P"], steps=max(1, st["actions"]),
+                           elapsed=(st["clock1"] - st["clock0"]) / 1000.0,
+                           termination="" if o.won else {"budget": "timeout", "final_answer": "agent_terminated",
+                                                          "max_actions": "max_steps"}.get(end, end),
+                           invalid=st["rejected"], noop=st["noop"], optimal_moves=lvl.data.get("optimal_moves"),
+                           moves=st.get("moves"))
+            out.append(level_score(run))
+        return out
 
     def outcome(self, end: str, budget_remaining: bool, interface_usable: bool = True) -> EpisodeOutcome:
         return EpisodeOutcome(self.game, self.difficulty, [self.outcomes[l] for l in self.targets], end=end,

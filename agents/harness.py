@@ -387,8 +387,11 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
     outcome = ev.outcome(end, budget_remaining=remaining and end not in ("budget", "max_actions"))
     res = EpisodeResult(obj.id, "objective", name, end, run.step, seconds, outcome, error=err,
                         folder=str(folder or ""))
+    scores = ev.level_scores(end)
+    res.levels = [{"level": l, "score": round(sc, 4)} for l, sc in zip(ev.targets, scores)]
     out = res.as_dict()
     out["metrics"] = {k: v for k, v in aggregate([outcome]).items() if k != "objectives"}
+    out["metrics"]["score"] = sum(scores) / len(scores)
     run.traj.write({"type": "end", "end": end, "error": err, "result": _result_core(out)})
     run.traj.result(out)
     run.traj.close()
