@@ -207,6 +207,7 @@ def test_eval_command_json_and_report(tmp_path):
     for k in ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "SMR", "score", "objectives"):
         assert k in m
     assert m["OSR"] == 100.0 and m["objectives"][0]["objective"] == "nut_and_bolt/easy"
+    assert 60 <= m["score"] <= 100          # every level won: each composite level score is >= 60
     r = CliRunner().invoke(cli, ["replay", str(out / "nut_and_bolt_easy" / "episode_001")])
     assert r.exit_code == 0 and "matches" in r.output
     r = CliRunner().invoke(cli, ["report", str(out)])
