@@ -841,3 +841,183 @@ class BoltUnscrew(Puzzle):
 
 
 PUZZLE = BoltUnscrew()
+
+
+# ---------------------------------------------------------------------------- screen (UI)
+from longpuzzle.engine.geometry import Rect as _Rect, Widget as _Widget  # noqa: E402
+from longpuzzle.engine.suite import GameUI  # noqa: E402
+
+TOUCH_BOX = 64.0                      # BOLT_DIAMETER + 20, centred on every anchor
+PLAY_ZONE = (20.0, 120.0, 520.0, 820.0)
+HINT_DEFAULT = "Tap a screw, then tap an empty spot to move it there."
+HINT_SELECT_FIRST = "First select an anchor with a screw."
+HINT_SELECTED = "Screw selected: tap an empty spot to put it there."
+HINT_SWITCHED = "Switched screw: choose an empty spot to continue."
+HINT_UNSETTLED = "The boards near that hole are still moving; wait until they settle."
+HINT_BLOCKED = "This spot is blocked by the solid part of a board or pad."
+HINT_RELEASED_MANY = "The shared screw was moved: several boards came loose!"
+HINT_RELEASED_ONE = "The board came loose; wait for it to drop out."
+HINT_PARTIAL_SHARED = "That screw held several boards; deal with the remaining supports first."
+HINT_PARTIAL_ONE = "The board still hangs; remove its next supporting screw."
+HINT_PINNED_MANY = "The screw went through overlapping holes and pinned several boards."
+HINT_PINNED_ONE = "Screw moved."
+HINT_FREED = "A spot is free again; keep removing the remaining screws."
+MOVE_MS = 300                         # the screw travels from its anchor to the target
+SETTLE_MS = 550                       # then the pieces swing and fall
+
+
+class BoltUnscrewUI(GameUI):
+    """The Bolt Unscrew screen (RULES.md 2.1-2.2): design px of the level data directly.
+    Every anchor has a 64 x 64 touch box centred on it (later anchors on top where boxes
+    overlap); boards and the background take no taps. A tap acts on release (TOUCH_END)
+    inside the box of the anchor that was pressed.
+
+    UI state ``{"selected": anchor or None, "hint": text or None}`` (None = the default
+    instruction). No selection: an empty anchor only changes the hint, a screw is selected.
+    With a selection: the same screw deselects, another screw takes the selection, an empty
+    anchor tries the move - accepted: the screw travels there and the selection clears;
+    refused (the hole is blocked): the selection is KEPT and only the hint changes. No undo;
+    dead ends are never announced."""
+
+    exit_to = "home"
+    instructions = HINT_DEFAULT
+    complete_title = "Level complete!"
+    complete_text = "Every board has dropped out"
+    header_y = 32
+    instructions_y = 880
+
+    def __init__(self, puzzle, level):
+        super().__init__(puzzle, level)
+        ex = level.extra
+        self.n = int(level.lv[0])
+        self.anchors = [(float(x), float(y)) for x, y in ex["anchors"]]
+        self.ids = list(ex["anchor_ids"])
+        self.boxes = [_Rect.centred(x, y, TOUCH_BOX, TOUCH_BOX) for x, y in self.anchors]
+        self._targets = [_Widget(f"anchor:{i}", self.boxes[i], "target", self.ids[i], (i,)) for i in range(self.n)]
+        self._index = {w.id: i for i, w in enumerate(self._targets)}
+        self._buttons = {d: self._make_buttons(d) for d in (False, True)}
+        # a point of every anchor's box that no later (topmost) box or button covers
+        covers = [b.shape for b in self._buttons[False]]
+        self.tap_points = []
+        for i, (x, y) in enumerate(self.anchors):
+            later = [self.boxes[j] for j in range(i + 1, self.n)] + covers
+            self.tap_points.append(self._free_point(self.boxes[i], x, y, later))
+
+    @staticmethod
+    def _make_buttons(direct):
+        ws = [_Widget("restart", _Rect.centred(470, 34, 80, 36), "pill_button", "Restart")]
+        if not direct:
+            ws.append(_Widget("menu", _Rect.centred(380, 34, 80, 36), "pill_button", "Menu"))
+        return ws
+
+    @staticmethod
+    def _free_point(box, x, y, others, margin=4.0):
+        best = None
+        step = 2.0
+        n = int((box.w / 2 - margin) // step)
+        for i in range(-n, n + 1):
+            for j in range(-n, n + 1):
+                px, py = x + i * step, y + j * step
+                if any(o.contains(px, py) for o in others):
+                    continue
+                # keep clear of the covering shapes' edges as well (pixel rounding)
+                if any(o.contains(px + dx, py + dy) for o in others
+                       for dx, dy in ((margin, 0), (-margin, 0), (0, margin), (0, -margin))):
+                    continue
+                d = i * i + j * j
+                if best is None or d < best[0]:
+                    best = (d, px, py)
+        return (best[1], best[2]) if best else (x, y)
+
+    # -- layout
+    def buttons(self, direct):
+        return self._buttons[bool(direct)]
+
+    def targets(self):
+        return self._targets
+
+    def initial_state(self):
+        return {"selected": None, "hint": None}
+
+    # -- input
+    def on_pointer(self, suite, kind, x, y, t):
+        if kind != "up":
+            return []
+        a = self._index.get(suite.pointer.get("target"))
+        if a is None or not self.boxes[a].contains(x, y):
+            return []                 # released outside the pressed anchor: cancelled
+        return self.tap(suite, a, t)
+
+    def tap(self, suite, a: int, t: int) -> list[dict]:
+        ui = suite.ui
+        state = suite.session._state          # read only here (the session replaces it on a move)
+        sel = ui.get("selected")
+        wid = f"anchor:{a}"
+        if sel is None:
+            if int(state[a]) == 0:
+                ui["hint"] = HINT_SELECT_FIRST
+                return [{"effect": "refused", "reason": "no_screw", "message": HINT_SELECT_FIRST, "target": wid}]
+            ui["selected"] = a
+            ui["hint"] = HINT_SELECTED
+            return [{"effect": "select", "target": wid}]
+        if sel == a:
+            ui["selected"] = None
+            ui["hint"] = None
+            return [{"effect": "deselect", "target": wid}]
+        if int(state[a]) != 0:
+            ui["selected"] = a
+            ui["hint"] = HINT_SWITCHED
+            return [{"effect": "select", "target": wid, "switched_from": f"anchor:{sel}"}]
+        before = state
+        o = suite.try_move(int(sel) * self.n + a, t)
+        if o.accepted:
+            ui["selected"] = None
+            ui["hint"] = self.move_hint(before, suite.session.state, int(sel), a)
+        else:
+            ui["hint"] = HINT_BLOCKED if o.reason == "target_blocked" else HINT_UNSETTLED
+        return [suite.move_effect(o)]
+
+    def move_hint(self, before, after, src: int, dst: int) -> str:
+        """The instruction line after an accepted move (as the original words it)."""
+        lv = self.level.lv
+        nA, nP, H, ss = int(lv[0]), int(lv[1]), int(lv[2]), int(lv[11])
+        released = partial = attached = detached = 0
+        for p in range(nP):
+            b = nA + p * ss
+            if int(before[b]) == LEFT:
+                continue
+            pins0 = [int(v) for v in before[b + 4:b + 4 + H]]
+            pins1 = [int(v) for v in after[b + 4:b + 4 + H]]
+            at_dst = int(after[b]) != LEFT and dst in pins1
+            if at_dst:
+                attached += 1
+            if src in pins0:
+                detached += 1
+                if at_dst:
+                    continue
+                if int(after[b]) == LEFT:
+                    released += 1
+                else:
+                    partial += 1
+        if released:
+            return HINT_RELEASED_MANY if released > 1 else HINT_RELEASED_ONE
+        if partial:
+            return HINT_PARTIAL_SHARED if detached > 1 else HINT_PARTIAL_ONE
+        if attached:
+            return HINT_PINNED_MANY if attached > 1 else HINT_PINNED_ONE
+        return HINT_FREED
+
+    def animation_ms(self, before, after, action, code):
+        nA = self.n
+        if np.array_equal(np.asarray(before)[nA:], np.asarray(after)[nA:]):
+            return MOVE_MS
+        return MOVE_MS + SETTLE_MS
+
+    def gesture_for(self, action, proj, suite=None):
+        f, t = divmod(int(action), self.n)
+        pts = [proj.to_px(*self.tap_points[a]) for a in (f, t)]
+        return {"type": "batch", "actions": [{"type": "click", "x": int(round(px)), "y": int(round(py))}
+                                             for px, py in pts]}
+
+
+BoltUnscrew.ui = BoltUnscrewUI

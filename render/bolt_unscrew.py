@@ -1,0 +1,396 @@
+"""Drawing of Bolt Unscrew: the brown frame, the play zone and the black anchor holes
+(static layer); wooden boards and pads, silver screws, the boards-out counter and the hint
+line (dynamic).
+
+Pieces are drawn in the original's order (render_order, then level order; higher = on
+top), screws above every piece, and an empty anchor's hole lies in the static layer, so a
+piece covering it hides it. Board and pad holes are cut out of the wood (what lies below
+shows through) with a dark rim. Each piece is a cached transparent sprite keyed by its
+exact pose (the fixed-point centre and angle of the state), so a frame costs one static
+copy plus one blit per live piece and screw; only pieces that moved need drawing anew.
+
+A move animates in two parts: the screw travels from its anchor to the target (MOVE_MS),
+then the pieces swing through the intermediate poses that ``BoltUnscrew.settle_frames``
+computes with the rules' own kernel, while released pieces drop out of the frame
+(SETTLE_MS). The geometry is the level's BoltUnscrewUI (design px), the object the engine
+hit-tests with.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pygame
+
+from longpuzzle.engine.geometry import DESIGN_H, DESIGN_W, Rect, circle_points, rounded_rect_points
+from longpuzzle.puzzles.bolt_unscrew import (
+    CORNER_RADIUS, HINT_DEFAULT, LEFT, MOVE_MS, N_ANG, PLAY_ZONE, Q,
+)
+from longpuzzle.render.frame import (
+    Frame, GameDrawing, Painter, difficulty_label, draw_patch, draw_sprite, px_box, shade,
+)
+
+GAME = "bolt_unscrew"
+FRAME_BG = (82, 56, 36)
+ZONE, ZONE_EDGE = (235, 191, 122), (115, 71, 36)
+HOLE_RIM, HOLE_DARK = (64, 41, 20), (13, 8, 5)
+BOARD_EDGE = (74, 44, 20)
+CREAM, CREAM_MUTED = (255, 245, 220), (222, 200, 165)
+PAD = (188, 119, 55)
+PAD_GRAIN = (135, 82, 39)
+SILVER, SILVER_HI, SILVER_DARK, SILVER_EDGE = (176, 182, 188), (226, 230, 234), (120, 126, 134), (62, 66, 72)
+SELECT_RING = (255, 214, 0)
+# wood tones per texture index 1..10: (top face, grain)
+WOODS = [((226, 178, 110), (196, 146, 80)), ((214, 160, 88), (182, 128, 62)), ((201, 142, 72), (168, 112, 50)),
+         ((190, 128, 64), (156, 98, 44)), ((172, 112, 56), (140, 86, 40)), ((158, 98, 52), (128, 76, 38)),
+         ((176, 100, 66), (144, 76, 48)), ((142, 92, 56), (112, 70, 40)), ((232, 196, 138), (204, 164, 104)),
+         ((150, 80, 52), (118, 60, 38))]
+HOLE_OUTER, HOLE_INNER = 19.75, 17.0
+SCREW_R = 22.0
+LIFT, LIFT_SCALE, RING_R = 26.0, 1.06, 29.0
+THICK = 7.0                  # board thickness in 3d (design px)
+LAYER_DZ = 1.6               # extra height per render layer in 3d
+SCREW_H = 6.0
+HUD_COUNTER = (20.0, 70.0)
+
+
+def _ease(q: float) -> float:
+    q = min(1.0, max(0.0, q))
+    return q * q * (3 - 2 * q)
+
+
+class BoltUnscrewDrawing(GameDrawing):
+    background = ((245, 226, 195), (226, 196, 150))
+    accent = (160, 104, 52)
+
+    def __init__(self, ui, proj):
+        super().__init__(ui, proj)
+        lvl = ui.level
+        lv = lvl.lv
+        self.nA, self.nP, self.H, self.ss = int(lv[0]), int(lv[1]), int(lv[2]), int(lv[11])
+        self.pieces = lvl.extra["pieces"]
+        self.index = {pid: i for i, pid in enumerate(lvl.extra["piece_ids"])}
+        self.order = sorted(range(self.nP), key=lambda p: (int(self.pieces[p]["order"]), p))
+        ranks = sorted({int(pc["order"]) for pc in self.pieces})
+        self.z0 = [0.0] * self.nP
+        if proj.is_3d:
+            for p in range(self.nP):
+                self.z0[p] = LAYER_DZ * min(ranks.index(int(self.pieces[p]["order"])), 8)
+        self.holes = []          # local hole centres (y down)
+        self.outline = []        # local outline (y down, clockwise on screen)
+        for p, pc in enumerate(self.pieces):
+            self.holes.append([(hx, -hy) for hx, hy in pc["holes"]])
+            if pc["kind"] == 0:
+                hw, hh = pc["w"] / 2, pc["h"] / 2
+                rc = min(CORNER_RADIUS, hw, hh)
+                self.outline.append(rounded_rect_points(Rect(-hw, -hh, hw, hh), rc, seg=5))
+            else:
+                r = pc["radius"]
+                self.outline.append(circle_points(0.0, 0.0, r, 56))
+        self._sprites: dict = {}
+        self._screws: dict = {}
+        self._patches: dict = {}
+        self._traces: dict = {}
+        # hint line and counter boxes (px)
+        iy = ui.instructions_y
+        self._hint_rect = Rect(14, iy - 16, DESIGN_W - 14, iy + 16)
+        self._hint_box = self._box_of(self._hint_rect)
+        cx, cy = HUD_COUNTER
+        self._count_rect = Rect(cx - 4, cy - 15, cx + 240, cy + 15)
+        self._count_box = self._box_of(self._count_rect)
+        # the board region is composed in a 32-bit surface (alpha blits onto it are ~10x
+        # faster than onto the 24-bit frame), then copied into the frame in one blit
+        top = min(proj.to_px(0, PLAY_ZONE[1] - 24, 40.0)[1], proj.to_px(0, PLAY_ZONE[1] - 24)[1])
+        self._region = pygame.Rect(0, max(0, int(top)), proj.width, proj.height - max(0, int(top)))
+        self._work = pygame.Surface(proj.size, 0, 32)
+        self._base = None
+        self._base_of = None
+
+    def _box_of(self, r: Rect, zmax=0.0):
+        return px_box(self.proj, [(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)], zmax=zmax, margin=1)
+
+    # ---- static -----------------------------------------------------------------------
+    def draw_static(self, p: Painter) -> None:
+        u = self.ui
+        lvl = u.level
+        p.poly([(0, 0), (DESIGN_W, 0), (DESIGN_W, DESIGN_H), (0, DESIGN_H)], FRAME_BG)
+        x0, y0, x1, y1 = PLAY_ZONE
+        zone = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+        p.poly(zone, ZONE)
+        p.outline(zone, ZONE_EDGE, width=6)
+        for (x, y) in u.anchors:
+            p.circle(x, y, HOLE_OUTER, HOLE_RIM)
+            p.circle(x, y, HOLE_INNER, HOLE_DARK)
+        p.text(f"Level {lvl.number} \u00b7 {difficulty_label(lvl.difficulty)}", 20, 32, 30, CREAM, anchor="left")
+        p.text(u.puzzle.title, 20, 100, 20, CREAM_MUTED, anchor="left")
+        p.text(HINT_DEFAULT, 270, u.instructions_y, 21, CREAM, max_w=500)
+
+    # ---- geometry -----------------------------------------------------------------------
+    def _world(self, p: int, cx: float, cy: float, deg: float, pts):
+        a = math.radians(deg)
+        c, s = math.cos(a), math.sin(a)
+        return [(cx + x * c - y * s, cy + x * s + y * c) for x, y in pts]
+
+    def draw_piece(self, p: Painter, i: int, cx: float, cy: float, deg: float) -> None:
+        pc = self.pieces[i]
+        is3 = p.is_3d
+        out = self._world(i, cx, cy, deg, self.outline[i])
+        holes = self._world(i, cx, cy, deg, self.holes[i])
+        if pc["kind"] == 0:
+            top, grain = WOODS[(int(pc.get("texture_index") or 1) - 1) % len(WOODS)]
+        else:
+            top, grain = PAD, PAD_GRAIN
+        z0 = self.z0[i]
+        zt = z0 + THICK if is3 else 0.0
+        if is3:
+            p.shadow(out, alpha=70, dx=3.0 + 0.4 * z0, dy=5.0 + 0.6 * z0)
+            p.prism(out, shade(top, 0.62), THICK, z0, top=top, shadow=False)
+        else:
+            p.poly(out, top)
+        # grain
+        if pc["kind"] == 0:
+            hw, hh = pc["w"] / 2, pc["h"] / 2
+            long_x = hw >= hh
+            for f in (-0.42, -0.05, 0.33):
+                if long_x:
+                    a, b = (-hw + 12, f * hh), (hw - 12, f * hh + 1.5)
+                else:
+                    a, b = (f * hw, -hh + 12), (f * hw + 1.5, hh - 12)
+                wa, wb = self._world(i, cx, cy, deg, [a, b])
+                p.line(wa, wb, grain, 1.6, z=zt)
+            p.outline(out, BOARD_EDGE, z=zt, width=2.0)
+        else:
+            r = pc["radius"]
+            for k, (ox, oy) in ((0.56, (0.08, -0.02)), (0.82, (-0.10, 0.04))):
+                ring = self._world(i, cx, cy, deg, circle_points(ox * r, oy * r, k * r, 40))
+                p.outline(ring, PAD_GRAIN, z=zt, width=1.2)
+            p.outline(out, HOLE_DARK, z=zt, width=2.5)
+        # drilled holes: a dark rim, then the hole itself is cut out of the wood
+        for hx, hy in holes:
+            p.poly(circle_points(hx, hy, HOLE_OUTER, 32), HOLE_RIM, z=zt)
+            if is3:
+                p.poly(circle_points(hx, hy, HOLE_INNER, 32), shade(HOLE_RIM, 0.55), z=zt)
+                p.poly(circle_points(hx, hy, HOLE_INNER - 1.0, 32), (0, 0, 0, 0), z=z0)
+            else:
+                p.poly(circle_points(hx, hy, HOLE_INNER, 32), (0, 0, 0, 0))
+
+    def piece_box(self, i: int, cx: float, cy: float, deg: float):
+        pts = self._world(i, cx, cy, deg, self.outline[i])
+        if self.proj.is_3d:
+            z0 = self.z0[i]
+            pts = pts + [(x + 3.0 + 0.4 * z0 + 2, y + 5.0 + 0.6 * z0 + 2) for x, y in pts]
+            return px_box(self.proj, pts, zmax=z0 + THICK + 1, margin=2)
+        return px_box(self.proj, pts, margin=2)
+
+    def draw_screw(self, p: Painter, x: float, y: float, zb: float, lifted: bool, ring: bool) -> None:
+        is3 = p.is_3d
+        r = SCREW_R * (LIFT_SCALE if lifted else 1.0)
+        if ring:
+            pts = circle_points(x, y, RING_R, 48)
+            p.outline(pts, SELECT_RING, z=zb, width=4.0)
+        sx, sy, z = x, y, zb
+        if lifted:
+            if is3:
+                z = zb + LIFT
+            else:
+                sy = y - LIFT
+        head = circle_points(sx, sy, r, 40)
+        if is3:
+            p.shadow(head, alpha=80, dx=2.0 + 0.35 * (z - zb), dy=3.0 + 0.6 * (z - zb))
+            p.prism(head, SILVER_DARK, SCREW_H, z, top=SILVER, shadow=False)
+            z += SCREW_H
+        else:
+            if lifted:
+                p.poly(circle_points(x + 2, y - LIFT + 6, r, 40), (0, 0, 0, 60))
+            p.poly(head, SILVER)
+        p.poly(circle_points(sx - r * 0.12, sy - r * 0.14, r * 0.72, 32), SILVER_HI, z=z)
+        p.poly(circle_points(sx, sy, r * 0.5, 28), SILVER, z=z)
+        p.outline(head, SILVER_EDGE, z=z, width=2.0)
+        k = r * 0.5
+        p.line((sx - k, sy), (sx + k, sy), SILVER_EDGE, 4.0, z=z)
+        p.line((sx, sy - k), (sx, sy + k), SILVER_EDGE, 4.0, z=z)
+
+    def screw_box(self, x: float, y: float, zb: float, lifted: bool):
+        R = RING_R + 3
+        pts = [(x - R, y - R - (LIFT if lifted else 0)), (x + R + 8, y - R - (LIFT if lifted else 0)),
+               (x + R + 8, y + R + 10), (x - R, y + R + 10)]
+        return px_box(self.proj, pts, zmax=zb + (LIFT if lifted else 0) + SCREW_H + 2 if self.proj.is_3d else 0,
+                      margin=2)
+
+    # ---- sprites ------------------------------------------------------------------------
+    def _piece_sprite(self, i: int, qx: int, qy: int, qt: int, keep: bool = True):
+        key = (i, qx, qy, qt)
+        sp = self._sprites.get(key)
+        if sp is None:
+            cx, cy, deg = qx / Q, qy / Q, qt * 360.0 / N_ANG
+            box = self.piece_box(i, cx, cy, deg)
+            img = draw_sprite(self.proj, box, lambda p: self.draw_piece(p, i, cx, cy, deg), key_colour=(60, 40, 20))
+            # run-length encoded: ~10x faster blits. Every sprite is blitted this way (RLE
+            # blending rounds differently from the plain blit), so bytes never depend on caching
+            img.set_alpha(255, pygame.RLEACCEL)
+            sp = (img, box[0], box[1])
+            if keep:
+                if len(self._sprites) > 3000:
+                    self._sprites.clear()
+                self._sprites[key] = sp
+        return sp
+
+    def _screw_sprite(self, x: float, y: float, zb: float, lifted: bool, ring: bool, keep: bool = True):
+        key = (x, y, zb, lifted, ring)
+        sp = self._screws.get(key)
+        if sp is None:
+            box = self.screw_box(x, y, zb, lifted)
+            img = draw_sprite(self.proj, box, lambda p: self.draw_screw(p, x, y, zb, lifted, ring),
+                              key_colour=SILVER_EDGE)
+            img.set_alpha(255, pygame.RLEACCEL)
+            sp = (img, box[0], box[1])
+            if keep:
+                if len(self._screws) > 1000:
+                    self._screws.clear()
+                self._screws[key] = sp
+        return sp
+
+    def _screw_heights(self, state) -> list[float]:
+        """Per anchor: the top of the highest live piece pinned there (3d; 0 in 2d)."""
+        zs = [0.0] * self.nA
+        if not self.proj.is_3d:
+            return zs
+        nA, ss, H = self.nA, self.ss, self.H
+        for p in range(self.nP):
+            b = nA + p * ss
+            if int(state[b]) == LEFT:
+                continue
+            top = self.z0[p] + THICK
+            for k in range(H):
+                a = int(state[b + 4 + k])
+                if a >= 0 and zs[a] < top:
+                    zs[a] = top
+        return zs
+
+    def _text_patch(self, f: Frame, key, box, draw):
+        arr = self._patches.get(key)
+        if arr is None:
+            if len(self._patches) > 256:
+                self._patches.clear()
+            arr = draw_patch(self.proj, f.static, box, draw)
+            arr = self._patches[key] = (arr, self._surface_of(arr))
+        return arr
+
+    # ---- dynamic ------------------------------------------------------------------------
+    def _trace(self, suite, before, action):
+        key = (before.tobytes(), int(action))
+        tr = self._traces.get(key)
+        if tr is None:
+            after, frames = suite.puzzle.settle_frames(suite.level, before, int(action))
+            seqs: dict[int, list] = {}
+            for fr in frames:
+                if fr["status"] == "attached":
+                    seqs.setdefault(self.index[fr["piece"]], []).append((fr["x"], fr["y"], fr["angle"]))
+            if len(self._traces) > 16:
+                self._traces.clear()
+            tr = self._traces[key] = (after, seqs)
+        return tr
+
+    def draw_dynamic(self, f, suite, state, t, anim, phase):
+        u = self.ui
+        nA, ss = self.nA, self.ss
+        show = state
+        poses = None          # piece -> (x, y, deg) override during an animation
+        flying = None
+        if anim is not None:
+            before = np.asarray(anim["before"], dtype=state.dtype)
+            src, dst = divmod(int(anim["action"]), nA)
+            total = max(1, anim["t1"] - anim["t0"])
+            f1 = min(1.0, MOVE_MS / total)
+            if phase < f1:
+                show = before.copy()
+                show[src] = 0
+                q = _ease(phase / f1)
+                (sx, sy), (tx, ty) = u.anchors[src], u.anchors[dst]
+                flying = (sx + (tx - sx) * q, sy + (ty - sy) * q, math.sin(math.pi * q))
+            else:
+                _, seqs = self._trace(suite, before, anim["action"])
+                q = (phase - f1) / max(1e-9, 1.0 - f1)
+                poses = {}
+                for p in range(self.nP):
+                    b = nA + p * ss
+                    if int(before[b]) == LEFT:
+                        continue
+                    seq = seqs.get(p)
+                    x0, y0, d0 = int(before[b + 1]) / Q, int(before[b + 2]) / Q, int(before[b + 3]) * 360.0 / N_ANG
+                    if seq:
+                        k = min(len(seq) - 1, int(_ease(q) * len(seq)))
+                        x0, y0, d0 = seq[k]
+                        if int(state[b]) != LEFT:
+                            poses[p] = (x0, y0, d0)
+                    if int(state[b]) == LEFT:
+                        fall = (DESIGN_H + 260 - y0) * q * q
+                        spin = (8.0 if p % 2 else -8.0) * q * q
+                        poses[p] = (x0, y0 + fall, d0 + spin)
+                show = state
+        sel = suite.ui.get("selected") if anim is None else None
+        work = self._work
+        reg = self._region
+        if self._base_of is not f.static:
+            self._base = self._surface_of(f.static)
+            self._base_of = f.static
+        work.blit(self._base, reg.topleft, reg)
+        # the hint line replaces the default instruction (under the pieces, which may fall past it)
+        hint = suite.ui.get("hint")
+        if hint:
+            r = self._hint_rect
+            sel_hint = sel is not None
+
+            def draw(p, hint=hint, sel_hint=sel_hint):
+                p.poly([(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)], FRAME_BG)
+                p.text(hint, 270, u.instructions_y, 21, SELECT_RING if sel_hint else CREAM, max_w=500)
+            _, surf = self._text_patch(f, ("hint", hint, sel_hint), self._hint_box, draw)
+            work.blit(surf, self._hint_box[:2])
+        # pieces, bottom to top
+        for p in self.order:
+            b = nA + p * ss
+            if poses is not None and p in poses:
+                x, y, d = poses[p]
+                sp = self._piece_sprite(p, int(round(x * Q)), int(round(y * Q)), int(round(d * N_ANG / 360.0)),
+                                        keep=False)
+            else:
+                if int(show[b]) == LEFT:
+                    continue
+                sp = self._piece_sprite(p, int(show[b + 1]), int(show[b + 2]), int(show[b + 3]))
+            work.blit(sp[0], (sp[1], sp[2]))
+        # screws above every piece
+        zs = self._screw_heights(show)
+        for a in range(nA):
+            if int(show[a]) == 0:
+                continue
+            x, y = u.anchors[a]
+            sp = self._screw_sprite(x, y, zs[a], a == sel, a == sel)
+            work.blit(sp[0], (sp[1], sp[2]))
+        if flying is not None:
+            x, y, arc = flying
+            zb = max(self._screw_heights(before)[src], self._screw_heights(state)[dst])
+            is3 = self.proj.is_3d
+            sp = self._screw_sprite(x, y - (0.0 if is3 else 18.0 * arc), zb + (18.0 * arc if is3 else 0.0),
+                                    True, False, keep=False)
+            work.blit(sp[0], (sp[1], sp[2]))
+        f.surf.blit(work, reg.topleft, reg)
+        # HUD: boards out (of the state shown)
+        cnt = state if anim is None or poses is not None else before
+        out = sum(1 for p in range(self.nP) if int(cnt[nA + p * ss]) == LEFT)
+        cx, cy = HUD_COUNTER
+        text = f"Boards out: {out} / {self.nP}"
+        arr, _ = self._text_patch(f, ("count", text), self._count_box,
+                                  lambda p: p.text(text, cx, cy, 24, CREAM, anchor="left"))
+        f.put(arr, self._count_box[0], self._count_box[1])
+
+    @staticmethod
+    def _surface_of(arr: np.ndarray) -> pygame.Surface:
+        h, w = arr.shape[:2]
+        rgb = pygame.image.frombuffer(np.ascontiguousarray(arr), (w, h), "RGB")
+        out = pygame.Surface((w, h), 0, 32)
+        out.blit(rgb, (0, 0))
+        return out
+
+
+DRAWING = BoltUnscrewDrawing
