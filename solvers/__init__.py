@@ -1,1 +1,20 @@
-"""longpuzzle.solvers"""
+"""longpuzzle.solvers: exhaustive solvers and dead-end certificates for every game.
+
+    from longpuzzle.solvers import solve, certify
+    r = solve("rush_hour/hard/3")          # Result: status, actions, moves, optimal, states, ...
+    c = certify("nut_and_bolt/hard/1", state)   # solvable / unsolvable (dead end) / unknown
+
+The generic compiled search lives in core.py (templated per game, cached on disk);
+game-specific knowledge (canonical keys, heuristics, direct solvers) in knowledge/<game>.py.
+"""
+
+from longpuzzle.solvers.core import Result, certify, explore, solve
+
+__all__ = ["Result", "certify", "explore", "solve", "verify_level"]
+
+
+def verify_level(level, *, budget=None):
+    """Solve a catalogue level and check the result against the catalogue's recorded optimum."""
+    from longpuzzle.solvers.verify import verify_level as _v
+
+    return _v(level, budget=budget)
