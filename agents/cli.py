@@ -47,12 +47,14 @@ def _clean(v):
 @click.option("--scale", default=1.0, show_default=True)
 @click.option("--frames-per-move", default=0, show_default=True, help="Intermediate animation frames kept per move.")
 @click.option("--no-frames", is_flag=True, help="Do not write PNG frames (hashes are still recorded).")
+@click.option("--certify-budget", default=20_000, show_default=True,
+              help="States the evaluator may search per move for a dead-end certificate (Bolt Unscrew, Nut and Bolt).")
 @click.option("--seed", default=0, show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder [default: results/eval-<time>].")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
 def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout, style,
-             scale, frames_per_move, no_frames, seed, out_dir, as_json):
+             scale, frames_per_move, no_frames, certify_budget, seed, out_dir, as_json):
     """Run an agent on objectives and measure it as LongPuzzleBench does.
 
     With no arguments: the solver agent on one default objective."""
@@ -68,7 +70,8 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
     out = Path(out_dir or f"results/eval-{time.strftime('%Y%m%d-%H%M%S')}")
     out.mkdir(parents=True, exist_ok=True)
     st = Settings(style=style, scale=scale, frames_per_move=frames_per_move, budget=budget,
-                  max_actions=max_actions, action_timeout=action_timeout, save_frames=not no_frames)
+                  max_actions=max_actions, action_timeout=action_timeout, save_frames=not no_frames,
+                  certify_budget=certify_budget)
     plan = [(o, e) for o in objs for e in range(episodes)]
     results = []
     bar = _progress(len(plan), as_json)

@@ -15,7 +15,7 @@ from longpuzzle.agents.metrics import EpisodeOutcome, LevelOutcome
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.suite import Suite
 
-CERTIFY_BUDGET = 200_000
+CERTIFY_BUDGET = 20_000
 
 
 def certificate(level, state, budget: int = CERTIFY_BUDGET, cache: dict | None = None) -> str:

@@ -325,6 +325,14 @@ class _Run:
         return fb, rec, frames, a
 
 
+def _check_returned(action: Any) -> None:
+    """An agent must return an action (a dict, possibly malformed: that is refused with a
+    message and counted invalid) or a FinalAnswer; anything else is garbage and ends the
+    episode as an agent error."""
+    if not isinstance(action, (dict, FinalAnswer)):
+        raise AgentError("garbage", f"act() returned {type(action).__name__}, not an action dict or FinalAnswer")
+
+
 def _jsonable_action(a: Any) -> Any:
     try:
         json.dumps(a)
@@ -369,6 +377,7 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
             t_a = time.perf_counter()
             action = caller(agent.act, obs)
             t_agent = time.perf_counter() - t_a
+            _check_returned(action)
             if isinstance(action, FinalAnswer):
                 end = "final_answer"
                 run.traj.write({"stream": "public", "step": run.step + 1, "final_answer": action.text})
@@ -475,6 +484,7 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
             t_a = time.perf_counter()
             action = caller(agent.act, obs)
             t_agent = time.perf_counter() - t_a
+            _check_returned(action)
             if isinstance(action, FinalAnswer):
                 termination = "agent_terminated"
                 break

@@ -124,8 +124,15 @@ class Hangs(BaseAgent):
 
 
 class Garbage(BaseAgent):
+    """Malformed actions: refused with a message, counted invalid."""
     def act(self, obs):
-        return {"type": "teleport"} if obs.step % 2 else object()
+        return [{"type": "teleport"}, {"type": "click", "x": -5, "y": 3}, {"x": 1}][obs.step % 3]
+
+
+class Junk(BaseAgent):
+    """Not an action at all: an agent error."""
+    def act(self, obs):
+        return object() if obs.step == 2 else {"type": "wait", "ms": 10}
 
 
 def test_agent_failures_end_the_episode_as_agent_errors(tmp_path):
@@ -138,6 +145,8 @@ def test_agent_failures_end_the_episode_as_agent_errors(tmp_path):
     assert r.end == "max_actions"
     pub = [e for e in read_events(tmp_path / "c") if e.get("stream") == "public"]
     assert all(e["feedback"]["status"] == "dispatch_failed" and e["feedback"]["message"] for e in pub)
+    r = run_objective(Junk(), "maze_paint", "easy", settings=FAST, folder=tmp_path / "d")
+    assert r.end == "agent_error" and "garbage" in r.error and r.actions == 2
 
 
 def test_restore_any_step_and_continue_with_an_intervention(tmp_path):
