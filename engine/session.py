@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 import numpy as np
 
@@ -51,9 +51,8 @@ class Counters:
         return dict(self.__dict__)
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What one move did."""
+class Outcome(NamedTuple):
+    """What one move did (immutable)."""
     move: str            # the move's text
     action: int
     code: int            # OK, NOOP or a rejection code
