@@ -18,15 +18,16 @@ class DisplayError(LongPuzzleError):
     """The play window cannot be opened (no display)."""
 
 
-def _read_actions(source: str) -> list:
-    """A JSON list of GUI actions, an episode file (its "actions"), or JSON lines."""
+def _read_episode(source: str) -> tuple[list, dict | None]:
+    """(actions, the saved episode or None) from a JSON list of GUI actions, an episode file
+    saved by ``play``, or JSON lines."""
     try:
         text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
     except OSError as e:
         raise LongPuzzleError(f"cannot read actions from {source}: {e.strerror}") from None
     text = text.strip()
     if not text:
-        return []
+        return [], None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError:
@@ -35,13 +36,18 @@ def _read_actions(source: str) -> list:
         except json.JSONDecodeError as e:
             raise LongPuzzleError(f"actions in {source} are not JSON (a list, an episode file or one action per "
                                   f"line): {e.msg} at line {e.lineno}") from None
+    episode = None
     if isinstance(doc, dict) and "actions" in doc and doc.get("format") == EPISODE_FORMAT:
-        doc = doc["actions"]
+        episode, doc = doc, doc["actions"]
     if isinstance(doc, dict):
         doc = [doc]
     if not isinstance(doc, list):
         raise LongPuzzleError(f"actions in {source} must be a JSON list of actions")
-    return doc
+    return doc, episode
+
+
+def _read_actions(source: str) -> list:
+    return _read_episode(source)[0]
 
 
 def _episode(start, style, scale, actions, screen) -> dict:
@@ -99,10 +105,27 @@ def _display_available() -> bool:
               help="Where to save the episode (actions, moves, final snapshot).")
 @click.option("--frames", "frames_dir", type=click.Path(file_okay=False), help="Also save every frame as PNG here.")
 @click.option("--frames-per-move", type=int, default=0, show_default=True, help="Intermediate animation frames.")
-def play_cmd(start, headless, actions_file, style, scale, save, frames_dir, frames_per_move):
-    """Play from the home screen or a level, with the mouse and keyboard (or scripted, --headless)."""
+@click.pass_context
+def play_cmd(ctx, start, headless, actions_file, style, scale, save, frames_dir, frames_per_move):
+    """Play from the home screen or a level, with the mouse and keyboard (or scripted, --headless).
+
+    Click, drag and type in the window; close it (or press Ctrl+Q) to finish: the episode
+    (actions, moves, final snapshot) is saved to --save and can be replayed with
+    --headless --actions FILE."""
     from longpuzzle.render.frame import Screen, save_png
 
+    actions, saved = _read_episode(actions_file) if headless else ([], None)
+    if saved is not None:
+        # replaying a saved episode: its start and settings, unless given on the command line
+        from click.core import ParameterSource
+        for name in ("start", "style", "scale"):
+            if ctx.get_parameter_source(name) == ParameterSource.DEFAULT and name in saved:
+                if name == "start":
+                    start = saved["start"]
+                elif name == "style":
+                    style = saved["style"]
+                else:
+                    scale = saved["scale"]
     screen = Screen(start, style=style, scale=scale, frames_per_move=frames_per_move)
     done: list = []
     n_frames = 0
@@ -117,7 +140,7 @@ def play_cmd(start, headless, actions_file, style, scale, save, frames_dir, fram
 
     if headless:
         keep([screen.frame()])
-        for i, a in enumerate(_read_actions(actions_file)):
+        for i, a in enumerate(actions):
             try:
                 fb, frames = screen.act(a)
             except LongPuzzleError as e:        # a malformed action is refused, the run goes on
@@ -127,11 +150,19 @@ def play_cmd(start, headless, actions_file, style, scale, save, frames_dir, fram
             keep(frames)
             click.echo(json.dumps({"step": i, **fb.as_dict()}))
     else:
-        _window_loop(screen, done, keep)
+        try:
+            _window_loop(screen, done, keep)
+        except KeyboardInterrupt:          # Ctrl+C in the terminal: keep what was played
+            pass
     ep = _episode(start, style, scale, done, screen)
     Path(save).write_text(json.dumps(ep, indent=1), encoding="utf-8")
     click.echo(f"saved {save}: {len(done)} actions, moves: {' '.join(ep['moves']) or '(none)'}"
                f"{'  SOLVED' if ep['solved'] else ''}")
+    if saved is not None and "moves" in saved:
+        if saved["moves"] != ep["moves"] or saved.get("level") != ep["level"]:
+            raise LongPuzzleError(f"the replay differs from the saved episode: moves {ep['moves']} "
+                                  f"on {ep['level']}, saved {saved['moves']} on {saved.get('level')}")
+        click.echo("the replay gives the saved episode's moves")
 
 
 def _window_loop(screen, done: list, keep) -> None:
@@ -181,6 +212,9 @@ def _window_loop(screen, done: list, keep) -> None:
                 else:
                     ms = max(1, min(5000, pygame.time.get_ticks() - t0))
                     action = {"type": "drag", "x0": x0, "y0": y0, "x1": x1, "y1": y1, "steps": 10, "ms": ms}
+            elif ev.type == pygame.KEYDOWN and ev.key == pygame.K_q and ev.mod & pygame.KMOD_CTRL:
+                pygame.display.quit()       # Ctrl+Q closes the window (and saves the episode)
+                return
             elif ev.type == pygame.KEYDOWN:
                 name = keys.get(ev.key) or (ev.unicode if ev.unicode and ev.unicode.isascii()
                                             and ev.unicode.isalnum() else None)
