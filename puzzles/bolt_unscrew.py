@@ -47,6 +47,11 @@ Model
   settled state; ``progress`` still counts it with weight 0.5 as RULES 2.7 says.
 * The renderer gets the settle's intermediate poses from ``move_trace`` (the same ``_move``
   kernel that ``step_into`` runs, with a trace buffer) through ``BoltUnscrew.settle_frames``.
+* Speed shortcuts of the kernels never change a result (a digest of long random walks and
+  the recorded solutions' final-state hashes are unchanged): the blocking test leaves out
+  pieces whose wood misses the sample disc or whose hole contains it (``_disc_clear``), and
+  a swing tests only pegs within reach of the pin, skips a peg for the steps in which it
+  cannot reach the piece, and without a trace jumps over steps where every peg is clear.
 * Solved when every piece has left. ``is_dead_end`` (no usable empty anchor, not solved) is a
   predicate for evaluators; the game never announces it and moves are still scored normally.
 
@@ -115,6 +120,13 @@ MAX_ANCHORS = 64
 MAX_PIECES = 64
 MAX_HOLES = 12
 _ID_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
+
+# Speed-only constants of the kernels (they never change a result): the largest distance
+# of an inner-ring / any blocking-test sample from the anchor (Q8, rounded up), and the
+# safety margin (Q8) of the conservative shortcuts, far above the fixed-point rounding.
+_RS_IN = int(math.ceil(SOCKET_RADIUS * RINGS[1][0] * Q)) + 2
+_RS_OUT = int(math.ceil(SOCKET_RADIUS * RINGS[2][0] * Q)) + 2
+_MARGIN = 48
 
 
 # ---------------------------------------------------------------------------- kernels
@@ -222,8 +234,40 @@ def _solid_at(lv, s, p, x, y):
 
 
 @njit(cache=True)
-def _usable(lv, s, a):
-    """Empty anchor a passes the hole-blocking test against the pieces as they lie."""
+def _disc_clear(lv, p, lx, ly, rad):
+    """Speed-up of the blocking test (never changes its answer): True when no point within
+    ``rad`` of the local point (lx, ly) can be solid on piece p, i.e. the disc misses the
+    wood or lies inside one of the holes. ``rad`` includes a margin far above the rounding
+    difference between unrotating a sample and unrotating the anchor."""
+    r = int(lv[6]) + p * int(lv[7])
+    rc = int(lv[r + 3])
+    if int(lv[r]) == 1:
+        if lx * lx + ly * ly > (rc + rad) * (rc + rad):
+            return True
+    else:
+        qx = abs(lx) - (int(lv[r + 1]) - rc)
+        qy = abs(ly) - (int(lv[r + 2]) - rc)
+        if qx < 0:
+            qx = 0
+        if qy < 0:
+            qy = 0
+        if qx * qx + qy * qy > (rc + rad) * (rc + rad):
+            return True
+    hr = int(lv[13])
+    if hr > rad:
+        lim = (hr - rad) * (hr - rad)
+        for k in range(int(lv[r + 5])):
+            ex = lx - int(lv[r + 8 + 3 * k])
+            ey = ly - int(lv[r + 9 + 3 * k])
+            if ex * ex + ey * ey < lim:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _usable_s(lv, s, a, cand, aligned):
+    """Empty anchor a passes the hole-blocking test against the pieces as they lie
+    (cand, aligned: scratch arrays of nP entries)."""
     nA = int(lv[0])
     nP = int(lv[1])
     ss = int(lv[11])
@@ -233,8 +277,6 @@ def _usable(lv, s, a):
     ax = int(lv[oa + 2 * a])
     ay = int(lv[oa + 2 * a + 1])
     reach = int(lv[14]) + 21 * 256
-    cand = np.empty(nP, np.int64)
-    aligned = np.zeros(nP, np.int64)
     nc = 0
     for p in range(nP):
         b = nA + p * ss
@@ -246,11 +288,18 @@ def _usable(lv, s, a):
         lim = int(lv[r + 6]) + reach
         if dx * dx + dy * dy > lim * lim:
             continue
-        cand[nc] = p
+        al = 0
         for k in range(int(lv[r + 5])):
             hx, hy = _hole_world(lv, s, p, k)
             if _near(lv, hx, hy, a):
-                aligned[nc] = 1
+                al = 1
+        # a piece none of whose tested samples can be solid changes nothing: leave it out
+        lx, ly = _unrot(lv, dx, dy, int(s[b + 3]))
+        rad = (_RS_IN if al == 1 else _RS_OUT) + _MARGIN
+        if _disc_clear(lv, p, lx, ly, rad):
+            continue
+        cand[nc] = p
+        aligned[nc] = al
         nc += 1
     if nc == 0:
         return True
@@ -272,6 +321,13 @@ def _usable(lv, s, a):
                     return False
                 break
     return True
+
+
+@njit(cache=True)
+def _usable(lv, s, a):
+    """Empty anchor a passes the hole-blocking test against the pieces as they lie."""
+    nP = int(lv[1])
+    return _usable_s(lv, s, a, np.empty(nP, np.int64), np.zeros(nP, np.int64))
 
 
 @njit(cache=True)
@@ -311,17 +367,64 @@ def _swing(lv, d, p, k, trace, tn):
     py = int(lv[oa + 2 * pin + 1])
     lx = int(lv[rb])
     ly = int(lv[rb + 1])
+    # Speed-up (no change of result): only pegs that can come within reach of the piece
+    # during the swing are tested (the piece stays within |hole| + bounding radius of the
+    # pin, and its hole is within TOL of the pin before the first step), and a peg found
+    # clear by ``slack`` is not tested again for the steps in which it cannot get that much
+    # closer (the centre moves at most ``arc`` a step along its circle about the pin, and in
+    # the piece's frame a peg moves at most ``arcj`` a step along its circle about the
+    # pinned hole); without a trace, steps in which every peg is known clear are jumped.
+    pr = int(lv[12])
+    rp = int(lv[6]) + p * int(lv[7])
+    bnd = int(lv[rp + 6]) + pr
+    hn = int(math.sqrt(float(lx * lx + ly * ly))) + 2
+    reach = hn + bnd + int(lv[14]) + _MARGIN
+    arc = int(hn * 2.0 * math.pi * step / n) + 3
+    cand = np.empty(nA, np.int64)
     prev = np.zeros(nA, np.int64)
+    skip = np.zeros(nA, np.int64)
+    arcj = np.zeros(nA, np.int64)
+    nc = 0
     cx0 = int(d[b + 1])
     cy0 = int(d[b + 2])
     for a in range(nA):
-        if a != pin and d[a] != 0 and _peg_overlaps(lv, p, cx0, cy0, t0, a):
-            prev[a] = 1
+        if a != pin and d[a] != 0:
+            ex = int(lv[oa + 2 * a]) - px
+            ey = int(lv[oa + 2 * a + 1]) - py
+            if ex * ex + ey * ey >= reach * reach:
+                continue
+            cand[nc] = a
+            arcj[nc] = int(math.sqrt(float(ex * ex + ey * ey)) * 2.0 * math.pi * step / n) + 3
+            if _peg_overlaps(lv, p, cx0, cy0, t0, a):
+                prev[nc] = 1
+            nc += 1
     done = 0
     bx = cx0
     by = cy0
     bt = t0
+    fast = trace.shape[0] == 0
     while done < mag:
+        if fast:
+            # no trace wanted: jump over the steps in which every peg is known to be clear
+            m = mag
+            for j in range(nc):
+                if skip[j] < m:
+                    m = skip[j]
+            if m > 0:
+                nxt = done + m * step
+                if nxt > mag:
+                    nxt = mag
+                adv = (nxt - done + step - 1) // step
+                for j in range(nc):
+                    skip[j] -= adv
+                    prev[j] = 0
+                t = (t0 + sgn * nxt) % n
+                hx, hy = _rot(lv, lx, ly, t)
+                bx = px - hx
+                by = py - hy
+                bt = t
+                done = nxt
+                continue
         nxt = done + step
         if nxt > mag:
             nxt = mag
@@ -330,12 +433,43 @@ def _swing(lv, d, p, k, trace, tn):
         cx = px - hx
         cy = py - hy
         hit = False
-        for a in range(nA):
-            if a != pin and d[a] != 0:
-                o = _peg_overlaps(lv, p, cx, cy, t, a)
-                if o and prev[a] == 0:
-                    hit = True
-                prev[a] = 1 if o else 0
+        for j in range(nc):
+            if skip[j] > 0:
+                skip[j] -= 1
+                prev[j] = 0
+                continue
+            a = cand[j]
+            ex = int(lv[oa + 2 * a]) - cx
+            ey = int(lv[oa + 2 * a + 1]) - cy
+            e2 = ex * ex + ey * ey
+            if e2 >= bnd * bnd:
+                o = False
+                slack = int(math.sqrt(float(e2))) - 1 - bnd - _MARGIN
+                if slack > arc:
+                    skip[j] = slack // arc - 1
+            else:
+                # the fine test of _peg_overlaps, keeping the clearance: in the piece's frame
+                # the peg moves at most arcj a step (on its circle about the pinned hole)
+                rc = int(lv[rp + 3])
+                if int(lv[rp]) == 1:
+                    q2 = e2
+                else:
+                    qx, qy = _unrot(lv, ex, ey, t)
+                    qx = abs(qx) - (int(lv[rp + 1]) - rc)
+                    qy = abs(qy) - (int(lv[rp + 2]) - rc)
+                    if qx < 0:
+                        qx = 0
+                    if qy < 0:
+                        qy = 0
+                    q2 = qx * qx + qy * qy
+                o = q2 < (rc + pr) * (rc + pr)
+                if not o:
+                    slack = int(math.sqrt(float(q2))) - 1 - rc - pr - _MARGIN
+                    if slack > arcj[j]:
+                        skip[j] = slack // arcj[j] - 1
+            if o and prev[j] == 0:
+                hit = True
+            prev[j] = 1 if o else 0
         if hit:
             break
         done = nxt
@@ -457,8 +591,11 @@ def step_into(lv, src, dst, action):
 def usable_into(lv, s, out):
     """out[a] = 1 iff anchor a is empty and usable; returns how many."""
     count = 0
+    nP = int(lv[1])
+    cand = np.empty(nP, np.int64)
+    aligned = np.empty(nP, np.int64)
     for a in range(int(lv[0])):
-        u = _usable(lv, s, a)
+        u = _usable_s(lv, s, a, cand, aligned)
         out[a] = 1 if u else 0
         if u:
             count += 1
@@ -468,9 +605,12 @@ def usable_into(lv, s, out):
 @njit(cache=True)
 def legal_into(lv, s, mask):
     nA = int(lv[0])
+    nP = int(lv[1])
     usable = np.zeros(nA, np.int64)
+    cand = np.empty(nP, np.int64)
+    aligned = np.empty(nP, np.int64)
     for a in range(nA):
-        if _usable(lv, s, a):
+        if _usable_s(lv, s, a, cand, aligned):
             usable[a] = 1
     count = 0
     for f in range(nA):
@@ -497,8 +637,11 @@ def is_dead_end(lv, s):
     """No usable empty anchor and not solved (the rules' deadlock; never announced)."""
     if is_solved(lv, s):
         return False
+    nP = int(lv[1])
+    cand = np.empty(nP, np.int64)
+    aligned = np.empty(nP, np.int64)
     for a in range(int(lv[0])):
-        if _usable(lv, s, a):
+        if _usable_s(lv, s, a, cand, aligned):
             return False
     return True
 

@@ -36,7 +36,8 @@ def solve_cmd(level_id, as_json, budget):
     elif r.status == "unsolvable":
         click.echo(f"{level.id}: unsolvable (all {r.states:,} reachable states searched)")
     else:
-        click.echo(f"{level.id}: unknown (budget of {budget:,} states reached)")
+        why = r.note or f"budget of {budget:,} states reached"
+        click.echo(f"{level.id}: unknown ({why}; {r.states:,} states searched)")
 
 
 @click.command("verify")

@@ -24,7 +24,8 @@ from longpuzzle.engine.protocol import OK, Level
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.specialize import specialize
 from longpuzzle.solvers.knowledge import knowledge
-from longpuzzle.solvers.template import CORE, DEFAULT_HOOKS
+from longpuzzle.solvers import template as template_module
+from longpuzzle.solvers.template import CORE, DEFAULT_HOOKS, MAX_IDS, table_arrays, table_bytes
 
 BFS, BEST_FIRST, DFS = 0, 1, 2
 DEFAULT_BUDGET = 20_000_000
@@ -44,6 +45,7 @@ class Result:
     seconds: float = 0.0
     method: str = ""
     routes: list[str] | None = None      # Color Connect: the solution as whole routes
+    note: str = ""                       # why an ``unknown`` search stopped, if not the budget
 
     @property
     def length(self) -> int | None:
@@ -58,26 +60,42 @@ class Result:
             d["method"] = self.method
         if self.routes:
             d["routes"] = list(self.routes)
+        if self.note:
+            d["note"] = self.note
         return d
 
 
+_SEARCH_MODULES: dict = {}
+
+
 def search_kernels(game: str):
-    """The compiled search module of a game (generated once, cached on disk)."""
+    """The compiled search module of a game (generated once, cached on disk; one lookup
+    per process)."""
+    got = _SEARCH_MODULES.get(game)
+    if got is not None:
+        return got
     p = get_puzzle(game)
     k = knowledge(game)
     parts = ["import numpy as np\nfrom numba import njit\n"]
+    tsrc = inspect.getsource(template_module)
+    parts.append(f"# table kernels {template_module.__name__} sha {hashlib.sha256(tsrc.encode()).hexdigest()[:16]}\n")
     mod = k.kernels
     if mod is not None:
         src = inspect.getsource(mod)
         digest = hashlib.sha256(src.encode()).hexdigest()[:16]
         parts.append(f"# knowledge kernels {mod.__name__} sha {digest}\n")
+    # a knowledge ``successors`` that reads only the parent's key sets SUCCESSORS_USE_STATE = False
+    # in its kernels module: breadth- and depth-first search then do not unpack states at all
+    use_state = mod is None or not hasattr(mod, "successors") or bool(getattr(mod, "SUCCESSORS_USE_STATE", True))
+    parts.append(f"UNPACK_FOR_SUCCESSORS = {use_state}\n")
     for name in HOOKS:
         if mod is not None and hasattr(mod, name):
             parts.append(f"from {mod.__name__} import {name}  # noqa: F401\n")
         else:
             parts.append(DEFAULT_HOOKS[name])
     parts.append(CORE)
-    return specialize(p, "".join(parts), "search")
+    got = _SEARCH_MODULES[game] = specialize(p, "".join(parts), "search")
+    return got
 
 
 def _writable(state: np.ndarray, level: Level) -> np.ndarray:
@@ -94,9 +112,25 @@ class Raw:
     action: np.ndarray
     lower: int
     seconds: float
+    table_bits: int = 0
+    stopped: str = ""                    # status -1: "budget" or "memory" (the memory cap)
+    words: int = 1
+    probes: int = 0                      # table look-ups (each insert is one)
+    table_ids: bool = True               # does the table keep ids (one-word keys, best-first)?
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes held at the end: dense key/parent/action/g arrays and the table."""
+        dense = self.keys.nbytes + self.parent.nbytes + self.action.nbytes + self.parent.shape[0] * 2
+        return int(dense + (table_bytes(self.table_bits, self.words, self.table_ids) if self.table_bits else 0))
+
+    @property
+    def bytes_per_million(self) -> float:
+        return self.memory_bytes / max(self.n, 1) * 1e6
 
 
 _AUX: "weakref.WeakKeyDictionary[Level, tuple[np.ndarray, int]]" = weakref.WeakKeyDictionary()
+_WORKSPACES: "weakref.WeakKeyDictionary[Level, dict]" = weakref.WeakKeyDictionary()
 _MEM = [0.0, 0]
 
 
@@ -109,17 +143,105 @@ def level_aux(level: Level) -> tuple[np.ndarray, int]:
     return got
 
 
+def _grow(a: np.ndarray, n: int) -> np.ndarray:
+    """A copy of ``a`` in a new array of n elements (numpy's allocator: huge pages)."""
+    b = np.empty(n, a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
 def run(level: Level, state: np.ndarray, mode: int, *, weight: int = 1, budget: int = DEFAULT_BUDGET,
-        stop_at_goal: bool = True, aux: np.ndarray | None = None, upper: int = 1 << 30) -> Raw:
+        stop_at_goal: bool = True, aux: np.ndarray | None = None, upper: int = 1 << 30,
+        max_bytes: int | None = None, reuse: bool = False) -> Raw:
+    """One compiled search (template ``_steps``), driven from here: every array is made by
+    numpy and grown here by doubling when the loop asks (dense arrays: amortised linear
+    copying; the table: a sequential rehash). It stores at most ``budget`` states, and never
+    more than fit in the memory cap (``max_bytes``, else 60% of the memory available now):
+    a search stopped by either ends with status -1 and ``stopped`` = "budget" or "memory".
+
+    ``reuse=True``: for repeated searches of one level, keep this search's arrays and clear
+    them for the next such call instead of allocating (the returned arrays are then
+    overwritten by that next call: copy what must be kept)."""
     mod = search_kernels(level.game)
-    budget = min(int(budget), memory_budget(level))
+    budget = int(budget)
+    fit = memory_budget(level, max_bytes=max_bytes)
+    limit = max(min(budget, fit, MAX_IDS), 1)
     default_aux, w = level_aux(level)
     aux = default_aux if aux is None else aux
+    init = _writable(state, level)
+    na = int(level.n_actions)
     t0 = time.perf_counter()
-    st, goal, n, keys, parent, action, _g, lower = mod.search(
-        level.lv, aux, _writable(state, level), np.int64(w), np.int64(mode), np.int64(weight),
-        np.int64(budget), np.int64(level.n_actions), bool(stop_at_goal), np.int64(upper))
-    return Raw(int(st), int(goal), int(n), keys, parent, action, int(lower), time.perf_counter() - t0)
+    ws = _WORKSPACES.get(level, {}).get(mode) if reuse else None
+    if ws is None:
+        cap = min(4096, limit + 1)
+        bits = 12
+        tk, tid = table_arrays(bits, w, ids=mode == 1)
+        qn = 1024 if mode == 1 else 1
+        skflat = np.zeros(na * w, np.uint64)
+        ws = [np.zeros(cap * w, np.uint64), np.empty(cap, np.int32), np.empty(cap, np.int16),
+              np.zeros(cap, np.int16), tk, tid, np.array([bits, 0, 0, 0], np.int64),
+              np.empty(1 if mode != 2 else 1024, np.int32), np.full(256 if mode == 1 else 1, -1, np.int64),
+              np.empty(qn, np.int32), np.empty(qn, np.int32), np.empty(qn, np.int64),
+              np.empty((na, init.shape[0]), init.dtype), np.empty(na, np.int64), skflat,
+              skflat.reshape(na, w), np.zeros(na, np.bool_), np.zeros(na, np.int64), np.zeros(na, np.uint64),
+              np.zeros(na, np.bool_), init.copy(), np.zeros(16, np.int64)]
+    else:
+        # a repeated search: the same arrays, cleared (only what a search reads before writing)
+        if ws[4].shape[0] > 1 << 16:      # a big table is not kept: start again at 4096 slots
+            ws[4], ws[5] = table_arrays(12, w, ids=mode == 1)
+        else:
+            ws[4].fill(0)
+        ws[6][:] = (ws[4].shape[0].bit_length() - 1, 0, 0, 0)
+        ws[8].fill(-1)
+        ws[21].fill(0)
+    (keys, parent, action, g, tk, tid, meta, stack, bhead, qid, qg, qnext, succ, acts, skflat, skeys,
+     solvedv, hv, hs, skip, cur, ctl) = ws
+    cap = parent.shape[0]
+    w64, mode64, weight64 = np.int64(w), np.int64(mode), np.int64(weight)
+    while True:
+        r = mod._start(level.lv, aux, init, w64, mode64, weight64, keys, parent, action, g, tk, tid, meta,
+                       stack, bhead, qid, qg, qnext, ctl)
+        if r != 5:
+            break
+        bhead = np.full(int(ctl[13]) * 2 + 16, -1, np.int64)
+    if r == 0:
+        lim64, stop, up64 = np.int64(limit), bool(stop_at_goal), np.int64(upper)
+        while True:
+            r = mod._steps(level.lv, aux, w64, mode64, weight64, lim64, stop, up64, keys, parent, action, g,
+                           tk, tid, meta, stack, bhead, qid, qg, qnext, succ, acts, skflat, skeys, solvedv,
+                           hv, hs, skip, cur, ctl)
+            if r == 0:
+                break
+            if r == 1:
+                cap = min(cap * 2, max(limit, cap + 1))
+                keys = _grow(keys, cap * w)
+                parent = _grow(parent, cap)
+                action = _grow(action, cap)
+                g = _grow(g, cap)
+            elif r == 2:
+                tk2, tid2 = table_arrays(int(meta[0]) + 1, w, ids=tid.shape[0] > 1)
+                mod.table_rehash(tk, tid, tk2, tid2, meta, w64)
+                tk, tid = tk2, tid2
+            elif r == 3:
+                stack = _grow(stack, stack.shape[0] * 2)
+            elif r == 4:
+                qid, qg, qnext = (_grow(a, a.shape[0] * 2) for a in (qid, qg, qnext))
+            else:
+                nb = bhead.shape[0]
+                bh = np.full(int(ctl[13]) * 2 + 16, -1, np.int64)
+                bh[:nb] = bhead
+                bhead = bh
+    secs = time.perf_counter() - t0
+    if reuse:
+        _WORKSPACES.setdefault(level, {})[mode] = [keys, parent, action, g, tk, tid, meta, stack, bhead,
+                                                             qid, qg, qnext, succ, acts, skflat, skeys, solvedv,
+                                                             hv, hs, skip, cur, ctl]
+    st, goal, n, lower = int(ctl[9]), int(ctl[10]), int(ctl[0]), int(ctl[11])
+    stopped = ""
+    if st == -1:
+        stopped = "budget" if limit == budget else "memory"
+    return Raw(st, goal, n, keys, parent, action, lower, secs, int(meta[0]), stopped, int(w), int(ctl[14]),
+               bool(tid.shape[0] > 1))
 
 
 def path_actions(level: Level, state: np.ndarray, raw: Raw, aux: np.ndarray | None = None) -> list[int]:
@@ -198,7 +320,14 @@ def from_raw(level: Level, state, raw: Raw, *, optimal: bool, method: str) -> Re
     if raw.status == 0:
         return _result(level, "unsolvable", states=raw.n, seconds=raw.seconds, method=method)
     return _result(level, "unknown", states=raw.n, seconds=raw.seconds, method=method,
-                   lower_bound=raw.lower if raw.lower >= 0 else None)
+                   lower_bound=raw.lower if raw.lower >= 0 else None, note=memory_note(level, raw))
+
+
+def memory_note(level: Level, raw: Raw) -> str:
+    if raw.stopped != "memory":
+        return ""
+    return (f"stopped at the memory cap after {raw.n:,} states (about "
+            f"{peak_bytes_per_state(level):.0f} bytes a state at peak); raise the cap or use less memory")
 
 
 def certify(level: Level | str, state: np.ndarray | None = None, *, budget: int = DEFAULT_BUDGET) -> Result:
@@ -211,31 +340,48 @@ def certify(level: Level | str, state: np.ndarray | None = None, *, budget: int 
     t0 = time.perf_counter()
     if k.dead_end(level, state):
         return _result(level, "unsolvable", states=1, seconds=time.perf_counter() - t0, method="predicate")
+    direct = getattr(k, "certify", None)        # a game's own certificate (e.g. Bolt Unscrew)
+    if direct is not None:
+        r = direct(level, state, budget)
+        if r is not None:
+            r.seconds = time.perf_counter() - t0
+            return r
     raw = run(level, state, DFS, budget=budget)
     res = from_raw(level, state, raw, optimal=False, method="dfs")
     res.seconds = time.perf_counter() - t0
     return res
 
 
-def explore(level: Level | str, state: np.ndarray | None = None, *, budget: int = DEFAULT_BUDGET) -> Raw:
-    """Breadth-first search of every state reachable from ``state`` (no stop at goals)."""
+def explore(level: Level | str, state: np.ndarray | None = None, *, budget: int = DEFAULT_BUDGET,
+            reuse: bool = False) -> Raw:
+    """Breadth-first search of every state reachable from ``state`` (no stop at goals).
+    ``reuse``: see run() (repeated searches of one level without allocating)."""
     level = load_level(level)
     state = level.initial if state is None else state
-    return run(level, state, BFS, budget=budget, stop_at_goal=False)
+    return run(level, state, BFS, budget=budget, stop_at_goal=False, reuse=reuse)
 
 
-def memory_budget(level: Level, fraction: float = 0.6) -> int:
-    """Most states that fit in ``fraction`` of the memory available now (the arrays double
-    as they grow, and the table peaks at 48 bytes a state just after growing): a search
-    stops with ``unknown`` instead of running out of memory."""
-    now = time.monotonic()
-    if now - _MEM[0] > 1.0:
-        _MEM[0], _MEM[1] = now, _available_memory()
-    avail = _MEM[1] or None
-    if avail is None:
-        return 1 << 62
-    peak = 2 * (level_aux(level)[1] * 8 + BYTES_PER_STATE_FIXED) + 48
-    return max(int(avail * fraction / peak), 1000)
+def peak_bytes_per_state(level: Level) -> float:
+    """Most bytes a stored state may need at a peak: the dense arrays (key words, parent,
+    action, g) while doubling (old + new: 2x), and the table while doubling (load 1/2 -> 1/4:
+    slots = 4 states, old + new = 6 slots a state)."""
+    w = level_aux(level)[1]
+    slot = 8 + (4 if w == 1 else 0)
+    return 2 * (w * 8 + BYTES_PER_STATE_FIXED) + 6 * slot
+
+
+def memory_budget(level: Level, fraction: float = 0.6, max_bytes: int | None = None) -> int:
+    """Most states that fit in ``max_bytes`` (default: ``fraction`` of the memory available
+    now), at their peak size: a search stops with ``unknown`` instead of running out of
+    memory."""
+    if max_bytes is None:
+        now = time.monotonic()
+        if now - _MEM[0] > 1.0:
+            _MEM[0], _MEM[1] = now, _available_memory()
+        if not _MEM[1]:
+            return MAX_IDS
+        max_bytes = int(_MEM[1] * fraction)
+    return max(int(max_bytes / peak_bytes_per_state(level)), 1)
 
 
 def _available_memory() -> int:
@@ -251,10 +397,12 @@ def _available_memory() -> int:
 
 
 def bytes_per_state(level: Level) -> float:
-    """Memory of one stored state: key words, parent, action and g, and the hash table
-    (two int64 a slot, load between 0.35 and 0.7: about 32 bytes on average). The dense
-    arrays grow by doubling, so a search may briefly hold up to twice this."""
-    return knowledge(level.game).words(level) * 8 + BYTES_PER_STATE_FIXED + 32
+    """Typical memory of one stored state: key words, parent, action and g, and the hash
+    table (8 bytes a slot, +4 for one-word keys; load between 1/4 and 1/2: 3 slots a state
+    on average). The dense arrays grow by doubling, so a search may briefly hold more
+    (see peak_bytes_per_state)."""
+    w = knowledge(level.game).words(level)
+    return w * 8 + BYTES_PER_STATE_FIXED + 3 * (8 + (4 if w == 1 else 0))
 
 
 def informed_solve(level: Level, state, budget: int, weights=(3,), *, prune_aux=None, fast_share: float = 0.25) -> Result:

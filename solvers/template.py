@@ -17,7 +17,293 @@ Hooks (``aux`` is an int64 array of per-level solver data made in Python by the 
                                      successors of s (key keys[off:off+W]) as keys
                                      skeys[i, :] with actions, solved flags and (if want_h)
                                      heuristic values; default: expand + pack + is_solved
+                                     (a kernels module whose successors reads only the key
+                                     sets SUCCESSORS_USE_STATE = False: s is then not
+                                     filled in breadth- and depth-first search)
+
+Speed note (numba): a compiled function that calls another compiled function, or has
+several exits inside loops, increments and decrements the reference count of every array
+argument (atomic operations) on each call; a call-free ``successors`` (as the Rush Hour and
+Nut and Bolt ones) costs nothing of the kind. So the search loop (``_steps``) writes its
+hash, prefetch and probe out in full instead of calling table_* functions, never
+reallocates an array (the Python driver in core.run grows them, with numpy's allocator,
+which asks for huge pages), and the successors hook is called once per expanded state.
+
+The visited set (functions ``table_*`` below, real module-level kernels imported by the
+generated module, whose source digest it carries): open addressing with linear probing
+over a power-of-two array of uint64 words, load factor at most 1/2, the home slot taken
+from the TOP bits of the key's 64-bit hash (so the table is ordered by hash and doubling
+it rewrites the old array in one sequential pass, without touching the stored keys).
+
+    W == 1: tk[slot] = hash (a bijection of the key: equal words mean equal keys, no key
+            comparison), tid[slot] = the state's id (only best-first search keeps ids: it
+            reopens states; breadth- and depth-first need membership alone, 8 bytes a slot).
+            The one key whose hash is 0 lives in meta[2] (0 marks an empty slot).
+    W > 1:  tk[slot] = (hash & 0xFFFFFFFF00000000) | (id + 1): 8 bytes a slot; a match
+            of the 32 fingerprint bits is confirmed against the stored key words.
+
+    meta = [bits, count, zero-hash id + 1, spare]; memory: 8 bytes a slot (+4 with ids).
 """
+
+import numpy as np
+from numba import njit
+
+_HI = np.uint64(0xFFFFFFFF00000000)
+_LO = np.uint64(0xFFFFFFFF)
+MAX_TABLE_BITS = 32
+MAX_IDS = (1 << 31) - 2
+
+
+@njit(cache=True)
+def key_hash(keys, base, w):
+    """64-bit hash of keys[base:base+w]; for w == 1 a bijection (splitmix64's finaliser)."""
+    h = np.uint64(0x9E3779B97F4A7C15)
+    for j in range(w):
+        x = keys[base + j] ^ h
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        h = x ^ (x >> np.uint64(31))
+    return h
+
+
+def _huge_zeros(n: int, dtype) -> np.ndarray:
+    """np.zeros from numpy's allocator (which asks for transparent huge pages on large
+    arrays: far fewer TLB misses on random probes than numba's allocator gives)."""
+    return np.zeros(n, dtype)
+
+
+def table_arrays(bits: int, w: int, ids: bool = True):
+    """Zeroed (tk, tid) of a table of 2**bits slots (numpy-allocated). ``ids=False`` (one-word
+    keys, membership only, as a breadth- or depth-first search needs): no id array."""
+    return _huge_zeros(1 << bits, np.uint64), _huge_zeros((1 << bits) if w == 1 and ids else 1, np.int32)
+
+
+@njit(cache=True)
+def table_rehash(tk, tid, tk2, tid2, meta, w):
+    """Move every entry of (tk, tid) into the empty, twice as large (tk2, tid2): one
+    sequential pass (home slots come from the top hash bits, so old slot p's entries land
+    near 2p). Sets meta[0] to the new bits."""
+    bits = meta[0] + 1
+    mask = (np.int64(1) << bits) - 1
+    sh = np.uint64(64 - bits)
+    for s in range(tk.shape[0]):
+        t = tk[s]
+        if t != 0:
+            p = np.int64(t >> sh)
+            while tk2[p] != 0:
+                p = (p + 1) & mask
+            tk2[p] = t
+            if w == 1 and tid.shape[0] > 1:
+                tid2[p] = tid[s]
+    meta[0] = bits
+
+
+@njit(cache=True)
+def table_insert_batch(tk, tid, meta, keys, w, start, n, ids, batch):
+    """Insert keys[i*w:(i+1)*w] for i = start .. n-1 into the table whose stored keys are
+    ``keys`` itself (a new key keeps its index as id); ids[i] = the id of key i (its first
+    occurrence; without an id array, n for any key already present). Works in batches of ``batch`` keys: hashes first, then every home slot
+    loaded (their cache misses overlap), then probe and insert. Returns the index reached:
+    n, or earlier when the table got over half full (grow it, then call again). Calls no
+    other compiled function, as the search's own probe loop."""
+    hs = np.empty(batch, np.uint64)
+    sink = np.uint64(0)
+    with_ids = tid.shape[0] > 1
+    i = start
+    while i < n:
+        b1 = min(n, i + batch)
+        for q in range(i, b1):
+            hx = np.uint64(0x9E3779B97F4A7C15)
+            for j in range(w):
+                x = keys[q * w + j] ^ hx
+                x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+                x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+                hx = x ^ (x >> np.uint64(31))
+            hs[q - i] = hx
+        bits = meta[0]
+        sh = np.uint64(64 - bits)
+        for q in range(i, b1):
+            sink ^= tk[np.int64(hs[q - i] >> sh)]
+            if w == 1 and with_ids:
+                sink ^= np.uint64(tid[np.int64(hs[q - i] >> sh)])
+        stop = False
+        for q in range(i, b1):
+            hh = hs[q - i]
+            bits = meta[0]
+            mask = (np.int64(1) << bits) - 1
+            slot = np.int64(hh >> np.uint64(64 - bits))
+            found = -1
+            if w == 1:
+                if hh == 0:
+                    slot = -1
+                    found = meta[2] - 1
+                else:
+                    t = tk[slot]
+                    while t != hh and t != 0:
+                        slot = (slot + 1) & mask
+                        t = tk[slot]
+                    if t == hh:
+                        found = np.int64(tid[slot]) if with_ids else np.int64(n)
+            else:
+                hi = hh & _HI
+                t = tk[slot]
+                while t != 0:
+                    if (t & _HI) == hi:
+                        b = (np.int64(t & _LO) - 1) * w
+                        j = 0
+                        while j < w and keys[b + j] == keys[q * w + j]:
+                            j += 1
+                        if j == w:
+                            found = np.int64(t & _LO) - 1
+                            break
+                    slot = (slot + 1) & mask
+                    t = tk[slot]
+            if found >= 0:
+                ids[q] = found
+                continue
+            ids[q] = q
+            if w == 1:
+                if slot < 0:
+                    meta[2] = q + 1
+                else:
+                    tk[slot] = hh
+                    if with_ids:
+                        tid[slot] = q
+            else:
+                tk[slot] = (hh & _HI) | np.uint64(q + 1)
+            meta[1] += 1
+            if 2 * meta[1] > (np.int64(1) << meta[0]):
+                i = q + 1
+                stop = True
+                break
+        if stop:
+            meta[3] ^= np.int64(sink & np.uint64(1))
+            return i
+        i = b1
+    meta[3] ^= np.int64(sink & np.uint64(1))
+    return n
+
+
+@njit(cache=True)
+def table_lookup_many(tk, tid, meta, stored, w, queries, n, out):
+    """out[i] = the id of the key queries[i*w:(i+1)*w] in a table over ``stored`` (-1:
+    absent). Call-free like the insert."""
+    bits = meta[0]
+    mask = (np.int64(1) << bits) - 1
+    sh = np.uint64(64 - bits)
+    hs = np.empty(16, np.uint64)
+    sink = np.uint64(0)
+    for q in range(n):
+        if q % 16 == 0:
+            # the next 16 hashes, and their home slots loaded together
+            for r in range(min(16, n - q)):
+                hx = np.uint64(0x9E3779B97F4A7C15)
+                for j in range(w):
+                    x = queries[(q + r) * w + j] ^ hx
+                    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+                    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+                    hx = x ^ (x >> np.uint64(31))
+                hs[r] = hx
+                sink ^= tk[np.int64(hx >> sh)]
+                if w == 1 and tid.shape[0] > 1:
+                    sink ^= np.uint64(tid[np.int64(hx >> sh)])
+        hx = hs[q % 16]
+        found = -1
+        slot = np.int64(hx >> sh)
+        if w == 1:
+            if hx == 0:
+                found = meta[2] - 1
+            else:
+                t = tk[slot]
+                while t != hx and t != 0:
+                    slot = (slot + 1) & mask
+                    t = tk[slot]
+                if t == hx:
+                    found = np.int64(tid[slot]) if tid.shape[0] > 1 else np.int64(n)
+        else:
+            hi = hx & _HI
+            t = tk[slot]
+            while t != 0:
+                if (t & _HI) == hi:
+                    b = (np.int64(t & _LO) - 1) * w
+                    j = 0
+                    while j < w and stored[b + j] == queries[q * w + j]:
+                        j += 1
+                    if j == w:
+                        found = np.int64(t & _LO) - 1
+                        break
+                slot = (slot + 1) & mask
+                t = tk[slot]
+        out[q] = found
+    meta[3] ^= np.int64(sink & np.uint64(1))
+    return out
+
+
+class KeyTable:
+    """The visited set as a Python object over a dense key array (for the table's own tests
+    and benchmark; the search runs the same layout and probe inside its loop).
+
+        t = KeyTable(w); ids = t.insert(keys)   # keys: uint64, n*w words; ids[i] = first id
+        t.lookup(queries) -> ids or -1;  t.nbytes;  len(t)
+
+    ``ids=False`` (one-word keys): membership only, 8 bytes a slot, as breadth- and
+    depth-first searches use it; insert() then gives n for keys already present and
+    lookup() n for present keys.
+    """
+
+    def __init__(self, w: int, bits: int = 12, batch: int = 16, ids: bool = True):
+        self.w = int(w)
+        self.ids = ids or self.w > 1
+        self.tk, self.tid = table_arrays(bits, self.w, self.ids)
+        self.meta = np.array([bits, 0, 0, 0], np.int64)
+        self.batch = batch
+        self.keys = np.zeros(0, np.uint64)
+
+    def __len__(self) -> int:
+        return int(self.meta[1])
+
+    @property
+    def bits(self) -> int:
+        return int(self.meta[0])
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.tk.nbytes + (self.tid.nbytes if self.w == 1 and self.ids else 0))
+
+    def grow(self) -> None:
+        tk2, tid2 = table_arrays(self.bits + 1, self.w, self.ids)
+        table_rehash(self.tk, self.tid, tk2, tid2, self.meta, np.int64(self.w))
+        self.tk, self.tid = tk2, tid2
+
+    def insert(self, keys: np.ndarray) -> np.ndarray:
+        """Insert a fresh batch of keys (this table then refers to ``keys`` as its stored
+        keys: one insert call per table)."""
+        keys = np.ascontiguousarray(keys, np.uint64)
+        n = keys.shape[0] // self.w
+        self.keys = keys
+        ids = np.empty(n, np.int64)
+        i = 0
+        while True:
+            i = table_insert_batch(self.tk, self.tid, self.meta, keys, np.int64(self.w), np.int64(i),
+                                   np.int64(n), ids, np.int64(self.batch))
+            if 2 * self.meta[1] > (1 << self.bits):
+                self.grow()
+            if i >= n:
+                return ids
+
+    def lookup(self, queries: np.ndarray) -> np.ndarray:
+        queries = np.ascontiguousarray(queries, np.uint64)
+        n = queries.shape[0] // self.w
+        return table_lookup_many(self.tk, self.tid, self.meta, self.keys, np.int64(self.w), queries,
+                                 np.int64(n), np.empty(n, np.int64))
+
+
+def table_bytes(bits: int, w: int, ids: bool = True) -> int:
+    """Memory of a table of 2**bits slots."""
+    return (1 << bits) * (8 + (4 if w == 1 and ids else 0))
+
+
+
 
 # generic hooks: pack by a field spec in aux, expand by legal_into + step_into, h = 0
 DEFAULT_HOOKS = {
@@ -96,250 +382,229 @@ def successors(lv, aux, s, keys, off, succ, skeys, acts, solved, hv, want_h):
 }
 
 CORE = '''
-
-@njit(cache=True, inline="always")
-def _hash(keys, base, w):
-    h = np.uint64(0x9E3779B97F4A7C15)
-    for j in range(w):
-        x = keys[base + j] ^ h
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        h = x ^ (x >> np.uint64(31))
-    return h
+from longpuzzle.solvers.template import key_hash, table_rehash, _HI, _LO  # noqa: F401
 
 
 @njit(cache=True)
-def _rehash(keys, n, w, size):
-    """Open-addressing table of ``size`` slots, two int64 each: the key's 64-bit hash and
-    id + 1 (0 = empty), side by side so a probe touches one cache line. For one-word keys
-    the hash is a bijection of the key, so equal hashes mean equal keys."""
-    table = np.zeros(2 * size, np.int64)
-    m = np.uint64(size - 1)
-    for i in range(n):
-        h = _hash(keys, i * w, w)
-        p = np.int64(h & m)
-        while table[2 * p + 1] != 0:
-            p = (p + 1) & (size - 1)
-        table[2 * p] = np.int64(h)
-        table[2 * p + 1] = i + 1
-    return table
+def _save(ctl, n, head, sp, nq, fmin, u, k, i, gu, sink, probes):
+    ctl[14] = probes
+    ctl[0] = n
+    ctl[1] = head
+    ctl[2] = sp
+    ctl[3] = nq
+    ctl[4] = fmin
+    ctl[5] = u
+    ctl[6] = k
+    ctl[7] = i
+    ctl[8] = gu
+    ctl[12] ^= np.int64(sink & np.uint64(1))
 
 
 @njit(cache=True)
-def _grow1(a, n):
-    b = np.empty(n, a.dtype)
-    b[:a.shape[0]] = a
-    return b
-
-
-@njit(cache=True)
-def search(lv, aux, init, w, mode, weight, max_states, n_actions, stop_at_goal, upper):
-    """Exhaustive search from ``init``.
-
-    mode 0: breadth-first (goal tested on generation: optimal in moves)
-    mode 1: best-first on f = g + weight*h with a bucket queue (weight 1: A*, goal tested on
-            removal, so the answer is optimal when h is admissible and consistent)
-    mode 2: depth-first reachability (goal tested on generation; any solution)
-    Stops at a goal (if stop_at_goal), when the space is exhausted, or when ``max_states``
-    states are stored. In mode 1 with weight 1, states with g + h >= ``upper`` are not
-    stored: exhausting the space then proves that no solution is shorter than ``upper``.
-
-    Returns (status, goal, n, keys, parent, action, g, lower):
-    status 1 solved (goal = id), 0 exhausted (no goal reachable), -1 budget reached;
-    lower = for mode 1 with weight 1, a proven lower bound on the solution length
-    (the smallest f still open), else -1.
-    """
-    L = init.shape[0]
-    cap = 4096
-    keys = np.zeros(cap * w, np.uint64)
-    parent = np.empty(cap, np.int32)
-    action = np.empty(cap, np.int16)
-    g = np.zeros(cap, np.int16)
-    tsize = 8192
-    table = np.zeros(2 * tsize, np.int64)
-    tmask = tsize - 1
-    succ = np.empty((n_actions, L), init.dtype)
-    acts = np.empty(n_actions, np.int64)
-    skeys = np.zeros((n_actions, w), np.uint64)
-    solvedv = np.zeros(n_actions, np.bool_)
-    hv = np.zeros(n_actions, np.int64)
-    cur = init.copy()
-
-    pack(lv, aux, init, keys, 0)
-    parent[0] = -1
-    action[0] = -1
-    g[0] = 0
-    n = 1
-    h0 = _hash(keys, 0, w)
-    p0 = np.int64(h0 & np.uint64(tmask))
-    table[2 * p0] = np.int64(h0)
-    table[2 * p0 + 1] = 1
-    if is_solved(lv, init):
-        return 1, 0, n, keys, parent, action, g, 0
-
-    # queues: BFS uses ids in order; DFS a stack; best-first buckets of (id, g) entries
-    stack = np.empty(1024, np.int32)
-    sp = 0
-    nb = 256
-    bhead = np.full(nb, -1, np.int64)
-    qid = np.empty(1024, np.int32)
-    qg = np.empty(1024, np.int32)
-    qnext = np.empty(1024, np.int64)
-    nq = 0
-    fmin = 0
-    if mode == 1:
-        f0 = weight * heuristic(lv, aux, init)
-        if f0 >= nb:
-            nb2 = f0 * 2 + 16
-            bh = np.full(nb2, -1, np.int64)
-            bh[:nb] = bhead
-            bhead = bh
-            nb = nb2
-        qid[0] = 0
-        qg[0] = 0
-        qnext[0] = -1
-        bhead[f0] = 0
-        nq = 1
-        fmin = f0
-    elif mode == 2:
-        stack[0] = 0
-        sp = 1
-    head = 0
-    status = 0
-    goal = -1
-    lower = -1
+def _steps(lv, aux, w, mode, weight, max_states, stop_at_goal, upper,
+           keys, parent, action, g, tk, tid, meta, stack, bhead, qid, qg, qnext,
+           succ, acts, skflat, skeys, solvedv, hv, hs, skip, cur, ctl):
+    """The search loop, run until it ends or an array must grow (no array is reallocated
+    in here, so the loop carries no reference counting). Its state lives in ``ctl``:
+    [n, head, sp, nq, fmin, u, k, i, gu, status, goal, lower, sink, f wanted, probes, -]
+    (probes: table look-ups so far, inserts included); it resumes
+    at successor i of state u. Returns 0 finished (status, goal, lower in ctl[9:12]),
+    1 dense arrays full, 2 table over half full, 3 stack full, 4 queue full,
+    5 bucket ctl[13] past the bucket array."""
+    n = ctl[0]
+    head = ctl[1]
+    sp = ctl[2]
+    nq = ctl[3]
+    fmin = ctl[4]
+    u = ctl[5]
+    k = ctl[6]
+    i = ctl[7]
+    gu = ctl[8]
+    probes = ctl[14]
+    cap = parent.shape[0]
+    nb = bhead.shape[0]
+    sink = np.uint64(0)
     while True:
-        # ---- pick the next state to expand
-        if mode == 0:
-            if head >= n:
-                break
-            u = head
-            head += 1
-        elif mode == 2:
-            if sp == 0:
-                break
-            sp -= 1
-            u = int(stack[sp])
-        else:
-            while fmin < nb and bhead[fmin] < 0:
-                fmin += 1
-            if fmin >= nb:
-                break
-            e = bhead[fmin]
-            bhead[fmin] = qnext[e]
-            u = int(qid[e])
-            if int(qg[e]) != int(g[u]):
-                continue          # stale entry: u was reached more cheaply later
-            unpack(lv, aux, keys, u * w, cur)
-            if weight == 1 and is_solved(lv, cur):
-                return 1, u, n, keys, parent, action, g, fmin
-        if mode != 1:
-            unpack(lv, aux, keys, u * w, cur)
-        gu = int(g[u])
-        k = successors(lv, aux, cur, keys, u * w, succ, skeys, acts, solvedv, hv, mode == 1)
-        for i in range(k):
-            h = np.uint64(0x9E3779B97F4A7C15)
-            for j in range(w):
-                x = skeys[i, j] ^ h
-                x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-                x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-                h = x ^ (x >> np.uint64(31))
-            p = np.int64(h & np.uint64(tmask))
-            hs = np.int64(h)
-            found = -1
-            while True:
-                t = table[2 * p + 1]
-                if t == 0:
-                    break
-                if table[2 * p] == hs:
-                    if w == 1:
-                        found = t - 1
-                        break
-                    b = (t - 1) * w
-                    same = True
+        if i >= k:
+            # ---- pick the next state to expand
+            if mode == 0:
+                if head >= n:
+                    ctl[9] = 0
+                    _save(ctl, n, head, sp, nq, fmin, u, k, i, gu, sink, probes)
+                    return 0
+                u = head
+                head += 1
+                if UNPACK_FOR_SUCCESSORS:
+                    unpack(lv, aux, keys, u * w, cur)
+            elif mode == 2:
+                if sp == 0:
+                    ctl[9] = 0
+                    _save(ctl, n, head, sp, nq, fmin, u, k, i, gu, sink, probes)
+                    return 0
+                sp -= 1
+                u = np.int64(stack[sp])
+                if UNPACK_FOR_SUCCESSORS:
+                    unpack(lv, aux, keys, u * w, cur)
+            else:
+                while fmin < nb and bhead[fmin] < 0:
+                    fmin += 1
+                if fmin >= nb:
+                    ctl[9] = 0
+                    _save(ctl, n, head, sp, nq, fmin, u, k, i, gu, sink, probes)
+                    return 0
+                e = bhead[fmin]
+                bhead[fmin] = qnext[e]
+                u = np.int64(qid[e])
+                if np.int64(qg[e]) != np.int64(g[u]):
+                    continue          # stale entry: u was reached more cheaply later
+                unpack(lv, aux, keys, u * w, cur)
+                if weight == 1 and is_solved(lv, cur):
+                    ctl[9] = 1
+                    ctl[10] = u
+                    ctl[11] = fmin
+                    _save(ctl, n, head, sp, nq, fmin, u, k, i, gu, sink, probes)
+                    return 0
+            gu = np.int64(g[u])
+            k = successors(lv, aux, cur, keys, u * w, succ, skeys, acts, solvedv, hv, mode == 1)
+            # the parent's key (a reverse move) is a known no-op; hash and touch the rest
+            pu = np.int64(parent[u])
+            for j2 in range(k):
+                same = pu >= 0
+                if same:
                     for j in range(w):
-                        if keys[b + j] != skeys[i, j]:
+                        if skflat[j2 * w + j] != keys[pu * w + j]:
                             same = False
                             break
-                    if same:
-                        found = t - 1
-                        break
-                p = (p + 1) & tmask
-            if mode == 1 and weight == 1 and gu + 1 + hv[i] >= upper:
+                skip[j2] = same
+                if not same:
+                    # key_hash, written out (calls cost more than the hash here)
+                    hx = np.uint64(0x9E3779B97F4A7C15)
+                    for j in range(w):
+                        x = skflat[j2 * w + j] ^ hx
+                        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+                        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+                        hx = x ^ (x >> np.uint64(31))
+                    hs[j2] = hx
+            # all home slots loaded first (as table_insert_batch): their cache misses overlap (a table of
+            # 2^15 slots or less stays in cache: nothing to overlap)
+            tsh = np.uint64(64 - meta[0])
+            if meta[0] > 15:
+                for j2 in range(k):
+                    if not skip[j2]:
+                        sink ^= tk[np.int64(hs[j2] >> tsh)]
+            if w > 1 and meta[0] > 15:
+                # and the stored key a home slot's fingerprint points to (verifying a
+                # duplicate reads it): those misses overlap too
+                for j2 in range(k):
+                    if not skip[j2]:
+                        t = tk[np.int64(hs[j2] >> tsh)]
+                        if t != 0 and (t & _HI) == (hs[j2] & _HI):
+                            sink ^= keys[(np.int64(t & _LO) - 1) * w]
+            i = 0
+        while i < k:
+            if skip[i] or (mode == 1 and weight == 1 and gu + 1 + hv[i] >= upper):
+                i += 1
                 continue
-            if found >= 0:
-                if mode == 1 and gu + 1 < int(g[found]):
-                    # reopen with the shorter path
-                    g[found] = gu + 1
-                    parent[found] = u
-                    action[found] = acts[i]
-                    f = gu + 1 + weight * hv[i]
-                    if nq >= qid.shape[0]:
-                        qid = _grow1(qid, nq * 2)
-                        qg = _grow1(qg, nq * 2)
-                        qnext = _grow1(qnext, nq * 2)
-                    if f >= nb:
-                        nb2 = f * 2 + 16
-                        bh = np.full(nb2, -1, np.int64)
-                        bh[:nb] = bhead
-                        bhead = bh
-                        nb = nb2
-                    qid[nq] = found
-                    qg[nq] = gu + 1
-                    qnext[nq] = bhead[f]
-                    bhead[f] = nq
-                    nq += 1
-                    if f < fmin:
-                        fmin = f
+            hh = hs[i]
+            probes += 1
+            # ---- probe (as table_insert_batch; written out: a call would cost reference counting)
+            bits = meta[0]
+            tmask = (np.int64(1) << bits) - 1
+            slot = np.int64(hh >> np.uint64(64 - bits))
+            found = 0
+            if w == 1:
+                if hh == 0:
+                    slot = -1
+                    found = 1 if meta[2] != 0 else 0
+                else:
+                    t = tk[slot]
+                    while t != hh and t != 0:
+                        slot = (slot + 1) & tmask
+                        t = tk[slot]
+                    found = 1 if t == hh else 0
+            else:
+                hi = hh & _HI
+                t = tk[slot]
+                while t != 0:
+                    if (t & _HI) == hi:
+                        b = (np.int64(t & _LO) - 1) * w
+                        j = 0
+                        while j < w and keys[b + j] == skflat[i * w + j]:
+                            j += 1
+                        if j == w:
+                            found = 1
+                            break
+                    slot = (slot + 1) & tmask
+                    t = tk[slot]
+            if found:
+                if mode == 1:
+                    if w == 1:
+                        fid = meta[2] - 1 if slot < 0 else np.int64(tid[slot])
+                    else:
+                        fid = np.int64(tk[slot] & _LO) - 1
+                    if gu + 1 < np.int64(g[fid]):
+                        # reopen with the shorter path
+                        f = gu + 1 + weight * hv[i]
+                        if nq >= qid.shape[0] or f >= nb:
+                            ctl[13] = f
+                            _save(ctl, n, head, sp, nq, fmin, u, k, i, gu, sink, probes)
+                            return 4 if nq >= qid.shape[0] else 5
+                        g[fid] = gu + 1
+                        parent[fid] = u
+                        action[fid] = acts[i]
+                        qid[nq] = fid
+                        qg[nq] = gu + 1
+                        qnext[nq] = bhead[f]
+                        bhead[f] = nq
+                        nq += 1
+                        if f < fmin:
+                            fmin = f
+                i += 1
                 continue
             if n >= max_states:
-                status = -1
-                if mode == 1 and weight == 1:
-                    lower = fmin
-                return status, goal, n, keys, parent, action, g, lower
+                ctl[9] = -1
+                ctl[11] = fmin if mode == 1 and weight == 1 else -1
+                _save(ctl, n, head, sp, nq, fmin, u, k, i, gu, sink, probes)
+                return 0
+            f = gu + 1 + weight * hv[i]
+            if n >= cap or (mode == 2 and sp >= stack.shape[0]) or (mode == 1 and (nq >= qid.shape[0] or f >= nb)):
+                ctl[13] = f
+                _save(ctl, n, head, sp, nq, fmin, u, k, i, gu, sink, probes)
+                if n >= cap:
+                    return 1
+                if mode == 2:
+                    return 3
+                return 4 if nq >= qid.shape[0] else 5
             # insert as a new state
-            if n >= cap:
-                cap2 = cap * 2
-                k2 = np.zeros(cap2 * w, np.uint64)
-                k2[:cap * w] = keys
-                keys = k2
-                parent = _grow1(parent, cap2)
-                action = _grow1(action, cap2)
-                g = _grow1(g, cap2)
-                cap = cap2
             for j in range(w):
-                keys[n * w + j] = skeys[i, j]
+                keys[n * w + j] = skflat[i * w + j]
             parent[n] = u
             action[n] = acts[i]
             g[n] = gu + 1
-            table[2 * p] = hs
-            table[2 * p + 1] = n + 1
+            if w == 1:
+                if slot < 0:
+                    meta[2] = n + 1
+                else:
+                    tk[slot] = hh
+                    if mode == 1:
+                        tid[slot] = n
+            else:
+                tk[slot] = (hh & _HI) | np.uint64(n + 1)
+            meta[1] += 1
             v = n
             n += 1
-            if 10 * n > 7 * tsize:
-                tsize *= 2
-                tmask = tsize - 1
-                table = _rehash(keys, n, w, tsize)
+            i += 1
             if mode != 1 or weight != 1:
-                if stop_at_goal and solvedv[i]:
-                    return 1, v, n, keys, parent, action, g, -1
+                if stop_at_goal and solvedv[i - 1]:
+                    ctl[9] = 1
+                    ctl[10] = v
+                    ctl[11] = -1
+                    _save(ctl, n, head, sp, nq, fmin, u, k, i, gu, sink, probes)
+                    return 0
             if mode == 2:
-                if sp >= stack.shape[0]:
-                    stack = _grow1(stack, sp * 2)
                 stack[sp] = v
                 sp += 1
             elif mode == 1:
-                f = gu + 1 + weight * hv[i]
-                if nq >= qid.shape[0]:
-                    qid = _grow1(qid, nq * 2)
-                    qg = _grow1(qg, nq * 2)
-                    qnext = _grow1(qnext, nq * 2)
-                if f >= nb:
-                    nb2 = f * 2 + 16
-                    bh = np.full(nb2, -1, np.int64)
-                    bh[:nb] = bhead
-                    bhead = bh
-                    nb = nb2
                 qid[nq] = v
                 qg[nq] = gu + 1
                 qnext[nq] = bhead[f]
@@ -347,7 +612,54 @@ def search(lv, aux, init, w, mode, weight, max_states, n_actions, stop_at_goal, 
                 nq += 1
                 if f < fmin:
                     fmin = f
-    return status, goal, n, keys, parent, action, g, lower
+            if 2 * meta[1] > (np.int64(1) << meta[0]):
+                _save(ctl, n, head, sp, nq, fmin, u, k, i, gu, sink, probes)
+                return 2
+
+
+@njit(cache=True)
+def _start(lv, aux, init, w, mode, weight, keys, parent, action, g, tk, tid, meta, stack, bhead, qid, qg, qnext, ctl):
+    """Store ``init`` as state 0 and queue it. Returns 1 if it is solved, 5 if bucket
+    ctl[13] does not fit the bucket array (nothing stored yet: grow it and call again), else 0."""
+    f0 = 0
+    if mode == 1:
+        f0 = weight * heuristic(lv, aux, init)
+        if f0 >= bhead.shape[0]:
+            ctl[13] = f0
+            return 5
+    pack(lv, aux, init, keys, 0)
+    parent[0] = -1
+    action[0] = -1
+    g[0] = 0
+    h0 = key_hash(keys, 0, w)
+    if w == 1 and h0 == 0:
+        meta[2] = 1
+    else:
+        slot = np.int64(h0 >> np.uint64(64 - meta[0]))
+        if w == 1:
+            tk[slot] = h0
+            if mode == 1:
+                tid[slot] = 0
+        else:
+            tk[slot] = (h0 & _HI) | np.uint64(1)
+    meta[1] = 1
+    ctl[0] = 1
+    if is_solved(lv, init):
+        ctl[9] = 1
+        ctl[10] = 0
+        ctl[11] = 0
+        return 1
+    if mode == 1:
+        qid[0] = 0
+        qg[0] = 0
+        qnext[0] = -1
+        bhead[f0] = 0
+        ctl[3] = 1
+        ctl[4] = f0
+    elif mode == 2:
+        stack[0] = 0
+        ctl[2] = 1
+    return 0
 
 
 @njit(cache=True)

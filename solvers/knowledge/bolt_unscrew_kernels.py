@@ -1,14 +1,13 @@
-"""Compiled solver hooks for Bolt Unscrew: an admissible, consistent heuristic.
+"""Compiled solver hooks for Bolt Unscrew: an admissible, consistent heuristic for the core
+searches (A* proofs and lower bounds).
 
 h = number of occupied anchors that pin at least one attached piece. A piece leaves only
 when it has no pin, pins are only removed by taking the screw out of their anchor, and one
 move empties exactly one anchor (and fills one), so h falls by at most 1 a move.
 
-With the flag aux[2 + 2L + nA] = 1 it returns instead a GREEDY priority (not admissible,
-used only to find a solution fast, never for optimality): 100 x attached pieces + pins.
-
-aux: the generic pack spec [W, L, lo/bits ...] (2 + 2L entries), then nA scratch entries,
-then the flag.
+aux: the generic pack spec [W, L, lo/bits ...] (2 + 2L entries), then nA scratch entries.
+(The greedy search that finds the first solutions is compiled separately: see
+GREEDY_TEMPLATE in bolt_unscrew.py.)
 """
 
 from numba import njit
@@ -21,17 +20,6 @@ def heuristic(lv, aux, s):
     holes = int(lv[2])
     ss = int(lv[11])
     scr = 2 + 2 * int(aux[1])
-    if aux[scr + na] == 1:
-        g = 0
-        for p in range(npieces):
-            base = na + p * ss
-            if int(s[base]) != 0:
-                continue
-            g += 100
-            for k in range(holes):
-                if int(s[base + 4 + k]) >= 0:
-                    g += 1
-        return g
     for a in range(na):
         aux[scr + a] = 0
     h = 0

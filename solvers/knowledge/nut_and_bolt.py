@@ -33,7 +33,8 @@ class NutAndBoltKnowledge(Knowledge):
         n, cap, k = (int(x) for x in level.lv[:3])
         bpw = 64 // (4 * cap)
         w = -(-n // bpw)
-        return np.array([w, n, cap, bpw, int(prune), k, 0, 0] + [0] * n, np.int64)
+        fields = [o // bpw for o in range(n)] + [4 * cap * (o % bpw) for o in range(n)]
+        return np.array([w, n, cap, bpw, int(prune), k, 0, 0] + [0] * (6 * n + 16) + fields, np.int64)
 
     def words(self, level):
         n, cap = int(level.lv[0]), int(level.lv[1])

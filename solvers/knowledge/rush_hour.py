@@ -39,19 +39,63 @@ class RushHourKnowledge(Knowledge):
         fast = np.zeros(2 + 2 * n, np.int64)
         if rows * cols <= 64:
             fast[0] = 1
-            bush = 0
-            g = HEADER + 3 * n
-            for cell in range(rows * cols):
-                if lv[g + cell]:
-                    bush |= 1 << cell
-            fast[1] = np.int64(np.uint64(bush).view(np.int64)) if bush >= 1 << 63 else bush
+            fast[1] = _i64(sum(1 << c for c in range(rows * cols) if lv[HEADER + 3 * n + c]))
             for v in range(n):
                 o, length, fixed = (int(x) for x in lv[HEADER + 3 * v:HEADER + 3 * v + 3])
                 cells = [fixed * cols + k for k in range(length)] if o == 0 else [k * cols + fixed for k in range(length)]
-                unit = sum(1 << c for c in cells)
-                fast[2 + 2 * v] = unit if unit < 1 << 63 else int(np.uint64(unit).view(np.int64))
+                fast[2 + 2 * v] = _i64(sum(1 << c for c in cells))
                 fast[3 + 2 * v] = 1 if o == 0 else cols
-        return np.concatenate([a, np.zeros(rows * cols, np.int64), fast])
+        out = [a, np.zeros(rows * cols, np.int64), fast]
+        if rows * cols <= 64 and n <= 16 and rows <= 8 and cols <= 8:
+            start = sum(x.shape[0] for x in out)
+            out[0][1] = start + 4
+            out.append(self._line_tables(level, start))
+        else:
+            out[0][1] = 0
+        return np.concatenate(out)
+
+    def _line_tables(self, level, start):
+        """The one-word bitboard block of rush_hour_kernels' docstring (E = start + 4)."""
+        lv = level.lv
+        rows, cols, n, t, m = (int(x) for x in lv[[0, 1, 2, 3, 5]])
+        e = start + 4
+        bush = bush_t = 0
+        for r in range(rows):
+            for c in range(cols):
+                if lv[HEADER + 3 * n + r * cols + c]:
+                    bush |= 1 << (r * cols + c)
+                    bush_t |= 1 << (c * rows + r)
+        head = [cols - int(lv[HEADER + 3 * t + 1]), _i64(bush_t), _i64(bush), 0]
+        veh, units, units_t = [], [], []
+        for v in range(n):
+            o, length, fixed = (int(x) for x in lv[HEADER + 3 * v:HEADER + 3 * v + 3])
+            if o == 0:   # horizontal: its line is row `fixed` of the row-major board
+                unit = sum(1 << (fixed * cols + k) for k in range(length))
+                unit_t = sum(1 << (k * rows + fixed) for k in range(length))
+                veh += [fixed * cols, length, 0, v * 2 * m, int(v == t), 1, rows, 0]
+            else:        # vertical: its line is column `fixed` of the column-major board
+                unit = sum(1 << (k * cols + fixed) for k in range(length))
+                unit_t = sum(1 << (fixed * rows + k) for k in range(length))
+                veh += [fixed * rows, length, 1, v * 2 * m, 0, cols, 1, 0]
+            units.append(_i64(unit))
+            units_t.append(_i64(unit_t))
+        lines = []
+        for side in (cols, rows):
+            for p in range(side):
+                for pat in range(1 << side):
+                    back = 0
+                    while p - back - 1 >= 0 and not pat >> (p - back - 1) & 1:
+                        back += 1
+                    fwd = 0
+                    while p + fwd + 1 < side and not pat >> (p + fwd + 1) & 1:
+                        fwd += 1
+                    lines.append(back | fwd << 8)
+        return np.array(head + veh + units + units_t + lines, np.int64)
+
+
+def _i64(x: int) -> int:
+    """A 64-bit pattern as a signed int64 value."""
+    return x - (1 << 64) if x >= 1 << 63 else x
 
 
 KNOWLEDGE = RushHourKnowledge()
