@@ -64,6 +64,16 @@ def env_step_one(lv, state, scratch, action, out):
 
 
 @njit(cache=True)
+def env_step_into(lv, state, dst, action, out):
+    """One step into a fresh array: dst <- successor (== state if not accepted);
+    out[0] <- P(dst), out[1] <- solved(dst). ``state`` is not written."""
+    c = step_into(lv, state, dst, action)
+    out[0] = progress(lv, dst)
+    out[1] = 1.0 if is_solved(lv, dst) else 0.0
+    return c
+
+
+@njit(cache=True)
 def random_walks(lv, init, n_walks, n_steps, seed, n_actions, out_final, out_solved):
     """n_walks uniform random walks over the legal moves, n_steps each (a walk stops when
     solved or stuck). Writes final states and whether each walk solved the level;

@@ -5,7 +5,8 @@ GUI input see longpuzzle.render). Gymnasium itself is not required.
     obs, info = env.reset()
     obs, reward, terminated, truncated, info = env.step(action)
 
-Observation: the flat state array (a copy unless ``copy_obs=False``, in which case it is
+Observation: the flat state array, a fresh array each step that the env never writes again
+(unless ``copy_obs=False``, in which case it is
 the env's own buffer, valid until the next step). Reward: P(s') - P(s) (potential-based, so
 the return of an episode is P(final) - P(start)). ``info``: ``code`` (0 accepted, 1 no-op
 move, >= 2 rejected; a rejected move leaves the state as it was) and ``P``.
@@ -41,14 +42,16 @@ class PuzzleEnv:
         self._scratch = np.empty_like(self.state)
         self._out = np.zeros(2, np.float64)
         self._lv = self.level.lv
-        self._step = _entry_point(kernels(self.puzzle).env_step_one, self._lv, self.state.copy(),
-                                  self._scratch, np.int64(0), self._out)
+        k = kernels(self.puzzle)
+        self._step = _entry_point(k.env_step_one, self._lv, self.state.copy(), self._scratch, np.int64(0), self._out)
+        self._step_new = _entry_point(k.env_step_into, self._lv, self.state.copy(), self._scratch, np.int64(0),
+                                      self._out)
         self.t = 0
         self._p = 0.0
         self.reset()
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        self.state[:] = self.level.initial
+        self.state = self.level.initial.copy()
         self.t = 0
         self._p = self.puzzle.progress(self.level, self.state)
         return (self.state.copy() if self.copy_obs else self.state), {"P": self._p}
@@ -56,13 +59,20 @@ class PuzzleEnv:
     def step(self, action: int):
         if not 0 <= action < self.n_actions:
             raise ValueError(f"action {action} is out of range 0..{self.n_actions - 1}")
-        code = self._step(self._lv, self.state, self._scratch, action, self._out)
+        if self.copy_obs:
+            # the successor goes into a fresh array that the env never writes again, so it
+            # can be handed out as the observation without a copy
+            new = np.empty_like(self.state)
+            code = self._step_new(self._lv, self.state, new, action, self._out)
+            self.state = obs = new
+        else:
+            code = self._step(self._lv, self.state, self._scratch, action, self._out)
+            obs = self.state
         p = self._out[0]
         reward = p - self._p
         self._p = p
         self.t += 1
         truncated = self.max_steps is not None and self.t >= self.max_steps
-        obs = self.state.copy() if self.copy_obs else self.state
         return obs, reward, self._out[1] != 0.0, truncated, {"code": code, "P": p}
 
     def legal_moves(self) -> list[int]:
