@@ -62,6 +62,7 @@ class Projection:
         self.scale = check_scale(scale)
         self.width = max(1, round(DESIGN_W * self.scale))
         self.height = max(1, round(DESIGN_H * self.scale))
+        self.size: tuple[int, int] = (self.width, self.height)       # frame (W, H) in px
         self.sx = self.width / DESIGN_W
         self.sy = self.height / DESIGN_H
         self.is_3d = style == "3d"
@@ -81,10 +82,6 @@ class Projection:
             self._cy = DESIGN_H / 2 - k * (v_top + v_bot) / 2 + 0.15 * (DESIGN_H - k * (v_bot - v_top)) / 2
         else:
             self._k, self._cx, self._cy = 1.0, 0.0, 0.0
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return self.width, self.height
 
     def to_px(self, x: float, y: float, z: float = 0.0) -> tuple[float, float]:
         if not self.is_3d:
@@ -228,15 +225,30 @@ class Layout:
             for gy in range(max(0, int(y0 // g)), min(self._ny - 1, int(y1 // g)) + 1):
                 for gx in range(max(0, int(x0 // g)), min(self._nx - 1, int(x1 // g)) + 1):
                     cells.setdefault(gy * self._nx + gx, []).append(w)
-        self._cells = {k: tuple(v) for k, v in cells.items()}
+        # per cell: (kind, a, b, c, d, widget) - kind 0: rect [a, c) x [b, d); 1: circle centre
+        # (a, b), squared radius c; 2: any other shape (its own contains())
+        def entry(w):
+            sh = w.shape
+            if type(sh) is Rect:
+                return (0, sh.x0, sh.y0, sh.x1, sh.y1, w)
+            if type(sh) is Circle:
+                return (1, sh.cx, sh.cy, sh.r * sh.r, 0.0, w)
+            return (2, 0.0, 0.0, 0.0, 0.0, w)
+        self._cells = {k: tuple(entry(w) for w in v) for k, v in cells.items()}
 
     def hit(self, x: float, y: float) -> Widget | None:
         """The topmost widget containing the design point, or None (also off the frame / NaN)."""
         if not (0.0 <= x < DESIGN_W and 0.0 <= y < DESIGN_H):
             return None
         g = self.GRID
-        for w in self._cells.get(int(y // g) * self._nx + int(x // g), ()):
-            if w.shape.contains(x, y):
+        for kind, a, b, c, d, w in self._cells.get(int(y // g) * self._nx + int(x // g), ()):
+            if kind == 0:
+                if a <= x < c and b <= y < d:
+                    return w
+            elif kind == 1:
+                if (x - a) ** 2 + (y - b) ** 2 <= c:
+                    return w
+            elif w.shape.contains(x, y):
                 return w
         return None
 

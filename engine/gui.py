@@ -103,34 +103,54 @@ def key_name(name: Any) -> str:
     raise ActionError(f"unknown key {name!r}; keys are single letters or digits, or one of {', '.join(NAMED_KEYS)}")
 
 
+def _fast_click(action: Any, size: tuple[int, int]) -> dict | None:
+    """The normalised copy of a well-formed click (the commonest action), else None (the
+    full validation then runs and explains any problem)."""
+    if type(action) is dict and len(action) == 3 and action.get("type") == "click":
+        x, y = action.get("x"), action.get("y")
+        if (type(x) is int or type(x) is float) and (type(y) is int or type(y) is float) \
+                and 0 <= x < size[0] and 0 <= y < size[1]:
+            return {"type": "click", "x": x, "y": y}
+    return None
+
+
 def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int = 0) -> dict:
     """Check one action against the schema for a frame of ``size`` = (W, H); return it
     normalised (aliases resolved, defaults filled). Raises ActionError."""
     where = _where
-    if type(action) is dict and len(action) == 3 and action.get("type") == "click":    # fast path
-        x, y = action.get("x"), action.get("y")
-        if type(x) in (int, float) and type(y) in (int, float) and 0 <= x < size[0] and 0 <= y < size[1]:
-            return {"type": "click", "x": x, "y": y}
+    a = _fast_click(action, size)
+    if a is not None:
+        return a
+    if type(action) is dict and len(action) == 2 and action.get("type") == "batch" and _depth == 0:
+        acts = action.get("actions")               # fast path: a short batch of well-formed clicks
+        if type(acts) is list and 0 < len(acts) <= MAX_BATCH:
+            out = [_fast_click(x, size) for x in acts]
+            if None not in out:
+                return {"type": "batch", "actions": out}
     if not isinstance(action, dict):
         raise ActionError(f"{where}an action must be a JSON object like {{\"type\": \"click\", \"x\": 10, \"y\": 20}}, "
                           f"not {type(action).__name__}")
-    t = action.get("type", action.get("action_type"))
+    t = action.get("type")
+    if t is None:
+        t = action.get("action_type")
     if not isinstance(t, str):
         raise ActionError(f"{where}action has no \"type\"; types are: {', '.join(ACTION_TYPES)}")
     t = ALIASES.get(t, t)
     if t not in SCHEMA:
         raise ActionError(f"{where}unknown action type {t!r}; types are: {', '.join(ACTION_TYPES)}")
     required, optional = SCHEMA[t]
-    a = {k: v for k, v in action.items() if k not in ("type", "action_type")}
-    extra = sorted(set(a) - set(required) - set(optional))
-    if extra:
-        allowed = ", ".join(required + tuple(optional)) or "none"
-        raise ActionError(f"{where}unexpected field(s) {', '.join(map(repr, extra))} for {t} (allowed: {allowed})")
-    missing = [k for k in required if k not in a]
-    if missing:
+    a = dict(optional)
+    a.update(action)
+    a.pop("type", None)
+    a.pop("action_type", None)
+    if len(a) != len(optional) + len(required) or not all(k in a for k in required):
+        given = set(action) - {"type", "action_type"}
+        extra = sorted(given - set(required) - set(optional))
+        if extra:
+            allowed = ", ".join(required + tuple(optional)) or "none"
+            raise ActionError(f"{where}unexpected field(s) {', '.join(map(repr, extra))} for {t} (allowed: {allowed})")
+        missing = [k for k in required if k not in given]
         raise ActionError(f"{where}{t} needs field(s) {', '.join(map(repr, missing))}")
-    for k, v in optional.items():
-        a.setdefault(k, v)
     w, h = size
     out: dict[str, Any] = {"type": t}
     if t in ("click", "double_click", "press", "long_press"):
@@ -194,7 +214,8 @@ def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int =
             raise ActionError(f"{where}a batch holds at most {MAX_BATCH} actions, not {len(acts)}")
         if _depth >= 4:
             raise ActionError(f"{where}batches nest at most 4 deep")
-        out["actions"] = [validate(x, size, f"{where}batch.actions[{i}]: ", _depth + 1) for i, x in enumerate(acts)]
+        out["actions"] = [_fast_click(x, size) or validate(x, size, f"{where}batch.actions[{i}]: ", _depth + 1)
+                          for i, x in enumerate(acts)]
     return out
 
 

@@ -72,7 +72,7 @@ class Level:
         self.lv.setflags(write=False)
         self.initial.setflags(write=False)
 
-    @property
+    @cached_property
     def id(self) -> str:
         return f"{self.game}/{self.difficulty}/{self.number}"
 
@@ -147,8 +147,9 @@ class Puzzle:
 
     def step(self, level: Level, state: np.ndarray, action: int) -> tuple[np.ndarray, int]:
         """(successor, code) without raising; the input is never modified."""
-        dst = np.empty_like(state)
-        code = int(self.kernels.step_into(level.lv, state, dst, np.int64(action)))
+        dst = state.copy()       # same shape and type, writable; quicker than np.empty_like
+        # a Python int types as int64 in numba, the same signature as np.int64 and cheaper to make
+        code = int(self.kernels.step_into(level.lv, state, dst, int(action)))
         return dst, code
 
     def apply(self, level: Level, state: np.ndarray, move: int | str) -> np.ndarray:

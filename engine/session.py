@@ -62,6 +62,9 @@ class Outcome(NamedTuple):
     message: str = ""
 
 
+_outcome = tuple.__new__       # builds an Outcome from a full tuple (no Python-level __new__)
+
+
 class Session:
     """One level being played. Not thread-safe; cheap to create."""
 
@@ -73,6 +76,7 @@ class Session:
         self.moves: list[int] = []
         self.log: list[str] = []
         self.counters = Counters()
+        self._texts: dict[int, str] = {}     # action -> move text (a cache; shared by copies)
 
     # -- reading ---------------------------------------------------------------
     @property
@@ -136,22 +140,31 @@ class Session:
         for m in moves:
             self.play(m)
 
+    def apply_action(self, action: int) -> Outcome:
+        """One action (an int) through the rules: its Outcome; never raises for a rule
+        rejection, raises MoveSyntaxError for an action number that does not exist."""
+        if type(action) is not int or not 0 <= action < self.level.n_actions:
+            action = self.puzzle.check_action(self.level, action)
+        return self._apply(action)
+
     def _apply(self, action: int) -> Outcome:
-        text = self.puzzle.format_move(self.level, action)
+        text = self._texts.get(action)
+        if text is None:
+            text = self._texts[action] = self.puzzle.format_move(self.level, action)
         nxt, code = self.puzzle.step(self.level, self._state, action)
+        self.log.append(text)
+        c = self.counters
         if code > NOOP:
-            self.counters.rejected += 1
-            self.log.append(text)
+            c.rejected += 1
             rej = self.puzzle.describe_code(code)
-            return Outcome(text, action, code, False, False, rej.reason, rej.message)
+            return _outcome(Outcome, (text, action, code, False, False, rej.reason, rej.message))
         self._stack.append(self._state)
         self._state = nxt
         self.moves.append(action)
-        self.log.append(text)
-        self.counters.moves += 1
+        c.moves += 1
         if code == NOOP:
-            self.counters.noop_moves += 1
-        return Outcome(text, action, code, True, code == OK)
+            c.noop_moves += 1
+        return _outcome(Outcome, (text, action, code, True, code == OK, "", ""))
 
     def undo(self) -> None:
         if not self.puzzle.undo_allowed:

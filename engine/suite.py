@@ -90,7 +90,8 @@ class GameUI:
                           generic meaning (menu hidden when ``direct``); other ids go to
                           on_button (e.g. Truck Escape's item buttons -> a toast)
          targets()        board widgets (kind "target") - vehicles, trucks, anchors, cells,
-                          or one "surface" - hit-tested topmost-last-drawn first
+                          or one "surface" - hit-tested topmost-last-drawn first; fixed
+                          for the level (the suite builds each screen's layout once)
          on_pointer(suite, kind, x, y, t)   kind "down" / "move" / "up", design px; the
                           press is in suite.pointer (x0, y0, target id); suite.hit(x, y)
                           hit-tests; play moves ONLY through suite.try_move(action, t)
@@ -156,7 +157,7 @@ class GameUI:
         raise NotImplementedError
 
 
-@dataclass
+@dataclass(slots=True)
 class Feedback:
     """What one dispatched action did. ``effects`` are dicts with an "effect" key:
     move (move, accepted, changed), rejected (move, reason, message), select / deselect
@@ -201,11 +202,13 @@ class Suite:
         self.shake: dict | None = None
         self.anims: list[dict] = []
         self.complete = False
-        self._uis: dict[str, GameUI] = {}
+        self._uis: dict[str, GameUI] = {}          # level id -> its GameUI (shared by clones)
+        self._layouts: dict[tuple, Layout] = {}    # (screen name, direct) -> Layout (shared by clones)
         self._layout_key = None
         self._layout: Layout | None = None
         self._last_hit = None
         self._cur_ui = None
+        self._sname = None
         if start not in (None, "", "home"):
             eff = self.open_level(load_level(start).id)
             if eff["effect"] == "unavailable":
@@ -253,11 +256,17 @@ class Suite:
 
     def screen_name(self) -> str:
         s = self.screen
+        c = self._sname
+        if c is not None and c[0] is s and c[1] == self.complete:
+            return c[2]
         if s["name"] == "home":
-            return "home"
-        if s["name"] == "difficulty":
-            return f"difficulty:{s['game']}"
-        return f"level:{s['level']}" + (":complete" if self.complete else "")
+            name = "home"
+        elif s["name"] == "difficulty":
+            name = f"difficulty:{s['game']}"
+        else:
+            name = f"level:{s['level']}" + (":complete" if self.complete else "")
+        self._sname = (s, self.complete, name)      # screens are replaced, never edited in place
+        return name
 
     def home_games(self) -> list[tuple[str, float]]:
         """(game id, card centre y) of the home screen: games in HOME_ORDER first, then any
@@ -276,6 +285,10 @@ class Suite:
         if self._layout_key is not None and self._layout is not None:
             return self._layout
         key = (self.screen_name(), self.direct)
+        lay = self._layouts.get(key)
+        if lay is not None:
+            self._layout, self._layout_key = lay, key
+            return lay
         s = self.screen
         ws: list[Widget] = []
         if s["name"] == "home":
@@ -298,14 +311,16 @@ class Suite:
                 ws = [CARD_REPLAY] if self.direct else [CARD_NEXT, CARD_REPLAY]
             else:
                 ws = list(u.targets()) + list(u.buttons(self.direct))
-        self._layout = Layout(ws)
+        self._layout = self._layouts[key] = Layout(ws)
         self._layout_key = key
         return self._layout
 
     def hit(self, x: float, y: float) -> Widget | None:
         """The widget of the current screen under the design point (the last answer is kept,
         since one event is usually hit-tested by the suite and then by the game)."""
-        lay = self.layout()
+        lay = self._layout if self._layout_key is not None else None
+        if lay is None:
+            lay = self.layout()
         h = self._last_hit
         if h is not None and h[0] == x and h[1] == y and h[2] is lay:
             return h[3]
@@ -352,20 +367,26 @@ class Suite:
         self.shake = {"target": target, "t0": t, "until": t + SHAKE_MS}
 
     def busy_until(self) -> int:
-        if not self.anims:
+        an = self.anims
+        if not an:
             return 0
-        return max(a["t1"] for a in self.anims)
+        if len(an) == 1:
+            return an[0]["t1"]
+        return max(a["t1"] for a in an)
 
     def try_move(self, action: int, t: int) -> Outcome:
         """Play one action through the session; record its animation; handle completion."""
         s = self.session
         before = s._state          # Session replaces (never mutates) its state array on a move
-        o = s.try_move(int(action))[-1]
+        o = s.apply_action(action)
         if o.accepted:
-            dur = int(self.game_ui().animation_ms(before, s._state, int(action), o.code))
-            self.anims.append({"kind": "move", "t0": t, "t1": t + dur, "action": int(action), "code": o.code,
+            action = o.action
+            c = self._cur_ui
+            u = c[1] if c is not None and c[0] is s else self.game_ui()
+            dur = int(u.animation_ms(before, s._state, action, o.code))
+            self.anims.append({"kind": "move", "t0": t, "t1": t + dur, "action": action, "code": o.code,
                                "before": before})        # numpy here; a list in snapshots
-            if s.solved:
+            if s.puzzle.is_solved(s.level, s._state):
                 self.complete = True
                 self._layout_key = None
         return o
@@ -388,32 +409,44 @@ class Suite:
         return fb
 
     def _run(self, a: dict, fb: Feedback) -> None:
-        if a["type"] == "batch":
+        typ = a["type"]
+        if typ == "batch":
             for sub in a["actions"]:
                 self._run(sub, fb)
             return
         start = self.clock + self.action_gap_ms
         end = start
-        from_px = self.proj.from_px
         effects = fb.effects
-        for (dt, kind, px, py, key) in gui.expand(a):
-            t = start + dt
-            end = t
-            if kind is gui.WAIT:
-                continue
-            if kind is gui.KEY:
-                effects.extend(self._key(key, t))
-                continue
-            if kind is gui.WHEEL:
-                continue          # no screen of the suite scrolls
-            if px != px:          # release without a point: where the pointer is
-                x, y = self.pointer.get("x", float("nan")), self.pointer.get("y", float("nan"))
-            else:
-                x, y = from_px(px, py)
-            out = self._pointer(kind, x, y, t)
+        pointer = self._pointer
+        if typ == "click":                  # the commonest action: press and release in place
+            x, y = self.proj.from_px(a["x"], a["y"])
+            out = pointer(gui.DOWN, x, y, start)
             if out:
                 effects.extend(out)
-        b = self.busy_until()
+            end = start + gui.CLICK_MS
+            out = pointer(gui.UP, x, y, end)
+            if out:
+                effects.extend(out)
+        else:
+            from_px = self.proj.from_px
+            for (dt, kind, px, py, key) in gui.expand(a):
+                t = start + dt
+                end = t
+                if kind is gui.WAIT:
+                    continue
+                if kind is gui.KEY:
+                    effects.extend(self._key(key, t))
+                    continue
+                if kind is gui.WHEEL:
+                    continue          # no screen of the suite scrolls
+                if px != px:          # release without a point: where the pointer is
+                    x, y = self.pointer.get("x", float("nan")), self.pointer.get("y", float("nan"))
+                else:
+                    x, y = from_px(px, py)
+                out = pointer(kind, x, y, t)
+                if out:
+                    effects.extend(out)
+        b = self.busy_until() if self.anims else 0
         self.clock = end if end >= b else b
 
     def _key(self, name: str, t: int) -> list[dict]:
@@ -427,19 +460,21 @@ class Suite:
             pre: list[dict] = []
             if p.get("down"):        # a second press without release: release where it is first
                 pre = self._pointer(gui.UP, p["x"], p["y"], t)
-            locked = t < self.busy_until()
+            locked = bool(self.anims) and t < self.busy_until()
             w = self.hit(x, y)
-            self.pointer = p = {"down": True, "x": x, "y": y, "x0": x, "y0": y, "t0": t,
-                                "target": w.id if w else None, "button": bool(w and w.kind != "target"),
-                                "locked": locked}
+            button = w is not None and w.kind != "target"
+            self.pointer = {"down": True, "x": x, "y": y, "x0": x, "y0": y, "t0": t,
+                            "target": w.id if w is not None else None, "button": button, "locked": locked}
             if locked:
                 return pre + [{"effect": "ignored", "why": "input locked"}]
-            if p["button"]:
+            if button:
                 return pre
-            return pre + self._board(gui.DOWN, x, y, t)
+            out = self._board(gui.DOWN, x, y, t)
+            return pre + out if pre else out
         if not p.get("down"):
             return []
-        p["x"], p["y"] = x, y
+        p["x"] = x
+        p["y"] = y
         if p.get("locked"):
             if kind == gui.UP:
                 self.pointer = {"down": False, "x": x, "y": y}
@@ -447,8 +482,8 @@ class Suite:
         if kind == gui.MOVE:
             return [] if p["button"] else self._board(gui.MOVE, x, y, t)
         # UP
-        out: list[dict] = []
         if p["button"]:
+            out: list[dict] = []
             w = self.hit(x, y)
             if w is not None and w.id == p["target"]:
                 out = self._button(w.id, t)
@@ -459,9 +494,11 @@ class Suite:
         return out
 
     def _board(self, kind: str, x: float, y: float, t: int) -> list[dict]:
-        if self.screen["name"] != "level" or self.complete:
+        if self.complete or self.screen["name"] != "level":
             return []
-        return self.game_ui().on_pointer(self, kind, x, y, t)
+        c = self._cur_ui
+        u = c[1] if c is not None and c[0] is self.session else self.game_ui()
+        return u.on_pointer(self, kind, x, y, t)
 
     def _button(self, wid: str, t: int) -> list[dict]:
         name = self.screen["name"]

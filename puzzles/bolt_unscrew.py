@@ -678,6 +678,49 @@ def move_trace(lv, src, dst, action, trace):
     return _move(lv, src, dst, action, trace)
 
 
+@njit(cache=True)
+def move_summary(lv, before, after, src, dst):
+    """Facts of one accepted move src -> dst for the screen's hint line and animation, over
+    the pieces not yet gone before it: (released, partial, attached, detached, changed)
+    released  pieces pinned at src that left the board
+    partial   pieces pinned at src that stay on the board, not pinned at dst
+    attached  pieces pinned at dst after the move
+    detached  pieces pinned at src before the move
+    changed   1 if any piece's status, pose or pins differ (the boards move: settle time)."""
+    nA = int(lv[0])
+    nP = int(lv[1])
+    H = int(lv[2])
+    ss = int(lv[11])
+    released = partial = attached = detached = 0
+    for p in range(nP):
+        b = nA + p * ss
+        if int(before[b]) == LEFT:
+            continue
+        on_src = False
+        at_dst = False
+        for k in range(H):
+            if int(before[b + 4 + k]) == src:
+                on_src = True
+            if int(after[b + 4 + k]) == dst:
+                at_dst = True
+        at_dst = at_dst and int(after[b]) != LEFT
+        if at_dst:
+            attached += 1
+        if on_src:
+            detached += 1
+            if not at_dst:
+                if int(after[b]) == LEFT:
+                    released += 1
+                else:
+                    partial += 1
+    changed = 0
+    for i in range(nA, before.shape[0]):
+        if before[i] != after[i]:
+            changed = 1
+            break
+    return released, partial, attached, detached, changed
+
+
 # ---------------------------------------------------------------------------- Python side
 _COS = None
 
@@ -1115,33 +1158,14 @@ class BoltUnscrewUI(GameUI):
         o = suite.try_move(int(sel) * self.n + a, t)
         if o.accepted:
             ui["selected"] = None
-            ui["hint"] = self.move_hint(before, suite.session.state, int(sel), a)
+            ui["hint"] = self.move_hint(before, suite.session._state, int(sel), a)
         else:
             ui["hint"] = HINT_BLOCKED if o.reason == "target_blocked" else HINT_UNSETTLED
         return [suite.move_effect(o)]
 
     def move_hint(self, before, after, src: int, dst: int) -> str:
         """The instruction line after an accepted move (as the original words it)."""
-        lv = self.level.lv
-        nA, nP, H, ss = int(lv[0]), int(lv[1]), int(lv[2]), int(lv[11])
-        released = partial = attached = detached = 0
-        for p in range(nP):
-            b = nA + p * ss
-            if int(before[b]) == LEFT:
-                continue
-            pins0 = [int(v) for v in before[b + 4:b + 4 + H]]
-            pins1 = [int(v) for v in after[b + 4:b + 4 + H]]
-            at_dst = int(after[b]) != LEFT and dst in pins1
-            if at_dst:
-                attached += 1
-            if src in pins0:
-                detached += 1
-                if at_dst:
-                    continue
-                if int(after[b]) == LEFT:
-                    released += 1
-                else:
-                    partial += 1
+        released, partial, attached, detached, _ = move_summary(self.level.lv, before, after, src, dst)
         if released:
             return HINT_RELEASED_MANY if released > 1 else HINT_RELEASED_ONE
         if partial:
@@ -1151,10 +1175,10 @@ class BoltUnscrewUI(GameUI):
         return HINT_FREED
 
     def animation_ms(self, before, after, action, code):
-        nA = self.n
-        if np.array_equal(np.asarray(before)[nA:], np.asarray(after)[nA:]):
-            return MOVE_MS
-        return MOVE_MS + SETTLE_MS
+        f, t = divmod(int(action), self.n)
+        if move_summary(self.level.lv, before, after, f, t)[4]:
+            return MOVE_MS + SETTLE_MS
+        return MOVE_MS
 
     def gesture_for(self, action, proj, suite=None):
         f, t = divmod(int(action), self.n)

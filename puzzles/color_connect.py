@@ -618,15 +618,14 @@ class ColorConnectUI(GameUI):
         """Extend the active path toward (r, c) one cell at a time along the tip's row or column.
         False when the walk stopped at a violation or a completion (or there is no active path)."""
         st = suite.session._state              # read only (the public view costs a copy of flags)
-        if int(st[0]) == 0:
+        if st.item(0) == 0:
             return False                       # input without an active path: nothing visible
-        tip = int(st[self.path_base + int(st[1]) - 1])
+        tip = st.item(self.path_base + st.item(1) - 1)
         tr, tc = divmod(tip, self.cols)
-        if (r, c) == (tr, tc):
+        if r == tr and c == tc:
             return True
-        inside = 0 <= r < self.rows and 0 <= c < self.cols
         if r != tr and c != tc:
-            if not inside:
+            if not (0 <= r < self.rows and 0 <= c < self.cols):
                 out.append(self._refused(suite, r, c, t, NON_ADJACENT_JUMP, "that cell is not in the tip's row or column"))
                 return False
             o = suite.try_move(r * self.cols + c, t)       # the rules refuse it (not_adjacent)
@@ -635,8 +634,9 @@ class ColorConnectUI(GameUI):
                 self._flash(suite, r, c, t)
             return False
         dr, dc = (r > tr) - (r < tr), (c > tc) - (c < tc)
-        while (tr, tc) != (r, c):
-            tr, tc = tr + dr, tc + dc
+        while tr != r or tc != c:
+            tr += dr
+            tc += dc
             if not (0 <= tr < self.rows and 0 <= tc < self.cols):
                 out.append(self._refused(suite, r, c, t, DRAG_OUTSIDE_BOARD, "the path cannot leave the board"))
                 return False
@@ -645,43 +645,43 @@ class ColorConnectUI(GameUI):
             if not o.accepted:
                 self._flash(suite, r, c, t)
                 return False
-            if int(suite.session._state[0]) == 0:       # completed: the rest of the line is ignored
+            if suite.session._state.item(0) == 0:       # completed: the rest of the line is ignored
                 return False
         return True
 
     def _press(self, suite, x, y, t) -> list[dict]:
-        hit = self.cell_at(x, y)
-        if hit is None:
+        gx, gy = self.grid_point(x, y)
+        if not (0.0 <= gx < self.cols and 0.0 <= gy < self.rows):      # also False for NaN
             suite.ui["g"] = None                        # outside the grid: ignored until release
             return []
-        r, c = hit
+        r, c = int(gy), int(gx)                         # floor: both are >= 0 here
         cell = r * self.cols + c
         st = suite.session._state
         out: list[dict] = []
-        if int(st[0]) == 0:
+        if st.item(0) == 0:
             ep = self.endpoint_of[cell]
             if ep == 0:
                 out.append(self._refused(suite, r, c, t, START_FROM_NON_ENDPOINT, "start a path at a coloured dot"))
-            elif int(st[S_HEADER + ep - 1]) != 0:
+            elif st.item(S_HEADER + ep - 1) != 0:
                 out.append(suite.move_effect(suite.try_move(self.n + 1 + 2 * self.k + ep - 1, t)))
             else:
                 e = 0 if self.endpoints[ep - 1][0] == cell else 1
                 out.append(suite.move_effect(suite.try_move(self.n + 1 + 2 * (ep - 1) + e, t)))
         else:
-            if int(st[1]) == 1 and int(st[self.path_base]) == cell:
+            if st.item(1) == 1 and st.item(self.path_base) == cell:
                 out.append(suite.move_effect(suite.try_move(self.n, t)))
                 self._flash(suite, r, c, t)
             else:
                 self._walk(suite, r, c, t, out)
-        gx, gy = self.grid_point(x, y)
         suite.ui["g"] = {"prev": [gx, gy], "last": [r, c], "moved": False}
         return out
 
     def _advance(self, suite, g: dict, x, y, t) -> list[dict]:
         gx, gy = self.grid_point(x, y)
-        if not (gx == gx and gy == gy):
-            return []
-        if int(suite.session._state[0]) == 0:
+        prev = g["prev"]
+        if not (gx == gx and gy == gy) or (gx == prev[0] and gy == prev[1]):
+            return []                       # off the plane, or not moved (a click's release)
+        if suite.session._state.item(0) == 0:
             g["prev"] = [gx, gy]
             hit = self.cell_at(x, y)
             if hit is not None:
@@ -707,7 +707,7 @@ class ColorConnectUI(GameUI):
         out = self._advance(suite, g, x, y, t)
         if kind == "up":
             suite.ui["g"] = None
-            if g["moved"] and int(suite.session._state[0]) != 0 and not suite.complete:
+            if g["moved"] and suite.session._state.item(0) != 0 and not suite.complete:
                 out.append(suite.move_effect(suite.try_move(self.n, t)))      # released before connection
                 self._flash(suite, g["last"][0], g["last"][1], t)
         return out

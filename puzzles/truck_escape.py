@@ -353,7 +353,7 @@ class TruckEscapeUI(GameUI):
         if w is None or w.kind != "target":
             return []
         i = w.data[0]
-        if not suite.session.state[1 + i]:
+        if not suite.session._state[1 + i]:     # read only (the session replaces it on a move)
             return []                  # that truck has left: nothing is there any more
         o = suite.try_move(i, t)
         if not o.accepted:

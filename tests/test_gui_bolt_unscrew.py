@@ -236,3 +236,42 @@ def test_frame_bytes_do_not_depend_on_what_was_drawn_before(style, scale):
             f2 = Renderer(style, scale).render(s, t)
             assert f1.tobytes() == f2.tobytes()
             assert f1.shape == (round(960 * scale), round(540 * scale), 3)
+
+
+def _summary_reference(lv, before, after, src, dst):
+    """The move facts of bolt_unscrew.move_summary, in plain Python over the state layout."""
+    nA, nP, H, ss = int(lv[0]), int(lv[1]), int(lv[2]), int(lv[11])
+    out = [0, 0, 0, 0]
+    for p in range(nP):
+        b = nA + p * ss
+        if before[b] == bu.LEFT:
+            continue
+        on_src = src in list(before[b + 4:b + 4 + H])
+        at_dst = after[b] != bu.LEFT and dst in list(after[b + 4:b + 4 + H])
+        out[2] += at_dst
+        out[3] += on_src
+        if on_src and not at_dst:
+            out[0 if after[b] == bu.LEFT else 1] += 1
+    return (*out, int(list(before[nA:]) != list(after[nA:])))
+
+
+def test_move_summary_matches_a_python_reference_along_random_plays():
+    """The compiled hint / animation facts equal a plain reading of the state, over random
+    plays of every level (every accepted move)."""
+    rng = np.random.default_rng(7)
+    seen = set()
+    for lid in catalog().level_ids("bolt_unscrew"):
+        s = Suite(lid)
+        for _ in range(40):
+            legal = s.session.legal_moves()
+            if not legal or s.complete:
+                break
+            a = int(rng.choice(legal))
+            before = s.session.state.copy()
+            assert s.try_move(a, 0).accepted
+            after = s.session.state.copy()
+            f, t = divmod(a, s.game_ui().n)
+            got = tuple(int(v) for v in bu.move_summary(s.level.lv, before, after, f, t))
+            assert got == _summary_reference(s.level.lv, before, after, f, t)
+            seen.add(s.game_ui().move_hint(before, after, f, t))
+    assert len(seen) >= 4             # several different hint lines were exercised
