@@ -87,6 +87,24 @@ def test_large_budgeted_search(benchmark, budget):
     benchmark.extra_info["bytes_per_state"] = bytes_per_state(level)
 
 
+# an open 12 x 12 room with a few pillars: 11,603,644 reachable states (132 floor cells, 3-word keys)
+BIG_MAZE = ["....#..##...", "............", ".....#.#....", "............", "#...........", "............",
+            "......S.....", "....#.......", "............", "...##.......", ".........##.", "..#........."]
+
+
+def test_large_whole_space_maze(benchmark):
+    """A whole reachable space of more than 10^7 states (breadth-first, Maze Paint bitboard
+    keys): states and table operations (inserts included) per second at that scale."""
+    p = get_puzzle("maze_paint")
+    level = p.build_level({"layout": BIG_MAZE}, difficulty="hard", number=99, where="bench")
+    run(level, level.initial, BFS, budget=1000, stop_at_goal=False)
+    raw = benchmark.pedantic(run, args=(level, level.initial, BFS), kwargs={"budget": 30_000_000, "stop_at_goal": False},
+                             rounds=1, iterations=1)
+    assert raw.status == 0 and raw.n == 11_603_644
+    _record(benchmark, raw.n, "solver", raw)
+    benchmark.extra_info["bytes_per_state"] = bytes_per_state(level)
+
+
 def test_verify_catalogue(benchmark):
     """`longpuzzle verify` of every level (compiled kernels loaded first)."""
     ids = catalog().level_ids()

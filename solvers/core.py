@@ -31,6 +31,7 @@ BFS, BEST_FIRST, DFS = 0, 1, 2
 DEFAULT_BUDGET = 20_000_000
 HOOKS = ("pack", "unpack", "expand", "heuristic", "successors")
 BYTES_PER_STATE_FIXED = 4 + 2 + 2      # parent int32, action int16, g int16 (+ keys, table)
+RESERVE_AT = 1 << 21                   # states: dense arrays stop doubling here (see run)
 
 
 @dataclass
@@ -213,7 +214,11 @@ def run(level: Level, state: np.ndarray, mode: int, *, weight: int = 1, budget: 
             if r == 0:
                 break
             if r == 1:
-                cap = min(cap * 2, max(limit, cap + 1))
+                # double while small; past RESERVE_AT states take the whole budget at once: numpy's
+                # np.empty only reserves address space (pages are zeroed by the system when first
+                # written), so the big copies of repeated doubling are saved
+                cap = cap * 2 if cap * 2 < RESERVE_AT else limit
+                cap = min(cap, max(limit, cap + 1))
                 keys = _grow(keys, cap * w)
                 parent = _grow(parent, cap)
                 action = _grow(action, cap)
