@@ -114,6 +114,24 @@ def _fast_click(action: Any, size: tuple[int, int]) -> dict | None:
     return None
 
 
+def _fast_drag(action: dict, size: tuple[int, int]) -> dict | None:
+    """The normalised copy of a drag whose fields are all present and plainly valid, else None."""
+    w, h = size
+    try:
+        x0, y0, x1, y1 = action["x0"], action["y0"], action["x1"], action["y1"]
+        steps, ms = action["steps"], action["ms"]
+    except KeyError:
+        return None
+    for v in (x0, y0, x1, y1):
+        if type(v) is not int and type(v) is not float:
+            return None
+    if type(steps) is not int or type(ms) is not int or not (1 <= steps <= 60 and 1 <= ms <= MAX_MS):
+        return None
+    if not (0 <= x0 < w and 0 <= x1 < w and 0 <= y0 < h and 0 <= y1 < h):
+        return None
+    return {"type": "drag", "x0": x0, "y0": y0, "x1": x1, "y1": y1, "steps": steps, "ms": ms}
+
+
 def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int = 0) -> dict:
     """Check one action against the schema for a frame of ``size`` = (W, H); return it
     normalised (aliases resolved, defaults filled). Raises ActionError."""
@@ -121,6 +139,10 @@ def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int =
     a = _fast_click(action, size)
     if a is not None:
         return a
+    if type(action) is dict and action.get("type") == "drag" and len(action) == 7:
+        a = _fast_drag(action, size)               # fast path: a drag with every field given
+        if a is not None:
+            return a
     if type(action) is dict and len(action) == 2 and action.get("type") == "batch" and _depth == 0:
         acts = action.get("actions")               # fast path: a short batch of well-formed clicks
         if type(acts) is list and 0 < len(acts) <= MAX_BATCH:

@@ -378,9 +378,10 @@ class Suite:
         """Play one action through the session; record its animation; handle completion."""
         s = self.session
         before = s._state          # Session replaces (never mutates) its state array on a move
-        o = s.apply_action(action)
+        if type(action) is not int or not 0 <= action < s.level.n_actions:
+            action = s.puzzle.check_action(s.level, action)
+        o = s._apply(action)
         if o.accepted:
-            action = o.action
             c = self._cur_ui
             u = c[1] if c is not None and c[0] is s else self.game_ui()
             dur = int(u.animation_ms(before, s._state, action, o.code))
