@@ -205,13 +205,20 @@ class Widget:
         return self.shape.center
 
 
+_MIXED = object()         # Layout's exact-answer index: "depends on the point"
+
+
 class Layout:
     """The widgets of one screen, in drawing order (the last drawn is hit first)."""
 
     GRID = 40.0           # design px per cell of the hit-test index
+    FINE = 8.0            # design px per square of the exact-answer index (built at first hit);
+    _FINV = 0.125         # 1 / FINE, exact (a power of two): int(y * _FINV) == int(y // FINE)
 
     def __init__(self, widgets):
         self.widgets: tuple[Widget, ...] = tuple(widgets)
+        self._fine: list | None = None
+        self._fnx = int(DESIGN_W // self.FINE) + 1
         self.by_id = {w.id: w for w in self.widgets}
         self._rev = self.widgets[::-1]
         # spatial index: grid cell -> widgets whose bounding box touches it (topmost first)
@@ -236,10 +243,49 @@ class Layout:
             return (2, 0.0, 0.0, 0.0, 0.0, w)
         self._cells = {k: tuple(entry(w) for w in v) for k, v in cells.items()}
 
+    def _build_fine(self) -> list:
+        """The exact-answer index: per FINE x FINE design-px square (row-major, _fnx per row)
+        the widget hit at EVERY point of the square, None when no widget comes near it, or
+        _MIXED when the answer depends on the point (then the grid index decides)."""
+        f = self.FINE
+        nx, ny = self._fnx, int(DESIGN_H // f) + 1
+        code = np.full((ny, nx), -1, np.int64)      # -1: no widget; -2: mixed; i: widgets[i]
+        for i, w in enumerate(self.widgets):       # bottom first: a later widget overrides
+            sh = w.shape
+            if type(sh) is Rect:
+                x0, y0, x1, y1 = sh.x0, sh.y0, sh.x1, sh.y1
+            elif type(sh) is Circle:
+                x0, y0, x1, y1 = sh.cx - sh.r, sh.cy - sh.r, sh.cx + sh.r, sh.cy + sh.r
+            else:
+                code[:, :] = -2
+                continue
+            gx0, gx1 = max(0, int(x0 // f)), min(nx - 1, int(x1 // f))
+            gy0, gy1 = max(0, int(y0 // f)), min(ny - 1, int(y1 // f))
+            if gx0 > gx1 or gy0 > gy1:
+                continue
+            code[gy0:gy1 + 1, gx0:gx1 + 1] = -2
+            X0 = np.arange(gx0, gx1 + 1) * f                   # square left / top edges
+            Y0 = np.arange(gy0, gy1 + 1) * f
+            if type(sh) is Rect:                                # the half-open square inside
+                inside = ((X0 >= x0) & (X0 + f <= x1))[None, :] & ((Y0 >= y0) & (Y0 + f <= y1))[:, None]
+            else:                                               # all four corners inside
+                lim = sh.r * sh.r - 1e-6 * (1.0 + sh.r * sh.r)  # far above float rounding
+                dx = np.maximum((X0 - sh.cx) ** 2, (X0 + f - sh.cx) ** 2)[None, :]
+                dy = np.maximum((Y0 - sh.cy) ** 2, (Y0 + f - sh.cy) ** 2)[:, None]
+                inside = dx + dy <= lim
+            code[gy0:gy1 + 1, gx0:gx1 + 1][inside] = i
+        ws = self.widgets
+        self._fine = [None if v == -1 else _MIXED if v == -2 else ws[v] for v in code.ravel().tolist()]
+        return self._fine
+
     def hit(self, x: float, y: float) -> Widget | None:
         """The topmost widget containing the design point, or None (also off the frame / NaN)."""
         if not (0.0 <= x < DESIGN_W and 0.0 <= y < DESIGN_H):
             return None
+        f = self._FINV
+        v = (self._fine or self._build_fine())[int(y * f) * self._fnx + int(x * f)]
+        if v is not _MIXED:
+            return v
         g = self.GRID
         for kind, a, b, c, d, w in self._cells.get(int(y // g) * self._nx + int(x // g), ()):
             if kind == 0:

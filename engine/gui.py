@@ -103,6 +103,17 @@ def key_name(name: Any) -> str:
     raise ActionError(f"unknown key {name!r}; keys are single letters or digits, or one of {', '.join(NAMED_KEYS)}")
 
 
+def click_point(action: Any, size: tuple[int, int]) -> tuple[float, float] | None:
+    """(x, y) of a well-formed click (exactly the keys type, x, y) for a frame of ``size``,
+    else None (then validate() tells what it is)."""
+    if type(action) is dict and len(action) == 3 and action.get("type") == "click":
+        x, y = action.get("x"), action.get("y")
+        if (type(x) is int or type(x) is float) and (type(y) is int or type(y) is float) \
+                and 0 <= x < size[0] and 0 <= y < size[1]:
+            return x, y
+    return None
+
+
 def _fast_click(action: Any, size: tuple[int, int]) -> dict | None:
     """The normalised copy of a well-formed click (the commonest action), else None (the
     full validation then runs and explains any problem)."""
@@ -114,8 +125,33 @@ def _fast_click(action: Any, size: tuple[int, int]) -> dict | None:
     return None
 
 
+def _fast_clicks(acts: list, size: tuple[int, int]) -> list[dict] | None:
+    """The normalised copies of a list of well-formed clicks (as _fast_click), else None."""
+    w, h = size
+    out = []
+    for a in acts:
+        if type(a) is dict and len(a) == 3 and a.get("type") == "click":
+            x, y = a.get("x"), a.get("y")
+            if (type(x) is int or type(x) is float) and (type(y) is int or type(y) is float) \
+                    and 0 <= x < w and 0 <= y < h:
+                out.append({"type": "click", "x": x, "y": y})
+                continue
+        return None
+    return out
+
+
 def _fast_drag(action: dict, size: tuple[int, int]) -> dict | None:
     """The normalised copy of a drag whose fields are all present and plainly valid, else None."""
+    f = drag_fields(action, size)
+    if f is None:
+        return None
+    x0, y0, x1, y1, steps, ms = f
+    return {"type": "drag", "x0": x0, "y0": y0, "x1": x1, "y1": y1, "steps": steps, "ms": ms}
+
+
+def drag_fields(action: dict, size: tuple[int, int]) -> tuple | None:
+    """(x0, y0, x1, y1, steps, ms) of a drag dict whose fields are all present and plainly
+    valid for a frame of ``size`` (other keys are not looked at), else None."""
     w, h = size
     try:
         x0, y0, x1, y1 = action["x0"], action["y0"], action["x1"], action["y1"]
@@ -129,26 +165,32 @@ def _fast_drag(action: dict, size: tuple[int, int]) -> dict | None:
         return None
     if not (0 <= x0 < w and 0 <= x1 < w and 0 <= y0 < h and 0 <= y1 < h):
         return None
-    return {"type": "drag", "x0": x0, "y0": y0, "x1": x1, "y1": y1, "steps": steps, "ms": ms}
+    return x0, y0, x1, y1, steps, ms
 
 
 def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int = 0) -> dict:
     """Check one action against the schema for a frame of ``size`` = (W, H); return it
     normalised (aliases resolved, defaults filled). Raises ActionError."""
     where = _where
-    a = _fast_click(action, size)
-    if a is not None:
-        return a
-    if type(action) is dict and action.get("type") == "drag" and len(action) == 7:
-        a = _fast_drag(action, size)               # fast path: a drag with every field given
-        if a is not None:
-            return a
-    if type(action) is dict and len(action) == 2 and action.get("type") == "batch" and _depth == 0:
-        acts = action.get("actions")               # fast path: a short batch of well-formed clicks
-        if type(acts) is list and 0 < len(acts) <= MAX_BATCH:
-            out = [_fast_click(x, size) for x in acts]
-            if None not in out:
-                return {"type": "batch", "actions": out}
+    if type(action) is dict:                       # fast paths for the common well-formed actions
+        t = action.get("type")
+        if t == "click":
+            if len(action) == 3:                   # _fast_click, inlined
+                x, y = action.get("x"), action.get("y")
+                if (type(x) is int or type(x) is float) and (type(y) is int or type(y) is float) \
+                        and 0 <= x < size[0] and 0 <= y < size[1]:
+                    return {"type": "click", "x": x, "y": y}
+        elif t == "batch":
+            if len(action) == 2 and _depth == 0:
+                acts = action.get("actions")       # a short batch of well-formed clicks
+                if type(acts) is list and 0 < len(acts) <= MAX_BATCH:
+                    out = _fast_clicks(acts, size)
+                    if out is not None:
+                        return {"type": "batch", "actions": out}
+        elif t == "drag" and len(action) == 7:
+            a = _fast_drag(action, size)           # a drag with every field given
+            if a is not None:
+                return a
     if not isinstance(action, dict):
         raise ActionError(f"{where}an action must be a JSON object like {{\"type\": \"click\", \"x\": 10, \"y\": 20}}, "
                           f"not {type(action).__name__}")

@@ -152,6 +152,25 @@ class Puzzle:
         code = int(self.kernels.step_into(level.lv, state, dst, int(action)))
         return dst, code
 
+    _step_solved = None      # the compiled step_solved_into kernel, loaded at first use
+
+    def step_solved(self, level: Level, state: np.ndarray, action: int) -> tuple[np.ndarray, int, bool]:
+        """(successor, code, solved) without raising: ``step`` and ``is_solved`` of the
+        successor in ONE compiled call (``solved`` is False for a rejected action). ``action``
+        must already be a Python int in range (see check_action); the input is never modified."""
+        k = self._step_solved or self.step_solved_kernel()
+        dst = state.copy()
+        r = k(level.lv, state, dst, action)      # 2 * code + (1 if solved else 0)
+        return dst, r >> 1, r & 1 == 1
+
+    def step_solved_kernel(self):
+        """The compiled ``step_solved_into(lv, src, dst, action) -> 2 * code + solved``
+        (engine/specialize.py PLAY_TEMPLATE), loaded at first use."""
+        if self._step_solved is None:
+            from longpuzzle.engine.specialize import play_kernels
+            self._step_solved = play_kernels(self).step_solved_into
+        return self._step_solved
+
     def apply(self, level: Level, state: np.ndarray, move: int | str) -> np.ndarray:
         """Pure: returns the new state, raises IllegalMoveError if the rules reject the move
         and MoveSyntaxError if it is not a move at all. Text may stand for several actions."""

@@ -166,6 +166,32 @@ class Session:
             c.noop_moves += 1
         return _outcome(Outcome, (text, action, code, True, code == OK, "", ""))
 
+    def _apply_solved(self, action: int) -> tuple[Outcome, bool]:
+        """_apply (``action`` an int in range) and whether the new state is solved, with one
+        compiled call for both (the GUI path asks after every move)."""
+        text = self._texts.get(action)
+        if text is None:
+            text = self._texts[action] = self.puzzle.format_move(self.level, action)
+        k = self.puzzle._step_solved or self.puzzle.step_solved_kernel()
+        src = self._state
+        nxt = src.copy()
+        r = k(self.level.lv, src, nxt, action)      # 2 * code + solved (Puzzle.step_solved)
+        self.log.append(text)
+        c = self.counters
+        if r >= 2 * NOOP + 2:                       # code > NOOP: rejected
+            c.rejected += 1
+            code = r >> 1
+            rej = self.puzzle.describe_code(code)
+            return _outcome(Outcome, (text, action, code, False, False, rej.reason, rej.message)), False
+        self._stack.append(src)
+        self._state = nxt
+        self.moves.append(action)
+        c.moves += 1
+        code = r >> 1
+        if code == NOOP:
+            c.noop_moves += 1
+        return _outcome(Outcome, (text, action, code, True, code == OK, "", "")), r & 1 == 1
+
     def undo(self) -> None:
         if not self.puzzle.undo_allowed:
             raise UndoNotAllowedError(f"{self.puzzle.title} has no undo", reason="undo_not_allowed")

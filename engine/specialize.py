@@ -67,3 +67,26 @@ def specialize(puzzle: Puzzle, template: str, name: str) -> ModuleType:
     spec.loader.exec_module(mod)
     _LOADED[key] = mod
     return mod
+
+
+# Kernels the GUI / session path calls once per move: fewer compiled calls per move (each
+# call from Python costs a few hundred ns, more than these kernels' own work).
+PLAY_TEMPLATE = '''
+from numba import njit
+
+
+@njit(cache=True)
+def step_solved_into(lv, src, dst, action):
+    """step_into and is_solved of the successor in one call: returns 2 * code + solved, where
+    code is step_into's result and solved is 1 iff the action was accepted (code OK or NOOP)
+    and ``dst`` (the successor) is solved. ``src`` is not written."""
+    code = step_into(lv, src, dst, action)
+    if code > 1:
+        return 2 * code
+    return 2 * code + (1 if is_solved(lv, dst) else 0)
+'''
+
+
+def play_kernels(puzzle: Puzzle) -> ModuleType:
+    """The game's PLAY_TEMPLATE kernels (step_solved_into)."""
+    return specialize(puzzle, PLAY_TEMPLATE, "play")

@@ -66,6 +66,8 @@ DIFFICULTY_LABELS = {"easy": "Easy", "medium": "Medium", "hard": "Hard", "extrem
 CARD = Rect.centred(270, 470, 420, 300)      # completion card
 CARD_NEXT = Widget("next", Rect.centred(270, 520, 260, 60), "pill_button", "Next level")
 CARD_REPLAY = Widget("replay", Rect.centred(270, 590, 260, 52), "pill_button", "Replay")
+_DOWN, _MOVE, _UP, _KEY, _WHEEL, _WAIT, _CLICK_MS = gui.DOWN, gui.MOVE, gui.UP, gui.KEY, gui.WHEEL, gui.WAIT, gui.CLICK_MS
+_click_point, _drag_fields = gui.click_point, gui.drag_fields
 
 
 class ScreenUnavailableError(LongPuzzleError):
@@ -157,7 +159,7 @@ class GameUI:
         raise NotImplementedError
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Feedback:
     """What one dispatched action did. ``effects`` are dicts with an "effect" key:
     move (move, accepted, changed), rejected (move, reason, message), select / deselect
@@ -166,6 +168,11 @@ class Feedback:
     effects: list[dict] = field(default_factory=list)
     screen: str = ""
     clock: int = 0
+
+    def __init__(self, effects: list[dict] | None = None, screen: str = "", clock: int = 0):
+        self.effects = [] if effects is None else effects      # (quicker than the generated one)
+        self.screen = screen
+        self.clock = clock
 
     @property
     def kind(self) -> str:
@@ -380,14 +387,15 @@ class Suite:
         before = s._state          # Session replaces (never mutates) its state array on a move
         if type(action) is not int or not 0 <= action < s.level.n_actions:
             action = s.puzzle.check_action(s.level, action)
-        o = s._apply(action)
-        if o.accepted:
+        o, solved = s._apply_solved(action)
+        if o[3]:                   # accepted
             c = self._cur_ui
             u = c[1] if c is not None and c[0] is s else self.game_ui()
-            dur = int(u.animation_ms(before, s._state, action, o.code))
-            self.anims.append({"kind": "move", "t0": t, "t1": t + dur, "action": action, "code": o.code,
+            code = o[2]
+            dur = int(u.animation_ms(before, s._state, action, code))
+            self.anims.append({"kind": "move", "t0": t, "t1": t + dur, "action": action, "code": code,
                                "before": before})        # numpy here; a list in snapshots
-            if s.puzzle.is_solved(s.level, s._state):
+            if solved:
                 self.complete = True
                 self._layout_key = None
         return o
@@ -400,53 +408,119 @@ class Suite:
     # ---- dispatch --------------------------------------------------------------------
     def dispatch(self, action: Any) -> Feedback:
         """Validate and run one GUI action (frame px). Raises gui.ActionError if malformed."""
+        pt = _click_point(action, self.proj.size)      # the commonest action: a well-formed click
+        if pt is not None:
+            if self.anims:
+                self.anims = []
+            effects: list[dict] = []
+            self._click(pt[0], pt[1], effects)
+            return Feedback(effects, self.screen_name(), self.clock)
+        if type(action) is dict and len(action) == 7 and action.get("type") == "drag":
+            f = _drag_fields(action, self.proj.size)      # a well-formed drag with every field
+            if f is not None:
+                if self.anims:
+                    self.anims = []
+                effects = []
+                self._drag(*f, effects)
+                return Feedback(effects, self.screen_name(), self.clock)
         a = gui.validate(action, self.proj.size)
         if self.anims:
             self.anims = []
-        fb = Feedback()
-        self._run(a, fb)
-        fb.screen = self.screen_name()
-        fb.clock = self.clock
-        return fb
+        effects = []
+        typ = a["type"]
+        if typ == "click":                  # the commonest actions: a click, a batch of clicks
+            self._click(a["x"], a["y"], effects)
+        elif typ == "drag" or typ == "swipe":
+            self._drag(a["x0"], a["y0"], a["x1"], a["y1"], a["steps"], a["ms"], effects)
+        elif typ == "batch":
+            for sub in a["actions"]:
+                if sub["type"] == "click":
+                    self._click(sub["x"], sub["y"], effects)
+                else:
+                    self._run(sub, effects)
+        else:
+            self._run(a, effects)
+        return Feedback(effects, self.screen_name(), self.clock)
 
-    def _run(self, a: dict, fb: Feedback) -> None:
+    def _click(self, px: float, py: float, effects: list) -> None:
+        """One click at frame px (px, py): press, and release CLICK_MS later, in place."""
+        start = self.clock + self.action_gap_ms
+        end = start + _CLICK_MS
+        proj = self.proj
+        if proj.is_3d:
+            x, y = proj.from_px(px, py)
+        else:
+            x, y = px / proj.sx, py / proj.sy        # from_px in 2d
+        out = self._down(x, y, start)
+        if out:
+            effects.extend(out)
+        out = self._release(x, y, end)
+        if out:
+            effects.extend(out)
+        an = self.anims
+        if an:
+            b = an[0]["t1"] if len(an) == 1 else self.busy_until()
+            self.clock = end if end >= b else b
+        else:
+            self.clock = end
+
+    def _drag(self, x0: float, y0: float, x1: float, y1: float, n: int, ms: int, effects: list) -> None:
+        """A validated drag or swipe from (x0, y0) to (x1, y1) frame px in n steps over ms:
+        the events of gui.expand (press, n moves along the segment, release at the end),
+        without building the event list."""
+        start = self.clock + self.action_gap_ms
+        from_px = self.proj.from_px
+        x, y = from_px(x0, y0)
+        out = self._down(x, y, start)
+        if out:
+            effects.extend(out)
+        dx, dy = x1 - x0, y1 - y0
+        for i in range(1, n + 1):
+            f = i / n
+            x, y = from_px(x0 + dx * f, y0 + dy * f)
+            out = self._move(x, y, start + round(ms * f))
+            if out:
+                effects.extend(out)
+        end = start + ms
+        x, y = from_px(x1, y1)
+        out = self._release(x, y, end)
+        if out:
+            effects.extend(out)
+        b = self.busy_until() if self.anims else 0
+        self.clock = end if end >= b else b
+
+    def _run(self, a: dict, effects: list) -> None:
         typ = a["type"]
         if typ == "batch":
             for sub in a["actions"]:
-                self._run(sub, fb)
+                self._run(sub, effects)
+            return
+        if typ == "click":
+            self._click(a["x"], a["y"], effects)
+            return
+        if typ == "drag" or typ == "swipe":
+            self._drag(a["x0"], a["y0"], a["x1"], a["y1"], a["steps"], a["ms"], effects)
             return
         start = self.clock + self.action_gap_ms
         end = start
-        effects = fb.effects
-        pointer = self._pointer
-        if typ == "click":                  # the commonest action: press and release in place
-            x, y = self.proj.from_px(a["x"], a["y"])
-            out = pointer(gui.DOWN, x, y, start)
+        from_px = self.proj.from_px
+        for (dt, kind, px, py, key) in gui.expand(a):
+            t = start + dt
+            end = t
+            if kind is _WAIT:
+                continue
+            if kind is _KEY:
+                effects.extend(self._key(key, t))
+                continue
+            if kind is _WHEEL:
+                continue          # no screen of the suite scrolls
+            if px != px:          # release without a point: where the pointer is
+                x, y = self.pointer.get("x", float("nan")), self.pointer.get("y", float("nan"))
+            else:
+                x, y = from_px(px, py)
+            out = self._pointer(kind, x, y, t)
             if out:
                 effects.extend(out)
-            end = start + gui.CLICK_MS
-            out = pointer(gui.UP, x, y, end)
-            if out:
-                effects.extend(out)
-        else:
-            from_px = self.proj.from_px
-            for (dt, kind, px, py, key) in gui.expand(a):
-                t = start + dt
-                end = t
-                if kind is gui.WAIT:
-                    continue
-                if kind is gui.KEY:
-                    effects.extend(self._key(key, t))
-                    continue
-                if kind is gui.WHEEL:
-                    continue          # no screen of the suite scrolls
-                if px != px:          # release without a point: where the pointer is
-                    x, y = self.pointer.get("x", float("nan")), self.pointer.get("y", float("nan"))
-                else:
-                    x, y = from_px(px, py)
-                out = pointer(kind, x, y, t)
-                if out:
-                    effects.extend(out)
         b = self.busy_until() if self.anims else 0
         self.clock = end if end >= b else b
 
@@ -456,40 +530,78 @@ class Suite:
         return []
 
     def _pointer(self, kind: str, x: float, y: float, t: int) -> list[dict]:
+        if kind == _DOWN:
+            return self._down(x, y, t)
+        if kind == _UP:
+            return self._release(x, y, t)
+        return self._move(x, y, t)
+
+    def _move(self, x: float, y: float, t: int) -> list[dict]:
+        """Pointer MOVE to design (x, y)."""
         p = self.pointer
-        if kind == gui.DOWN:
-            pre: list[dict] = []
-            if p.get("down"):        # a second press without release: release where it is first
-                pre = self._pointer(gui.UP, p["x"], p["y"], t)
-            locked = bool(self.anims) and t < self.busy_until()
-            w = self.hit(x, y)
-            button = w is not None and w.kind != "target"
-            self.pointer = {"down": True, "x": x, "y": y, "x0": x, "y0": y, "t0": t,
-                            "target": w.id if w is not None else None, "button": button, "locked": locked}
-            if locked:
-                return pre + [{"effect": "ignored", "why": "input locked"}]
-            if button:
-                return pre
-            out = self._board(gui.DOWN, x, y, t)
-            return pre + out if pre else out
+        if not p.get("down"):
+            return []
+        p["x"] = x
+        p["y"] = y
+        if p.get("locked") or p["button"]:
+            return []
+        return self._board(_MOVE, x, y, t)
+
+    def _down(self, x: float, y: float, t: int) -> list[dict]:
+        """Pointer DOWN at design (x, y)."""
+        p = self.pointer
+        pre = None
+        if p.get("down"):            # a second press without release: release where it is first
+            pre = self._release(p["x"], p["y"], t)
+        an = self.anims
+        locked = bool(an) and t < (an[0]["t1"] if len(an) == 1 else self.busy_until())
+        lay = self._layout if self._layout_key is not None else None     # self.hit(x, y), inlined
+        if lay is None:
+            lay = self.layout()
+        h = self._last_hit
+        if h is not None and h[0] == x and h[1] == y and h[2] is lay:
+            w = h[3]
+        else:
+            w = lay.hit(x, y)
+            self._last_hit = (x, y, lay, w)
+        if w is None:
+            target = None
+            button = False
+        else:
+            target = w.id
+            button = w.kind != "target"
+        self.pointer = {"down": True, "x": x, "y": y, "x0": x, "y0": y, "t0": t,
+                        "target": target, "button": button, "locked": locked}
+        if locked:
+            return (pre or []) + [{"effect": "ignored", "why": "input locked"}]
+        if button or self.complete or self.screen["name"] != "level":
+            return pre or []
+        c = self._cur_ui                   # the board (as _board)
+        u = c[1] if c is not None and c[0] is self.session else self.game_ui()
+        out = u.on_pointer(self, _DOWN, x, y, t)
+        return pre + out if pre else out
+
+    def _release(self, x: float, y: float, t: int) -> list[dict]:
+        """Pointer UP at design (x, y)."""
+        p = self.pointer
         if not p.get("down"):
             return []
         p["x"] = x
         p["y"] = y
         if p.get("locked"):
-            if kind == gui.UP:
-                self.pointer = {"down": False, "x": x, "y": y}
+            self.pointer = {"down": False, "x": x, "y": y}
             return []
-        if kind == gui.MOVE:
-            return [] if p["button"] else self._board(gui.MOVE, x, y, t)
-        # UP
         if p["button"]:
             out: list[dict] = []
             w = self.hit(x, y)
             if w is not None and w.id == p["target"]:
                 out = self._button(w.id, t)
+        elif self.complete or self.screen["name"] != "level":
+            out = []
         else:
-            out = self._board(gui.UP, x, y, t)
+            c = self._cur_ui               # the board (as _board)
+            u = c[1] if c is not None and c[0] is self.session else self.game_ui()
+            out = u.on_pointer(self, _UP, x, y, t)
         if self.pointer is p:
             self.pointer = {"down": False, "x": x, "y": y}
         return out

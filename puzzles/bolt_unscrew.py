@@ -51,7 +51,9 @@ Model
   the recorded solutions' final-state hashes are unchanged): the blocking test leaves out
   pieces whose wood misses the sample disc or whose hole contains it (``_disc_clear``), and
   a swing tests only pegs within reach of the pin, skips a peg for the steps in which it
-  cannot reach the piece, and without a trace jumps over steps where every peg is clear.
+  cannot reach the piece, and without a trace jumps over steps where every peg is clear; a
+  settle does not swing again a piece whose swing left it in place in an earlier pass (its
+  pose, pin and the pegs are unchanged, so the swing would again not move it).
 * Solved when every piece has left. ``is_dead_end`` (no usable empty anchor, not solved) is a
   predicate for evaluators; the game never announces it and moves are still scored normally.
 
@@ -343,8 +345,11 @@ def _record(trace, tn, p, st, cx, cy, t):
 
 
 @njit(cache=True)
-def _swing(lv, d, p, k, trace, tn):
-    """Swing piece p about its single pin (hole k). Returns (moved, tn)."""
+def _swing(lv, d, p, k, trace, tn, cand, prev, skip, arcj):
+    """Swing piece p about its single pin (hole k). Returns (moved, tn). cand, prev, skip,
+    arcj: scratch arrays of nA int64 entries (per candidate peg j < nc: anchor, overlapped at
+    the last pose, steps it is known clear for, bound of its motion per step; all written here
+    before being read)."""
     nA = int(lv[0])
     n = int(lv[3])
     step = int(lv[4])
@@ -380,10 +385,6 @@ def _swing(lv, d, p, k, trace, tn):
     hn = int(math.sqrt(float(lx * lx + ly * ly))) + 2
     reach = hn + bnd + int(lv[14]) + _MARGIN
     arc = int(hn * 2.0 * math.pi * step / n) + 3
-    cand = np.empty(nA, np.int64)
-    prev = np.zeros(nA, np.int64)
-    skip = np.zeros(nA, np.int64)
-    arcj = np.zeros(nA, np.int64)
     nc = 0
     cx0 = int(d[b + 1])
     cy0 = int(d[b + 2])
@@ -395,8 +396,8 @@ def _swing(lv, d, p, k, trace, tn):
                 continue
             cand[nc] = a
             arcj[nc] = int(math.sqrt(float(ex * ex + ey * ey)) * 2.0 * math.pi * step / n) + 3
-            if _peg_overlaps(lv, p, cx0, cy0, t0, a):
-                prev[nc] = 1
+            prev[nc] = 1 if _peg_overlaps(lv, p, cx0, cy0, t0, a) else 0
+            skip[nc] = 0
             nc += 1
     done = 0
     bx = cx0
@@ -492,6 +493,15 @@ def _settle(lv, d, trace, tn):
     nP = int(lv[1])
     H = int(lv[2])
     ss = int(lv[11])
+    # scratch of _swing (see there), allocated once per settle
+    cand = np.empty(nA, np.int64)
+    prev = np.empty(nA, np.int64)
+    skip = np.empty(nA, np.int64)
+    arcj = np.empty(nA, np.int64)
+    # stuck[p] = 1: p's swing did not move it in an earlier pass of this settle. A swing
+    # reads only the piece's own pose and pin and which anchors hold screws, none of which
+    # a settle changes for a piece that did not move, so it would not move again: skipped.
+    stuck = np.zeros(nP, np.uint8)
     for _ in range(16):
         changed = False
         for p in range(nP):
@@ -508,10 +518,12 @@ def _settle(lv, d, trace, tn):
                 d[b] = LEFT
                 changed = True
                 tn = _record(trace, tn, p, LEFT, int(d[b + 1]), int(d[b + 2]), int(d[b + 3]))
-            elif npin == 1 and int(d[b + 4 + H]) != 0:
-                moved, tn = _swing(lv, d, p, k1, trace, tn)
+            elif npin == 1 and int(d[b + 4 + H]) != 0 and stuck[p] == 0:
+                moved, tn = _swing(lv, d, p, k1, trace, tn, cand, prev, skip, arcj)
                 if moved:
                     changed = True
+                else:
+                    stuck[p] = 1
         if not changed:
             break
     return tn
@@ -1081,6 +1093,12 @@ class BoltUnscrewUI(GameUI):
         self.boxes = [_Rect.centred(x, y, TOUCH_BOX, TOUCH_BOX) for x, y in self.anchors]
         self._targets = [_Widget(f"anchor:{i}", self.boxes[i], "target", self.ids[i], (i,)) for i in range(self.n)]
         self._index = {w.id: i for i, w in enumerate(self._targets)}
+        self._wids = [w.id for w in self._targets]             # anchor index -> its widget id
+        self._box_bounds = [(b.x0, b.y0, b.x1, b.y1) for b in self.boxes]   # anchor -> touch box
+        # move_summary of the last accepted move seen here, as (before, after, src, dst, facts):
+        # animation_ms and move_hint both ask for the same move (before / after arrays are
+        # never modified, so their identity names the move). A cache only, not UI state.
+        self._last_summary = None
         self._buttons = {d: self._make_buttons(d) for d in (False, True)}
         # a point of every anchor's box that no later (topmost) box or button covers
         covers = [b.shape for b in self._buttons[False]]
@@ -1130,7 +1148,10 @@ class BoltUnscrewUI(GameUI):
         if kind != "up":
             return []
         a = self._index.get(suite.pointer.get("target"))
-        if a is None or not self.boxes[a].contains(x, y):
+        if a is None:
+            return []
+        x0, y0, x1, y1 = self._box_bounds[a]
+        if not (x0 <= x < x1 and y0 <= y < y1):
             return []                 # released outside the pressed anchor: cancelled
         return self.tap(suite, a, t)
 
@@ -1138,9 +1159,10 @@ class BoltUnscrewUI(GameUI):
         ui = suite.ui
         state = suite.session._state          # read only here (the session replaces it on a move)
         sel = ui.get("selected")
-        wid = f"anchor:{a}"
+        wid = self._wids[a]
+        occupied = state.item(a) != 0
         if sel is None:
-            if int(state[a]) == 0:
+            if not occupied:
                 ui["hint"] = HINT_SELECT_FIRST
                 return [{"effect": "refused", "reason": "no_screw", "message": HINT_SELECT_FIRST, "target": wid}]
             ui["selected"] = a
@@ -1150,7 +1172,7 @@ class BoltUnscrewUI(GameUI):
             ui["selected"] = None
             ui["hint"] = None
             return [{"effect": "deselect", "target": wid}]
-        if int(state[a]) != 0:
+        if occupied:
             ui["selected"] = a
             ui["hint"] = HINT_SWITCHED
             return [{"effect": "select", "target": wid, "switched_from": f"anchor:{sel}"}]
@@ -1163,9 +1185,18 @@ class BoltUnscrewUI(GameUI):
             ui["hint"] = HINT_BLOCKED if o.reason == "target_blocked" else HINT_UNSETTLED
         return [suite.move_effect(o)]
 
+    def _summary(self, before, after, src: int, dst: int):
+        """move_summary of the move src -> dst from before to after (cached for the last move)."""
+        c = self._last_summary
+        if c is not None and c[0] is before and c[1] is after and c[2] == src and c[3] == dst:
+            return c[4]
+        facts = move_summary(self.level.lv, before, after, src, dst)
+        self._last_summary = (before, after, src, dst, facts)
+        return facts
+
     def move_hint(self, before, after, src: int, dst: int) -> str:
         """The instruction line after an accepted move (as the original words it)."""
-        released, partial, attached, detached, _ = move_summary(self.level.lv, before, after, src, dst)
+        released, partial, attached, detached, _ = self._summary(before, after, src, dst)
         if released:
             return HINT_RELEASED_MANY if released > 1 else HINT_RELEASED_ONE
         if partial:
@@ -1176,7 +1207,7 @@ class BoltUnscrewUI(GameUI):
 
     def animation_ms(self, before, after, action, code):
         f, t = divmod(int(action), self.n)
-        if move_summary(self.level.lv, before, after, f, t)[4]:
+        if self._summary(before, after, f, t)[4]:
             return MOVE_MS + SETTLE_MS
         return MOVE_MS
 

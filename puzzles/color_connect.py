@@ -517,6 +517,7 @@ class ColorConnect(Puzzle):
 
 BOARD_CENTER = (270.0, 458.0)     # design px (Cocos (0, 22))
 BOARD_MAX_W, BOARD_MAX_H, MAX_PITCH = 520.0, 600.0, 88.0
+_BOARD_X, _BOARD_Y = BOARD_CENTER
 CELL_FILL = 0.9                   # drawn cells are 0.9 pitch; the hit test uses the full pitch
 REMOVE_MS = 200                   # a removed path fades out (input locked meanwhile)
 SUCCESS_MS = 660                  # the board glow after the last pair (input locked meanwhile)
@@ -573,6 +574,16 @@ class ColorConnectUI(GameUI):
         self.endpoint_of = [int(v) for v in lv[self.ep_base:self.ep_base + self.n]]   # 1 + colour, 0 none
         self.endpoints = [(int(lv[LV_HEADER + 2 * c]), int(lv[LV_HEADER + 2 * c + 1])) for c in range(self.k)]
         self._targets = [Widget("board", self.rect, "target")]
+        self._half_cols, self._half_rows = self.cols / 2, self.rows / 2     # grid_point's offsets
+        self._cell_ids = [f"cell:{r},{c}" for r in range(self.rows) for c in range(self.cols)]   # cell -> id
+        # per cell, the action a press there makes with no active path (-1: no endpoint):
+        # start at that endpoint (colour unconnected) / remove the colour's path (connected)
+        self._start_action = [-1] * self.n
+        self._remove_action = [-1] * self.n
+        for col, (e0, e1) in enumerate(self.endpoints):
+            self._start_action[e0] = self.n + 1 + 2 * col
+            self._start_action[e1] = self.n + 2 + 2 * col
+            self._remove_action[e0] = self._remove_action[e1] = self.n + 1 + 2 * self.k + col
 
     # -- geometry (shared with render/color_connect.py)
     def grid_point(self, x: float, y: float) -> tuple[float, float]:
@@ -608,7 +619,10 @@ class ColorConnectUI(GameUI):
 
     # -- input
     def _flash(self, suite, r: int, c: int, t: int) -> None:
-        suite.start_shake(f"cell:{r},{c}", t)
+        if 0 <= r < self.rows and 0 <= c < self.cols:
+            suite.start_shake(self._cell_ids[r * self.cols + c], t)
+        else:
+            suite.start_shake(f"cell:{r},{c}", t)
 
     def _refused(self, suite, r, c, t, reason, message) -> dict:
         self._flash(suite, r, c, t)
@@ -650,12 +664,15 @@ class ColorConnectUI(GameUI):
         return True
 
     def _press(self, suite, x, y, t) -> list[dict]:
-        gx, gy = self.grid_point(x, y)
-        if not (0.0 <= gx < self.cols and 0.0 <= gy < self.rows):      # also False for NaN
+        pitch = self.pitch
+        gx = (x - _BOARD_X) / pitch + self._half_cols      # grid_point(x, y), inlined
+        gy = (y - _BOARD_Y) / pitch + self._half_rows
+        cols = self.cols
+        if not (0.0 <= gx < cols and 0.0 <= gy < self.rows):      # also False for NaN
             suite.ui["g"] = None                        # outside the grid: ignored until release
             return []
         r, c = int(gy), int(gx)                         # floor: both are >= 0 here
-        cell = r * self.cols + c
+        cell = r * cols + c
         st = suite.session._state
         out: list[dict] = []
         if st.item(0) == 0:
@@ -663,10 +680,9 @@ class ColorConnectUI(GameUI):
             if ep == 0:
                 out.append(self._refused(suite, r, c, t, START_FROM_NON_ENDPOINT, "start a path at a coloured dot"))
             elif st.item(S_HEADER + ep - 1) != 0:
-                out.append(suite.move_effect(suite.try_move(self.n + 1 + 2 * self.k + ep - 1, t)))
+                out.append(suite.move_effect(suite.try_move(self._remove_action[cell], t)))
             else:
-                e = 0 if self.endpoints[ep - 1][0] == cell else 1
-                out.append(suite.move_effect(suite.try_move(self.n + 1 + 2 * (ep - 1) + e, t)))
+                out.append(suite.move_effect(suite.try_move(self._start_action[cell], t)))
         else:
             if st.item(1) == 1 and st.item(self.path_base) == cell:
                 out.append(suite.move_effect(suite.try_move(self.n, t)))
@@ -676,16 +692,12 @@ class ColorConnectUI(GameUI):
         suite.ui["g"] = {"prev": [gx, gy], "last": [r, c], "moved": False}
         return out
 
-    def _advance(self, suite, g: dict, x, y, t) -> list[dict]:
-        gx, gy = self.grid_point(x, y)
-        prev = g["prev"]
-        if not (gx == gx and gy == gy) or (gx == prev[0] and gy == prev[1]):
-            return []                       # off the plane, or not moved (a click's release)
+    def _advance(self, suite, g: dict, gx: float, gy: float, t) -> list[dict]:
+        """The pointer moved (button down) to grid point (gx, gy), not NaN and not g["prev"]."""
         if suite.session._state.item(0) == 0:
             g["prev"] = [gx, gy]
-            hit = self.cell_at(x, y)
-            if hit is not None:
-                g["last"] = list(hit)
+            if 0.0 <= gx < self.cols and 0.0 <= gy < self.rows:      # cell_at, as in _press
+                g["last"] = [int(gy), int(gx)]
             return []
         cells = raster_cells(g["prev"][0], g["prev"][1], gx, gy)
         g["prev"] = [gx, gy]
@@ -704,7 +716,14 @@ class ColorConnectUI(GameUI):
         g = suite.ui.get("g")
         if g is None:
             return []
-        out = self._advance(suite, g, x, y, t)
+        pitch = self.pitch
+        gx = (x - _BOARD_X) / pitch + self._half_cols      # grid_point(x, y), inlined
+        gy = (y - _BOARD_Y) / pitch + self._half_rows
+        prev = g["prev"]
+        if not (gx == gx and gy == gy) or (gx == prev[0] and gy == prev[1]):
+            out = []                        # off the plane, or not moved (a click's release)
+        else:
+            out = self._advance(suite, g, gx, gy, t)
         if kind == "up":
             suite.ui["g"] = None
             if g["moved"] and suite.session._state.item(0) != 0 and not suite.complete:
@@ -714,11 +733,9 @@ class ColorConnectUI(GameUI):
 
     def animation_ms(self, before, after, action, code):
         a = int(action)
-        if a >= self.n + 1 + 2 * self.k:
-            return REMOVE_MS
-        if a < self.n and int(after[2]) == self.k and int(before[2]) < self.k:
-            return SUCCESS_MS
-        return 0
+        if a < self.n:
+            return SUCCESS_MS if after.item(2) == self.k and before.item(2) < self.k else 0
+        return REMOVE_MS if a >= self.n + 1 + 2 * self.k else 0
 
     # -- gestures
     def _click(self, proj, r, c) -> dict:
@@ -780,6 +797,9 @@ def raster_cells(x0: float, y0: float, x1: float, y1: float) -> list[tuple[int, 
     tcol, trow = math.floor(x1), math.floor(y1)
     if col == tcol and row == trow:
         return []
+    if (col == tcol and (trow == row + 1 or trow == row - 1)) or \
+            (row == trow and (tcol == col + 1 or tcol == col - 1)):
+        return [(trow, tcol)]      # into a 4-neighbour: what the walk below gives, quicker
     dx, dy = x1 - x0, y1 - y0
     sc = (dx > 0) - (dx < 0)
     sr = (dy > 0) - (dy < 0)

@@ -1,0 +1,222 @@
+"""The speed-ups of the GUI event path give exactly the plain reading's answers:
+
+* ``step_solved_into`` (engine/specialize.py PLAY_TEMPLATE: one compiled call for a move and
+  the solved test, used by Session._apply_solved / Suite.try_move) against ``step`` +
+  ``is_solved`` over random plays (legal and refused actions) of every Color Connect level
+  and a few levels of every other game;
+* Layout.hit's exact-answer index against "the topmost widget whose shape contains the
+  point" for every game screen and random layouts, edges and corners included;
+* the Bolt Unscrew settle shortcuts (scratch arrays, stuck pieces not swung again) against
+  a digest of random walks recorded with the kernels before the shortcuts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+import numpy as np
+import pytest
+
+from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.geometry import DESIGN_H, DESIGN_W, Circle, Layout, Rect, Widget
+from longpuzzle.engine.protocol import NOOP
+from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.engine.session import Session
+from longpuzzle.engine.suite import Suite
+
+
+def _level_ids(game: str, per_objective: int | None = None) -> list[str]:
+    return [lid for o in catalog().objectives(game) for lid in o.level_ids[:per_objective]]
+
+
+def _starts(level) -> list[np.ndarray]:
+    """The initial state and, for Color Connect, every state along the level's reference
+    solution (so random play also runs near and into the solved state)."""
+    out = [level.initial.copy()]
+    if level.game == "color_connect":
+        p = get_puzzle(level.game)
+        s = level.initial.copy()
+        for route in level.extra["solution"]:
+            for a in p.actions(level, route):
+                s, code = p.step(level, s, a)
+                assert code <= NOOP
+                out.append(s)
+    return out
+
+
+def _check_random_play(lid: str, seed: int, n: int) -> int:
+    """Random plays of n actions in all (mostly legal), each from a start of _starts(); at every
+    state compare step_solved with the plain step + is_solved for the chosen action and a few
+    others. Returns the comparisons made."""
+    level = load_level(lid)
+    p = get_puzzle(level.game)
+    rng = np.random.default_rng(seed)
+    starts = _starts(level)
+    s = starts[-1].copy() if len(starts) > 1 else starts[0].copy()
+    done = 0
+    for i in range(n):
+        if i % 8 == 0 and len(starts) > 1:
+            s = starts[int(rng.integers(len(starts)))].copy()
+        legal = p.legal_moves(level, s)
+        tries = [int(rng.integers(level.n_actions)) for _ in range(3)]
+        if legal:
+            tries.append(int(rng.choice(legal)))
+        for a in tries:
+            before = s.copy()
+            nxt, code = p.step(level, s, a)
+            want_solved = code <= NOOP and p.is_solved(level, nxt)
+            got, got_code, got_solved = p.step_solved(level, s, a)
+            assert np.array_equal(s, before), f"{lid}: step_solved wrote its input"
+            assert got_code == code, f"{lid}: action {a}: code {got_code} != {code}"
+            assert got_solved == want_solved, f"{lid}: action {a}: solved {got_solved} != {want_solved}"
+            assert got.dtype == nxt.dtype and np.array_equal(got, nxt), f"{lid}: action {a}: successor differs"
+            done += 1
+        s = nxt if code <= NOOP else s
+        if p.is_solved(level, s):
+            s = starts[int(rng.integers(len(starts)))].copy()
+    return done
+
+
+@pytest.mark.parametrize("lid", _level_ids("color_connect"))
+def test_step_solved_kernel_matches_step_and_is_solved_on_color_connect(lid):
+    assert _check_random_play(lid, 11, 120) > 300
+
+
+def test_step_solved_kernel_matches_on_every_game():
+    for game in catalog().games():
+        for lid in _level_ids(game, 1):
+            assert _check_random_play(lid, 5, 40) > 40
+
+
+def test_step_solved_kernel_reaches_the_solved_flag():
+    """Replaying a reference solution, the last move reports solved and none before it."""
+    lid = _level_ids("color_connect")[0]
+    level = load_level(lid)
+    p = get_puzzle("color_connect")
+    acts = [a for route in level.extra["solution"] for a in p.actions(level, route)]
+    s = level.initial.copy()
+    flags = []
+    for a in acts:
+        s, code, solved = p.step_solved(level, s, a)
+        assert code <= NOOP
+        flags.append(solved)
+    assert flags[-1] and not any(flags[:-1])
+
+
+def test_session_apply_solved_matches_apply():
+    """Session._apply_solved (the GUI path) keeps the same history, counters and outcomes."""
+    for lid in _level_ids("color_connect", 2) + _level_ids("bolt_unscrew", 1):
+        a_s, b_s = Session(lid), Session(lid)
+        rng = np.random.default_rng(3)
+        for _ in range(60):
+            legal = a_s.legal_moves()
+            act = int(rng.choice(legal)) if legal and rng.random() < 0.8 else int(rng.integers(a_s.level.n_actions))
+            o1 = a_s._apply(act)
+            o2, solved = b_s._apply_solved(act)
+            assert o1 == o2 and solved == (o1.accepted and a_s.solved)
+            assert np.array_equal(a_s._state, b_s._state)
+            assert a_s.moves == b_s.moves and a_s.log == b_s.log
+            assert a_s.counters == b_s.counters
+            assert len(a_s._stack) == len(b_s._stack)
+            if a_s.solved:
+                a_s.restart()
+                b_s.restart()
+
+
+# ------------------------------------------------------------------ hit-testing
+
+def _plain_hit(lay: Layout, x: float, y: float):
+    if not (0.0 <= x < DESIGN_W and 0.0 <= y < DESIGN_H):
+        return None
+    for w in reversed(lay.widgets):
+        if w.shape.contains(x, y):
+            return w
+    return None
+
+
+def _probe_points(lay: Layout, rng: random.Random) -> list[tuple[float, float]]:
+    pts = [(rng.uniform(-5, DESIGN_W + 5), rng.uniform(-5, DESIGN_H + 5)) for _ in range(1500)]
+    pts += [(float(rng.randint(0, DESIGN_W)), float(rng.randint(0, DESIGN_H))) for _ in range(800)]
+    pts += [(float(rng.randint(0, 68) * 8), rng.uniform(0, DESIGN_H)) for _ in range(300)]
+    pts += [(rng.uniform(0, DESIGN_W), float(rng.randint(0, 120) * 8)) for _ in range(300)]
+    for w in lay.widgets:                   # on, just inside and just outside every edge
+        sh = w.shape
+        if isinstance(sh, Rect):
+            for x in (sh.x0, sh.x1, np.nextafter(sh.x0, -1e9), np.nextafter(sh.x1, -1e9), (sh.x0 + sh.x1) / 2):
+                for y in (sh.y0, sh.y1, np.nextafter(sh.y0, -1e9), np.nextafter(sh.y1, -1e9), (sh.y0 + sh.y1) / 2):
+                    pts.append((float(x), float(y)))
+        else:
+            for a in np.linspace(0, 2 * np.pi, 48, endpoint=False):
+                for rr in (sh.r, np.nextafter(sh.r, 0), np.nextafter(sh.r, 1e9), sh.r * 0.7):
+                    pts.append((float(sh.cx + rr * np.cos(a)), float(sh.cy + rr * np.sin(a))))
+    pts += [(float("nan"), 10.0), (10.0, float("nan"))]
+    return pts
+
+
+def test_layout_hit_index_matches_the_plain_reading_on_every_screen():
+    rng = random.Random(1)
+    lays = [Suite("home").layout()]
+    for game in catalog().games():
+        for lid in _level_ids(game, 2):
+            s = Suite(lid)
+            lays.append(s.layout())
+            s.complete = True                  # the completion card's layout
+            s._layout_key = None
+            lays.append(s.layout())
+    for lay in lays:
+        for x, y in _probe_points(lay, rng):
+            assert lay.hit(x, y) is _plain_hit(lay, x, y), (x, y)
+
+
+def test_layout_hit_index_matches_the_plain_reading_on_random_layouts():
+    rng = random.Random(2)
+    for _ in range(40):
+        ws = []
+        for i in range(rng.randint(1, 14)):
+            if rng.random() < 0.5:
+                ws.append(Widget(f"c{i}", Circle(rng.uniform(-30, 570), rng.uniform(-30, 990), rng.uniform(0.3, 120))))
+            else:
+                x0, y0 = rng.uniform(-40, 570), rng.uniform(-40, 990)
+                w = rng.choice([8.0, 16.0, 0.5, rng.uniform(0, 250)])
+                ws.append(Widget(f"r{i}", Rect(x0, y0, x0 + w, y0 + rng.uniform(0, 250))))
+        lay = Layout(ws)
+        for x, y in _probe_points(lay, rng):
+            assert lay.hit(x, y) is _plain_hit(lay, x, y), (x, y)
+
+
+# ------------------------------------------------------------------ Bolt Unscrew settle
+
+# sha256 over (codes, successors, settle traces) of the walks below, recorded with the kernels
+# as they were before the settle shortcuts (scratch arrays hoisted out of _swing; a piece whose
+# swing did not move it is not swung again in the same settle)
+BOLT_WALKS_SHA256 = "3f81e1e54c46497b7499cf63987364503bf963316291c5aaa703fb9615897b92"
+
+
+def test_bolt_settle_shortcuts_change_no_result():
+    from longpuzzle.puzzles import bolt_unscrew as B
+    h = hashlib.sha256()
+    for lid in _level_ids("bolt_unscrew"):
+        level = load_level(lid)
+        rnd = random.Random(7)          # (its stream is stable across Python versions)
+        for _walk in range(3):
+            s = level.initial.copy()
+            for _ in range(60):
+                mask = np.zeros(level.n_actions, np.uint8)
+                B.legal_into(level.lv, s, mask)
+                legal = [int(x) for x in np.flatnonzero(mask)]
+                a = rnd.choice(legal) if legal and rnd.random() < 0.9 else rnd.randrange(level.n_actions)
+                d = s.copy()
+                c = B.step_into(level.lv, s, d, a)
+                tr = np.zeros((4096, 5), np.int32)
+                d2 = s.copy()
+                c2, n = B.move_trace(level.lv, s, d2, a, tr)
+                h.update(np.int64([c, c2, n]).tobytes())
+                h.update(d.tobytes())
+                h.update(d2.tobytes())
+                h.update(tr[:n].tobytes())
+                if c == 0:
+                    s = d
+                if B.is_solved(level.lv, s):
+                    break
+    assert h.hexdigest() == BOLT_WALKS_SHA256
