@@ -25,13 +25,16 @@ from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.specialize import specialize
 from longpuzzle.solvers.knowledge import knowledge
 from longpuzzle.solvers import template as template_module
-from longpuzzle.solvers.template import CORE, DEFAULT_HOOKS, MAX_IDS, table_arrays, table_bytes
+from longpuzzle.solvers.template import CORE, DEFAULT_HOOKS, MAX_IDS, MAX_TABLE_BITS, table_arrays, table_bytes
 
 BFS, BEST_FIRST, DFS = 0, 1, 2
 DEFAULT_BUDGET = 20_000_000
 HOOKS = ("pack", "unpack", "expand", "heuristic", "successors")
-BYTES_PER_STATE_FIXED = 4 + 2 + 2      # parent int32, action int16, g int16 (+ keys, table)
+BYTES_PER_STATE_FIXED = 4 + 2 + 2      # parent int32, action int16, g int16 (best-first only; + keys, table)
 RESERVE_AT = 1 << 21                   # states: dense arrays stop doubling here (see run)
+RESERVE_TABLE_BITS = 22               # from this table size on, room for the whole budget (see _grow_table)
+BATCH_SUCCESSORS = 128                 # breadth- and depth-first search probe successors in batches
+BATCH_PARENTS = 64                     # of about this many (from at most this many states)
 
 
 @dataclass
@@ -121,8 +124,10 @@ class Raw:
 
     @property
     def memory_bytes(self) -> int:
-        """Bytes held at the end: dense key/parent/action/g arrays and the table."""
-        dense = self.keys.nbytes + self.parent.nbytes + self.action.nbytes + self.parent.shape[0] * 2
+        """Bytes in use at the end: the n rows of the dense key/parent/action/g arrays (past
+        RESERVE_AT they are made for the whole budget, but pages no row reached are never
+        backed) and the table's slots."""
+        dense = self.n * (self.words * 8 + BYTES_PER_STATE_FIXED)
         return int(dense + (table_bytes(self.table_bits, self.words, self.table_ids) if self.table_bits else 0))
 
     @property
@@ -149,6 +154,28 @@ def _grow(a: np.ndarray, n: int) -> np.ndarray:
     b = np.empty(n, a.dtype)
     b[:a.shape[0]] = a
     return b
+
+
+def _grow_table(mod, tk: np.ndarray, tid: np.ndarray, meta: np.ndarray, w: int, limit: int):
+    """The table doubled. Small tables: rehashed into new arrays. From 2**RESERVE_TABLE_BITS
+    slots on, the new arrays have room for the table ``limit`` states need (made zeroed:
+    untouched pages cost nothing) and the table lives at their start, so every later
+    doubling is in place (template.table_grow_in_place: no copy, no fresh table)."""
+    bits = int(meta[0])
+    base = tk.base if tk.base is not None else tk
+    ids = tid.shape[0] > 1
+    if base.shape[0] >= 2 << bits:
+        tbase = tid.base if ids and tid.base is not None else tid
+        tk, tid = base[:2 << bits], (tbase[:2 << bits] if ids else tid)
+        mod.table_grow_in_place(tk, tid, meta)
+        return tk, tid
+    room = bits + 1
+    if room >= RESERVE_TABLE_BITS:
+        room = min(max(room, (2 * limit - 1).bit_length()), MAX_TABLE_BITS)
+    kb, ib = table_arrays(room, w, ids=ids)
+    tk2, tid2 = kb[:2 << bits], (ib[:2 << bits] if ids else ib)
+    mod.table_rehash(tk, tid, tk2, tid2, meta, np.int64(w))
+    return tk2, tid2
 
 
 def run(level: Level, state: np.ndarray, mode: int, *, weight: int = 1, budget: int = DEFAULT_BUDGET,
@@ -178,14 +205,20 @@ def run(level: Level, state: np.ndarray, mode: int, *, weight: int = 1, budget: 
         bits = 12
         tk, tid = table_arrays(bits, w, ids=mode == 1)
         qn = 1024 if mode == 1 else 1
-        skflat = np.zeros(na * w, np.uint64)
+        # batch rows: breadth- and depth-first search expand states until BATCH_SUCCESSORS
+        # successors (or BATCH_PARENTS states) are in hand, so one state's worth of rows more
+        # may come (depth-first search takes up to that many states off its stack at once: a
+        # complete search still, in a slightly different order); best-first: one state
+        rows = BATCH_SUCCESSORS + na - 1 if mode != BEST_FIRST else na
+        skflat = np.zeros(rows * w, np.uint64)
         ws = [np.zeros(cap * w, np.uint64), np.empty(cap, np.int32), np.empty(cap, np.int16),
-              np.zeros(cap, np.int16), tk, tid, np.array([bits, 0, 0, 0], np.int64),
+              np.zeros(cap if mode == BEST_FIRST else 1, np.int16), tk, tid, np.array([bits, 0, 0, 0], np.int64),
               np.empty(1 if mode != 2 else 1024, np.int32), np.full(256 if mode == 1 else 1, -1, np.int64),
               np.empty(qn, np.int32), np.empty(qn, np.int32), np.empty(qn, np.int64),
-              np.empty((na, init.shape[0]), init.dtype), np.empty(na, np.int64), skflat,
-              skflat.reshape(na, w), np.zeros(na, np.bool_), np.zeros(na, np.int64), np.zeros(na, np.uint64),
-              np.zeros(na, np.bool_), init.copy(), np.zeros(16, np.int64)]
+              np.empty((na, init.shape[0]), init.dtype), np.empty(rows, np.int64), skflat,
+              skflat.reshape(rows, w), np.zeros(rows, np.bool_), np.zeros(rows, np.int64),
+              np.zeros(rows, np.uint64), np.zeros(rows, np.bool_), np.zeros(rows, np.int64),
+              init.copy(), np.zeros(16, np.int64)]
     else:
         # a repeated search: the same arrays, cleared (only what a search reads before writing)
         if ws[4].shape[0] > 1 << 16:      # a big table is not kept: start again at 4096 slots
@@ -194,9 +227,10 @@ def run(level: Level, state: np.ndarray, mode: int, *, weight: int = 1, budget: 
             ws[4].fill(0)
         ws[6][:] = (ws[4].shape[0].bit_length() - 1, 0, 0, 0)
         ws[8].fill(-1)
-        ws[21].fill(0)
+        ws[22].fill(0)
     (keys, parent, action, g, tk, tid, meta, stack, bhead, qid, qg, qnext, succ, acts, skflat, skeys,
-     solvedv, hv, hs, skip, cur, ctl) = ws
+     solvedv, hv, hs, skip, bpar, cur, ctl) = ws
+    bt, maxpar = (np.int64(BATCH_SUCCESSORS), np.int64(BATCH_PARENTS)) if mode != BEST_FIRST else (np.int64(1), np.int64(1))
     cap = parent.shape[0]
     w64, mode64, weight64 = np.int64(w), np.int64(mode), np.int64(weight)
     while True:
@@ -210,7 +244,7 @@ def run(level: Level, state: np.ndarray, mode: int, *, weight: int = 1, budget: 
         while True:
             r = mod._steps(level.lv, aux, w64, mode64, weight64, lim64, stop, up64, keys, parent, action, g,
                            tk, tid, meta, stack, bhead, qid, qg, qnext, succ, acts, skflat, skeys, solvedv,
-                           hv, hs, skip, cur, ctl)
+                           hv, hs, skip, bpar, bt, maxpar, cur, ctl)
             if r == 0:
                 break
             if r == 1:
@@ -222,11 +256,10 @@ def run(level: Level, state: np.ndarray, mode: int, *, weight: int = 1, budget: 
                 keys = _grow(keys, cap * w)
                 parent = _grow(parent, cap)
                 action = _grow(action, cap)
-                g = _grow(g, cap)
+                if mode == BEST_FIRST:
+                    g = _grow(g, cap)
             elif r == 2:
-                tk2, tid2 = table_arrays(int(meta[0]) + 1, w, ids=tid.shape[0] > 1)
-                mod.table_rehash(tk, tid, tk2, tid2, meta, w64)
-                tk, tid = tk2, tid2
+                tk, tid = _grow_table(mod, tk, tid, meta, w, limit)
             elif r == 3:
                 stack = _grow(stack, stack.shape[0] * 2)
             elif r == 4:
@@ -240,7 +273,7 @@ def run(level: Level, state: np.ndarray, mode: int, *, weight: int = 1, budget: 
     if reuse:
         _WORKSPACES.setdefault(level, {})[mode] = [keys, parent, action, g, tk, tid, meta, stack, bhead,
                                                              qid, qg, qnext, succ, acts, skflat, skeys, solvedv,
-                                                             hv, hs, skip, cur, ctl]
+                                                             hv, hs, skip, bpar, cur, ctl]
     st, goal, n, lower = int(ctl[9]), int(ctl[10]), int(ctl[0]), int(ctl[11])
     stopped = ""
     if st == -1:

@@ -13,10 +13,12 @@ Hooks (``aux`` is an int64 array of per-level solver data made in Python by the 
     expand(lv, aux, s, succ, acts)   successors of s into succ[i, :], their actions into
                                      acts[i]; returns how many
     heuristic(lv, aux, s)            admissible and consistent lower bound on moves left
-    successors(lv, aux, s, keys, off, succ, skeys, acts, solved, hv, want_h)
+    successors(lv, aux, s, keys, off, succ, skeys, acts, solved, hv, want_h, row0)
                                      successors of s (key keys[off:off+W]) as keys
-                                     skeys[i, :] with actions, solved flags and (if want_h)
-                                     heuristic values; default: expand + pack + is_solved
+                                     skeys[row0 + i, :] with actions acts[row0 + i], solved
+                                     flags and (if want_h) heuristic values in the same rows
+                                     (the search fills one batch from many states); returns
+                                     how many; default: expand + pack + is_solved
                                      (a kernels module whose successors reads only the key
                                      sets SUCCESSORS_USE_STATE = False: s is then not
                                      filled in breadth- and depth-first search)
@@ -45,13 +47,19 @@ it rewrites the old array in one sequential pass, without touching the stored ke
     meta = [bits, count, zero-hash id + 1, spare]; memory: 8 bytes a slot (+4 with ids).
 """
 
+import llvmlite.binding as _llvm
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 _HI = np.uint64(0xFFFFFFFF00000000)
 _LO = np.uint64(0xFFFFFFFF)
 MAX_TABLE_BITS = 32
 MAX_IDS = (1 << 31) - 2
+# the prefetch intrinsic's name: LLVM 15 and later have opaque pointers (one overload "p0")
+_PREFETCH = "llvm.prefetch.p0" if _llvm.llvm_version_info[0] >= 15 else "llvm.prefetch.p0i8"
 
 
 @njit(cache=True)
@@ -64,6 +72,25 @@ def key_hash(keys, base, w):
         x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         h = x ^ (x >> np.uint64(31))
     return h
+
+
+@intrinsic
+def prefetch(typingctx, arr, idx):
+    """prefetch(a, i): ask the CPU to bring a[i]'s cache line in (a hint: no load waits for
+    it, no fault; read, keep in all cache levels). LLVM's llvm.prefetch intrinsic."""
+    sig = types.void(arr, idx)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        ptr = builder.gep(ary.data, [args[1]])
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                            _PREFETCH)
+        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
 
 
 def _huge_zeros(n: int, dtype) -> np.ndarray:
@@ -96,6 +123,68 @@ def table_rehash(tk, tid, tk2, tid2, meta, w):
             if w == 1 and tid.shape[0] > 1:
                 tid2[p] = tid[s]
     meta[0] = bits
+
+
+@njit(cache=True)
+def table_grow_in_place(tk, tid, meta):
+    """Double the table in place: tk (and tid, if it keeps ids) hold 2**(bits+1) slots whose
+    first half is the table and whose second half is zero; afterwards all of them are the
+    table and meta[0] is bits + 1. No second array, no fresh copy: on a large search the
+    memory of the old table is the first half of the new one.
+
+    One pass from the top slot down: an entry leaves old slot o for its new home q (2p or
+    2p + 1 for its old home p) or the first empty slot after it. Invariant: slots above o hold
+    only moved entries (each at or after its new home, with no empty slot between), slots at
+    or below o only unmoved ones. So an entry with q > o whose probe does not wrap past the
+    end lands among moved entries alone; any other (its home displaced by more than its own
+    position, or its probe wrapping: only at the two ends of the table) waits in a side list
+    and is inserted once every old entry has moved."""
+    bits = meta[0]
+    nb = bits + 1
+    top = (np.int64(1) << nb) - 1
+    sh = np.uint64(64 - nb)
+    ids = tid.shape[0] > 1
+    cap = 256
+    dk = np.empty(cap, np.uint64)
+    di = np.empty(cap, np.int32)
+    nd = 0
+    for o in range((np.int64(1) << bits) - 1, -1, -1):
+        t = tk[o]
+        if t == 0:
+            continue
+        tk[o] = 0
+        x = tid[o] if ids else np.int32(0)
+        q = np.int64(t >> sh)
+        if q > o:
+            p = q
+            while p <= top and tk[p] != 0:
+                p += 1
+            if p <= top:
+                tk[p] = t
+                if ids:
+                    tid[p] = x
+                continue
+        if nd == cap:
+            cap *= 2
+            dk2 = np.empty(cap, np.uint64)
+            di2 = np.empty(cap, np.int32)
+            dk2[:nd] = dk[:nd]
+            di2[:nd] = di[:nd]
+            dk = dk2
+            di = di2
+        dk[nd] = t
+        di[nd] = x
+        nd += 1
+    for r in range(nd):
+        t = dk[r]
+        p = np.int64(t >> sh)
+        while tk[p] != 0:
+            p = (p + 1) & top
+        tk[p] = t
+        if ids:
+            tid[p] = di[r]
+    meta[0] = nb
+    return nd
 
 
 @njit(cache=True)
@@ -251,13 +340,19 @@ class KeyTable:
     lookup() n for present keys.
     """
 
-    def __init__(self, w: int, bits: int = 12, batch: int = 16, ids: bool = True):
+    def __init__(self, w: int, bits: int = 12, batch: int = 16, ids: bool = True, reserve_bits: int = 0):
         self.w = int(w)
         self.ids = ids or self.w > 1
-        self.tk, self.tid = table_arrays(bits, self.w, self.ids)
+        # reserve_bits > bits: room for 2**reserve_bits slots made at once (zero pages are
+        # only backed when written) and the table grows in place inside it
+        self._tk, self._tid = table_arrays(max(bits, reserve_bits), self.w, self.ids)
+        self.tk, self.tid = self._view(bits)
         self.meta = np.array([bits, 0, 0, 0], np.int64)
         self.batch = batch
         self.keys = np.zeros(0, np.uint64)
+
+    def _view(self, bits: int):
+        return self._tk[:1 << bits], (self._tid[:1 << bits] if self._tid.shape[0] > 1 else self._tid)
 
     def __len__(self) -> int:
         return int(self.meta[1])
@@ -271,9 +366,13 @@ class KeyTable:
         return int(self.tk.nbytes + (self.tid.nbytes if self.w == 1 and self.ids else 0))
 
     def grow(self) -> None:
+        if self._tk.shape[0] >= 2 << self.bits:
+            self.tk, self.tid = self._view(self.bits + 1)
+            table_grow_in_place(self.tk, self.tid, self.meta)
+            return
         tk2, tid2 = table_arrays(self.bits + 1, self.w, self.ids)
         table_rehash(self.tk, self.tid, tk2, tid2, self.meta, np.int64(self.w))
-        self.tk, self.tid = tk2, tid2
+        self._tk, self._tid = self.tk, self.tid = tk2, tid2
 
     def insert(self, keys: np.ndarray) -> np.ndarray:
         """Insert a fresh batch of keys (this table then refers to ``keys`` as its stored
@@ -367,22 +466,25 @@ def heuristic(lv, aux, s):
 ''',
     "successors": '''
 @njit(cache=True)
-def successors(lv, aux, s, keys, off, succ, skeys, acts, solved, hv, want_h):
-    """Successors of s (whose key is keys[off:off+W]) as keys skeys[i, :], with their actions,
-    whether each is solved and (if want_h) its heuristic value."""
-    k = expand(lv, aux, s, succ, acts)
+def successors(lv, aux, s, keys, off, succ, skeys, acts, solved, hv, want_h, row0):
+    """Successors of s (whose key is keys[off:off+W]) as keys skeys[row0 + i, :], with their
+    actions, whether each is solved and (if want_h) its heuristic value in the same rows."""
+    a = np.empty(succ.shape[0], np.int64)    # (rows below row0 hold other states' successors)
+    k = expand(lv, aux, s, succ, a)
     for i in range(k):
         st = succ[i]
-        pack(lv, aux, st, skeys[i], 0)
-        solved[i] = is_solved(lv, st)
+        r = row0 + i
+        acts[r] = a[i]
+        pack(lv, aux, st, skeys[r], 0)
+        solved[r] = is_solved(lv, st)
         if want_h:
-            hv[i] = heuristic(lv, aux, st)
+            hv[r] = heuristic(lv, aux, st)
     return k
 ''',
 }
 
 CORE = '''
-from longpuzzle.solvers.template import key_hash, table_rehash, _HI, _LO  # noqa: F401
+from longpuzzle.solvers.template import key_hash, prefetch, table_grow_in_place, table_rehash, _HI, _LO  # noqa: F401
 
 
 @njit(cache=True)
@@ -403,14 +505,24 @@ def _save(ctl, n, head, sp, nq, fmin, u, k, i, gu, sink, probes):
 @njit(cache=True)
 def _steps(lv, aux, w, mode, weight, max_states, stop_at_goal, upper,
            keys, parent, action, g, tk, tid, meta, stack, bhead, qid, qg, qnext,
-           succ, acts, skflat, skeys, solvedv, hv, hs, skip, cur, ctl):
+           succ, acts, skflat, skeys, solvedv, hv, hs, skip, bpar, bt, maxpar, cur, ctl):
     """The search loop, run until it ends or an array must grow (no array is reallocated
     in here, so the loop carries no reference counting). Its state lives in ``ctl``:
     [n, head, sp, nq, fmin, u, k, i, gu, status, goal, lower, sink, f wanted, probes, -]
-    (probes: table look-ups so far, inserts included); it resumes
-    at successor i of state u. Returns 0 finished (status, goal, lower in ctl[9:12]),
-    1 dense arrays full, 2 table over half full, 3 stack full, 4 queue full,
-    5 bucket ctl[13] past the bucket array."""
+    (probes: table look-ups so far, inserts included); it resumes at row i of a batch of k.
+    Only best-first search keeps g (moves from the start) per state; the others get a
+    one-element g.
+
+    It works in batches: the successors of up to ``maxpar`` expanded states (until at least
+    ``bt`` successors are in hand; breadth- and depth-first search take many, best-first
+    one, as its order needs) go into the batch rows (skeys, acts, solvedv, hv; bpar = the
+    parent's id, hs = the hash, skip = equal to the grandparent: a reverse move), all their
+    home slots are prefetched, then the stored keys their fingerprints point to, and only
+    then are they probed and inserted one by one in order (the same ids, in the same order,
+    as one state at a time: the misses of a whole batch overlap instead of each waiting).
+
+    Returns 0 finished (status, goal, lower in ctl[9:12]), 1 dense arrays full, 2 table
+    over half full, 3 stack full, 4 queue full, 5 bucket ctl[13] past the bucket array."""
     n = ctl[0]
     head = ctl[1]
     sp = ctl[2]
@@ -426,82 +538,87 @@ def _steps(lv, aux, w, mode, weight, max_states, stop_at_goal, upper,
     sink = np.uint64(0)
     while True:
         if i >= k:
-            # ---- pick the next state to expand
-            if mode == 0:
-                if head >= n:
-                    ctl[9] = 0
-                    _save(ctl, n, head, sp, nq, fmin, u, k, i, gu, sink, probes)
-                    return 0
-                u = head
-                head += 1
-                if UNPACK_FOR_SUCCESSORS:
+            # ---- fill the next batch
+            k = 0
+            npar = 0
+            while npar < maxpar and k < bt:
+                if mode == 0:
+                    if head >= n:
+                        break
+                    u = head
+                    head += 1
+                    if UNPACK_FOR_SUCCESSORS:
+                        unpack(lv, aux, keys, u * w, cur)
+                elif mode == 2:
+                    if sp == 0:
+                        break
+                    sp -= 1
+                    u = np.int64(stack[sp])
+                    if UNPACK_FOR_SUCCESSORS:
+                        unpack(lv, aux, keys, u * w, cur)
+                else:
+                    while fmin < nb and bhead[fmin] < 0:
+                        fmin += 1
+                    if fmin >= nb:
+                        break
+                    e = bhead[fmin]
+                    bhead[fmin] = qnext[e]
+                    u = np.int64(qid[e])
+                    if np.int64(qg[e]) != np.int64(g[u]):
+                        continue          # stale entry: u was reached more cheaply later
                     unpack(lv, aux, keys, u * w, cur)
-            elif mode == 2:
-                if sp == 0:
-                    ctl[9] = 0
-                    _save(ctl, n, head, sp, nq, fmin, u, k, i, gu, sink, probes)
-                    return 0
-                sp -= 1
-                u = np.int64(stack[sp])
-                if UNPACK_FOR_SUCCESSORS:
-                    unpack(lv, aux, keys, u * w, cur)
-            else:
-                while fmin < nb and bhead[fmin] < 0:
-                    fmin += 1
-                if fmin >= nb:
-                    ctl[9] = 0
-                    _save(ctl, n, head, sp, nq, fmin, u, k, i, gu, sink, probes)
-                    return 0
-                e = bhead[fmin]
-                bhead[fmin] = qnext[e]
-                u = np.int64(qid[e])
-                if np.int64(qg[e]) != np.int64(g[u]):
-                    continue          # stale entry: u was reached more cheaply later
-                unpack(lv, aux, keys, u * w, cur)
-                if weight == 1 and is_solved(lv, cur):
-                    ctl[9] = 1
-                    ctl[10] = u
-                    ctl[11] = fmin
-                    _save(ctl, n, head, sp, nq, fmin, u, k, i, gu, sink, probes)
-                    return 0
-            gu = np.int64(g[u])
-            k = successors(lv, aux, cur, keys, u * w, succ, skeys, acts, solvedv, hv, mode == 1)
-            # the parent's key (a reverse move) is a known no-op; hash and touch the rest
-            pu = np.int64(parent[u])
-            for j2 in range(k):
-                same = pu >= 0
-                if same:
-                    for j in range(w):
-                        if skflat[j2 * w + j] != keys[pu * w + j]:
-                            same = False
-                            break
-                skip[j2] = same
-                if not same:
-                    # key_hash, written out (calls cost more than the hash here)
-                    hx = np.uint64(0x9E3779B97F4A7C15)
-                    for j in range(w):
-                        x = skflat[j2 * w + j] ^ hx
-                        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-                        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-                        hx = x ^ (x >> np.uint64(31))
-                    hs[j2] = hx
-            # all home slots loaded first (as table_insert_batch): their cache misses overlap (a table of
-            # 2^15 slots or less stays in cache: nothing to overlap)
+                    if weight == 1 and is_solved(lv, cur):
+                        ctl[9] = 1
+                        ctl[10] = u
+                        ctl[11] = fmin
+                        _save(ctl, n, head, sp, nq, fmin, u, 0, 0, gu, sink, probes)
+                        return 0
+                npar += 1
+                gu = np.int64(g[u]) if mode == 1 else np.int64(0)
+                c = successors(lv, aux, cur, keys, u * w, succ, skeys, acts, solvedv, hv, mode == 1, k)
+                # the parent's key (a reverse move) is a known no-op; hash the rest
+                pu = np.int64(parent[u])
+                for j2 in range(k, k + c):
+                    bpar[j2] = u
+                    same = pu >= 0
+                    if same:
+                        for j in range(w):
+                            if skflat[j2 * w + j] != keys[pu * w + j]:
+                                same = False
+                                break
+                    skip[j2] = same
+                    if not same:
+                        # key_hash, written out (calls cost more than the hash here)
+                        hx = np.uint64(0x9E3779B97F4A7C15)
+                        for j in range(w):
+                            x = skflat[j2 * w + j] ^ hx
+                            x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+                            x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+                            hx = x ^ (x >> np.uint64(31))
+                        hs[j2] = hx
+                k += c
+            if npar == 0:
+                ctl[9] = 0
+                _save(ctl, n, head, sp, nq, fmin, u, 0, 0, gu, sink, probes)
+                return 0
+            # every home slot prefetched, then (a table of 2^15 slots or less stays in cache:
+            # nothing to overlap) the stored key a home slot's fingerprint points to (verifying
+            # a duplicate reads it)
             tsh = np.uint64(64 - meta[0])
             if meta[0] > 15:
                 for j2 in range(k):
                     if not skip[j2]:
-                        sink ^= tk[np.int64(hs[j2] >> tsh)]
-            if w > 1 and meta[0] > 15:
-                # and the stored key a home slot's fingerprint points to (verifying a
-                # duplicate reads it): those misses overlap too
-                for j2 in range(k):
-                    if not skip[j2]:
-                        t = tk[np.int64(hs[j2] >> tsh)]
-                        if t != 0 and (t & _HI) == (hs[j2] & _HI):
-                            sink ^= keys[(np.int64(t & _LO) - 1) * w]
+                        prefetch(tk, np.int64(hs[j2] >> tsh))
+                if w > 1:
+                    for j2 in range(k):
+                        if not skip[j2]:
+                            t = tk[np.int64(hs[j2] >> tsh)]
+                            if t != 0 and (t & _HI) == (hs[j2] & _HI):
+                                prefetch(keys, (np.int64(t & _LO) - 1) * w)
             i = 0
         while i < k:
+            u = np.int64(bpar[i])
+            gu = np.int64(g[u]) if mode == 1 else np.int64(0)
             if skip[i] or (mode == 1 and weight == 1 and gu + 1 + hv[i] >= upper):
                 i += 1
                 continue
@@ -580,7 +697,8 @@ def _steps(lv, aux, w, mode, weight, max_states, stop_at_goal, upper,
                 keys[n * w + j] = skflat[i * w + j]
             parent[n] = u
             action[n] = acts[i]
-            g[n] = gu + 1
+            if mode == 1:
+                g[n] = gu + 1
             if w == 1:
                 if slot < 0:
                     meta[2] = n + 1

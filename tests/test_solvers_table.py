@@ -11,7 +11,7 @@ from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.solvers import certify, explore, solve
 from longpuzzle.solvers.core import BFS, DFS, bytes_per_state, peak_bytes_per_state, run, search_kernels
 from longpuzzle.solvers.knowledge import knowledge
-from longpuzzle.solvers.template import KeyTable, table_bytes
+from longpuzzle.solvers.template import KeyTable, key_hash, table_bytes, table_grow_in_place
 
 
 def _reference_ids(keys: np.ndarray, w: int) -> np.ndarray:
@@ -53,22 +53,27 @@ def test_table_matches_numpy_on_random_keys_with_duplicates(w):
         assert len(m) == len(t) and m.nbytes == table_bytes(m.bits, 1, ids=False) < t.nbytes
 
 
-def test_table_one_word_key_whose_hash_is_zero():
-    """The one key that the bijective one-word hash maps to 0 (the empty marker) is kept
-    apart and still found."""
-    # invert splitmix64's finaliser at 0 -> the key k with hash(k) == 0
+def _key_with_hash(h: int) -> int:
+    """The one-word key whose hash (splitmix64's finaliser, a bijection) is h."""
     def inv_shift_xor(x, s):
         out = x
         for _ in range(64 // s + 1):
             out = x ^ (out >> s)
         return out & (2**64 - 1)
     m1, m2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
-    x = inv_shift_xor(0, 31)
+    x = inv_shift_xor(h, 31)
     x = (x * pow(m2, -1, 2**64)) % 2**64
     x = inv_shift_xor(x, 27)
     x = (x * pow(m1, -1, 2**64)) % 2**64
     x = inv_shift_xor(x, 30)
-    k0 = x ^ 0x9E3779B97F4A7C15
+    return x ^ 0x9E3779B97F4A7C15
+
+
+def test_table_one_word_key_whose_hash_is_zero():
+    """The one key that the bijective one-word hash maps to 0 (the empty marker) is kept
+    apart and still found."""
+    k0 = _key_with_hash(0)
+    assert int(key_hash(np.array([k0], np.uint64), 0, 1)) == 0
     keys = np.array([5, k0, 7, k0, 5], np.uint64)
     t = KeyTable(1, bits=4)
     assert list(t.insert(keys)) == [0, 1, 2, 1, 0]
@@ -155,6 +160,34 @@ def test_reverse_move_precheck_and_batching_keep_results():
     assert explore(level).n == len(seen)
 
 
+@pytest.mark.parametrize("lid", ["rush_hour/medium/5", "maze_paint/hard/8", "nut_and_bolt/hard/1"])
+def test_batched_search_and_in_place_table_growth_store_the_same_states(lid, monkeypatch):
+    """Breadth-first search probes successors of many states in one batch and grows its table
+    in place once it is big: the stored states (keys, parents, actions, in order) are exactly
+    those of a search that expands one state at a time and rehashes into new arrays."""
+    from longpuzzle.solvers import core
+    level = catalog().level(lid)
+    a = explore(level)
+    keep = lambda r: (r.n, r.keys[:r.n * r.words].copy(), r.parent[:r.n].copy(), r.action[:r.n].copy())  # noqa: E731
+    ka = keep(a)
+    goals = [run(level, level.initial, BFS).goal]              # the goal found first (stop at goal)
+    monkeypatch.setattr(core, "BATCH_SUCCESSORS", 1)
+    monkeypatch.setattr(core, "BATCH_PARENTS", 1)
+    monkeypatch.setattr(core, "RESERVE_TABLE_BITS", 10 ** 3)      # never reserve: rehash every time
+    kb = keep(explore(level))
+    goals.append(run(level, level.initial, BFS).goal)
+    monkeypatch.setattr(core, "BATCH_SUCCESSORS", 1000)
+    monkeypatch.setattr(core, "BATCH_PARENTS", 1000)
+    monkeypatch.setattr(core, "RESERVE_TABLE_BITS", 13)            # in-place from 2**13 slots on
+    c = explore(level)
+    kc = keep(c)
+    goals.append(run(level, level.initial, BFS).goal)
+    assert a.n > 10_000 and c.table_bits > 14
+    for x, y, z in zip(ka, kb, kc):
+        assert np.array_equal(x, y) and np.array_equal(x, z)
+    assert goals[0] > 0 and goals[0] == goals[1] == goals[2]
+
+
 def test_knowledge_successors_match_generic_expansion():
     """The knowledge kernels' successors (incremental Nut and Bolt keys, Rush Hour key
     arithmetic, Maze Paint bitboards) equal expand + pack + is_solved (+ heuristic) on states
@@ -191,7 +224,7 @@ def test_knowledge_successors_match_generic_expansion():
                 a2 = np.zeros(na, np.int64)
                 sv = np.zeros(na, np.bool_)
                 hv = np.zeros(na, np.int64)
-                n2 = kern.successors(level.lv, aux, cs, key, 0, succ, sk, a2, sv, hv, True)
+                n2 = kern.successors(level.lv, aux, cs, key, 0, succ, sk, a2, sv, hv, True, 0)
                 got = [(tuple(sk[i]), int(a2[i]), bool(sv[i]), int(hv[i]) if hasattr(kern, "heuristic") else 0)
                        for i in range(n2)]
                 assert got == want, lid
@@ -199,3 +232,54 @@ def test_knowledge_successors_match_generic_expansion():
                 if not moves:
                     break
                 s, _ = p.step(level, s, rng.choice(moves))
+
+
+@pytest.mark.parametrize("ids", [True, False])
+def test_table_grows_in_place_with_clusters_at_both_ends(ids):
+    """In-place doubling (the table's second half reserved) keeps every key findable with its
+    id, also for the entries it must set aside: homes displaced past their own slot (long
+    clusters at the start) and probes that wrap round the end. Keys are chosen by their hash
+    (one-word keys: the hash is a bijection) to make such clusters."""
+    rng = np.random.default_rng(7)
+    top = lambda b, v: (v << (64 - b)) | int(rng.integers(0, 1 << 40))  # noqa: E731  hash with top bits v
+    hashes = set()
+    for b in range(12, 17):
+        for v in [0, 1, 2, (1 << b) - 1, (1 << b) - 2, (1 << b) - 3]:
+            hashes.update(top(b, v) for _ in range(40))        # 40 keys a home: long clusters
+    hashes.update(int(x) for x in rng.integers(1, 2**63, 20_000))
+    hashes.discard(0)
+    keys = np.array([_key_with_hash(h) for h in sorted(hashes)], np.uint64)
+    keys = keys[rng.permutation(keys.size)]
+    keys = np.concatenate([keys, keys[:500]])                   # and duplicates
+    ref = KeyTable(1, ids=ids)
+    want = ref.insert(keys)
+    t = KeyTable(1, ids=ids, reserve_bits=17)
+    got = t.insert(keys)
+    assert t._tk.shape[0] == 1 << 17 and t.tk.base is t._tk     # grew inside the reserve
+    assert np.array_equal(got, want) and len(t) == len(ref) == keys.size - 500
+    assert np.array_equal(t.lookup(keys), ref.lookup(keys))
+    absent = rng.integers(0, 2**63, 2000, dtype=np.int64).view(np.uint64)
+    absent = absent[~np.isin(absent, keys)]
+    assert (t.lookup(absent) == -1).all()
+    # the set-aside path really ran: a table of 2**b slots with entries at both ends
+    tk = np.zeros(1 << 9, np.uint64)
+    tid = np.zeros(1 << 9 if ids else 1, np.int32)
+    meta = np.array([8, 0, 0, 0], np.int64)
+    entries = [(np.uint64(((255 << 56) | (j + 1))), j) for j in range(6)] + [(np.uint64((0 << 56) | (j + 1)), 10 + j)
+                                                                         for j in range(5)]
+    for h, i in entries:                                      # linear probing in the 2**8 table
+        p = int(h) >> 56
+        while tk[p] != 0:
+            p = (p + 1) % 256
+        tk[p], meta[1] = h, meta[1] + 1
+        if ids:
+            tid[p] = i
+    assert table_grow_in_place(tk, tid, meta) > 0 and meta[0] == 9
+    for h, i in entries:                                      # every entry at or after its new home, no gap
+        p = int(h) >> 55
+        while tk[p] != h:
+            assert tk[p] != 0
+            p = (p + 1) % 512
+        if ids:
+            assert tid[p] == i
+    assert np.count_nonzero(tk) == len(entries)

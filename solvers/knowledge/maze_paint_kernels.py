@@ -64,7 +64,7 @@ def unpack(lv, aux, key, off, s):
 
 
 @njit(cache=True)
-def successors(lv, aux, s, keys, off, succ, skeys, acts, solved, hv, want_h):
+def successors(lv, aux, s, keys, off, succ, skeys, acts, solved, hv, want_h, row0):
     """The moves of the generic expand (every swipe that moves the ball, in the order U, D,
     L, R) as keys, from the parent's key alone. Calls no other compiled function."""
     w = int(aux[0])
@@ -78,7 +78,7 @@ def successors(lv, aux, s, keys, off, succ, skeys, acts, solved, hv, want_h):
     DE = FU + w
     MK = DE + 4 * F
     ball = int((keys[off + bw] >> bs) & fmask)
-    k = 0
+    k = row0
     for d in range(4):
         dest = aux[DE + 4 * ball + d]
         if dest < 0:
@@ -99,4 +99,4 @@ def successors(lv, aux, s, keys, off, succ, skeys, acts, solved, hv, want_h):
             hv[k] = 0
         acts[k] = d
         k += 1
-    return k
+    return k - row0

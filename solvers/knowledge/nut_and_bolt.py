@@ -33,8 +33,16 @@ class NutAndBoltKnowledge(Knowledge):
         n, cap, k = (int(x) for x in level.lv[:3])
         bpw = 64 // (4 * cap)
         w = -(-n // bpw)
-        fields = [o // bpw for o in range(n)] + [4 * cap * (o % bpw) for o in range(n)]
-        return np.array([w, n, cap, bpw, int(prune), k, 0, 0] + [0] * (6 * n + 16) + fields, np.int64)
+        fw = 4 * cap
+        fields = [o // bpw for o in range(n)] + [fw * (o % bpw) for o in range(n)]
+        # successors' scratch (32 masks; the parent's codes, zero padded; its key words with
+        # the words shifted by one field either way) and constant masks of the fields >= T of
+        # each word (T = 0 .. n + 2): see nut_and_bolt_kernels.successors
+        used = (1 << (fw * bpw)) - 1
+        ge = [used & ~((1 << (fw * min(max(t - wd * bpw, 0), bpw))) - 1) for t in range(n + 3) for wd in range(w)]
+        ge = [m - (1 << 64) if m >> 63 else m for m in ge]      # as int64 (64-bit words)
+        tail = [0] * 32 + fields + [0] * (64 + 3 * w) + ge
+        return np.array([w, n, cap, bpw, int(prune), k, 0, 0] + [0] * n + tail, np.int64)
 
     def words(self, level):
         n, cap = int(level.lv[0]), int(level.lv[1])

@@ -112,7 +112,7 @@ def unpack(lv, aux, key, off, s):
 
 
 @njit(cache=True)
-def successors(lv, aux, s, keys, off, succ, skeys, acts, solved, hv, want_h):
+def successors(lv, aux, s, keys, off, succ, skeys, acts, solved, hv, want_h, row0):
     """Every slide of every vehicle, as keys (the parent's key with one 4-bit field moved).
     Small boards (aux[1] = E > 0): a row-major and a column-major bitboard, and each
     vehicle's free run both ways read from a table by its line's 8-bit pattern (no cell
@@ -120,7 +120,7 @@ def successors(lv, aux, s, keys, off, succ, skeys, acts, solved, hv, want_h):
     adds no reference counting to the search's call."""
     n = int(lv[2])
     w = skeys.shape[1]
-    cnt = 0
+    cnt = row0
     e = int(aux[1])
     if e > 0:
         rows = int(lv[0])
@@ -173,7 +173,7 @@ def successors(lv, aux, s, keys, off, succ, skeys, acts, solved, hv, want_h):
                 acts[cnt] = abase + d - 1
                 solved[cnt] = tgt and pos + d == goal
                 cnt += 1
-        return cnt
+        return cnt - row0
     # ---- boards over 64 cells (or more than 16 vehicles): occupancy grid in aux scratch
     m = int(lv[5])
     rows = int(lv[0])
@@ -227,4 +227,4 @@ def successors(lv, aux, s, keys, off, succ, skeys, acts, solved, hv, want_h):
             solved[cnt] = v == tv and pos + d == goal
             cnt += 1
             d += 1
-    return cnt
+    return cnt - row0
