@@ -29,6 +29,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             continue
         best, median = ops / b.stats.min, ops / b.stats.median
         rows.append((b.group or "", b.name, best, median))
+        probes = b.extra_info.get("table_ops")
+        if probes:
+            # searches: hash-table operations (look-ups, inserts included) per second as well
+            rows.append((b.group or "", b.name + " table ops", probes / b.stats.min, probes / b.stats.median))
         if b.extra_info.get("reference"):
             ref = (best, median)
     if not rows:

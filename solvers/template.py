@@ -54,6 +54,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+_GOLD = np.uint64(0x9E3779B97F4A7C15)
 _HI = np.uint64(0xFFFFFFFF00000000)
 _LO = np.uint64(0xFFFFFFFF)
 MAX_TABLE_BITS = 32
@@ -64,13 +65,19 @@ _PREFETCH = "llvm.prefetch.p0" if _llvm.llvm_version_info[0] >= 15 else "llvm.pr
 
 @njit(cache=True)
 def key_hash(keys, base, w):
-    """64-bit hash of keys[base:base+w]; for w == 1 a bijection (splitmix64's finaliser)."""
-    h = np.uint64(0x9E3779B97F4A7C15)
+    """64-bit hash of keys[base:base+w]: the XOR over the words of splitmix64's finaliser
+    of (word ^ (j + 1) * golden ratio constant), j the word's position. The words are mixed
+    independently (their multiplies overlap instead of waiting on one another) and the
+    finaliser is a strong bijection, so no structure of the keys survives into the XOR;
+    for w == 1 the hash is a bijection of the key."""
+    h = np.uint64(0)
+    sd = _GOLD
     for j in range(w):
-        x = keys[base + j] ^ h
+        x = keys[base + j] ^ sd
+        sd += _GOLD
         x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        h = x ^ (x >> np.uint64(31))
+        h ^= x ^ (x >> np.uint64(31))
     return h
 
 
@@ -202,12 +209,14 @@ def table_insert_batch(tk, tid, meta, keys, w, start, n, ids, batch):
     while i < n:
         b1 = min(n, i + batch)
         for q in range(i, b1):
-            hx = np.uint64(0x9E3779B97F4A7C15)
+            hx = np.uint64(0)
+            sd = _GOLD
             for j in range(w):
-                x = keys[q * w + j] ^ hx
+                x = keys[q * w + j] ^ sd
+                sd += _GOLD
                 x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
                 x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-                hx = x ^ (x >> np.uint64(31))
+                hx ^= x ^ (x >> np.uint64(31))
             hs[q - i] = hx
         bits = meta[0]
         sh = np.uint64(64 - bits)
@@ -286,12 +295,14 @@ def table_lookup_many(tk, tid, meta, stored, w, queries, n, out):
         if q % 16 == 0:
             # the next 16 hashes, and their home slots loaded together
             for r in range(min(16, n - q)):
-                hx = np.uint64(0x9E3779B97F4A7C15)
+                hx = np.uint64(0)
+                sd = _GOLD
                 for j in range(w):
-                    x = queries[(q + r) * w + j] ^ hx
+                    x = queries[(q + r) * w + j] ^ sd
+                    sd += _GOLD
                     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
                     x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-                    hx = x ^ (x >> np.uint64(31))
+                    hx ^= x ^ (x >> np.uint64(31))
                 hs[r] = hx
                 sink ^= tk[np.int64(hx >> sh)]
                 if w == 1 and tid.shape[0] > 1:
@@ -484,7 +495,7 @@ def successors(lv, aux, s, keys, off, succ, skeys, acts, solved, hv, want_h, row
 }
 
 CORE = '''
-from longpuzzle.solvers.template import key_hash, prefetch, table_grow_in_place, table_rehash, _HI, _LO  # noqa: F401
+from longpuzzle.solvers.template import key_hash, prefetch, table_grow_in_place, table_rehash, _GOLD, _HI, _LO  # noqa: F401
 
 
 @njit(cache=True)
@@ -589,12 +600,14 @@ def _steps(lv, aux, w, mode, weight, max_states, stop_at_goal, upper,
                     skip[j2] = same
                     if not same:
                         # key_hash, written out (calls cost more than the hash here)
-                        hx = np.uint64(0x9E3779B97F4A7C15)
+                        hx = np.uint64(0)
+                        sd = _GOLD
                         for j in range(w):
-                            x = skflat[j2 * w + j] ^ hx
+                            x = skflat[j2 * w + j] ^ sd
+                            sd += _GOLD
                             x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
                             x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-                            hx = x ^ (x >> np.uint64(31))
+                            hx ^= x ^ (x >> np.uint64(31))
                         hs[j2] = hx
                 k += c
             if npar == 0:
