@@ -513,13 +513,13 @@ def _save(ctl, n, head, sp, nq, fmin, u, k, i, gu, sink, probes):
     ctl[12] ^= np.int64(sink & np.uint64(1))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _steps(lv, aux, w, mode, weight, max_states, stop_at_goal, upper,
            keys, parent, action, g, tk, tid, meta, stack, bhead, qid, qg, qnext,
            succ, acts, skflat, skeys, solvedv, hv, hs, skip, bpar, bt, maxpar, cur, ctl):
     """The search loop, run until it ends or an array must grow (no array is reallocated
     in here, so the loop carries no reference counting). Its state lives in ``ctl``:
-    [n, head, sp, nq, fmin, u, k, i, gu, status, goal, lower, sink, f wanted, probes, -]
+    [n, head, sp, nq, fmin, u, k, i, gu, status, goal, lower, sink, f wanted, probes, n seen]
     (probes: table look-ups so far, inserts included); it resumes at row i of a batch of k.
     Only best-first search keeps g (moves from the start) per state; the others get a
     one-element g.
@@ -550,6 +550,7 @@ def _steps(lv, aux, w, mode, weight, max_states, stop_at_goal, upper,
     while True:
         if i >= k:
             # ---- fill the next batch
+            ctl[15] = n           # states stored so far, for a reader on another thread (core._Prefault)
             k = 0
             npar = 0
             while npar < maxpar and k < bt:

@@ -283,3 +283,38 @@ def test_table_grows_in_place_with_clusters_at_both_ends(ids):
         if ids:
             assert tid[p] == i
     assert np.count_nonzero(tk) == len(entries)
+
+
+def test_prefaulting_another_core_changes_no_state(monkeypatch):
+    """A large search backs its next pages from another thread (madvise MADV_POPULATE_WRITE:
+    pages made present, no byte changed). With it on (from small sizes, forced here) and
+    off, the stored states are the same; populating a range of filled memory keeps its
+    contents."""
+    from longpuzzle.solvers import core
+    if not core._Prefault.usable():
+        pytest.skip("needs Linux with two usable cores")
+    level = catalog().level("rush_hour/medium/5")
+    monkeypatch.setattr(core, "RESERVE_AT", 1 << 12)
+    monkeypatch.setattr(core, "RESERVE_TABLE_BITS", 13)
+    monkeypatch.setattr(core._Prefault, "AHEAD", 1 << 16)      # many small steps behind the search
+    calls = []
+    populate = core._Prefault._populate
+
+    def counting(self, a, lo, hi):
+        calls.append(hi - lo)
+        populate(self, a, lo, hi)
+    monkeypatch.setattr(core._Prefault, "_populate", counting)
+    on = explore(level, budget=2_000_000)
+    assert calls and not core._Prefault._broken
+    monkeypatch.setattr(core._Prefault, "usable", classmethod(lambda cls: False))
+    off = explore(level, budget=2_000_000)
+    assert on.n == off.n == 838_753
+    for x, y in ((on.keys, off.keys), (on.parent, off.parent), (on.action, off.action)):
+        assert np.array_equal(x[:on.n * (x.shape[0] // on.parent.shape[0])], y[:off.n * (y.shape[0] // off.parent.shape[0])])
+    # populate over memory already written keeps every byte
+    a = np.arange(1 << 20, dtype=np.int64)
+    pf = object.__new__(core._Prefault)
+    import threading
+    pf._stop = threading.Event()
+    populate(pf, a, 0, a.shape[0])
+    assert np.array_equal(a, np.arange(1 << 20, dtype=np.int64))
