@@ -273,7 +273,11 @@ def run(level: Level, state: np.ndarray, mode: int, *, weight: int = 1, budget: 
 
     ``reuse=True``: for repeated searches of one level, keep this search's arrays and clear
     them for the next such call instead of allocating (the returned arrays are then
-    overwritten by that next call: copy what must be kept)."""
+    overwritten by that next call: copy what must be kept; and two threads must not reuse
+    one level's arrays at once: the compiled loop releases the GIL).
+
+    Searches past RESERVE_AT states have the memory they write next backed by another
+    thread (_Prefault)."""
     mod = search_kernels(level.game)
     budget = int(budget)
     fit = memory_budget(level, max_bytes=max_bytes)
