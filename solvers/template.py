@@ -47,11 +47,9 @@ it rewrites the old array in one sequential pass, without touching the stored ke
     meta = [bits, count, zero-hash id + 1, spare]; memory: 8 bytes a slot (+4 with ids).
 """
 
-import llvmlite.binding as _llvm
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
-from numba.core import cgutils
 from numba.extending import intrinsic
 
 _GOLD = np.uint64(0x9E3779B97F4A7C15)
@@ -59,8 +57,6 @@ _HI = np.uint64(0xFFFFFFFF00000000)
 _LO = np.uint64(0xFFFFFFFF)
 MAX_TABLE_BITS = 32
 MAX_IDS = (1 << 31) - 2
-# the prefetch intrinsic's name: LLVM 15 and later have opaque pointers (one overload "p0")
-_PREFETCH = "llvm.prefetch.p0" if _llvm.llvm_version_info[0] >= 15 else "llvm.prefetch.p0i8"
 
 
 @njit(cache=True)
@@ -92,8 +88,10 @@ def prefetch(typingctx, arr, idx):
         ptr = builder.gep(ary.data, [args[1]])
         i8p = ir.IntType(8).as_pointer()
         i32 = ir.IntType(32)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
-                                            _PREFETCH)
+        # llvmlite mangles the overload's name for its own pointer model (typed "p0i8";
+        # LLVMs with opaque pointers upgrade that name to "p0" when they read the module)
+        fn = builder.module.declare_intrinsic("llvm.prefetch", [i8p],
+                                              ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]))
         builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
         return context.get_dummy_value()
 
