@@ -1,0 +1,46 @@
+"""Episodes: an agent in front of the suite, measured by the private evaluator.
+
+Protocols
+    objective   the paper's (objective.py): start on the home screen with one instruction
+                ("Complete all levels of <game> at <difficulty> difficulty ..."); the agent
+                navigates, solves the objective's levels in order, advances and restarts
+                through the game's own controls. One wall-clock budget (agent time included)
+                and optionally a maximum number of actions cover the whole objective. Ends at
+                full completion, at the agent's FinalAnswer, at the budget, or on an agent error.
+    level       the original repository's (level.py): every level launched directly, with
+                the per-game step and play-time limits, the 3-consecutive-invalid-actions
+                limit and the no-progress / repeating-cycle rule (HARNESS.md sections 3 and 6).
+
+The modules, one job each:
+
+    settings.py     Settings, the default budget and timeouts, the instruction text, HarnessError
+    agent_call.py   calling an agent with a timeout; failures become AgentError
+    run.py          one episode's machinery: validate, dispatch, render, record one action
+    feedback.py     public feedback from frames alone
+    cycles.py       the level protocol's no-progress / repeating-cycle detector
+    trajectory.py   the episode folder (events.jsonl, frames/, result.json): writing and reading
+    results.py      EpisodeResult and the part of a result that a replay must reproduce
+    objective.py    run_objective: the paper's protocol
+    level.py        run_level_chain: the original repository's protocol
+    replay.py       replay_episode, restore_step, continue_episode
+
+Everything a caller needs is importable from ``longpuzzle.agents.harness``.
+"""
+
+from longpuzzle.agents.harness.agent_call import AgentCaller
+from longpuzzle.agents.harness.cycles import CycleDetector
+from longpuzzle.agents.harness.feedback import FeedbackTracker
+from longpuzzle.agents.harness.level import run_level_chain
+from longpuzzle.agents.harness.objective import run_objective
+from longpuzzle.agents.harness.replay import ReplayReport, continue_episode, replay_episode, restore_step
+from longpuzzle.agents.harness.results import EpisodeResult
+from longpuzzle.agents.harness.settings import (
+    DEFAULT_ACTION_TIMEOUT, DEFAULT_BUDGET, HarnessError, Settings, instruction_for,
+)
+from longpuzzle.agents.harness.trajectory import EVENTS_FORMAT, Trajectory, frame_hash, read_events
+
+__all__ = [
+    "AgentCaller", "CycleDetector", "DEFAULT_ACTION_TIMEOUT", "DEFAULT_BUDGET", "EVENTS_FORMAT", "EpisodeResult",
+    "FeedbackTracker", "HarnessError", "ReplayReport", "Settings", "Trajectory", "continue_episode", "frame_hash",
+    "instruction_for", "read_events", "replay_episode", "restore_step", "run_level_chain", "run_objective",
+]

@@ -1,0 +1,133 @@
+"""Replaying an episode folder (every frame hash, private record and the result checked),
+restoring any recorded step exactly, and continuing an episode from there (interventions)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from longpuzzle.agents.base import BaseAgent
+from longpuzzle.agents.evaluator import Evaluator
+from longpuzzle.agents.harness.feedback import FeedbackTracker
+from longpuzzle.agents.harness.objective import run_objective
+from longpuzzle.agents.harness.results import EpisodeResult
+from longpuzzle.agents.harness.run import Run
+from longpuzzle.agents.harness.settings import HarnessError, Settings
+from longpuzzle.agents.harness.trajectory import Trajectory, frame_hash, read_events
+from longpuzzle.engine.suite import Suite
+from longpuzzle.render.frame import renderer
+
+
+@dataclass
+class ReplayReport:
+    ok: bool
+    steps: int
+    divergence: str = ""
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def replay_episode(folder: str | Path) -> ReplayReport:
+    """Re-run the recorded actions from the recorded start; check every frame hash, every
+    private record and the result. Reports the first divergence."""
+    ev_lines = read_events(folder)
+    head = ev_lines[0]
+    suite = Suite.restore(head["start"])
+    st = Settings(**{k: v for k, v in head["settings"].items() if k in Settings.__dataclass_fields__})
+    if head["protocol"] == "objective":
+        game, diff = head["objective"].split("/")
+    else:
+        lvl = suite.level
+        game, diff = lvl.game, lvl.difficulty
+    ev = Evaluator(game, diff, st.certify_budget)
+    for lid, o in (head.get("evaluator_start") or {}).items():
+        if lid in ev.outcomes:
+            ev.outcomes[lid].reached, ev.outcomes[lid].won, ev.outcomes[lid].max_progress = \
+                o["reached"], o["won"], o["max_P"]
+    ev.mismatch = bool(head.get("mismatch_start", False))
+    rend = renderer(suite.style, suite.scale)
+    run = Run.__new__(Run)
+    run.suite, run.ev, run.st, run.rend = suite, ev, st, rend
+    run.traj = Trajectory(None)
+    f0 = rend.render(suite)
+    if frame_hash(f0) != head["frame"]:
+        return ReplayReport(False, 0, "the first frame differs")
+    run.last_frame = f0
+    run.fb_tracker = FeedbackTracker(head["frame"])
+    run.step = 0
+    ev.observe(suite, [])
+    steps = 0
+    pending_private = None
+    for rec in ev_lines[1:]:
+        if rec.get("stream") == "public" and "action" in rec:
+            fb, prv, frames, _ = run.do(rec["action"], 0.0)
+            steps += 1
+            hashes = [frame_hash(f) for f in frames]
+            if hashes != rec["frames"]:
+                return ReplayReport(False, steps, f"step {rec['step']}: frames differ")
+            if fb.__dict__ != rec["feedback"]:
+                return ReplayReport(False, steps, f"step {rec['step']}: public feedback differs")
+            pending_private = prv
+        elif rec.get("stream") == "private":
+            want = rec["record"]
+            got = pending_private or {}
+            keys = ("screen", "level", "P", "win", "certificate", "restarts", "undos", "rejected")
+            if any(got.get(k) != want.get(k) for k in keys):
+                diff = [k for k in keys if got.get(k) != want.get(k)]
+                return ReplayReport(False, steps, f"step {rec['step']}: evaluator record differs in {diff}")
+            if "snapshot" in rec and suite.snapshot() != rec["snapshot"]:
+                return ReplayReport(False, steps, f"step {rec['step']}: suite state differs")
+        elif rec.get("type") == "end":
+            want = rec["result"]
+            if head["protocol"] == "objective":
+                got = {"objective": head["objective"], "end": rec["end"], "actions": steps,
+                       "success": ev.complete, "solved": sum(o.won for o in ev.outcomes.values()),
+                       "levels_outcome": [{"reached": o.reached, "won": o.won, "max_P": o.max_progress}
+                                          for o in (ev.outcomes[l] for l in ev.targets)]}
+                if got != want:
+                    return ReplayReport(False, steps, "the result differs")
+            else:
+                if bool(suite.session.solved) != bool(want["success"]) or want["steps"] != steps:
+                    return ReplayReport(False, steps, "the result differs")
+    return ReplayReport(True, steps)
+
+
+def restore_step(folder: str | Path, step: int) -> Suite:
+    """The exact suite after recorded action ``step`` (0 = the start)."""
+    ev_lines = read_events(folder)
+    if step == 0:
+        return Suite.restore(ev_lines[0]["start"])
+    for rec in ev_lines:
+        if rec.get("stream") == "private" and rec.get("step") == step:
+            if "snapshot" not in rec:
+                raise HarnessError(f"step {step} was refused before dispatch; restore step {step - 1} instead")
+            return Suite.restore(rec["snapshot"])
+    raise HarnessError(f"{folder} has no step {step}")
+
+
+def continue_episode(folder: str | Path, step: int, agent: BaseAgent, *, note: str = "",
+                     settings: Settings | None = None, out: str | Path | None = None) -> EpisodeResult:
+    """Restore recorded step ``step`` exactly and continue the objective episode from there with
+    ``agent`` (the same or another), optionally with an extra instruction (an intervention)."""
+    ev_lines = read_events(folder)
+    head = ev_lines[0]
+    if head["protocol"] != "objective":
+        raise HarnessError("continuing is supported for objective episodes")
+    game, diff = head["objective"].split("/")
+    suite = restore_step(folder, step)
+    st = settings or Settings(**{k: v for k, v in head["settings"].items() if k in Settings.__dataclass_fields__})
+    ev = Evaluator(game, diff, st.certify_budget)
+    # the evaluator's knowledge up to that step: replay its records
+    for rec in ev_lines:
+        if rec.get("stream") == "private" and rec.get("step", 0) <= step and rec["record"].get("level"):
+            r = rec["record"]
+            o = ev.outcomes.get(r["level"])
+            if o is not None:
+                o.reached = True
+                o.max_progress = max(o.max_progress, r["P"] or 0.0)
+                o.won = o.won or r["win"]
+        if rec.get("stream") == "private" and rec.get("step", 0) <= step and rec["record"].get("mismatch"):
+            ev.mismatch = True
+    text = head["instruction"] + (f"\n{note}" if note else "")
+    return run_objective(agent, game, diff, settings=st, folder=out, start=suite, instruction=text, evaluator=ev)
