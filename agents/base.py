@@ -94,6 +94,13 @@ class BaseAgent:
         self.instruction = f"{getattr(self, 'instruction', '')}\n{text}".strip()
 
 
+class InfrastructureError(Exception):
+    """Raised by an agent when the infrastructure it depends on failed (a model provider that
+    still fails after retries, a dead endpoint, a broken tool server): not the agent's fault.
+    The episode ends as ``infrastructure_error`` and is UNSCORED (PAPERS.md section 4, Scored
+    episodes): it is left out of every metric and ``eval --resume`` runs it again."""
+
+
 @dataclass
 class AgentError(Exception):
     kind: str                    # "raised" | "timeout" | "garbage"

@@ -95,10 +95,11 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
     # macro mean over the cells run (16 for --all)
     cells = {}
     for r in results:
-        cells.setdefault(r.objective, []).append(sum(l["score"] for l in r.levels) / len(r.levels))
+        if r.outcome.scored:
+            cells.setdefault(r.objective, []).append(sum(l["score"] for l in r.levels) / len(r.levels))
     cell_scores = {k: sum(v) / len(v) for k, v in cells.items()}
     summary["cells"] = cell_scores
-    summary["metrics"]["score"] = sum(cell_scores.values()) / len(cell_scores)
+    summary["metrics"]["score"] = sum(cell_scores.values()) / len(cell_scores) if cell_scores else None
     summary = _clean(summary)
     (out / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     if as_json:

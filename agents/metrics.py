@@ -19,6 +19,11 @@ Paper metrics (LongPuzzleBench; ../shared/reference/PAPERS.md), all in percent e
 Each is computed per episode (or pooled, for LPR), averaged over an objective's episodes,
 then equally over the objectives of a game, then equally over games.
 
+Only scored episodes count. An episode stopped by an infrastructure failure (``end`` in
+UNSCORED_ENDS: a provider, tool server or environment failure, or a run invalidated by the
+protocol's watchdog) is not scored, as in the paper (PAPERS.md section 4, Scored episodes):
+it is left out of every metric here and reported as unscored; it is not a failure.
+
 The original repository's per-level composite score (scoring v1.3, RULES.md section 8) is
 ``level_score``; a game x difficulty cell is the mean over all its configured levels (levels
 never run count 0) and the benchmark score is the macro mean over the cells.
@@ -38,6 +43,8 @@ BENCHMARK = json.loads((resources.files("longpuzzle.agents") / "benchmark.json")
 EASIEST = {"bolt_unscrew": "easy", "rush_hour": "easy", "nut_and_bolt": "easy", "maze_paint": "easy",
            "color_connect": "easy"}
 HORIZON_LEVELS = 10   # H50 uses the objectives with ten levels
+# episode ends that are not the agent's outcome: such episodes are unscored (and rerun)
+UNSCORED_ENDS = ("infrastructure_error", "invalidated")
 
 
 @dataclass
@@ -73,6 +80,11 @@ class EpisodeOutcome:
     @property
     def solved_count(self) -> int:
         return sum(l.won for l in self.levels)
+
+    @property
+    def scored(self) -> bool:
+        """False when the episode was stopped by an infrastructure failure or invalidated."""
+        return self.end not in UNSCORED_ENDS
 
     @property
     def premature_exit(self) -> bool:
@@ -131,9 +143,15 @@ def horizon50(per_obj: list[dict]) -> int | str | None:
 
 
 def aggregate(episodes: Sequence[EpisodeOutcome]) -> dict:
-    """All paper metrics over a run: per objective, then per game, then overall."""
+    """All paper metrics over a run: per objective, then per game, then overall. Unscored
+    episodes are left out (``unscored`` counts them); an objective with no scored episode
+    has no row."""
     by_obj: dict[str, list[EpisodeOutcome]] = {}
+    unscored = 0
     for e in episodes:
+        if not e.scored:
+            unscored += 1
+            continue
         by_obj.setdefault(e.objective, []).append(e)
     per_obj = [objective_metrics(v) for v in by_obj.values()]
 
@@ -142,6 +160,7 @@ def aggregate(episodes: Sequence[EpisodeOutcome]) -> dict:
     out = {k: _game_then_overall(per_obj, k) for k in ("OSR", "LC", "FGP", "LPR", "PER", "SMR")}
     out["LC_hard"] = _game_then_overall(per_obj, "LC", hard)
     out["H50"] = horizon50(per_obj)
+    out["unscored"] = unscored
     out["objectives"] = per_obj
     return out
 

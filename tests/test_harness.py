@@ -223,3 +223,27 @@ def test_eval_command_json_and_report(tmp_path):
     assert r.exit_code == 0 and (out / "report.html").is_file() and list((out / "plots").glob("*.png"))
     r = CliRunner().invoke(cli, ["eval", "--objective", "chess/easy"])
     assert r.exit_code == 2 and "error:" in r.output
+
+
+class ProviderDown(BaseAgent):
+    """Acts twice, then its (pretend) model provider fails for good."""
+    def act(self, obs):
+        from longpuzzle.agents.base import InfrastructureError
+        if obs.step >= 2:
+            raise InfrastructureError("endpoint 127.0.0.1:9 refused the connection after 3 retries")
+        return {"type": "wait", "ms": 10}
+
+
+def test_an_infrastructure_failure_is_unscored_not_a_failure(tmp_path):
+    for timeout in (None, 5.0):            # the direct call and the timed call pass it through
+        r = run_objective(ProviderDown(), "maze_paint", "easy",
+                          settings=Settings(budget=60, action_timeout=timeout), folder=tmp_path / str(timeout))
+        assert r.end == "infrastructure_error" and "refused" in r.error and r.actions == 2
+        assert not r.outcome.scored
+        res = json.loads((tmp_path / str(timeout) / "result.json").read_text())
+        assert res["scored"] is False and res["end"] == "infrastructure_error"
+    from longpuzzle.agents.metrics import aggregate
+    failed = run_objective(Raises(), "maze_paint", "easy", settings=FAST)
+    assert failed.outcome.scored and failed.end == "agent_error"       # an agent's own failure is scored
+    m = aggregate([r.outcome, failed.outcome])
+    assert m["unscored"] == 1 and m["objectives"][0]["episodes"] == 1

@@ -95,3 +95,19 @@ def test_level_score_bands_and_penalties():
 def test_cells_and_macro_mean():
     assert cell_score([80, 70], 10) == 15.0            # unrun levels count 0
     assert benchmark_score({"a": 10, "b": 30}) == 20
+
+
+def test_unscored_episodes_are_left_out_of_every_metric():
+    good = ep("maze_paint", "easy", 10, 10, end="completed")
+    bad = ep("maze_paint", "easy", 0, 10, end="final_answer", budget_remaining=True)
+    lost = ep("maze_paint", "easy", 0, 10, end="infrastructure_error", budget_remaining=True)
+    void = ep("maze_paint", "easy", 0, 10, end="invalidated")
+    assert not lost.scored and not void.scored and bad.scored
+    with_unscored = aggregate([good, bad, lost, void])
+    without = aggregate([good, bad])
+    for k in ("OSR", "LC", "FGP", "LPR", "PER", "SMR"):
+        assert with_unscored[k] == without[k]
+    assert with_unscored["OSR"] == 50.0 and with_unscored["PER"] == 50.0
+    assert with_unscored["unscored"] == 2 and without["unscored"] == 0
+    only_unscored = aggregate([lost])
+    assert only_unscored["objectives"] == [] and only_unscored["unscored"] == 1 and math.isnan(only_unscored["OSR"])

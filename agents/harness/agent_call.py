@@ -6,11 +6,12 @@ import concurrent.futures as cf
 import json
 from typing import Any
 
-from longpuzzle.agents.base import AgentError, BaseAgent, FinalAnswer
+from longpuzzle.agents.base import AgentError, BaseAgent, FinalAnswer, InfrastructureError
 
 
 class AgentCaller:
-    """Calls agent.act with a per-action timeout; errors become AgentError."""
+    """Calls agent.act with a per-action timeout; errors become AgentError (an
+    InfrastructureError passes through: it is not the agent's failure)."""
 
     def __init__(self, agent: BaseAgent, timeout: float | None):
         self.agent = agent
@@ -21,6 +22,8 @@ class AgentCaller:
         if self._pool is None:
             try:
                 return fn(*args)
+            except InfrastructureError:
+                raise
             except Exception as e:       # noqa: BLE001 - any agent failure ends its episode
                 raise AgentError("raised", f"{type(e).__name__}: {e}") from e
         fut = self._pool.submit(fn, *args)
@@ -30,6 +33,8 @@ class AgentCaller:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
             raise AgentError("timeout", f"no action within {self.timeout:g} s") from None
+        except InfrastructureError:
+            raise
         except Exception as e:           # noqa: BLE001
             raise AgentError("raised", f"{type(e).__name__}: {e}") from e
 

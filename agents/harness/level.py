@@ -122,6 +122,8 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
                 break
     except AgentError as e:
         termination, err = "agent_error", str(e)
+    except InfrastructureError as e:
+        termination, err = "infrastructure_error", f"{type(e).__name__}: {e}"
     finally:
         caller.close()
     s = suite.session

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from longpuzzle.agents.base import AgentError, BaseAgent, Feedback, FinalAnswer, Observation, action_spec, make_frame
+from longpuzzle.agents.base import AgentError, InfrastructureError, BaseAgent, Feedback, FinalAnswer, Observation, action_spec, make_frame
 from longpuzzle.agents.evaluator import Evaluator
 from longpuzzle.agents.harness.agent_call import AgentCaller, check_returned
 from longpuzzle.agents.harness.results import EpisodeResult, result_core
@@ -64,6 +64,8 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
                 break
     except AgentError as e:
         end, err = "agent_error", str(e)
+    except InfrastructureError as e:
+        end, err = "infrastructure_error", f"{type(e).__name__}: {e}"
     finally:
         caller.close()
     seconds = time.perf_counter() - t_start

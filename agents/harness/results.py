@@ -23,6 +23,7 @@ class EpisodeResult:
         o = self.outcome
         return {
             "objective": self.objective, "protocol": self.protocol, "agent": self.agent, "end": self.end,
+            "scored": o.scored,
             "actions": self.actions, "seconds": round(self.seconds, 3), "error": self.error,
             "success": o.success, "solved": o.solved_count, "target_levels": len(o.levels),
             "levels_outcome": [{"reached": l.reached, "won": l.won, "max_P": l.max_progress} for l in o.levels],
