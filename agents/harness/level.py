@@ -11,7 +11,7 @@ from pathlib import Path
 
 from longpuzzle.agents.base import NO_VISIBLE_EFFECT, AgentError, BaseAgent, FinalAnswer, Observation, action_spec, make_frame
 from longpuzzle.agents.evaluator import Evaluator
-from longpuzzle.agents.harness.agent_call import AgentCaller, check_returned
+from longpuzzle.agents.harness.agent_call import make_caller
 from longpuzzle.agents.harness.cycles import CycleDetector
 from longpuzzle.agents.harness.results import EpisodeResult
 from longpuzzle.agents.harness.run import Run
@@ -69,14 +69,14 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
     text = instruction_for(suite.level.game, suite.level.difficulty) + f" (level {suite.level.number})"
     run = Run(suite, ev, st, folder, {"protocol": "level", "level": lid, "agent": name, "instruction": text})
     ev.observe(suite, [])
-    caller = AgentCaller(agent, st.action_timeout)
+    caller = make_caller(agent, st.action_timeout)
     det = CycleDetector()
     invalid_run = invalid_total = repeated = noop = 0
     termination, err = "", ""
     fb = None
     prev_action = None
     try:
-        caller(agent.reset, text, action_spec(*suite.frame_size))
+        caller.reset(text, action_spec(*suite.frame_size))
         while True:
             if suite.session.solved:
                 termination = "success"
@@ -89,9 +89,8 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
                 break
             obs = Observation(make_frame(run.last_frame), fb, run.step, None)
             t_a = time.perf_counter()
-            action = caller(agent.act, obs)
+            action = caller.act(obs)
             t_agent = time.perf_counter() - t_a
-            check_returned(action)
             if isinstance(action, FinalAnswer):
                 termination = "agent_terminated"
                 break

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from longpuzzle.agents.base import AgentError, InfrastructureError, BaseAgent, Feedback, FinalAnswer, Observation, action_spec, make_frame
 from longpuzzle.agents.evaluator import Evaluator
-from longpuzzle.agents.harness.agent_call import AgentCaller, check_returned
+from longpuzzle.agents.harness.agent_call import make_caller
 from longpuzzle.agents.harness.results import EpisodeResult, result_core
 from longpuzzle.agents.harness.run import Run
 from longpuzzle.agents.harness.settings import Settings, instruction_for
@@ -32,13 +32,13 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
                                        "instruction": text, "evaluator_start": prior,
                                        "mismatch_start": ev.mismatch})
     ev.observe(suite, [])
-    caller = AgentCaller(agent, st.action_timeout)
+    caller = make_caller(agent, st.action_timeout)
     t_start = time.perf_counter()
     end, err = "budget", ""
     fb: Feedback | None = None
     extra: tuple = ()
     try:
-        caller(agent.reset, text, action_spec(*suite.frame_size))
+        caller.reset(text, action_spec(*suite.frame_size))
         while True:
             used = time.perf_counter() - t_start
             if st.budget is not None and used >= st.budget:
@@ -50,9 +50,8 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
             left = None if st.budget is None else st.budget - used
             obs = Observation(make_frame(run.last_frame), fb, run.step, left, extra)
             t_a = time.perf_counter()
-            action = caller(agent.act, obs)
+            action = caller.act(obs)
             t_agent = time.perf_counter() - t_a
-            check_returned(action)
             if isinstance(action, FinalAnswer):
                 end = "final_answer"
                 run.traj.write({"stream": "public", "step": run.step + 1, "final_answer": action.text})
