@@ -128,8 +128,10 @@ def replay_cmd(episode, as_json):
         if as_json:
             click.echo(json.dumps(rep.as_dict()))
         else:
+            what = "every frame (and every stored frame)" if rep.stored_frames else "every frame"
             click.echo(f"{path}: {rep.steps} actions replayed; "
-                       + ("every frame and result matches" if rep.ok else f"DIVERGED: {rep.divergence}"))
+                       + (f"{what} and result matches" if rep.ok and rep.complete else
+                          f"a valid prefix: {what} matches ({rep.note})" if rep.ok else f"DIVERGED: {rep.divergence}"))
         if not rep.ok:
             sys.exit(1)
         return

@@ -1,4 +1,4 @@
-"""Commands: ``eval`` and ``report`` (``replay DIR`` is handled by the core ``replay``)."""
+"""Commands: ``eval``, ``report`` and ``frames`` (``replay DIR`` is handled by the core ``replay``)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def _clean(v):
 @click.option("--style", type=click.Choice(["2d", "3d"]), default="2d", show_default=True)
 @click.option("--scale", default=1.0, show_default=True)
 @click.option("--frames-per-move", default=0, show_default=True, help="Intermediate animation frames kept per move.")
-@click.option("--no-frames", is_flag=True, help="Do not write PNG frames (hashes are still recorded).")
+@click.option("--no-frames", is_flag=True, help="Do not store frames (their hashes are still recorded).")
 @click.option("--certify-budget", default=20_000, show_default=True,
               help="States the evaluator may search per move for a dead-end certificate (Bolt Unscrew, Nut and Bolt).")
 @click.option("--seed", default=0, show_default=True)
@@ -142,4 +142,48 @@ def report_cmd(folder):
     click.echo(f"wrote {make_report(folder)}")
 
 
-COMMANDS = [eval_cmd, report_cmd]
+@click.command("frames")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option("--index", "indices", type=int, multiple=True, help="Frame index (repeatable; negative from the end).")
+@click.option("--step", "steps", type=int, multiple=True, help="All frames of a recorded step (0 = the first observation).")
+@click.option("--png", "png_dir", type=click.Path(file_okay=False), default=None,
+              help="Write the chosen frames (all frames if none chosen) as PNG files into this folder.")
+@click.option("--json", "as_json", is_flag=True)
+def frames_cmd(folder, indices, steps, png_dir, as_json):
+    """The stored frames of an episode folder: count, size, hashes; export them as PNG."""
+    from longpuzzle.agents.harness import HarnessError, open_frames, read_events, step_frame_indices
+    from longpuzzle.render.frame import save_png
+
+    with open_frames(folder) as fs:
+        chosen = [i if i >= 0 else len(fs) + i for i in indices]
+        if steps:
+            by_step = step_frame_indices(read_events(folder))
+            for s_ in steps:
+                if s_ not in by_step:
+                    raise HarnessError(f"{folder} has no recorded step {s_}")
+                chosen += by_step[s_]
+        if not chosen and png_dir:
+            chosen = list(range(len(fs)))
+        for i in chosen:
+            if not 0 <= i < len(fs):
+                raise HarnessError(f"{folder} has {len(fs)} frames; no frame {i}")
+        if png_dir:
+            Path(png_dir).mkdir(parents=True, exist_ok=True)
+            for i in chosen:
+                save_png(fs.read(i), Path(png_dir) / f"{i:06d}.png")
+        info = {"frames": len(fs), "format": fs.format, "cut_off_record": fs.torn,
+                "size": None if not len(fs) else list(fs.read(0).shape[1::-1]),
+                "hashes": {i: fs.hash(i) for i in chosen}}
+    if as_json:
+        click.echo(json.dumps(info))
+        return
+    click.echo(f"{folder}: {info['frames']} frames ({info['format']}"
+               + (f", {info['size'][0]} x {info['size'][1]}" if info["size"] else "") + ")"
+               + (" and a cut-off last record" if fs.torn else ""))
+    for i, h in info["hashes"].items():
+        click.echo(f"{i:>8} {h}")
+    if png_dir:
+        click.echo(f"wrote {len(chosen)} PNG files to {png_dir}")
+
+
+COMMANDS = [eval_cmd, report_cmd, frames_cmd]

@@ -14,7 +14,7 @@ from longpuzzle.agents.builtin import GreedyAgent, RandomAgent, SolverAgent, loa
 from longpuzzle.agents.evaluator import Evaluator
 from longpuzzle.agents.harness import (
     CycleDetector, HarnessError, Settings, continue_episode, read_events, replay_episode, restore_step,
-    run_level_chain, run_objective,
+    open_frames, run_level_chain, run_objective,
 )
 from longpuzzle.cli import cli
 from longpuzzle.engine.errors import LongPuzzleError
@@ -31,7 +31,8 @@ def test_solver_agent_completes_an_objective_and_the_episode_replays(tmp_path):
     pub = [e for e in ev if e.get("stream") == "public"]
     prv = [e for e in ev if e.get("stream") == "private"]
     assert len(pub) == len(prv) == r.actions
-    assert sum(1 for _ in (tmp_path / "frames").iterdir()) == r.actions + 1
+    with open_frames(tmp_path) as fs:
+        assert len(fs) == r.actions + 1 and not fs.torn
     wins = [e["record"]["level"] for e in prv if e["record"]["win"]]
     assert wins == [f"nut_and_bolt/easy/{i}" for i in (1, 2, 3)]
     assert all(e["record"]["certificate"] in ("solvable", "unknown", None) for e in prv)
@@ -58,10 +59,16 @@ def test_truncated_episode_is_a_valid_prefix_and_corrupt_is_refused(tmp_path):
     run_objective(RandomAgent(1), "maze_paint", "easy", settings=Settings(max_actions=10, action_timeout=None),
                   folder=tmp_path)
     lines = (tmp_path / "events.jsonl").read_text().splitlines()
-    (tmp_path / "events.jsonl").write_text("\n".join(lines[:7]) + "\n")   # as if it crashed
+    (tmp_path / "events.jsonl").write_text("\n".join(lines[:7]) + "\n")
+    rep = replay_episode(tmp_path)        # a result without the end record it was made from
+    assert not rep.ok and "no end record" in rep.divergence
+    (tmp_path / "result.json").unlink()   # as a kill leaves it: result.json is written last
     rep = replay_episode(tmp_path)
-    assert rep.ok and rep.steps == 3
-    (tmp_path / "events.jsonl").write_text("\n".join(lines[:7]) + "\n{\"stream\": \"pub")
+    assert rep.ok and rep.steps == 3 and not rep.complete and "interrupted" in rep.note
+    (tmp_path / "events.jsonl").write_text("\n".join(lines[:7]) + "\n{\"stream\": \"pub")   # cut off by a kill
+    rep = replay_episode(tmp_path)
+    assert rep.ok and rep.steps == 3 and not rep.complete and "cut off" in rep.note
+    (tmp_path / "events.jsonl").write_text("\n".join(lines[:7]) + "\n{\"stream\": \"pub\n")   # corrupt
     with pytest.raises(HarnessError, match="not valid JSON"):
         replay_episode(tmp_path)
     with pytest.raises(HarnessError):

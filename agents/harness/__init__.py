@@ -18,7 +18,9 @@ The modules, one job each:
     run.py          one episode's machinery: validate, dispatch, render, record one action
     feedback.py     public feedback from frames alone
     cycles.py       the level protocol's no-progress / repeating-cycle detector
-    trajectory.py   the episode folder (events.jsonl, frames/, result.json): writing and reading
+    trajectory.py   the episode folder (events.jsonl, frames.lpf, result.json): crash-safe writing
+                    off the main thread, reading the events back
+    frames.py       frame hashes, the lossless frame file, and the API that reads stored frames
     results.py      EpisodeResult and the part of a result that a replay must reproduce
     objective.py    run_objective: the paper's protocol
     level.py        run_level_chain: the original repository's protocol
@@ -37,10 +39,12 @@ from longpuzzle.agents.harness.results import EpisodeResult
 from longpuzzle.agents.harness.settings import (
     DEFAULT_ACTION_TIMEOUT, DEFAULT_BUDGET, HarnessError, Settings, instruction_for,
 )
-from longpuzzle.agents.harness.trajectory import EVENTS_FORMAT, Trajectory, frame_hash, read_events
+from longpuzzle.agents.harness.frames import FrameStore, FrameStoreError, frame_hash, open_frames, step_frame_indices
+from longpuzzle.agents.harness.trajectory import EVENTS_FORMAT, Trajectory, read_episode, read_events
 
 __all__ = [
     "AgentCaller", "CycleDetector", "DEFAULT_ACTION_TIMEOUT", "DEFAULT_BUDGET", "EVENTS_FORMAT", "EpisodeResult",
-    "FeedbackTracker", "HarnessError", "ReplayReport", "Settings", "Trajectory", "continue_episode", "frame_hash",
-    "instruction_for", "read_events", "replay_episode", "restore_step", "run_level_chain", "run_objective",
+    "FeedbackTracker", "FrameStore", "FrameStoreError", "HarnessError", "ReplayReport", "Settings", "Trajectory",
+    "continue_episode", "frame_hash", "instruction_for", "open_frames", "read_episode", "read_events",
+    "replay_episode", "restore_step", "run_level_chain", "run_objective", "step_frame_indices",
 ]

@@ -13,7 +13,8 @@ from longpuzzle.agents.harness.objective import run_objective
 from longpuzzle.agents.harness.results import EpisodeResult
 from longpuzzle.agents.harness.run import Run
 from longpuzzle.agents.harness.settings import HarnessError, Settings
-from longpuzzle.agents.harness.trajectory import Trajectory, frame_hash, read_events
+from longpuzzle.agents.harness.frames import FRAMES_FILE, LEGACY_DIR, FrameStoreError, hasher, open_frames
+from longpuzzle.agents.harness.trajectory import Trajectory, read_episode, read_events
 from longpuzzle.engine.suite import Suite
 from longpuzzle.render.frame import renderer
 
@@ -23,6 +24,10 @@ class ReplayReport:
     ok: bool
     steps: int
     divergence: str = ""
+    complete: bool = True        # False: an interrupted (killed) episode, checked as a prefix
+    note: str = ""               # what was not there to check (interrupted episode)
+    frames: int = 0              # frames re-rendered and compared with the recorded hashes
+    stored_frames: bool = False  # the folder's stored frames were decoded and checked too
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -30,9 +35,75 @@ class ReplayReport:
 
 def replay_episode(folder: str | Path) -> ReplayReport:
     """Re-run the recorded actions from the recorded start; check every frame hash, every
-    private record and the result. Reports the first divergence."""
-    ev_lines = read_events(folder)
+    private record and the result, and every stored frame (decoded, its pixels hashed and
+    compared with the recorded hash). Reports the first divergence. An episode that was
+    killed (no end record, no result.json) is checked as a prefix: every recorded step
+    must replay exactly, a last line cut off by the kill is dropped, a last step without
+    its private record is checked on its public record alone; ``complete`` is False and
+    ``note`` says what was missing."""
+    ev_lines, cut_off = read_episode(folder)
     head = ev_lines[0]
+    hf = hasher(head.get("frame_hash"))
+    has_end = any(r.get("type") == "end" for r in ev_lines)
+    has_result = (Path(folder) / "result.json").is_file()
+    if has_result and not has_end:
+        return ReplayReport(False, 0, "result.json exists but events.jsonl has no end record")
+    store = None
+    if (Path(folder) / FRAMES_FILE).is_file() or (Path(folder) / LEGACY_DIR).is_dir():
+        try:
+            store = open_frames(folder)
+        except FrameStoreError as e:
+            return ReplayReport(False, 0, str(e))
+    rep = _replay(ev_lines, head, hf, store)
+    if store is not None:
+        store.close()
+    notes = []
+    if not has_end:
+        notes.append("interrupted: no end record and no result.json")
+    elif not has_result:
+        notes.append("interrupted after the end record: no result.json")
+    if cut_off:
+        notes.append("the last line of events.jsonl was cut off and is ignored")
+    if rep.note:
+        notes.append(rep.note)
+    rep.complete = has_end and has_result
+    rep.stored_frames = store is not None
+    rep.note = "; ".join(notes)
+    if rep.ok and store is not None and has_end and len(store) != rep.frames:
+        rep.ok, rep.divergence = False, f"{len(store)} frames are stored but the events name {rep.frames}"
+    return rep
+
+
+class _Hashes(Trajectory):
+    """A trajectory that writes nothing and hashes as the replayed folder did."""
+
+    def __init__(self, hf):
+        super().__init__(None)
+        self._hf = hf
+        self.recent: list[str] = []
+
+    def frame(self, frame):
+        self.n_frames += 1
+        h = self._hf(frame)
+        self.recent.append(h)
+        return h
+
+
+def _check_stored(store, k: int, want: str) -> str:
+    """'' if stored frame k exists, decodes to pixels with hash ``want``; else what is wrong."""
+    if store is None:
+        return ""
+    if k >= len(store):
+        return f"frame {k} is not stored"
+    try:
+        if store.hash(k) != want or not store.verify(k):
+            return f"stored frame {k} differs from the recorded frame"
+    except FrameStoreError as e:
+        return str(e)
+    return ""
+
+
+def _replay(ev_lines, head, hf, store) -> ReplayReport:
     suite = Suite.restore(head["start"])
     st = Settings(**{k: v for k, v in head["settings"].items() if k in Settings.__dataclass_fields__})
     if head["protocol"] == "objective":
@@ -49,25 +120,40 @@ def replay_episode(folder: str | Path) -> ReplayReport:
     rend = renderer(suite.style, suite.scale)
     run = Run.__new__(Run)
     run.suite, run.ev, run.st, run.rend = suite, ev, st, rend
-    run.traj = Trajectory(None)
+    run.traj = _Hashes(hf)
     f0 = rend.render(suite)
-    if frame_hash(f0) != head["frame"]:
+    if hf(f0) != head["frame"]:
         return ReplayReport(False, 0, "the first frame differs")
+    bad = _check_stored(store, 0, head["frame"])
+    if bad:
+        return ReplayReport(False, 0, bad)
+    n_frames = 1
     run.last_frame = f0
     run.fb_tracker = FeedbackTracker(head["frame"])
     run.step = 0
     ev.observe(suite, [])
     steps = 0
     pending_private = None
-    for rec in ev_lines[1:]:
+    last = len(ev_lines) - 1
+    note = ""
+    for pos, rec in enumerate(ev_lines[1:], 1):
         if rec.get("stream") == "public" and "action" in rec:
+            run.traj.recent = []
             fb, prv, frames, _ = run.do(rec["action"], 0.0)
             steps += 1
-            hashes = [frame_hash(f) for f in frames]
+            hashes = run.traj.recent
             if hashes != rec["frames"]:
-                return ReplayReport(False, steps, f"step {rec['step']}: frames differ")
+                return ReplayReport(False, steps, f"step {rec['step']}: frames differ", frames=n_frames)
             if fb.__dict__ != rec["feedback"]:
-                return ReplayReport(False, steps, f"step {rec['step']}: public feedback differs")
+                return ReplayReport(False, steps, f"step {rec['step']}: public feedback differs",
+                                    frames=n_frames)
+            for h in hashes:
+                bad = _check_stored(store, n_frames, h)
+                if bad:
+                    return ReplayReport(False, steps, f"step {rec['step']}: {bad}", frames=n_frames)
+                n_frames += 1
+            if pos == last:
+                note = f"step {rec['step']} has no private record (interrupted); checked on its public record"
             pending_private = prv
         elif rec.get("stream") == "private":
             want = rec["record"]
@@ -90,7 +176,7 @@ def replay_episode(folder: str | Path) -> ReplayReport:
             else:
                 if bool(suite.session.solved) != bool(want["success"]) or want["steps"] != steps:
                     return ReplayReport(False, steps, "the result differs")
-    return ReplayReport(True, steps)
+    return ReplayReport(True, steps, note=note, frames=n_frames)
 
 
 def restore_step(folder: str | Path, step: int) -> Suite:

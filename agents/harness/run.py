@@ -33,7 +33,7 @@ class Run:
         h0 = self.traj.frame(frame)
         self.fb_tracker = FeedbackTracker(h0)
         self.traj.write({"type": "header", "format": EVENTS_FORMAT, **header, "settings": settings.as_dict(),
-                         "start": suite.snapshot(), "frame": h0})
+                         "start": suite.snapshot(), "frame_hash": self.traj.frame_hash, "frame": h0})
         self.step = 0
 
     def frames_of_action(self) -> list[np.ndarray]:

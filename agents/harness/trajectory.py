@@ -3,96 +3,178 @@
     events.jsonl   a header line, then per action one "public" record (the action as
                    dispatched, timings, public feedback, frame hashes) and one "private"
                    record (the evaluator's, with an exact suite snapshot), then an end line
-    frames/        every frame as lossless PNG (000000.png is the first observation)
-    result.json    the outcome and metrics
+    frames.lpf     every frame, lossless (frames.py: format, hashes and the reading API);
+                   frame 0 is the first observation
+    result.json    the outcome and metrics, written last
+
+Crash safety: one writer thread owns both files and writes in the order things happened,
+frames before the event line that names them; each line and each frame record goes to the
+OS whole, before the next one starts. So after a kill at any point events.jsonl is a run of
+complete lines (plus at most one cut-off last line, which readers drop), every frame a line
+names is complete in frames.lpf, and result.json (written through a temporary file and a
+rename, after the writer has finished) exists only for a finished episode.
 """
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import hashlib
+import atexit
 import json
 import os
+import queue
+import threading
+import weakref
 from pathlib import Path
 
 import numpy as np
 
+from longpuzzle.agents.harness.frames import FRAME_HASH, FRAMES_FILE, FrameEncoder, frame_hash
 from longpuzzle.agents.harness.settings import HarnessError
 
 EVENTS_FORMAT = "longpuzzle-episode/1"
-
-
-def frame_hash(frame: np.ndarray) -> str:
-    """Content hash of a frame's pixels (SHA-1: hardware-accelerated, used for identity only)."""
-    return hashlib.sha1(memoryview(np.ascontiguousarray(frame)).cast("B")).hexdigest()
+QUEUE_ITEMS = 64          # lines and frames waiting for the writer (bounds the memory held)
 
 
 class Trajectory:
-    """Writes an episode folder incrementally (every line flushed as it happens)."""
+    """Writes an episode folder incrementally, off the main thread (see the module doc)."""
 
     def __init__(self, folder: Path | None, save_frames: bool = True):
         self.folder = Path(folder) if folder else None
         self.save_frames = save_frames and self.folder is not None
+        self.frame_hash = FRAME_HASH
         self.n_frames = 0
-        self._f = None
-        # PNG encoding runs on a writer thread (zlib releases the GIL); close() waits for it
-        self._png = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="png") if self.save_frames else None
-        self._pending: list[cf.Future] = []
-        if self.folder is not None:
-            (self.folder / "frames").mkdir(parents=True, exist_ok=True)
-            self._f = open(self.folder / "events.jsonl", "w", encoding="utf-8")
+        self._sink = _Writer(self.folder, self.save_frames) if self.folder is not None else None
 
     def write(self, rec: dict) -> None:
-        if self._f is not None:
-            self._f.write(json.dumps(rec, separators=(",", ":")) + "\n")
-            self._f.flush()
+        if self._sink is not None:
+            self._sink.put(json.dumps(rec, separators=(",", ":")) + "\n")
 
     def frame(self, frame: np.ndarray) -> str:
+        """Record a frame (the array must not be changed afterwards); returns its hash."""
         h = frame_hash(frame)
-        if self._png is not None:
-            path = self.folder / "frames" / f"{self.n_frames:06d}.png"
-            self._pending = [f for f in self._pending if not f.done()]
-            if len(self._pending) > 64:          # bound the memory held by queued frames
-                self._pending[0].result()
-            self._pending.append(self._png.submit(_write_png, frame, path))
+        if self.save_frames:
+            self._sink.put((self.n_frames, frame, h))
         self.n_frames += 1
         return h
 
     def result(self, res: dict) -> None:
+        """Finish the folder: everything recorded is written, then result.json atomically."""
+        self.close()
         if self.folder is not None:
             tmp = self.folder / "result.json.tmp"
-            tmp.write_text(json.dumps(res, indent=1), encoding="utf-8")
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(json.dumps(res, indent=1))
+                f.flush()
+                os.fsync(f.fileno())
             os.replace(tmp, self.folder / "result.json")
 
     def close(self) -> None:
-        if self._png is not None:
-            self._png.shutdown(wait=True)
-            for f in self._pending:
-                f.result()                        # surface a write error
-            self._png = None
-        if self._f is not None:
-            self._f.close()
-            self._f = None
+        if self._sink is not None:
+            sink, self._sink = self._sink, None
+            sink.close()
 
 
-def _write_png(frame: np.ndarray, path: Path) -> None:
-    from PIL import Image
-    Image.fromarray(frame).save(path, compress_level=1)
+_OPEN: "weakref.WeakSet[_Writer]" = weakref.WeakSet()
 
 
-def read_events(folder: str | Path) -> list[dict]:
+@atexit.register
+def _close_all() -> None:          # an episode abandoned by an exception still gets its lines
+    for w in list(_OPEN):
+        w.close(raise_error=False)
+
+
+class _Writer:
+    """The writer thread of one episode folder: events lines and frame records, in order."""
+
+    def __init__(self, folder: Path, save_frames: bool):
+        folder.mkdir(parents=True, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
+        self._events = os.open(folder / "events.jsonl", flags, 0o644)
+        self._frames = os.open(folder / FRAMES_FILE, flags, 0o644) if save_frames else None
+        self._enc = FrameEncoder() if save_frames else None
+        self._q: queue.Queue = queue.Queue(maxsize=QUEUE_ITEMS)
+        self.error: BaseException | None = None
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name=f"episode-writer:{folder.name}", daemon=True)
+        self._thread.start()
+        _OPEN.add(self)
+
+    def put(self, item) -> None:
+        if self.error is not None:
+            self._fail()
+        self._q.put(item)
+
+    def _fail(self):
+        raise HarnessError(f"could not write the episode folder: {type(self.error).__name__}: {self.error}") \
+            from self.error
+
+    def _run(self) -> None:
+        q = self._q
+        while True:
+            item = q.get()
+            if item is None:
+                break
+            if self.error is not None:          # keep draining so the episode never blocks
+                continue
+            try:
+                if isinstance(item, str):
+                    _write_all(self._events, item.encode("utf-8"))
+                else:
+                    i, frame, h = item
+                    if i == 0:
+                        _write_all(self._frames, self._enc.file_header(frame))
+                    _write_all(self._frames, self._enc.record(i, frame, h))
+            except BaseException as e:          # noqa: BLE001 - reported to the episode's thread
+                self.error = e
+        for fd in (self._events, self._frames):
+            if fd is not None:
+                os.close(fd)
+
+    def close(self, raise_error: bool = True) -> None:
+        if not self._closed:
+            self._closed = True
+            self._q.put(None)
+            self._thread.join()
+            _OPEN.discard(self)
+        if raise_error and self.error is not None:
+            self._fail()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def read_episode(folder: str | Path) -> tuple[list[dict], bool]:
+    """(records, cut_off) of an episode's events.jsonl. A last line without its newline that
+    does not parse was cut off by a kill: it is dropped and ``cut_off`` is True. Any other
+    line that is not JSON is corruption and raises HarnessError."""
     p = Path(folder) / "events.jsonl"
     if not p.is_file():
         raise HarnessError(f"{folder} is not an episode folder (no events.jsonl)")
+    data = p.read_bytes()
+    lines = data.split(b"\n")
+    tail = lines.pop()                   # b"" when the file ends with a newline
     out = []
-    with open(p, encoding="utf-8") as f:
-        for i, line in enumerate(f):
-            if not line.strip():
-                continue
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise HarnessError(f"{p}: line {i + 1} is not valid JSON (truncated episode?)") from None
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise HarnessError(f"{p}: line {i + 1} is not valid JSON (corrupt episode)") from None
+    cut_off = False
+    if tail.strip():
+        try:
+            out.append(json.loads(tail))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            cut_off = True
     if not out or out[0].get("type") != "header" or out[0].get("format") != EVENTS_FORMAT:
         raise HarnessError(f"{p}: missing or unknown header")
-    return out
+    return out, cut_off
+
+
+def read_events(folder: str | Path) -> list[dict]:
+    """The records of an episode's events.jsonl (a line cut off by a kill is dropped)."""
+    return read_episode(folder)[0]
