@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from longpuzzle.engine.gui import ACTION_TYPES, NAMED_KEYS
+from longpuzzle.engine.gui import ACTION_TYPES, ALIASES, NAMED_KEYS
 
 # public feedback statuses (HARNESS.md section 5)
 SCREEN_CHANGED = "screen_changed"
@@ -47,7 +47,8 @@ class Feedback:
 
 @dataclass(frozen=True)
 class Observation:
-    frame: np.ndarray            # (H, W, 3) uint8, read-only, the agent's own copy
+    frame: np.ndarray | None     # (H, W, 3) uint8, read-only, the agent's own copy; None before
+                                 # the first action of the objective protocol (a wait)
     feedback: Feedback | None    # None before the first action
     step: int                    # actions taken so far
     time_left: float | None      # seconds of budget left (None: no budget)
@@ -60,12 +61,16 @@ def make_frame(frame: np.ndarray) -> np.ndarray:
     return out
 
 
-def action_spec(width: int, height: int) -> MappingProxyType:
+FIRST_ACTION = MappingProxyType({"type": "wait", "ms": 0})
+
+
+def action_spec(width: int, height: int, first_wait: bool = False) -> MappingProxyType:
     """The GUI action specification given to agents (plain data)."""
-    return MappingProxyType({
+    spec = {
         "frame": (width, height),
         "coordinates": "pixels of the returned frame, origin top-left",
         "types": tuple(ACTION_TYPES),
+        "aliases": dict(ALIASES),
         "keys": tuple(NAMED_KEYS) + ("letters a-z", "digits 0-9"),
         "examples": (
             {"type": "click", "x": width // 2, "y": height // 2},
@@ -74,7 +79,16 @@ def action_spec(width: int, height: int) -> MappingProxyType:
             {"type": "batch", "actions": [{"type": "click", "x": 5, "y": 5}, {"type": "wait", "ms": 500}]},
         ),
         "final_answer": "return FinalAnswer(text) to end the episode",
-    })
+    }
+    if first_wait:
+        spec["first_action"] = ("wait: the first observation has no frame; a wait returns the first "
+                                "screenshot and starts the clock (any other first action is refused)")
+    return MappingProxyType(spec)
+
+
+def first_action(obs: Observation) -> dict | None:
+    """The wait an agent must send first when its observation has no frame yet, else None."""
+    return dict(FIRST_ACTION) if obs.frame is None else None
 
 
 class BaseAgent:

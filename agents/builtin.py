@@ -18,7 +18,7 @@ import random
 import re
 from pathlib import Path
 
-from longpuzzle.agents.base import NO_VISIBLE_EFFECT, BaseAgent, FinalAnswer, Observation
+from longpuzzle.agents.base import NO_VISIBLE_EFFECT, BaseAgent, FinalAnswer, Observation, first_action
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.registry import puzzles
@@ -38,6 +38,8 @@ class RandomAgent(BaseAgent):
         self.w, self.h = action_spec["frame"]
 
     def act(self, obs: Observation):
+        if obs.frame is None:
+            return first_action(obs)
         r, w, h = self.rng, self.w, self.h
         k = r.random()
         if k < 0.6:
@@ -51,7 +53,8 @@ class RandomAgent(BaseAgent):
         return {"type": "wait", "ms": 200}
 
 
-_INSTR = re.compile(r"Complete all levels of (?P<title>.+?) at (?P<diff>\w+) difficulty\.(?: \(level (?P<n>\d+)\))?")
+_INSTR = re.compile(r"Complete all levels of (?P<title>.+?) at (?P<diff>\w+) difficulty(?: in the Game Suite)?\.?"
+                    r"(?: \(level (?P<n>\d+)\))?")
 
 
 class _ModelAgent(BaseAgent):
@@ -106,6 +109,8 @@ class _ModelAgent(BaseAgent):
         return action
 
     def act(self, obs: Observation):
+        if obs.frame is None:
+            return self.emit(first_action(obs))
         nav = self.navigate()
         if nav is not None:
             self.plan = []

@@ -40,9 +40,20 @@ def _clean(v):
 @click.option("--mode", type=click.Choice(["progressive", "all_levels"]), default="progressive", show_default=True,
               help="Level protocol only.")
 @click.option("--episodes", default=1, show_default=True, help="Episodes per objective.")
-@click.option("--budget", default=3600.0, show_default=True, help="Wall-clock seconds per objective episode.")
+@click.option("--budget", default=3600.0, show_default=True,
+              help="Charged seconds per objective episode: real time + simulated action time + latency.")
 @click.option("--max-actions", type=int, default=None, help="Cap on actions per episode (per level for --protocol level).")
 @click.option("--action-timeout", default=120.0, show_default=True, help="Seconds an agent may take per action.")
+@click.option("--invalid-actions", "invalid_action_policy", type=click.Choice(["watchdog", "dispatch_failed"]),
+              default=None, help="A refused action: 'watchdog' stops and invalidates the run (the paper's, "
+              "default for --protocol objective); 'dispatch_failed' answers it and ends after 3 in a row (the "
+              "original repository's, default for --protocol level).")
+@click.option("--charge-agent-time/--pause-while-thinking", "charge_agent_time", default=None,
+              help="Whether the agent's own time counts toward the budget [default: charged for --protocol "
+              "objective, as the paper; paused for --protocol level, as the original].")
+@click.option("--action-latency", type=float, default=0.0, show_default=True,
+              help="Seconds charged per executed action for browser synchronisation (the original harness "
+              "spends 0.05 s to 1.15 s).")
 @click.option("--style", type=click.Choice(["2d", "3d"]), default="2d", show_default=True)
 @click.option("--scale", default=1.0, show_default=True)
 @click.option("--frames-per-move", default=0, show_default=True, help="Intermediate animation frames kept per move.")
@@ -53,7 +64,8 @@ def _clean(v):
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder [default: results/eval-<time>].")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
-def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout, style,
+def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout,
+             invalid_action_policy, charge_agent_time, action_latency, style,
              scale, frames_per_move, no_frames, certify_budget, seed, out_dir, as_json):
     """Run an agent on objectives and measure it as LongPuzzleBench does.
 
@@ -71,7 +83,8 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
     out.mkdir(parents=True, exist_ok=True)
     st = Settings(style=style, scale=scale, frames_per_move=frames_per_move, budget=budget,
                   max_actions=max_actions, action_timeout=action_timeout, save_frames=not no_frames,
-                  certify_budget=certify_budget)
+                  certify_budget=certify_budget, invalid_action_policy=invalid_action_policy,
+                  charge_agent_time=charge_agent_time, action_latency=action_latency)
     plan = [(o, e) for o in objs for e in range(episodes)]
     results = []
     bar = _progress(len(plan), as_json)

@@ -3,17 +3,26 @@
 An action is a JSON-able dict with a ``type`` (HARNESS.md section 4 names in brackets)::
 
     {"type": "click", "x": X, "y": Y}                      (tap)
-    {"type": "double_click", "x": X, "y": Y}               (double_tap) two clicks 100 ms apart
+    {"type": "double_click", "x": X, "y": Y}               (double_tap, doubleclick) two clicks 100 ms apart
     {"type": "long_press", "x": X, "y": Y, "ms": 1000}
     {"type": "press", "x": X, "y": Y}                      pointer down, held until "release"
     {"type": "release"} or {"type": "release", "x": X, "y": Y}   (move there, then up)
     {"type": "drag", "x0":, "y0":, "x1":, "y1":, "steps": 10, "ms": 400}
+    {"type": "drag", "x0":, "y0":, "via": [[x, y], ...], "x1":, "y1":}
+                               a pointer path with corners: pressed at (x0, y0), moved through
+                               each waypoint in order to (x1, y1), released there; ``steps``
+                               moves per segment, ``ms`` for the whole path at constant speed
+                               (at most MAX_VIA waypoints)
+    {"type": "move", "x": X, "y": Y}                       the pointer moves there (while a
+                                                           "press" holds the button: a drag)
     {"type": "swipe", "x0":, "y0":, "x1":, "y1":}           by end points, or
     {"type": "swipe", "direction": "up", "x": X, "y": Y, "distance": D}
                                (x, y default to the frame centre, distance to 0.4 * min(W, H);
                                 the end point is clamped into the frame)
     {"type": "key", "name": "Enter"}                       letters, digits, Enter, Escape, Space,
                                                            Backspace, Tab, ArrowUp/Down/Left/Right
+    {"type": "typetext", "text": "abc 12"}                 typed as key presses TYPE_KEY_MS apart:
+                               letters, digits, space, newline (Enter), tab; at most MAX_TEXT
     {"type": "scroll", "x":, "y":, "direction": "down", "amount": 400}
     {"type": "wait", "ms": 1000}
     {"type": "batch", "actions": [action, ...]}            executed in order
@@ -37,12 +46,16 @@ CLICK_MS = 40             # press .. release of a click
 DOUBLE_CLICK_GAP_MS = 100
 MAX_BATCH = 200
 MAX_MS = 600_000
+MAX_VIA = 100             # waypoints of one pointer path
+MAX_TEXT = 200            # characters of one typetext
+TYPE_KEY_MS = 30          # between two typed characters
 DIRECTIONS = ("up", "down", "left", "right")
 NAMED_KEYS = ("Enter", "Escape", "Space", "Backspace", "Tab", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight")
 _KEY_ALIASES = {k.lower(): k for k in NAMED_KEYS}
 _KEY_ALIASES.update({"return": "Enter", "esc": "Escape", " ": "Space", "up": "ArrowUp", "down": "ArrowDown",
                      "left": "ArrowLeft", "right": "ArrowRight"})
-ALIASES = {"tap": "click", "double_tap": "double_click"}
+ALIASES = {"tap": "click", "double_tap": "double_click", "doubleclick": "double_click"}
+_TEXT_KEYS = {" ": "Space", "\n": "Enter", "\t": "Tab"}
 
 # type -> (required fields, optional fields with defaults)
 SCHEMA: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
@@ -51,10 +64,12 @@ SCHEMA: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
     "long_press": (("x", "y"), {"ms": 1000}),
     "press": (("x", "y"), {}),
     "release": ((), {"x": None, "y": None}),
-    "drag": (("x0", "y0", "x1", "y1"), {"steps": 10, "ms": 400}),
+    "drag": (("x0", "y0", "x1", "y1"), {"steps": 10, "ms": 400, "via": None}),
+    "move": (("x", "y"), {}),
     "swipe": ((), {"x0": None, "y0": None, "x1": None, "y1": None, "x": None, "y": None,
                    "direction": None, "distance": None, "steps": 8, "ms": 300}),
     "key": (("name",), {}),
+    "typetext": (("text",), {}),
     "scroll": ((), {"x": None, "y": None, "direction": "down", "amount": 400}),
     "wait": ((), {"ms": 1000}),
     "batch": (("actions",), {}),
@@ -226,8 +241,21 @@ def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int =
             raise ActionError(f"{where}release takes both x and y, or neither")
         if a["x"] is not None:
             out["x"], out["y"] = _point(a, "x", "y", size, where)
+    elif t == "move":
+        out["x"], out["y"] = _point(a, "x", "y", size, where)
     elif t == "drag":
         out["x0"], out["y0"] = _point(a, "x0", "y0", size, where)
+        via = a["via"]
+        if via is not None:
+            if not isinstance(via, list) or len(via) > MAX_VIA:
+                raise ActionError(f"{where}drag field 'via' must be a list of at most {MAX_VIA} [x, y] waypoints")
+            pts = []
+            for i, p in enumerate(via):
+                if not isinstance(p, (list, tuple)) or len(p) != 2:
+                    raise ActionError(f"{where}drag via[{i}] must be a point [x, y], not {p!r}")
+                pts.append(list(_point({"x": p[0], "y": p[1]}, "x", "y", size, f"{where}drag via[{i}]: ")))
+            if pts:
+                out["via"] = pts
         out["x1"], out["y1"] = _point(a, "x1", "y1", size, where)
         out["steps"] = _int(a, "steps", 1, 60, where)
         out["ms"] = _int(a, "ms", 1, MAX_MS, where)
@@ -260,6 +288,14 @@ def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int =
         out["ms"] = _int(a, "ms", 1, MAX_MS, where)
     elif t == "key":
         out["name"] = key_name(a["name"])
+    elif t == "typetext":
+        text = a["text"]
+        if not isinstance(text, str) or not 1 <= len(text) <= MAX_TEXT:
+            raise ActionError(f"{where}typetext needs a \"text\" of 1 to {MAX_TEXT} characters")
+        for ch in text:
+            if not (ch in _TEXT_KEYS or (len(ch) == 1 and ch.isascii() and ch.isalnum())):
+                raise ActionError(f"{where}typetext types letters, digits, space, newline and tab, not {ch!r}")
+        out["text"] = text
     elif t == "scroll":
         if (a["x"] is None) != (a["y"] is None):
             raise ActionError(f"{where}scroll takes both x and y, or neither (then the frame centre)")
@@ -302,6 +338,10 @@ def expand(action: dict) -> list[tuple[int, str, float, float, str]]:
         if "x" in action:
             return [(0, MOVE, action["x"], action["y"], ""), (1, UP, action["x"], action["y"], "")]
         return [(0, UP, float("nan"), float("nan"), "")]
+    if t == "move":
+        return [(0, MOVE, action["x"], action["y"], "")]
+    if t == "drag" and "via" in action:
+        return _path_events(action)
     if t in ("drag", "swipe"):
         x0, y0, x1, y1, n, ms = action["x0"], action["y0"], action["x1"], action["y1"], action["steps"], action["ms"]
         ev = [(0, DOWN, x0, y0, "")]
@@ -312,11 +352,43 @@ def expand(action: dict) -> list[tuple[int, str, float, float, str]]:
         return ev
     if t == "key":
         return [(0, KEY, float("nan"), float("nan"), action["name"])]
+    if t == "typetext":
+        return [(i * TYPE_KEY_MS, KEY, float("nan"), float("nan"), _TEXT_KEYS.get(ch) or ch.lower())
+                for i, ch in enumerate(action["text"])]
     if t == "scroll":
         return [(0, WHEEL, action["x"], action["y"], f"{action['direction']}:{action['amount']}")]
     if t == "wait":
         return [(action["ms"], WAIT, float("nan"), float("nan"), "")]
     raise ActionError(f"expand() takes a single action, not {t!r}")
+
+
+def _path_events(action: dict) -> list[tuple[int, str, float, float, str]]:
+    """A drag through waypoints: press at the start, ``steps`` moves along each segment (each
+    waypoint reached exactly), release at the end; time runs with the distance travelled
+    (a segment of zero length takes none)."""
+    pts = [(action["x0"], action["y0"])] + [tuple(p) for p in action["via"]] + [(action["x1"], action["y1"])]
+    lens = [math.hypot(bx - ax, by - ay) for (ax, ay), (bx, by) in zip(pts, pts[1:])]
+    total, ms, n = sum(lens), action["ms"], action["steps"]
+    ev = [(0, DOWN, pts[0][0], pts[0][1], "")]
+    done, k, moves = 0.0, 0, n * len(lens)
+    for (ax, ay), (bx, by), ln in zip(pts, pts[1:], lens):
+        for i in range(1, n + 1):
+            f = i / n
+            k += 1
+            t = round(ms * (done + ln * f) / total) if total > 0 else round(ms * k / moves)
+            ev.append((t, MOVE, ax + (bx - ax) * f, ay + (by - ay) * f, ""))
+        done += ln
+    ev.append((ms, UP, pts[-1][0], pts[-1][1], ""))
+    return ev
+
+
+def presses(action: dict) -> int:
+    """Pointer presses of a validated action, counted as the paper counts a person's (one per
+    click, drag or swipe; a double click is two clicks)."""
+    t = action["type"]
+    if t == "batch":
+        return sum(presses(a) for a in action["actions"])
+    return 2 if t == "double_click" else 1 if t in ("click", "long_press", "press", "drag", "swipe") else 0
 
 
 def click(x: float, y: float) -> dict:

@@ -168,11 +168,15 @@ class Feedback:
     effects: list[dict] = field(default_factory=list)
     screen: str = ""
     clock: int = 0
+    cut: bool = False            # a deadline (dispatch's ``until``) cut the action short
+    presses: int = -1            # with a deadline: the pointer presses that happened
 
     def __init__(self, effects: list[dict] | None = None, screen: str = "", clock: int = 0):
         self.effects = [] if effects is None else effects      # (quicker than the generated one)
         self.screen = screen
         self.clock = clock
+        self.cut = False
+        self.presses = -1
 
     @property
     def kind(self) -> str:
@@ -406,8 +410,14 @@ class Suite:
         return {"effect": "rejected", "move": o.move, "reason": o.reason, "message": o.message}
 
     # ---- dispatch --------------------------------------------------------------------
-    def dispatch(self, action: Any) -> Feedback:
-        """Validate and run one GUI action (frame px). Raises gui.ActionError if malformed."""
+    def dispatch(self, action: Any, until: int | None = None) -> Feedback:
+        """Validate and run one GUI action (frame px). Raises gui.ActionError if malformed.
+
+        ``until`` is a deadline on the virtual clock (ms): events due at or after it do not
+        happen, the clock stops there, and the Feedback is marked ``cut`` (with the presses
+        that did happen). An action that ends before it runs exactly as without it."""
+        if until is not None:
+            return self._dispatch_until(action, int(until))
         pt = _click_point(action, self.proj.size)      # the commonest action: a well-formed click
         if pt is not None:
             if self.anims:
@@ -430,7 +440,7 @@ class Suite:
         typ = a["type"]
         if typ == "click":                  # the commonest actions: a click, a batch of clicks
             self._click(a["x"], a["y"], effects)
-        elif typ == "drag" or typ == "swipe":
+        elif (typ == "drag" or typ == "swipe") and "via" not in a:
             self._drag(a["x0"], a["y0"], a["x1"], a["y1"], a["steps"], a["ms"], effects)
         elif typ == "batch":
             for sub in a["actions"]:
@@ -498,15 +508,47 @@ class Suite:
         if typ == "click":
             self._click(a["x"], a["y"], effects)
             return
-        if typ == "drag" or typ == "swipe":
+        if (typ == "drag" or typ == "swipe") and "via" not in a:
             self._drag(a["x0"], a["y0"], a["x1"], a["y1"], a["steps"], a["ms"], effects)
             return
+        self._events(a, effects, None)
+
+    def _dispatch_until(self, action: Any, until: int) -> Feedback:
+        a = gui.validate(action, self.proj.size)
+        if self.anims:
+            self.anims = []
+        effects: list[dict] = []
+        runs = [0]                          # presses that happened
+        cut = self._run_until(a, effects, until, runs)
+        fb = Feedback(effects, self.screen_name(), self.clock)
+        fb.cut = cut
+        fb.presses = runs[0]
+        return fb
+
+    def _run_until(self, a: dict, effects: list, until: int, runs: list) -> bool:
+        """_run through the generic event path (identical results), stopping at ``until``."""
+        if a["type"] == "batch":
+            for sub in a["actions"]:
+                if self._run_until(sub, effects, until, runs):
+                    return True
+            return False
+        return self._events(a, effects, until, runs)
+
+    def _events(self, a: dict, effects: list, until: int | None, runs: list | None = None) -> bool:
+        """The timed events of one non-batch action (gui.expand), then the clock runs on to the
+        end of the animations it started. With ``until``: events due at or after it are dropped
+        and the clock stops there (returns True when that cut the action short)."""
         start = self.clock + self.action_gap_ms
         end = start
         from_px = self.proj.from_px
         for (dt, kind, px, py, key) in gui.expand(a):
             t = start + dt
+            if until is not None and t >= until:
+                self.clock = max(self.clock, until)
+                return True
             end = t
+            if kind is _DOWN and runs is not None:
+                runs[0] += 1
             if kind is _WAIT:
                 continue
             if kind is _KEY:
@@ -523,6 +565,10 @@ class Suite:
                 effects.extend(out)
         b = self.busy_until() if self.anims else 0
         self.clock = end if end >= b else b
+        if until is not None and self.clock > until:        # the deadline fell in an animation
+            self.clock = until
+            return True
+        return False
 
     def _key(self, name: str, t: int) -> list[dict]:
         if self.screen["name"] == "level" and not self.complete and t >= self.busy_until():

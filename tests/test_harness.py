@@ -85,7 +85,9 @@ class Spy(BaseAgent):
 
     def act(self, obs):
         self.seen.append(obs)
-        return {"type": "click", "x": 270, "y": 615} if len(self.seen) < 6 else FinalAnswer("done")
+        if obs.frame is None:
+            return {"type": "wait", "ms": 0}
+        return {"type": "click", "x": 270, "y": 615} if len(self.seen) < 7 else FinalAnswer("done")
 
 
 def _reachable(root, limit=20000):
@@ -113,10 +115,13 @@ def test_the_agent_cannot_reach_the_game_state_or_the_evaluator(tmp_path):
             if isinstance(o, type) and issubclass(o, forbidden):
                 pytest.fail(f"agent input reaches the class {o.__name__}")
     obs = [o for o in spy.seen if isinstance(o, Observation)]
+    assert obs[0].frame is None and obs[0].feedback is None and obs[0].time_left == FAST.budget
+    assert obs[1].feedback.status == "wait_completed"
+    obs = obs[1:]
     assert all(not o.frame.flags.writeable and o.frame.base is None or not o.frame.flags.writeable for o in obs)
     # frames are copies: they differ between steps (the agent navigates) and are not shared buffers
     assert len({id(o.frame) for o in obs}) == len(obs)
-    assert obs[0].feedback is None and obs[1].feedback.status == "screen_changed"
+    assert obs[1].feedback.status == "screen_changed"
     assert set(vars(obs[1].feedback)) == {"status", "executed", "message", "frames"}
 
 
@@ -147,11 +152,13 @@ def test_agent_failures_end_the_episode_as_agent_errors(tmp_path):
     assert r.end == "agent_error" and "boom" in r.error
     r = run_objective(Hangs(), "maze_paint", "easy", settings=Settings(action_timeout=0.3), folder=tmp_path / "b")
     assert r.end == "agent_error" and "timeout" in r.error
-    r = run_objective(Garbage(), "maze_paint", "easy", settings=Settings(max_actions=6, action_timeout=None),
-                      folder=tmp_path / "c")
-    assert r.end == "max_actions"
+    r = run_objective(Garbage(), "maze_paint", "easy", folder=tmp_path / "c",
+                      settings=Settings(max_actions=6, action_timeout=None, invalid_action_policy="dispatch_failed"))
+    assert r.end == "invalid_action_limit" and r.actions == 3 and r.outcome.scored
     pub = [e for e in read_events(tmp_path / "c") if e.get("stream") == "public"]
     assert all(e["feedback"]["status"] == "dispatch_failed" and e["feedback"]["message"] for e in pub)
+    res = json.loads((tmp_path / "c" / "result.json").read_text())
+    assert res["rules"]["invalid_action_policy"] == "dispatch_failed" and res["invalid_actions"] == 3
     r = run_objective(Junk(), "maze_paint", "easy", settings=FAST, folder=tmp_path / "d")
     assert r.end == "agent_error" and "garbage" in r.error and r.actions == 2
 

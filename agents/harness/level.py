@@ -12,10 +12,11 @@ from pathlib import Path
 from longpuzzle.agents.base import NO_VISIBLE_EFFECT, AgentError, BaseAgent, FinalAnswer, Observation, action_spec, make_frame
 from longpuzzle.agents.evaluator import Evaluator
 from longpuzzle.agents.harness.agent_call import make_caller
+from longpuzzle.agents.harness.clock import BudgetClock
 from longpuzzle.agents.harness.cycles import CycleDetector
 from longpuzzle.agents.harness.results import EpisodeResult
 from longpuzzle.agents.harness.run import Run
-from longpuzzle.agents.harness.settings import HarnessError, Settings, instruction_for
+from longpuzzle.agents.harness.settings import WATCHDOG, HarnessError, Settings, instruction_for
 from longpuzzle.agents.metrics import BENCHMARK, LevelRun, level_score
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.suite import Suite
@@ -27,7 +28,7 @@ def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: S
     """The original repository's protocol: each level launched directly, per-game limits."""
     if mode not in ("progressive", "all_levels"):
         raise HarnessError("mode must be 'progressive' or 'all_levels'")
-    st = settings or Settings()
+    st = (settings or Settings()).resolved("level")
     obj = catalog().objective(f"{game}/{difficulty}")
     cfg = BENCHMARK["games"][game]
     name = agent_name or getattr(agent, "name", type(agent).__name__)
@@ -47,12 +48,23 @@ def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: S
         runs.append(r)
         if not r["success"]:
             end = r["termination"]
-            if mode == "progressive":
+            if mode == "progressive" or end == "invalidated":    # the watchdog stops the whole run
                 stop = True
     seconds = time.perf_counter() - t_all
-    outcome = ev.outcome(end if not ev.complete else "completed", budget_remaining=False)
+    if end != "invalidated" and ev.complete:
+        end = "completed"
+    outcome = ev.outcome(end, budget_remaining=False)
+    played = [r for r in runs if r["run"]]
+    times = {k: round(sum(r["time"][k] for r in played), 6) for k in ("real", "charged", "agent", "harness",
+                                                                         "simulated", "latency")}
+    times.update(charge_agent_time=st.charge_agent_time, action_latency=st.action_latency,
+                 budget=None, budget_per_level=cfg["timeout_seconds"])
     res = EpisodeResult(obj.id, f"level:{mode}", name, outcome.end, n_actions, seconds, outcome, levels=runs,
-                        folder=str(folder or ""))
+                        folder=str(folder or ""), time=times, presses=sum(r["presses"] for r in played),
+                        invalid=sum(r["invalid_actions"] for r in played),
+                        rules={"invalid_action_policy": st.invalid_action_policy,
+                               "charge_agent_time": st.charge_agent_time, "action_latency": st.action_latency,
+                               "timeout_seconds": cfg["timeout_seconds"], "max_steps": st.max_actions or cfg["max_steps"]})
     if folder:
         out = res.as_dict()
         out["cell_score"] = sum(r["score"] for r in runs) / len(runs)
@@ -62,6 +74,10 @@ def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: S
 
 
 def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, name) -> dict:
+    """One level: play time is the budget clock (clock.py) with the per-game timeout as its
+    budget, checked before each step as the original does (an action is not cut short); by
+    default the agent's time is not charged (the original pauses the game while the model
+    predicts)."""
     suite = Suite(lid, style=st.style, scale=st.scale, direct=True)
     puzzle = suite.puzzle
     max_steps = st.max_actions or cfg["max_steps"]
@@ -70,6 +86,8 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
     run = Run(suite, ev, st, folder, {"protocol": "level", "level": lid, "agent": name, "instruction": text})
     ev.observe(suite, [])
     caller = make_caller(agent, st.action_timeout)
+    clock = BudgetClock(timeout_s, st.charge_agent_time, st.action_latency)
+    a_timeout = st.action_timeout or None
     det = CycleDetector()
     invalid_run = invalid_total = repeated = noop = 0
     termination, err = "", ""
@@ -77,31 +95,48 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
     prev_action = None
     try:
         caller.reset(text, action_spec(*suite.frame_size))
+        clock.start()
         while True:
             if suite.session.solved:
                 termination = "success"
                 break
-            if suite.clock / 1000.0 >= timeout_s:
+            if clock.expired():
                 termination = "timeout"
                 break
             if run.step >= max_steps:
                 termination = "max_steps"
                 break
             obs = Observation(make_frame(run.last_frame), fb, run.step, None)
+            timeout, by_budget = clock.agent_timeout(a_timeout)
             t_a = time.perf_counter()
-            action = caller.act(obs)
+            try:
+                action = caller.act(obs, timeout)
+            except AgentError as e:
+                if e.kind == "timeout" and by_budget:
+                    termination = "timeout"
+                    break
+                raise
             t_agent = time.perf_counter() - t_a
+            clock.agent_call(t_agent)
+            if clock.expired():                     # returned after the deadline: not executed
+                termination = "timeout"
+                break
             if isinstance(action, FinalAnswer):
                 termination = "agent_terminated"
                 break
+            c0 = suite.clock
             fb, rec, frames, a = run.do(action, t_agent)
             if not fb.executed:
                 invalid_run += 1
                 invalid_total += 1
+                if st.invalid_action_policy == WATCHDOG:
+                    termination, err = "invalidated", f"watchdog: {fb.message}"
+                    break
                 if invalid_run >= BENCHMARK["harness"]["invalid_action_limit"]:
                     termination = "invalid_action_limit"
                     break
                 continue
+            clock.action(suite.clock - c0)
             invalid_run = 0
             if fb.status == NO_VISIBLE_EFFECT:
                 noop += 1
@@ -125,15 +160,19 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
         termination, err = "infrastructure_error", f"{type(e).__name__}: {e}"
     finally:
         caller.close()
+        clock.stop()
     s = suite.session
     success = termination == "success"
     game_invalid = s.counters.rejected + s.counters.noop_moves     # e.g. Maze Paint's wall bumps
-    lr = LevelRun(puzzle.id, success, s.progress, steps=run.step, elapsed=suite.clock / 1000.0,
+    elapsed = clock.charged()
+    lr = LevelRun(puzzle.id, success, s.progress, steps=run.step, elapsed=elapsed,
                   termination=termination, invalid=invalid_total + game_invalid, repeated=repeated, noop=noop,
                   max_steps=max_steps, optimal_moves=s.level.data.get("optimal_moves"), moves=s.counters.moves)
     score = level_score(lr)
     out = {"level": lid, "run": True, "success": success, "termination": termination, "steps": run.step,
-           "elapsed": suite.clock / 1000.0, "progress": s.progress, "score": round(score, 4), "error": err}
+           "elapsed": round(elapsed, 6), "time": clock.parts(), "presses": run.presses,
+           "moves": s.counters.moves, "moves_before_win": s.counters.moves - 1 if success and s.counters.moves else None,
+           "invalid_actions": invalid_total, "progress": s.progress, "score": round(score, 4), "error": err}
     run.traj.write({"type": "end", "end": termination, "error": err, "result": out})
     run.traj.result(out)
     run.traj.close()

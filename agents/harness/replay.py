@@ -131,6 +131,8 @@ def _replay(ev_lines, head, hf, store) -> ReplayReport:
     run.last_frame = f0
     run.fb_tracker = FeedbackTracker(head["frame"])
     run.step = 0
+    run.need_wait = bool(head.get("first_wait", False))
+    run.level_presses = {}
     ev.observe(suite, [])
     steps = 0
     pending_private = None
@@ -139,7 +141,7 @@ def _replay(ev_lines, head, hf, store) -> ReplayReport:
     for pos, rec in enumerate(ev_lines[1:], 1):
         if rec.get("stream") == "public" and "action" in rec:
             run.traj.recent = []
-            fb, prv, frames, _ = run.do(rec["action"], 0.0)
+            fb, prv, frames, _ = run.do(rec["action"], 0.0, rec.get("cut_at"))
             steps += 1
             hashes = run.traj.recent
             if hashes != rec["frames"]:

@@ -18,13 +18,19 @@ class EpisodeResult:
     levels: list[dict] = field(default_factory=list)   # level protocol: per-level runs + scores
     error: str = ""
     folder: str = ""
+    time: dict = field(default_factory=dict)    # clock.BudgetClock.parts(): real and charged apart
+    presses: int = 0                             # pointer presses (one per click, drag or swipe)
+    invalid: int = 0                             # refused actions
+    rules: dict = field(default_factory=dict)    # the protocol rules the run used
 
     def as_dict(self) -> dict:
         o = self.outcome
         return {
             "objective": self.objective, "protocol": self.protocol, "agent": self.agent, "end": self.end,
             "scored": o.scored,
-            "actions": self.actions, "seconds": round(self.seconds, 3), "error": self.error,
+            "actions": self.actions, "seconds": round(self.seconds, 3),
+            "charged_seconds": self.time.get("charged"), "time": self.time, "presses": self.presses,
+            "invalid_actions": self.invalid, "rules": self.rules, "error": self.error,
             "success": o.success, "solved": o.solved_count, "target_levels": len(o.levels),
             "levels_outcome": [{"reached": l.reached, "won": l.won, "max_P": l.max_progress} for l in o.levels],
             "mismatch": o.mismatch, "budget_remaining": o.budget_remaining, "levels": self.levels,

@@ -1,5 +1,7 @@
 """One episode's machinery: the suite, its renderer, the private evaluator, the trajectory
-and the public feedback; ``do`` validates, dispatches and records one action."""
+and the public feedback. ``check`` validates one action (the schema, and in the objective
+protocol the rule that the first action is a wait), ``dispatch`` runs and records a checked
+one, ``refuse`` records a refused one; ``do`` is the three together."""
 
 from __future__ import annotations
 
@@ -18,11 +20,18 @@ from longpuzzle.engine import gui
 from longpuzzle.engine.suite import Suite
 from longpuzzle.render.frame import renderer
 
+FIRST_WAIT_MESSAGE = ("the first action must be a wait (e.g. {\"type\": \"wait\", \"ms\": 0}): it returns the "
+                      "first screenshot and starts the clock")
+
 
 class Run:
     """Shared machinery of one episode: suite, renderer, evaluator, trajectory, feedback."""
 
-    def __init__(self, suite: Suite, evaluator: Evaluator, settings: Settings, folder, header: dict):
+    need_wait = False          # objective protocol: no action but a wait until the first wait
+    presses = 0                # pointer presses dispatched (one per click, drag or swipe)
+
+    def __init__(self, suite: Suite, evaluator: Evaluator, settings: Settings, folder, header: dict,
+                 first_wait: bool = False):
         self.suite = suite
         self.ev = evaluator
         self.st = settings
@@ -32,8 +41,13 @@ class Run:
         self.last_frame = frame
         h0 = self.traj.frame(frame)
         self.fb_tracker = FeedbackTracker(h0)
-        self.traj.write({"type": "header", "format": EVENTS_FORMAT, **header, "settings": settings.as_dict(),
-                         "start": suite.snapshot(), "frame_hash": self.traj.frame_hash, "frame": h0})
+        self.need_wait = bool(first_wait)
+        self.presses = 0
+        self.level_presses: dict[str, int] = {}
+        extra = {"first_wait": True} if first_wait else {}
+        self.traj.write({"type": "header", "format": EVENTS_FORMAT, **header, **extra,
+                         "settings": settings.as_dict(), "start": suite.snapshot(),
+                         "frame_hash": self.traj.frame_hash, "frame": h0})
         self.step = 0
 
     def frames_of_action(self) -> list[np.ndarray]:
@@ -48,30 +62,64 @@ class Run:
         out.append(self.rend.render(self.suite))
         return out
 
-    def do(self, raw_action: Any, t_agent: float) -> tuple[Feedback, dict, list[np.ndarray], dict | None]:
-        """Validate and dispatch one action; record public and private streams."""
-        self.step += 1
-        t0 = time.perf_counter()
+    def check(self, raw_action: Any) -> tuple[dict | None, str]:
+        """(the validated action, "") or (None, why it is refused)."""
         try:
             a = gui.validate(raw_action, self.suite.frame_size)
         except gui.ActionError as e:
-            fb = Feedback(DISPATCH_FAILED, False, str(e), 0)
-            self.traj.write({"stream": "public", "step": self.step, "action": jsonable_action(raw_action),
-                             "t_agent": round(t_agent, 6), "feedback": fb.__dict__, "frames": []})
-            rec = self.ev.observe(self.suite, [])
-            rec["invalid_action"] = True
-            self.traj.write({"stream": "private", "step": self.step, "record": rec})
-            return fb, rec, [], None
-        res = self.suite.dispatch(a)
+            return None, str(e)
+        if self.need_wait and a["type"] != "wait":
+            return None, FIRST_WAIT_MESSAGE
+        return a, ""
+
+    def refuse(self, raw_action: Any, message: str, t_agent: float) -> tuple[Feedback, dict]:
+        """Record a refused action (not dispatched): feedback dispatch_failed with the reason."""
+        self.step += 1
+        fb = Feedback(DISPATCH_FAILED, False, message, 0)
+        self.traj.write({"stream": "public", "step": self.step, "action": jsonable_action(raw_action),
+                         "t_agent": round(t_agent, 6), "feedback": fb.__dict__, "frames": []})
+        rec = self.ev.observe(self.suite, [])
+        rec["invalid_action"] = True
+        self.traj.write({"stream": "private", "step": self.step, "record": rec})
+        return fb, rec
+
+    def dispatch(self, a: dict, t_agent: float, until: int | None = None
+                 ) -> tuple[Feedback, dict, list[np.ndarray], dict]:
+        """Dispatch a checked action (events due at or after ``until`` on the virtual clock,
+        the deadline, do not happen); record the public and private streams."""
+        self.step += 1
+        self.need_wait = False
+        t0 = time.perf_counter()
+        suite = self.suite
+        c0 = suite.clock
+        lvl = suite.level.id if suite.session is not None and suite.screen.get("name") == "level" else None
+        res = suite.dispatch(a, until)
+        n_press = res.presses if res.cut else gui.presses(a)
+        self.presses += n_press
+        if lvl is not None and n_press:
+            self.level_presses[lvl] = self.level_presses.get(lvl, 0) + n_press
         frames = self.frames_of_action()
         hashes = [self.traj.frame(f) for f in frames]
         status = self.fb_tracker.status(a, hashes[-1])
         fb = Feedback(status, True, "", len(frames))
         self.last_frame = frames[-1]
         t_disp = time.perf_counter() - t0
-        self.traj.write({"stream": "public", "step": self.step, "action": a, "t_agent": round(t_agent, 6),
-                         "t_dispatch": round(t_disp, 6), "feedback": fb.__dict__, "frames": hashes})
-        rec = self.ev.observe(self.suite, res.effects)
+        pub = {"stream": "public", "step": self.step, "action": a, "t_agent": round(t_agent, 6),
+               "t_dispatch": round(t_disp, 6), "sim_ms": suite.clock - c0, "presses": n_press,
+               "feedback": fb.__dict__, "frames": hashes}
+        if res.cut:
+            pub["cut_at"] = until          # the deadline fell inside this action
+        self.traj.write(pub)
+        rec = self.ev.observe(suite, res.effects)
         rec["effects"] = res.effects
-        self.traj.write({"stream": "private", "step": self.step, "record": rec, "snapshot": self.suite.snapshot()})
+        self.traj.write({"stream": "private", "step": self.step, "record": rec, "snapshot": suite.snapshot()})
         return fb, rec, frames, a
+
+    def do(self, raw_action: Any, t_agent: float, until: int | None = None
+           ) -> tuple[Feedback, dict, list[np.ndarray], dict | None]:
+        """Check, then dispatch or refuse one action."""
+        a, why = self.check(raw_action)
+        if a is None:
+            fb, rec = self.refuse(raw_action, why, t_agent)
+            return fb, rec, [], None
+        return self.dispatch(a, t_agent, until)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from longpuzzle.agents.evaluator import CERTIFY_BUDGET
@@ -10,10 +11,25 @@ from longpuzzle.engine.registry import get_puzzle
 
 DEFAULT_BUDGET = 3600.0
 DEFAULT_ACTION_TIMEOUT = 120.0
+# what a refused (malformed) action does to an episode
+WATCHDOG = "watchdog"                 # the paper's: the run stops and is invalidated (unscored)
+DISPATCH_FAILED = "dispatch_failed"   # the original repository's: refused with feedback
+                                      # dispatch_failed; 3 in a row end the level / episode
+INVALID_ACTION_POLICIES = (WATCHDOG, DISPATCH_FAILED)
+# each protocol's own rules where a setting is left at None
+PROTOCOL_DEFAULTS = {
+    "objective": {"invalid_action_policy": WATCHDOG, "charge_agent_time": True},
+    "level": {"invalid_action_policy": DISPATCH_FAILED, "charge_agent_time": False},
+}
+# the original harness's synchronisation after each dispatched action (HARNESS.md section 4):
+# a 0.05 s step wait, then polling every 0.05 s for up to 0.75 s until the frame changes, then
+# up to 0.35 s for a stable frame - between 0.05 s and 1.15 s per action
+ORIGINAL_SYNC_SECONDS = (0.05, 0.75, 0.35)
 
 
 def instruction_for(game: str, difficulty: str) -> str:
-    return f"Complete all levels of {get_puzzle(game).title} at {difficulty} difficulty."
+    """The paper's instruction (PAPERS.md section 1, Protocol)."""
+    return f"Complete all levels of {get_puzzle(game).title} at {difficulty} difficulty in the Game Suite"
 
 
 class HarnessError(LongPuzzleError):
@@ -25,11 +41,34 @@ class Settings:
     style: str = "2d"
     scale: float = 1.0
     frames_per_move: int = 0
-    budget: float | None = DEFAULT_BUDGET       # wall-clock seconds (objective protocol)
+    budget: float | None = DEFAULT_BUDGET       # charged seconds per objective episode (see clock.py)
     max_actions: int | None = None
-    action_timeout: float | None = DEFAULT_ACTION_TIMEOUT
+    action_timeout: float | None = DEFAULT_ACTION_TIMEOUT   # seconds per agent call (None or 0: none)
     certify_budget: int = CERTIFY_BUDGET
     save_frames: bool = True
+    # True: the agent's own time counts toward the budget (the paper: model time included);
+    # False: the clock pauses while the agent thinks (the original level protocol pauses the
+    # game). None: the protocol's rule (objective True, level False)
+    charge_agent_time: bool | None = None
+    # seconds charged per executed action for the browser's synchronisation (0: none; the
+    # original harness spends 0.05 s to 1.15 s, see ORIGINAL_SYNC_SECONDS)
+    action_latency: float = 0.0
+    # "watchdog" | "dispatch_failed" (see above); None: the protocol's rule (objective
+    # watchdog, level dispatch_failed)
+    invalid_action_policy: str | None = None
+
+    def __post_init__(self):
+        if self.invalid_action_policy not in (None, *INVALID_ACTION_POLICIES):
+            raise HarnessError(f"invalid_action_policy must be one of {', '.join(INVALID_ACTION_POLICIES)}, "
+                               f"not {self.invalid_action_policy!r}")
+        lat = self.action_latency
+        if isinstance(lat, bool) or not isinstance(lat, (int, float)) or not 0 <= lat < 3600:
+            raise HarnessError(f"action_latency must be a number of seconds >= 0, not {lat!r}")
+
+    def resolved(self, protocol: str) -> "Settings":
+        """A copy with every protocol-dependent setting left at None filled in."""
+        d = PROTOCOL_DEFAULTS[protocol]
+        return dataclasses.replace(self, **{k: v for k, v in d.items() if getattr(self, k) is None})
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)

@@ -1,0 +1,221 @@
+"""The paper's protocol details: the instruction, the first wait, the invalid-action policies,
+the budget clock (real + simulated + latency) and the deadline enforced while the agent thinks."""
+
+import json
+import random
+import time
+
+import pytest
+
+from longpuzzle.agents.base import BaseAgent, FinalAnswer
+from longpuzzle.agents.builtin import SolverAgent
+from longpuzzle.agents.harness import HarnessError, Settings, instruction_for, read_events, replay_episode, run_level_chain, run_objective
+from longpuzzle.engine import gui
+from longpuzzle.engine.suite import Suite
+
+
+def test_the_instruction_is_the_papers():
+    assert instruction_for("nut_and_bolt", "hard") == \
+        "Complete all levels of Nut and Bolt at hard difficulty in the Game Suite"
+
+
+class Script(BaseAgent):
+    """Plays a fixed list of actions (then a final answer), recording what it saw."""
+    def __init__(self, actions):
+        self.actions = list(actions)
+        self.seen = []
+
+    def act(self, obs):
+        self.seen.append(obs)
+        return self.actions.pop(0) if self.actions else FinalAnswer("done")
+
+
+CLICK_BOLT = {"type": "click", "x": 270, "y": 297}       # the home screen's first card
+
+
+def test_the_first_action_must_be_a_wait(tmp_path):
+    # the paper's watchdog: a click before any frame invalidates the run (unscored)
+    r = run_objective(Script([CLICK_BOLT]), "bolt_unscrew", "easy", folder=tmp_path / "w")
+    assert r.end == "invalidated" and not r.outcome.scored and r.actions == 1 and "first action" in r.error
+    res = json.loads((tmp_path / "w" / "result.json").read_text())
+    assert res["rules"]["invalid_action_policy"] == "watchdog" and res["scored"] is False
+    assert res["time"]["real"] == 0.0              # the clock never started
+    # the original's policy: refused with a message, the agent still has no frame; a wait then
+    # returns the first screenshot and the click works
+    a = Script([CLICK_BOLT, {"type": "wait"}, CLICK_BOLT])
+    r = run_objective(a, "bolt_unscrew", "easy", settings=Settings(invalid_action_policy="dispatch_failed"),
+                      folder=tmp_path / "d")
+    s0, s1, s2, s3 = a.seen
+    assert s0.frame is None and s0.feedback is None
+    assert s1.frame is None and s1.feedback.status == "dispatch_failed" and "wait" in s1.feedback.message
+    assert s2.frame is not None and s2.feedback.status == "wait_completed"
+    assert s3.feedback.status == "screen_changed"
+    assert r.end == "final_answer" and r.invalid == 1
+    assert replay_episode(tmp_path / "d").ok
+    # three refusals in a row end the episode under dispatch_failed
+    r = run_objective(Script([CLICK_BOLT] * 3), "bolt_unscrew", "easy",
+                      settings=Settings(invalid_action_policy="dispatch_failed"))
+    assert r.end == "invalid_action_limit" and r.outcome.scored
+    with pytest.raises(HarnessError):
+        Settings(invalid_action_policy="ignore")
+
+
+def test_the_level_protocol_can_use_the_watchdog():
+    r = run_level_chain(Script([{"type": "teleport"}]), "truck_escape", "default",
+                        settings=Settings(invalid_action_policy="watchdog"), mode="all_levels")
+    assert r.end == "invalidated" and not r.outcome.scored
+    assert r.levels[0]["termination"] == "invalidated" and not any(l["run"] for l in r.levels[1:])
+    r = run_level_chain(Script([{"type": "teleport"}] * 3), "truck_escape", "default")
+    assert r.levels[0]["termination"] == "invalid_action_limit" and r.outcome.scored
+
+
+def test_a_long_wait_uses_the_budget_and_charged_time_is_the_sum_of_its_parts(tmp_path):
+    a = Script([{"type": "wait", "ms": 0}, {"type": "wait", "ms": 600_000}, {"type": "wait", "ms": 5}])
+    st = Settings(action_latency=0.35)
+    r = run_objective(a, "maze_paint", "easy", settings=st, folder=tmp_path)
+    left_after = a.seen[2].time_left
+    assert 3600 - 600 - 0.25 - 2 * 0.35 - 1.0 < left_after <= 3600 - 600 - 0.25 - 2 * 0.35
+    t = r.time
+    assert t["charged"] == pytest.approx(t["agent"] + t["harness"] + t["simulated"] + t["latency"], abs=1e-5)
+    assert t["real"] == pytest.approx(t["agent"] + t["harness"], abs=1e-5)
+    # the parts, independently: simulated = the suite's virtual clock over the episode,
+    # latency = one per executed action
+    ev = read_events(tmp_path)
+    c0 = Suite.restore(ev[0]["start"]).clock
+    c1 = Suite.restore([e for e in ev if "snapshot" in e][-1]["snapshot"]).clock
+    assert t["simulated"] == pytest.approx((c1 - c0) / 1000) and t["simulated"] >= 600.005
+    assert t["latency"] == pytest.approx(3 * 0.35)
+    assert 0 < t["real"] < 60 and t["charged"] > 601
+    # the agent's time not charged: the real part is the harness's alone
+    r = run_objective(Script([{"type": "wait"}]), "maze_paint", "easy",
+                      settings=Settings(charge_agent_time=False))
+    t = r.time
+    assert t["charged"] == pytest.approx(t["harness"] + t["simulated"] + t["latency"], abs=1e-5)
+    assert r.rules["charge_agent_time"] is False
+
+
+def test_a_wait_past_the_deadline_ends_the_episode_at_the_deadline(tmp_path):
+    r = run_objective(Script([{"type": "wait"}, {"type": "wait", "ms": 600_000}]), "maze_paint", "easy",
+                      settings=Settings(budget=30), folder=tmp_path)
+    assert r.end == "budget" and r.actions == 2 and not r.outcome.budget_remaining
+    assert 30 <= r.time["charged"] < 31 and r.time["simulated"] < 30.01      # cut at the deadline
+    cut = [e for e in read_events(tmp_path) if e.get("stream") == "public" and "cut_at" in e]
+    assert len(cut) == 1 and cut[0]["step"] == 2
+    assert replay_episode(tmp_path).ok
+
+
+def test_events_after_the_deadline_do_not_happen(tmp_path):
+    def run(margin_ms, folder):
+        class Batch(BaseAgent):
+            def act(self, obs):
+                if obs.frame is None:
+                    return {"type": "wait", "ms": 0}
+                if obs.step == 1:
+                    return {"type": "batch", "actions": [
+                        {"type": "wait", "ms": int(obs.time_left * 1000) - margin_ms}, CLICK_BOLT]}
+                return FinalAnswer("done")
+        return run_objective(Batch(), "bolt_unscrew", "easy", settings=Settings(budget=20), folder=folder)
+
+    made = run(3000, tmp_path / "a")          # the click lands 3 s before the deadline
+    late = run(100, tmp_path / "b")           # it would land after it
+    screens = [[e["record"]["screen"] for e in read_events(f) if e.get("stream") == "private"]
+               for f in (tmp_path / "a", tmp_path / "b")]
+    assert screens[0][-1] == "difficulty:bolt_unscrew" and made.presses == 1
+    assert screens[1][-1] == "home" and late.presses == 0 and late.end == "budget"
+    assert replay_episode(tmp_path / "b").ok
+
+
+class LateWinner(SolverAgent):
+    """The solver, but it burns the budget with a wait just before the move that wins level 1
+    and then thinks for `think` seconds before sending that move."""
+    def __init__(self, think):
+        super().__init__()
+        self.think, self.held, self.waited = think, None, False
+
+    def act(self, obs):
+        if self.held is not None:
+            if not self.waited:
+                self.waited = True
+                return {"type": "wait", "ms": int((obs.time_left - 1.0) * 1000)}    # 1 s left
+            time.sleep(self.think)
+            a, self.held = self.held, None
+            return a
+        a = super().act(obs)
+        if self.model.complete and self.model.level.id == self.targets[0] and not self.waited:
+            self.held = a
+            return self.act(obs)
+        return a
+
+
+def test_an_action_returned_after_the_deadline_is_not_executed():
+    r = run_objective(LateWinner(1.2), "nut_and_bolt", "easy", settings=Settings(budget=600))
+    assert r.end == "budget" and r.outcome.solved_count == 0 and not r.outcome.levels[0].won
+    assert r.time["charged"] >= 600
+    # when the agent's time is not charged, the same move is executed and wins the level
+    r = run_objective(LateWinner(1.2), "nut_and_bolt", "easy",
+                      settings=Settings(budget=600, charge_agent_time=False))
+    assert r.outcome.levels[0].won and r.time["agent"] >= 1.2
+
+
+def test_the_deadline_path_runs_actions_exactly_as_the_fast_path():
+    """suite.dispatch(a, until) with a deadline far away == suite.dispatch(a)."""
+    rng = random.Random(5)
+    for lid in ("bolt_unscrew/easy/2", "rush_hour/easy/1", "nut_and_bolt/easy/1", "truck_escape/default/1",
+                "maze_paint/easy/1", "color_connect/easy/1"):
+        a, b = Suite(lid), Suite(lid)
+        w, h = a.frame_size
+        for i in range(60):
+            p = lambda: [rng.randrange(w), rng.randrange(h)]
+            k = rng.random()
+            if k < 0.4:
+                act = {"type": "click", "x": p()[0], "y": p()[1]}
+            elif k < 0.6:
+                (x0, y0), (x1, y1) = p(), p()
+                act = {"type": "drag", "x0": x0, "y0": y0, "x1": x1, "y1": y1, "steps": 5, "ms": 300}
+            elif k < 0.7:
+                act = {"type": "swipe", "direction": rng.choice(gui.DIRECTIONS)}
+            elif k < 0.8:
+                act = {"type": "batch", "actions": [{"type": "click", "x": p()[0], "y": p()[1]} for _ in range(3)]}
+            elif k < 0.9:
+                (x0, y0), (x1, y1) = p(), p()
+                act = {"type": "drag", "x0": x0, "y0": y0, "via": [p(), p()], "x1": x1, "y1": y1}
+            else:
+                act = rng.choice([{"type": "key", "name": "ArrowLeft"}, {"type": "long_press", "x": 270, "y": 480},
+                                  {"type": "wait", "ms": 300}, {"type": "typetext", "text": "ab 1"}])
+            fa, fb = a.dispatch(act), b.dispatch(act, until=b.clock + 10**9)
+            assert fa.effects == fb.effects and not fb.cut, (lid, i, act)
+            assert a.snapshot() == b.snapshot(), (lid, i, act)
+            if a.screen["name"] != "level" or a.complete:
+                a, b = Suite(lid), Suite(lid)
+
+
+def test_the_papers_action_names_and_pointer_paths():
+    size = (540, 960)
+    assert gui.validate({"type": "doubleclick", "x": 5, "y": 6}, size) == {"type": "double_click", "x": 5, "y": 6}
+    t = gui.validate({"type": "typetext", "text": "Go 2\n"}, size)
+    assert [(dt, k) for dt, _, _, _, k in gui.expand(t)] == [(0, "g"), (30, "o"), (60, "Space"), (90, "2"),
+                                                               (120, "Enter")]
+    for bad in ({"type": "typetext", "text": ""}, {"type": "typetext", "text": "x" * (gui.MAX_TEXT + 1)},
+                {"type": "typetext", "text": "a;b"}, {"type": "typetext", "text": 5}):
+        with pytest.raises(gui.ActionError):
+            gui.validate(bad, size)
+    # a drag through waypoints: each corner reached exactly, time at constant speed
+    d = gui.validate({"type": "drag", "x0": 0, "y0": 0, "via": [[30, 0]], "x1": 30, "y1": 10, "steps": 2,
+                      "ms": 400}, size)
+    ev = gui.expand(d)
+    assert [e[1] for e in ev] == ["down", "move", "move", "move", "move", "up"]
+    assert [(e[0], e[2], e[3]) for e in ev[1:5]] == [(150, 15, 0), (300, 30, 0), (350, 30, 5), (400, 30, 10)]
+    assert gui.presses(d) == 1 and gui.presses({"type": "batch", "actions": [d, {"type": "double_click"}]}) == 3
+    for bad in ({"via": [[1, 2, 3]]}, {"via": [[600, 2]]}, {"via": [[1, 1]] * (gui.MAX_VIA + 1)}, {"via": "x"}):
+        with pytest.raises(gui.ActionError):
+            gui.validate({"type": "drag", "x0": 0, "y0": 0, "x1": 3, "y1": 3, **bad}, size)
+    # press, moves, release == the same path as one drag
+    s1, s2 = Suite("color_connect/easy/1"), Suite("color_connect/easy/1")
+    u = s1.game_ui()
+    (r0, c0), (r1, c1) = divmod(u.endpoints[0][0], u.cols), divmod(u.endpoints[0][1], u.cols)
+    p = [list(map(round, s1.proj.to_px(*u.cell_center(r, c)))) for r, c in ((r0, c0), (r0, c1), (r1, c1))]
+    s1.dispatch({"type": "batch", "actions": [{"type": "press", "x": p[0][0], "y": p[0][1]},
+                                              {"type": "move", "x": p[1][0], "y": p[1][1]},
+                                              {"type": "release", "x": p[2][0], "y": p[2][1]}]})
+    s2.dispatch({"type": "drag", "x0": p[0][0], "y0": p[0][1], "via": [p[1]], "x1": p[2][0], "y1": p[2][1]})
+    assert s1.session.moves == s2.session.moves and len(s1.session.moves) >= 2
