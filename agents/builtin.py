@@ -72,11 +72,13 @@ class _ModelAgent(BaseAgent):
         titles = {p.title: p.id for p in puzzles()}
         self.game, self.difficulty = titles[m.group("title")], m.group("diff")
         self.targets = catalog().objective(f"{self.game}/{self.difficulty}").level_ids
-        scale = action_spec["frame"][0] / DESIGN_W
+        # the frame it is given fixes the geometry: the game fitted into it (a frame of the
+        # game's own shape is the game at that scale; any other is a letterboxed page)
+        page = tuple(int(v) for v in action_spec["frame"])
         if m.group("n"):
-            self.model = Suite(self.targets[int(m.group("n")) - 1], style=self.style, scale=scale, direct=True)
+            self.model = Suite(self.targets[int(m.group("n")) - 1], style=self.style, direct=True, viewport=page)
         else:
-            self.model = Suite("home", style=self.style, scale=scale)
+            self.model = Suite("home", style=self.style, viewport=page)
         self.plan: list[int] = []
 
     def _click_widget(self, wid: str) -> dict:

@@ -54,6 +54,9 @@ def _clean(v):
 @click.option("--action-latency", type=float, default=0.0, show_default=True,
               help="Seconds charged per executed action for browser synchronisation (the original harness "
               "spends 0.05 s to 1.15 s).")
+@click.option("--viewport", default=None, metavar="WxH",
+              help="Draw the suite letterboxed into a W x H page (the paper's agents saw 1280x900); "
+              "coordinates are page pixels. Default: the game's own frame (540 x 960 times --scale).")
 @click.option("--style", type=click.Choice(["2d", "3d"]), default="2d", show_default=True)
 @click.option("--scale", default=1.0, show_default=True)
 @click.option("--frames-per-move", default=0, show_default=True, help="Intermediate animation frames kept per move.")
@@ -65,7 +68,7 @@ def _clean(v):
               help="Output folder [default: results/eval-<time>].")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
 def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout,
-             invalid_action_policy, charge_agent_time, action_latency, style,
+             invalid_action_policy, charge_agent_time, action_latency, viewport, style,
              scale, frames_per_move, no_frames, certify_budget, seed, out_dir, as_json):
     """Run an agent on objectives and measure it as LongPuzzleBench does.
 
@@ -73,6 +76,7 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
     from longpuzzle.agents.builtin import load_agent
     from longpuzzle.agents.harness import Settings, run_level_chain, run_objective
     from longpuzzle.agents.metrics import aggregate
+    from longpuzzle.engine.geometry import parse_viewport
 
     objs = _objectives(objective, all_)
     for o in objs:
@@ -84,7 +88,8 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
     st = Settings(style=style, scale=scale, frames_per_move=frames_per_move, budget=budget,
                   max_actions=max_actions, action_timeout=action_timeout, save_frames=not no_frames,
                   certify_budget=certify_budget, invalid_action_policy=invalid_action_policy,
-                  charge_agent_time=charge_agent_time, action_latency=action_latency)
+                  charge_agent_time=charge_agent_time, action_latency=action_latency,
+                  viewport=None if viewport is None else parse_viewport(viewport))
     plan = [(o, e) for o in objs for e in range(episodes)]
     results = []
     bar = _progress(len(plan), as_json)
@@ -123,6 +128,10 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
         click.echo(f"{o['objective']:<24} {o['episodes']:>3} " + " ".join(
             f"{_f(o[k]):>6}" for k in ("OSR", "LC", "FGP", "LPR")) + f" {_f(o['PER']):>5} {_f(o['SMR']):>5}")
     m = summary["metrics"]
+    if len(m.get("games") or {}) > 1:
+        for g in m["games"].values():
+            click.echo(f"{'game ' + g['game']:<24} {g['episodes']:>3} " + " ".join(
+                f"{_f(g[k]):>6}" for k in ("OSR", "LC", "FGP", "LPR")) + f" {_f(g['PER']):>5} {_f(g['SMR']):>5}")
     click.echo("overall: " + "  ".join(f"{k} {_f(m[k])}" for k in ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard",
                                                                     "PER", "SMR", "score")))
     click.echo(f"results in {out}")

@@ -16,8 +16,11 @@ Paper metrics (LongPuzzleBench; ../shared/reference/PAPERS.md), all in percent e
     SMR      setting mismatch rate: episodes in which gameplay of another game or
              difficulty than the requested one was seen
 
-Each is computed per episode (or pooled, for LPR), averaged over an objective's episodes,
-then equally over the objectives of a game, then equally over games.
+Pooling (PAPERS.md section 1): the completion metrics (OSR, LC, FGP, LC_hard, and LPR) are
+computed per objective and averaged equally over a game's objectives, then equally over the
+games. PER and SMR instead POOL episodes within each displayed scope: an objective's row, a
+game's row (``games``) and the overall figure are each the share of that scope's scored
+episodes, so an objective run with more episodes weighs more.
 
 Only scored episodes count. An episode stopped by an infrastructure failure (``end`` in
 UNSCORED_ENDS: a provider, tool server or environment failure, or a run invalidated by the
@@ -157,12 +160,30 @@ def aggregate(episodes: Sequence[EpisodeOutcome]) -> dict:
 
     def hard(o):
         return o["game"] in EASIEST and o["difficulty"] != EASIEST[o["game"]]
-    out = {k: _game_then_overall(per_obj, k) for k in ("OSR", "LC", "FGP", "LPR", "PER", "SMR")}
+    scored = [e for v in by_obj.values() for e in v]
+    out = {k: _game_then_overall(per_obj, k) for k in ("OSR", "LC", "FGP", "LPR")}
+    out.update(_pooled(scored))
     out["LC_hard"] = _game_then_overall(per_obj, "LC", hard)
     out["H50"] = horizon50(per_obj)
     out["unscored"] = unscored
+    games: dict[str, dict] = {}
+    for g in dict.fromkeys(o["game"] for o in per_obj):
+        objs = [o for o in per_obj if o["game"] == g]
+        row = {"game": g, "objectives": len(objs), "episodes": sum(o["episodes"] for o in objs)}
+        row.update({k: _mean(o[k] for o in objs) for k in ("OSR", "LC", "FGP", "LPR")})
+        row.update(_pooled([e for e in scored if e.game == g]))
+        games[g] = row
+    out["games"] = games
     out["objectives"] = per_obj
     return out
+
+
+def _pooled(episodes: Sequence[EpisodeOutcome]) -> dict:
+    """PER and SMR pooled over the episodes of one scope."""
+    if not episodes:
+        return {"PER": math.nan, "SMR": math.nan}
+    return {"PER": 100.0 * sum(e.premature_exit for e in episodes) / len(episodes),
+            "SMR": 100.0 * sum(e.mismatch for e in episodes) / len(episodes)}
 
 
 # ---- the original repository's per-level composite score (v1.3) ----------------------

@@ -12,6 +12,12 @@ pixels of an output frame and back:
                  drawn as extruded prisms. On the plane (z = 0) the map is a homography and
                  ``from_px`` is its exact inverse.
 
+A projection may also place the frame letterboxed in a larger PAGE (``viewport=(W, H)``, as
+the paper's agents saw the portrait game inside a 1280 x 900 browser viewport): the game is
+scaled to fit (scale = min(W / 540, H / 960)) and centred, output px are page px, and the
+bars are outside the game (nothing there to hit). ``to_px`` / ``from_px`` include that
+offset, so drawing and hit-testing go through the same letterbox.
+
 Widgets (:class:`Widget`) are the things a pointer can hit: a shape in design px (``Rect``
 or ``Circle``), an id such as ``"restart"`` or ``"bolt:3"``, a kind and a label that the
 renderer draws. The SAME widget objects are drawn by render/ and hit-tested by the engine,
@@ -48,6 +54,28 @@ def check_scale(scale: Any) -> float:
     return float(scale)
 
 
+MAX_VIEWPORT = 8192
+
+
+def check_viewport(viewport: Any) -> tuple[int, int]:
+    """(W, H) page size in px for a letterboxed frame."""
+    ok = isinstance(viewport, (tuple, list)) and len(viewport) == 2 and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in viewport)
+    if not ok or not all(16 <= v <= MAX_VIEWPORT for v in viewport):
+        raise SettingsError(f"viewport must be (width, height) in whole px, each 16 to {MAX_VIEWPORT}, "
+                            f"not {viewport!r}")
+    return int(viewport[0]), int(viewport[1])
+
+
+def parse_viewport(text: str) -> tuple[int, int]:
+    """'1280x900' -> (1280, 900)."""
+    try:
+        w, h = (int(v) for v in str(text).lower().split("x"))
+    except ValueError:
+        raise SettingsError(f"viewport must look like 1280x900, not {text!r}") from None
+    return check_viewport((w, h))
+
+
 def check_style(style: Any) -> str:
     if style not in STYLES:
         raise SettingsError(f"style must be one of {', '.join(STYLES)}, not {style!r}")
@@ -57,14 +85,26 @@ def check_style(style: Any) -> str:
 class Projection:
     """Design px <-> output px for one (style, scale). Immutable; get one with projection()."""
 
-    def __init__(self, style: str = "2d", scale: float = 1.0):
+    def __init__(self, style: str = "2d", scale: float = 1.0, viewport: tuple[int, int] | None = None):
         self.style = check_style(style)
+        self.viewport = None if viewport is None else check_viewport(viewport)
+        if self.viewport is not None:        # the game fitted into the page (the scale follows)
+            scale = min(self.viewport[0] / DESIGN_W, self.viewport[1] / DESIGN_H)
+            if scale < 0.1:
+                raise SettingsError(f"viewport {self.viewport} is too small for the game")
         self.scale = check_scale(scale)
-        self.width = max(1, round(DESIGN_W * self.scale))
-        self.height = max(1, round(DESIGN_H * self.scale))
-        self.size: tuple[int, int] = (self.width, self.height)       # frame (W, H) in px
-        self.sx = self.width / DESIGN_W
-        self.sy = self.height / DESIGN_H
+        gw = max(1, round(DESIGN_W * self.scale))        # the game's rectangle in px
+        gh = max(1, round(DESIGN_H * self.scale))
+        self.sx = gw / DESIGN_W
+        self.sy = gh / DESIGN_H
+        if self.viewport is None:
+            self.width, self.height = gw, gh
+            self.ox = self.oy = 0.0
+        else:
+            self.width, self.height = self.viewport
+            self.ox, self.oy = float((self.width - gw) // 2), float((self.height - gh) // 2)
+        self.size: tuple[int, int] = (self.width, self.height)       # frame (W, H) in px (the page)
+        self.game_rect: tuple[int, int, int, int] = (int(self.ox), int(self.oy), gw, gh)   # x, y, w, h
         self.is_3d = style == "3d"
         th = math.radians(TILT_DEG)
         self._s, self._c, self._f = math.sin(th), math.cos(th), CAMERA_DIST
@@ -85,18 +125,19 @@ class Projection:
 
     def to_px(self, x: float, y: float, z: float = 0.0) -> tuple[float, float]:
         if not self.is_3d:
-            return x * self.sx, y * self.sy
+            return x * self.sx + self.ox, y * self.sy + self.oy
         X, Y = x - DESIGN_W / 2, y - DESIGN_H / 2
         d = self._f - Y * self._s - z * self._c
         m = self._k * self._f / d
-        return (self._cx + m * X) * self.sx, (self._cy + m * (Y * self._c - z * self._s)) * self.sy
+        return ((self._cx + m * X) * self.sx + self.ox,
+                (self._cy + m * (Y * self._c - z * self._s)) * self.sy + self.oy)
 
     def from_px(self, px: float, py: float) -> tuple[float, float]:
         """Output px -> the design point on the z = 0 plane that projects there."""
         if not self.is_3d:
-            return px / self.sx, py / self.sy
-        u = (px / self.sx - self._cx) / self._k
-        v = (py / self.sy - self._cy) / self._k
+            return (px - self.ox) / self.sx, (py - self.oy) / self.sy
+        u = ((px - self.ox) / self.sx - self._cx) / self._k
+        v = ((py - self.oy) / self.sy - self._cy) / self._k
         den = self._f * self._c + v * self._s
         if den <= 1e-9:        # above the horizon: no point of the plane projects there
             return float("nan"), float("nan")
@@ -109,19 +150,20 @@ class Projection:
         pts = np.asarray(pts, dtype=np.float64)
         x, y = pts[:, 0], pts[:, 1]
         if not self.is_3d:
-            return np.stack([x * self.sx, y * self.sy], axis=1)
+            return np.stack([x * self.sx + self.ox, y * self.sy + self.oy], axis=1)
         z = pts[:, 2] if pts.shape[1] > 2 else 0.0
         X, Y = x - DESIGN_W / 2, y - DESIGN_H / 2
         m = self._k * self._f / (self._f - Y * self._s - z * self._c)
-        return np.stack([(self._cx + m * X) * self.sx, (self._cy + m * (Y * self._c - z * self._s)) * self.sy], axis=1)
+        return np.stack([(self._cx + m * X) * self.sx + self.ox,
+                         (self._cy + m * (Y * self._c - z * self._s)) * self.sy + self.oy], axis=1)
 
     def from_px_array(self, px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Vectorised from_px (points above the horizon give NaN)."""
         px, py = np.asarray(px, dtype=np.float64), np.asarray(py, dtype=np.float64)
         if not self.is_3d:
-            return px / self.sx, py / self.sy
-        u = (px / self.sx - self._cx) / self._k
-        v = (py / self.sy - self._cy) / self._k
+            return (px - self.ox) / self.sx, (py - self.oy) / self.sy
+        u = ((px - self.ox) / self.sx - self._cx) / self._k
+        v = ((py - self.oy) / self.sy - self._cy) / self._k
         den = self._f * self._c + v * self._s
         with np.errstate(divide="ignore", invalid="ignore"):
             Y = np.where(den > 1e-9, v * self._f / den, np.nan)
@@ -135,13 +177,34 @@ class Projection:
         Y = y - DESIGN_H / 2
         return self._k * self._f / (self._f - Y * self._s) * self.sx
 
+    def supersampled(self, k: int) -> "Projection":
+        """The same picture k times finer (for supersampled drawing): every px map times k."""
+        if self.viewport is None:
+            return projection(self.style, self.scale * k)
+        p = Projection.__new__(Projection)
+        p.__dict__.update(self.__dict__)
+        p.scale, p.sx, p.sy, p.ox, p.oy = self.scale * k, self.sx * k, self.sy * k, self.ox * k, self.oy * k
+        p.width, p.height = self.width * k, self.height * k
+        p.size = (p.width, p.height)
+        x, y, w, h = self.game_rect
+        p.game_rect = (x * k, y * k, w * k, h * k)
+        p.viewport = p.size
+        return p
+
     def __repr__(self) -> str:
+        if self.viewport is not None:
+            return f"Projection({self.style!r}, viewport={self.viewport})"
         return f"Projection({self.style!r}, {self.scale})"
 
 
 @lru_cache(maxsize=64)
-def projection(style: str = "2d", scale: float = 1.0) -> Projection:
-    return Projection(style, scale)
+def _projection(style: str, scale: float, viewport: tuple[int, int] | None) -> Projection:
+    return Projection(style, scale, viewport)
+
+
+def projection(style: str = "2d", scale: float = 1.0, viewport: tuple[int, int] | None = None) -> Projection:
+    """The (cached) projection of a (style, scale), or of a style letterboxed into a viewport."""
+    return _projection(style, scale, None if viewport is None else tuple(viewport))
 
 
 # ---- shapes and widgets (design px) -----------------------------------------

@@ -6,7 +6,8 @@ Screens (RULES.md section 1)::
     difficulty(game)          one card per objective of the game in the catalogue; a game with
                               a single objective (Truck Escape) goes straight to its level 1
     level(level id)           the game's board, HUD and buttons, drawn from its GameUI
-      + completion card       after the winning move: "Next level" / "Replay"
+      + completion card       after the winning move: "Next level" / "Replay"; after the last
+                              level of its objective "All complete!" with "Menu" / "Replay"
 
 A :class:`Suite` holds the current screen, the :class:`Session` of the level being played,
 the game's UI state (selection, ...), pointer state, transient feedback (toast, shake),
@@ -66,6 +67,7 @@ DIFFICULTY_LABELS = {"easy": "Easy", "medium": "Medium", "hard": "Hard", "extrem
 CARD = Rect.centred(270, 470, 420, 300)      # completion card
 CARD_NEXT = Widget("next", Rect.centred(270, 520, 260, 60), "pill_button", "Next level")
 CARD_REPLAY = Widget("replay", Rect.centred(270, 590, 260, 52), "pill_button", "Replay")
+CARD_MENU = Widget("menu", CARD_NEXT.shape, "pill_button", "Menu")    # after an objective's last level
 _DOWN, _MOVE, _UP, _KEY, _WHEEL, _WAIT, _CLICK_MS = gui.DOWN, gui.MOVE, gui.UP, gui.KEY, gui.WHEEL, gui.WAIT, gui.CLICK_MS
 _click_point, _drag_fields = gui.click_point, gui.drag_fields
 
@@ -200,8 +202,8 @@ class Suite:
     to the menus, completion card offers only "Replay")."""
 
     def __init__(self, start: str = "home", *, style: str = "2d", scale: float = 1.0, direct: bool = False,
-                 action_gap_ms: int = ACTION_GAP_MS):
-        self.proj: Projection = projection(style, float(scale))
+                 action_gap_ms: int = ACTION_GAP_MS, viewport: tuple[int, int] | None = None):
+        self.proj: Projection = projection(style, float(scale), viewport)
         self.direct = bool(direct)
         self.action_gap_ms = int(action_gap_ms)
         self.clock = 0
@@ -233,6 +235,11 @@ class Suite:
     @property
     def scale(self) -> float:
         return self.proj.scale
+
+    @property
+    def viewport(self) -> tuple[int, int] | None:
+        """The page the frame is letterboxed into (None: the frame is the game's own)."""
+        return self.proj.viewport
 
     @property
     def frame_size(self) -> tuple[int, int]:
@@ -319,12 +326,18 @@ class Suite:
         else:
             u = self.game_ui()
             if self.complete:
-                ws = [CARD_REPLAY] if self.direct else [CARD_NEXT, CARD_REPLAY]
+                ws = [CARD_REPLAY] if self.direct else [CARD_MENU if self.last_level() else CARD_NEXT, CARD_REPLAY]
             else:
                 ws = list(u.targets()) + list(u.buttons(self.direct))
         self._layout = self._layouts[key] = Layout(ws)
         self._layout_key = key
         return self._layout
+
+    def last_level(self) -> bool:
+        """Whether the level on screen is the last of its objective (its card says "All
+        complete!" and offers the menu instead of a next level)."""
+        lvl = self.level
+        return lvl is not None and catalog().objective(f"{lvl.game}/{lvl.difficulty}").level_ids[-1] == lvl.id
 
     def hit(self, x: float, y: float) -> Widget | None:
         """The widget of the current screen under the design point (the last answer is kept,
@@ -460,7 +473,7 @@ class Suite:
         if proj.is_3d:
             x, y = proj.from_px(px, py)
         else:
-            x, y = px / proj.sx, py / proj.sy        # from_px in 2d
+            x, y = (px - proj.ox) / proj.sx, (py - proj.oy) / proj.sy        # from_px in 2d
         out = self._down(x, y, start)
         if out:
             effects.extend(out)
@@ -748,6 +761,8 @@ class Suite:
             "ui": self.ui, "pointer": _jsonable(self.pointer), "toast": self.toast, "shake": self.shake,
             "anims": [{**a, "before": [int(v) for v in a["before"]]} for a in self.anims],
         }
+        if self.viewport is not None:
+            body["viewport"] = list(self.viewport)
         body["checksum"] = hashlib.sha256(canonical_json(body).encode()).hexdigest()
         return json.dumps(body)
 
@@ -763,8 +778,9 @@ class Suite:
         if chk != hashlib.sha256(canonical_json(body).encode()).hexdigest():
             raise CheckpointError("suite snapshot checksum does not match its content")
         try:
+            vp = body.get("viewport")
             s = cls("home", style=body["style"], scale=body["scale"], direct=body["direct"],
-                    action_gap_ms=body["action_gap_ms"])
+                    action_gap_ms=body["action_gap_ms"], viewport=None if vp is None else tuple(vp))
             s.screen = dict(body["screen"])
             if s.screen.get("name") not in ("home", "difficulty", "level"):
                 raise CheckpointError(f"unknown screen {s.screen!r}")

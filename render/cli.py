@@ -69,11 +69,14 @@ def _episode(start, style, scale, actions, screen) -> dict:
 @click.option("--scale", type=float, default=1.0, show_default=True, help="1 -> 540 x 960, 2 -> 1080 x 1920.")
 @click.option("--moves", help="Moves (text, separated by spaces) to play first, e.g. '1>3 2>1'.")
 @click.option("--actions", "actions_file", help="GUI actions (JSON file, or - for stdin) to dispatch first.")
-def screenshot_cmd(target, out, style, scale, moves, actions_file):
+@click.option("--viewport", default=None, metavar="WxH",
+              help="Letterbox the suite into a W x H page (e.g. 1280x900); actions in page px.")
+def screenshot_cmd(target, out, style, scale, moves, actions_file, viewport):
     """Write a PNG of the home screen or of LEVEL_ID (after MOVES / ACTIONS)."""
+    from longpuzzle.engine.geometry import parse_viewport
     from longpuzzle.render.frame import Screen, save_png
 
-    sc = Screen(target, style=style, scale=scale)
+    sc = Screen(target, style=style, scale=scale, viewport=None if viewport is None else parse_viewport(viewport))
     if moves:
         if sc.suite.session is None:
             raise LongPuzzleError("--moves needs a level id, not the home screen")

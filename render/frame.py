@@ -216,7 +216,7 @@ def surface_to_array(surf: pygame.Surface) -> np.ndarray:
 
 def draw_layer(proj: Projection, draw: Callable[[Painter], None]) -> np.ndarray:
     """A full frame drawn supersampled, smoothed down to ``proj``'s size."""
-    big = projection(proj.style, proj.scale * SS)
+    big = proj.supersampled(SS)
     surf = pygame.Surface(big.size)
     draw(Painter(surf, big))
     small = pygame.transform.smoothscale(surf, proj.size)
@@ -243,7 +243,7 @@ def draw_patch(proj: Projection, background: np.ndarray, box, draw: Callable[[Pa
     crop = background[y0:y1, x0:x1]
     base = pygame.surfarray.make_surface(np.ascontiguousarray(crop.transpose(1, 0, 2)))
     big = pygame.transform.scale(base, ((x1 - x0) * SS, (y1 - y0) * SS))
-    bp = projection(proj.style, proj.scale * SS)
+    bp = proj.supersampled(SS)
     fx, fy = bp.width / proj.width, bp.height / proj.height
     draw(Painter(big, bp, (x0 * fx, y0 * fy)))
     return surface_to_array(pygame.transform.smoothscale(big, (x1 - x0, y1 - y0)))
@@ -252,7 +252,7 @@ def draw_patch(proj: Projection, background: np.ndarray, box, draw: Callable[[Pa
 def draw_sprite(proj: Projection, box, draw: Callable[[Painter], None], key_colour=(128, 128, 128)) -> pygame.Surface:
     """A transparent sprite covering px ``box``, supersampled."""
     x0, y0, x1, y1 = box
-    bp = projection(proj.style, proj.scale * SS)
+    bp = proj.supersampled(SS)
     fx, fy = bp.width / proj.width, bp.height / proj.height
     big = pygame.Surface(((x1 - x0) * SS, (y1 - y0) * SS), pygame.SRCALPHA)
     big.fill((*key_colour, 0))
@@ -344,9 +344,9 @@ def drawings() -> dict[str, type]:
 class Renderer:
     """Renders suites at one (style, scale), with caches of static layers and game drawings."""
 
-    def __init__(self, style: str = "2d", scale: float = 1.0):
+    def __init__(self, style: str = "2d", scale: float = 1.0, viewport: tuple[int, int] | None = None):
         _init()
-        self.proj = projection(style, float(scale))
+        self.proj = projection(style, float(scale), viewport)
         self.frame = Frame(self.proj)
         self._layers: dict[Any, np.ndarray] = {}
         self._drawings: dict[str, GameDrawing] = {}
@@ -501,7 +501,7 @@ class Renderer:
             acc = cls.accent if cls else ACCENT
             base = (f.buf.astype(np.uint16) * 5 // 10).astype(np.uint8)
             box = (0, 0, self.proj.width, self.proj.height)
-            last = suite.level.id == _last_level_of(suite)
+            last = suite.last_level()
 
             def draw(p):
                 p.rrect(CARD, 26, (250, 250, 252), z=0, height=12, top=WHITE)
@@ -513,12 +513,6 @@ class Renderer:
             self._layers[key] = layer
             # the card covers the board entirely: store it as the frame
         np.copyto(f.buf, layer)
-
-
-def _last_level_of(suite: Suite) -> str:
-    from longpuzzle.engine.catalog import catalog
-    lvl = suite.level
-    return catalog().objective(f"{lvl.game}/{lvl.difficulty}").level_ids[-1]
 
 
 def draw_card(p: Painter, w: Widget, accent, sub=None) -> None:
@@ -557,14 +551,15 @@ def draw_widget(p: Painter, w: Widget, accent=ACCENT, z=0.0) -> None:
 
 # ---- module-level API ----------------------------------------------------------------------
 
-_RENDERERS: dict[tuple[str, float], Renderer] = {}
+_RENDERERS: dict[tuple, Renderer] = {}
 
 
-def renderer(style: str = "2d", scale: float = 1.0) -> Renderer:
-    key = (style, float(scale))
+def renderer(style: str = "2d", scale: float = 1.0, viewport: tuple[int, int] | None = None) -> Renderer:
+    """The shared renderer of a (style, scale), or of a style letterboxed into a viewport page."""
+    key = (style, float(scale), None if viewport is None else tuple(viewport))
     r = _RENDERERS.get(key)
     if r is None:
-        r = _RENDERERS[key] = Renderer(style, scale)
+        r = _RENDERERS[key] = Renderer(style, scale, viewport)
     return r
 
 
@@ -574,6 +569,8 @@ def render(suite: Suite | str = "home", style: str | None = None, scale: float |
     "home"). Style and scale default to the suite's own (the frame its actions refer to)."""
     if isinstance(suite, str):
         suite = Suite(suite, style=style or "2d", scale=scale or 1.0)
+    if style is None and scale is None:
+        return renderer(suite.style, suite.scale, suite.viewport).render(suite, t)
     style = style or suite.style
     scale = suite.scale if scale is None else scale
     return renderer(style, scale).render(suite, t)
@@ -592,13 +589,14 @@ class Screen:
     the settled frame."""
 
     def __init__(self, start: str | Suite = "home", *, style: str = "2d", scale: float = 1.0,
-                 frames_per_move: int = 0, direct: bool = False):
-        self.suite = start if isinstance(start, Suite) else Suite(start, style=style, scale=scale, direct=direct)
+                 frames_per_move: int = 0, direct: bool = False, viewport: tuple[int, int] | None = None):
+        self.suite = start if isinstance(start, Suite) else Suite(start, style=style, scale=scale, direct=direct,
+                                                                  viewport=viewport)
         if not isinstance(frames_per_move, int) or isinstance(frames_per_move, bool) or frames_per_move < 0:
             from longpuzzle.engine.geometry import SettingsError
             raise SettingsError(f"frames_per_move must be a non-negative integer, not {frames_per_move!r}")
         self.frames_per_move = frames_per_move
-        self.renderer = renderer(self.suite.style, self.suite.scale)
+        self.renderer = renderer(self.suite.style, self.suite.scale, self.suite.viewport)
 
     def frame(self) -> np.ndarray:
         return self.renderer.render(self.suite)

@@ -18,6 +18,9 @@ from longpuzzle.puzzles.maze_paint import SWIPE_SURFACE
 
 GAMES = ("nut_and_bolt", "maze_paint")
 CONFIGS = [("2d", 1.0), ("2d", 2.0), ("3d", 1.0), ("3d", 2.0)]
+VIEWPORT = (1280, 900)      # the paper's page: the game letterboxed in it, coordinates in page px
+GESTURE_CONFIGS = [(a, b, None) for a, b in CONFIGS] + [("2d", 1.0, VIEWPORT), ("3d", 1.0, VIEWPORT)]
+GESTURE_IDS = [f"{a}-x{b:g}" + ("-page" if v else "") for a, b, v in GESTURE_CONFIGS]
 
 
 # ---- schema ------------------------------------------------------------------------
@@ -128,8 +131,9 @@ def _click_design(s: Suite, x, y):
 
 
 @pytest.mark.parametrize("style", ["2d", "3d"])
-def test_menu_navigation_home_to_level_and_back(style):
-    s = Suite("home", style=style)
+@pytest.mark.parametrize("viewport", [None, VIEWPORT], ids=["own-frame", "page"])
+def test_menu_navigation_home_to_level_and_back(style, viewport):
+    s = Suite("home", style=style, viewport=viewport)
     assert s.screen_name() == "home"
     ids = [w.id for w in s.layout().widgets]
     assert ids == [f"game:{g}" for g in ("bolt_unscrew", "truck_escape", "rush_hour", "nut_and_bolt",
@@ -281,12 +285,12 @@ def test_maze_wall_bump_is_a_counted_move_with_a_nudge():
 
 # ---- every legal move has a gesture -------------------------------------------------------
 
-@pytest.mark.parametrize("style, scale", CONFIGS, ids=[f"{a}-x{b:g}" for a, b in CONFIGS])
+@pytest.mark.parametrize("style, scale, viewport", GESTURE_CONFIGS, ids=GESTURE_IDS)
 @pytest.mark.parametrize("game", GAMES)
-def test_every_legal_move_of_every_level_start_has_a_gesture(game, style, scale):
+def test_every_legal_move_of_every_level_start_has_a_gesture(game, style, scale, viewport):
     checked = 0
     for lid in catalog().level_ids(game):
-        s = Suite(lid, style=style, scale=scale)
+        s = Suite(lid, style=style, scale=scale, viewport=viewport)
         for m in s.session.legal_moves():
             g = s.gesture_for(m)
             gui.validate(g, s.proj.size)
@@ -298,9 +302,10 @@ def test_every_legal_move_of_every_level_start_has_a_gesture(game, style, scale)
     assert checked > 0
 
 
-def test_gestures_also_work_mid_game():
+@pytest.mark.parametrize("viewport", [None, VIEWPORT], ids=["own-frame", "page"])
+def test_gestures_also_work_mid_game(viewport):
     for lid in ("nut_and_bolt/medium/2", "maze_paint/hard/4"):
-        s = Suite(lid, style="3d", scale=1.5)
+        s = Suite(lid, style="3d", scale=1.5, viewport=viewport)
         rng = np.random.default_rng(3)
         for _ in range(12):
             legal = s.session.legal_moves()

@@ -14,6 +14,9 @@ from longpuzzle.engine.suite import Suite
 from longpuzzle.puzzles import bolt_unscrew as bu
 
 CONFIGS = [("2d", 1.0), ("2d", 2.0), ("3d", 1.0), ("3d", 2.0)]
+VIEWPORT = (1280, 900)      # the paper's page: the game letterboxed in it, coordinates in page px
+GESTURE_CONFIGS = [(a, b, None) for a, b in CONFIGS] + [("2d", 1.0, VIEWPORT), ("3d", 1.0, VIEWPORT)]
+GESTURE_IDS = [f"{a}-x{b:g}" + ("-page" if v else "") for a, b, v in GESTURE_CONFIGS]
 SOLUTIONS = json.loads((Path(__file__).parent / "data" / "bolt_unscrew_solutions.json").read_text())
 E3 = "bolt_unscrew/easy/3"
 # easy 3:  gate (200, 260) screw, gate_park (430, 220) empty + usable,
@@ -129,11 +132,11 @@ def test_snapshot_restore_keeps_the_selection_and_hint():
     assert tap_anchor(r, GATE_PARK).moves == ["gate>gate_park"]
 
 
-@pytest.mark.parametrize("style, scale", CONFIGS, ids=[f"{a}-x{b:g}" for a, b in CONFIGS])
-def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale):
+@pytest.mark.parametrize("style, scale, viewport", GESTURE_CONFIGS, ids=GESTURE_IDS)
+def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale, viewport):
     checked = 0
     for lid in catalog().level_ids("bolt_unscrew"):
-        s = Suite(lid, style=style, scale=scale)
+        s = Suite(lid, style=style, scale=scale, viewport=viewport)
         for m in s.session.legal_moves():
             g = s.gesture_for(m)
             gui.validate(g, s.proj.size)
@@ -145,10 +148,10 @@ def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale):
     assert checked >= 400
 
 
-@pytest.mark.parametrize("style", ["2d", "3d"])
-def test_recorded_solutions_replayed_as_clicks(style):
+@pytest.mark.parametrize("style, viewport", [("2d", None), ("3d", None), ("3d", VIEWPORT)], ids=["2d", "3d", "3d-page"])
+def test_recorded_solutions_replayed_as_clicks(style, viewport):
     for lid in catalog().level_ids("bolt_unscrew"):
-        s = Suite(lid, style=style, scale=2 if style == "3d" else 1)
+        s = Suite(lid, style=style, scale=2 if style == "3d" else 1, viewport=viewport)
         moves = SOLUTIONS[lid.split("/", 1)[1]]["moves"]
         for m in moves:
             a = s.puzzle.parse_move(s.level, m)

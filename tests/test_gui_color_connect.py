@@ -14,6 +14,9 @@ from longpuzzle.puzzles.color_connect import REMOVE_MS, SUCCESS_MS, ColorConnect
 
 GAME = "color_connect"
 CONFIGS = [("2d", 1.0), ("2d", 2.0), ("3d", 1.0), ("3d", 2.0)]
+VIEWPORT = (1280, 900)      # the paper's page: the game letterboxed in it, coordinates in page px
+GESTURE_CONFIGS = [(a, b, None) for a, b in CONFIGS] + [("2d", 1.0, VIEWPORT), ("3d", 1.0, VIEWPORT)]
+GESTURE_IDS = [f"{a}-x{b:g}" + ("-page" if v else "") for a, b, v in GESTURE_CONFIGS]
 LID = "color_connect/easy/1"
 # easy/1 (6 x 6):            O . . G . B
 #                            Y P . R . .
@@ -197,8 +200,9 @@ def test_a_click_completing_the_last_pair_shows_the_card():
 # ---- drags (7.4) -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("style", ["2d", "3d"])
-def test_drag_is_rasterised_and_an_unfinished_drag_is_discarded(style):
-    s = Suite(LID, style=style, scale=1.5)
+@pytest.mark.parametrize("viewport", [None, VIEWPORT], ids=["own-frame", "page"])
+def test_drag_is_rasterised_and_an_unfinished_drag_is_discarded(style, viewport):
+    s = Suite(LID, style=style, scale=1.5, viewport=viewport)
     u = s.game_ui()
     a, b = _px(s, *u.cell_center(0, 5))
     c, d = _px(s, *u.cell_center(2, 5))
@@ -297,11 +301,11 @@ def _check_gesture(s, m):
     assert s.interpret(g) == [m], (s.level.id, s.puzzle.format_move(s.level, m), g)
 
 
-@pytest.mark.parametrize("style, scale", CONFIGS, ids=[f"{a}-x{b:g}" for a, b in CONFIGS])
-def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale):
+@pytest.mark.parametrize("style, scale, viewport", GESTURE_CONFIGS, ids=GESTURE_IDS)
+def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale, viewport):
     checked = 0
     for lid in catalog().level_ids(GAME):
-        s = Suite(lid, style=style, scale=scale)
+        s = Suite(lid, style=style, scale=scale, viewport=viewport)
         for m in s.session.legal_moves():
             _check_gesture(s, m)
             checked += 1
@@ -309,12 +313,12 @@ def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale):
     assert checked == sum(2 * len(Suite(l).level.extra["colors"]) for l in catalog().level_ids(GAME))
 
 
-@pytest.mark.parametrize("style, scale", CONFIGS, ids=[f"{a}-x{b:g}" for a, b in CONFIGS])
-def test_every_kind_of_move_has_a_gesture_mid_game(style, scale):
+@pytest.mark.parametrize("style, scale, viewport", GESTURE_CONFIGS, ids=GESTURE_IDS)
+def test_every_kind_of_move_has_a_gesture_mid_game(style, scale, viewport):
     """start, step (push, pop, complete), cancel (one cell and longer), remove."""
     seen = set()
     for lid in ("color_connect/easy/1", "color_connect/hard/2", "color_connect/hard/10"):
-        s = Suite(lid, style=style, scale=scale)
+        s = Suite(lid, style=style, scale=scale, viewport=viewport)
         n = s.level.lv[0] * s.level.lv[1]
         routes = s.level.extra["solution"]
         s.session.play(routes[0])

@@ -12,6 +12,9 @@ from longpuzzle.engine.suite import Suite
 from longpuzzle.puzzles.rush_hour import DRIVE_OUT_MS, SNAP_MS
 
 CONFIGS = [("2d", 1.0), ("2d", 2.0), ("3d", 1.0), ("3d", 2.0)]
+VIEWPORT = (1280, 900)      # the paper's page: the game letterboxed in it, coordinates in page px
+GESTURE_CONFIGS = [(a, b, None) for a, b in CONFIGS] + [("2d", 1.0, VIEWPORT), ("3d", 1.0, VIEWPORT)]
+GESTURE_IDS = [f"{a}-x{b:g}" + ("-page" if v else "") for a, b, v in GESTURE_CONFIGS]
 E1 = "rush_hour/easy/1"
 # easy 1 (6 rows x 5 cols):        vehicles (index: id, cells)
 #   . S S S .                      0 sand_semi  h row 0 cols 1-3   (range -1..+1)
@@ -196,11 +199,11 @@ def test_restart_exit_and_win():
     assert s.screen_name() == "difficulty:rush_hour"
 
 
-@pytest.mark.parametrize("style, scale", CONFIGS, ids=[f"{a}-x{b:g}" for a, b in CONFIGS])
-def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale):
+@pytest.mark.parametrize("style, scale, viewport", GESTURE_CONFIGS, ids=GESTURE_IDS)
+def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale, viewport):
     checked = 0
     for lid in catalog().level_ids("rush_hour"):
-        s = Suite(lid, style=style, scale=scale)
+        s = Suite(lid, style=style, scale=scale, viewport=viewport)
         for m in s.session.legal_moves():
             g = s.gesture_for(m)
             gui.validate(g, s.proj.size)
@@ -211,8 +214,9 @@ def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale):
     assert checked > 100
 
 
-def test_gestures_mid_game():
-    s = Suite("rush_hour/hard/3", style="3d", scale=1.5)
+@pytest.mark.parametrize("viewport", [None, VIEWPORT], ids=["own-frame", "page"])
+def test_gestures_mid_game(viewport):
+    s = Suite("rush_hour/hard/3", style="3d", scale=1.5, viewport=viewport)
     rng = np.random.default_rng(7)
     for _ in range(15):
         legal = s.session.legal_moves()

@@ -10,6 +10,9 @@ from longpuzzle.engine.suite import TOAST_MS, Suite
 from longpuzzle.puzzles.truck_escape import BLOCKED_TEXT, LEAVE_MS, PROGRESS_BAR
 
 CONFIGS = [("2d", 1.0), ("2d", 2.0), ("3d", 1.0), ("3d", 2.0)]
+VIEWPORT = (1280, 900)      # the paper's page: the game letterboxed in it, coordinates in page px
+GESTURE_CONFIGS = [(a, b, None) for a, b in CONFIGS] + [("2d", 1.0, VIEWPORT), ("3d", 1.0, VIEWPORT)]
+GESTURE_IDS = [f"{a}-x{b:g}" + ("-page" if v else "") for a, b, v in GESTURE_CONFIGS]
 L1 = "truck_escape/default/1"
 # level 1:   . t8< t8< . t9< t9<          free at the start: t0, t1, t8
 #            . t4v  .  .  t5< t5<         t3 is blocked by t2, t9 by t8
@@ -125,11 +128,11 @@ def test_clearing_the_field_completes_the_level():
     assert s.screen_name() == "level:truck_escape/default/2"
 
 
-@pytest.mark.parametrize("style, scale", CONFIGS, ids=[f"{a}-x{b:g}" for a, b in CONFIGS])
-def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale):
+@pytest.mark.parametrize("style, scale, viewport", GESTURE_CONFIGS, ids=GESTURE_IDS)
+def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale, viewport):
     checked = 0
     for lid in catalog().level_ids("truck_escape"):
-        s = Suite(lid, style=style, scale=scale)
+        s = Suite(lid, style=style, scale=scale, viewport=viewport)
         for m in s.session.legal_moves():
             g = s.gesture_for(m)
             gui.validate(g, s.proj.size)
@@ -140,9 +143,10 @@ def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale):
     assert checked >= 70
 
 
-def test_gestures_along_whole_clearing_orders():
+@pytest.mark.parametrize("viewport", [None, VIEWPORT], ids=["own-frame", "page"])
+def test_gestures_along_whole_clearing_orders(viewport):
     for lid in catalog().level_ids("truck_escape"):
-        s = Suite(lid, style="3d", scale=1.5)
+        s = Suite(lid, style="3d", scale=1.5, viewport=viewport)
         for a in s.level.extra["clearing_actions"]:
             for m in s.session.legal_moves():
                 assert s.interpret(s.gesture_for(m)) == [m]

@@ -111,3 +111,26 @@ def test_unscored_episodes_are_left_out_of_every_metric():
     assert with_unscored["unscored"] == 2 and without["unscored"] == 0
     only_unscored = aggregate([lost])
     assert only_unscored["objectives"] == [] and only_unscored["unscored"] == 1 and math.isnan(only_unscored["OSR"])
+
+
+def test_per_and_smr_pool_episodes_within_each_scope_while_completion_metrics_are_macro():
+    # nut easy: 3 episodes, 1 premature exit, 1 mismatch; nut hard: 1 episode, a premature exit
+    # with a mismatch; maze easy: 1 clean success
+    quit_ = dict(end="final_answer", budget_remaining=True)
+    eps = [ep("nut_and_bolt", "easy", 1, 3, **quit_), ep("nut_and_bolt", "easy", 3, 3, end="completed"),
+           ep("nut_and_bolt", "easy", 3, 3, end="completed", mismatch=True),
+           ep("nut_and_bolt", "hard", 0, 3, mismatch=True, **quit_),
+           ep("maze_paint", "easy", 10, 10, end="completed")]
+    out = aggregate(eps)
+    nut = out["games"]["nut_and_bolt"]
+    assert nut["PER"] == pytest.approx(100 * 2 / 4) and nut["SMR"] == pytest.approx(100 * 2 / 4)   # pooled
+    # (game-macro over objectives would give PER (33.3 + 100) / 2 = 66.7)
+    assert out["PER"] == pytest.approx(100 * 2 / 5) and out["SMR"] == pytest.approx(100 * 2 / 5)
+    # (macro over games would give (50 + 0) / 2 = 25)
+    # completion metrics stay macro: OSR per objective 66.7 and 0 -> nut 33.3; maze 100
+    assert nut["OSR"] == pytest.approx((200 / 3 + 0) / 2)
+    assert out["OSR"] == pytest.approx(((200 / 3 + 0) / 2 + 100) / 2)
+    by_obj = {o["objective"]: o for o in out["objectives"]}
+    assert by_obj["nut_and_bolt/easy"]["PER"] == pytest.approx(100 / 3)
+    unscored = ep("maze_paint", "easy", 0, 10, end="invalidated")
+    assert aggregate(eps + [unscored])["PER"] == pytest.approx(out["PER"])   # unscored: left out

@@ -219,3 +219,31 @@ def test_the_papers_action_names_and_pointer_paths():
                                               {"type": "release", "x": p[2][0], "y": p[2][1]}]})
     s2.dispatch({"type": "drag", "x0": p[0][0], "y0": p[0][1], "via": [p[1]], "x1": p[2][0], "y1": p[2][1]})
     assert s1.session.moves == s2.session.moves and len(s1.session.moves) >= 2
+
+
+def _solve_on_screen(suite):
+    from longpuzzle.solvers import solve
+    for a in solve(suite.level, state=suite.session.state.copy()).actions:
+        suite.dispatch(suite.gesture_for(a))
+    assert suite.complete
+
+
+def test_the_last_levels_card_offers_the_menu_not_a_next_level():
+    from longpuzzle.render.frame import render
+    last, mid = Suite("nut_and_bolt/easy/3"), Suite("nut_and_bolt/easy/2")
+    for s in (last, mid):
+        _solve_on_screen(s)
+    assert [w.id for w in mid.layout().widgets] == ["next", "replay"]
+    assert [(w.id, w.label) for w in last.layout().widgets] == [("menu", "Menu"), ("replay", "Replay")]
+    # drawn as hit-tested: the two cards differ exactly where the first button is
+    r = last.layout().widgets[0].shape
+    fl, fm = render(last), render(mid)
+    diff = (fl != fm).any(axis=2)
+    ys, xs = diff.nonzero()
+    inside = (xs >= r.x0) & (xs < r.x1) & (ys >= r.y0) & (ys < r.y1)
+    assert inside.sum() > 100
+    cx, cy = (int(v) for v in r.center)
+    last.dispatch({"type": "click", "x": cx, "y": cy})
+    assert last.screen_name() == "difficulty:nut_and_bolt"
+    mid.dispatch({"type": "click", "x": cx, "y": cy})
+    assert mid.screen_name() == "level:nut_and_bolt/easy/3"

@@ -78,7 +78,7 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
     budget, checked before each step as the original does (an action is not cut short); by
     default the agent's time is not charged (the original pauses the game while the model
     predicts)."""
-    suite = Suite(lid, style=st.style, scale=st.scale, direct=True)
+    suite = Suite(lid, style=st.style, scale=st.scale, direct=True, viewport=st.viewport)
     puzzle = suite.puzzle
     max_steps = st.max_actions or cfg["max_steps"]
     timeout_s = cfg["timeout_seconds"]

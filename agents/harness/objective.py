@@ -47,7 +47,7 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
     """One objective episode (the paper's protocol)."""
     st = (settings or Settings()).resolved("objective")
     obj = catalog().objective(f"{game}/{difficulty}")
-    suite = start if isinstance(start, Suite) else Suite(start, style=st.style, scale=st.scale)
+    suite = start if isinstance(start, Suite) else Suite(start, style=st.style, scale=st.scale, viewport=st.viewport)
     ev = evaluator or Evaluator(game, difficulty, st.certify_budget)
     text = instruction or instruction_for(game, difficulty)
     name = agent_name or getattr(agent, "name", type(agent).__name__)
@@ -132,11 +132,11 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
                         folder=str(folder or ""), time=times, presses=run.presses, invalid=invalid_total,
                         rules={"invalid_action_policy": st.invalid_action_policy,
                                "charge_agent_time": st.charge_agent_time, "action_latency": st.action_latency,
-                               "budget": st.budget, "first_action": "wait"})
+                               "budget": st.budget, "first_action": "wait", "viewport": st.viewport})
     scores = ev.level_scores(end)
     res.levels = [_level_row(ev, l, sc, run.level_presses.get(l, 0)) for l, sc in zip(ev.targets, scores)]
     out = res.as_dict()
-    out["metrics"] = {k: v for k, v in aggregate([outcome]).items() if k != "objectives"}
+    out["metrics"] = {k: v for k, v in aggregate([outcome]).items() if k not in ("objectives", "games")}
     out["metrics"]["score"] = sum(scores) / len(scores)
     run.traj.write({"type": "end", "end": end, "error": err, "result": result_core(out)})
     run.traj.result(out)

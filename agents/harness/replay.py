@@ -117,7 +117,7 @@ def _replay(ev_lines, head, hf, store) -> ReplayReport:
             ev.outcomes[lid].reached, ev.outcomes[lid].won, ev.outcomes[lid].max_progress = \
                 o["reached"], o["won"], o["max_P"]
     ev.mismatch = bool(head.get("mismatch_start", False))
-    rend = renderer(suite.style, suite.scale)
+    rend = renderer(suite.style, suite.scale, suite.viewport)
     run = Run.__new__(Run)
     run.suite, run.ev, run.st, run.rend = suite, ev, st, rend
     run.traj = _Hashes(hf)

@@ -35,7 +35,7 @@ class Run:
         self.suite = suite
         self.ev = evaluator
         self.st = settings
-        self.rend = renderer(suite.style, suite.scale)
+        self.rend = renderer(suite.style, suite.scale, suite.viewport)
         self.traj = Trajectory(folder, settings.save_frames)
         frame = self.rend.render(suite)
         self.last_frame = frame

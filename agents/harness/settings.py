@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from longpuzzle.agents.evaluator import CERTIFY_BUDGET
 from longpuzzle.engine.errors import LongPuzzleError
+from longpuzzle.engine.geometry import check_viewport
 from longpuzzle.engine.registry import get_puzzle
 
 DEFAULT_BUDGET = 3600.0
@@ -56,8 +57,13 @@ class Settings:
     # "watchdog" | "dispatch_failed" (see above); None: the protocol's rule (objective
     # watchdog, level dispatch_failed)
     invalid_action_policy: str | None = None
+    # (W, H): the suite drawn letterboxed into a W x H page (the paper's agents saw 1280 x 900);
+    # coordinates are page px. None: the frame is the game's own (540 x 960 times ``scale``)
+    viewport: tuple[int, int] | None = None
 
     def __post_init__(self):
+        if self.viewport is not None:
+            self.viewport = check_viewport(tuple(self.viewport) if isinstance(self.viewport, list) else self.viewport)
         if self.invalid_action_policy not in (None, *INVALID_ACTION_POLICIES):
             raise HarnessError(f"invalid_action_policy must be one of {', '.join(INVALID_ACTION_POLICIES)}, "
                                f"not {self.invalid_action_policy!r}")
