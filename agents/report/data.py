@@ -1,0 +1,311 @@
+"""Reading what ``longpuzzle eval`` wrote, for the report, the analytics, the leaderboard and
+the video: run folders, episode folders, stored frames, and a run's identity.
+
+    run folder       summary.json (agent, protocol, settings, metrics, per-objective rows,
+                     one entry per episode) and one folder per objective with its episodes
+    episode folder   events.jsonl (header; per action a public and a private record; an end
+                     line), the stored frames, result.json. A level-protocol episode keeps
+                     result.json at its top and one such folder per level (level_01, ...).
+
+A run's identity is what two runs must share to be pooled into one leaderboard row: the
+agent and model, the provider, the harness configuration (the settings), the protocol, the
+action setting and the level catalogue (IDENTITY_KEYS). Every key is read from the data
+(summary.json first, its settings next); a key a run does not record is ``None`` and only
+matches ``None``, so runs are never merged on a guess.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from longpuzzle.agents.harness import HarnessError, read_events
+
+# key -> where it is read from, first hit wins: a top-level summary field, else a settings field
+IDENTITY_KEYS: dict[str, tuple[str, ...]] = {
+    "agent": ("agent",),
+    "model": ("model",),
+    "provider": ("provider",),
+    "harness": ("harness",),            # else the settings (below)
+    "protocol": ("protocol",),
+    "setting": ("setting", "action_setting"),
+    "catalog": ("catalog", "catalogue"),
+}
+# settings fields that do not change what an agent faces or how it is scored
+NOT_IDENTITY_SETTINGS = ("save_frames",)
+
+
+def episode_folders(root: str | Path) -> list[Path]:
+    """Every folder at or below ``root`` that holds an episode's events.jsonl, sorted."""
+    root = Path(root)
+    return sorted(p.parent for p in root.rglob("events.jsonl"))
+
+
+def read_json(path: Path, what: str) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise HarnessError(f"{path}: not valid JSON ({e.msg} at line {e.lineno}); is the {what} truncated?") from None
+    except OSError as e:
+        raise HarnessError(f"{path}: cannot read the {what} ({e.strerror})") from None
+
+
+# ---- frames ---------------------------------------------------------------------------
+
+def read_frame(folder: str | Path, index: int) -> np.ndarray | None:
+    """Stored frame ``index`` of an episode folder (0 is the first observation) as an
+    (H, W, 3) uint8 array, or None where the episode stored no frames."""
+    p = Path(folder) / "frames" / f"{index:06d}.png"
+    if not p.is_file():
+        return None
+    from PIL import Image
+
+    with Image.open(p) as im:
+        return np.asarray(im.convert("RGB"))
+
+
+def has_frames(folder: str | Path) -> bool:
+    return read_frame(folder, 0) is not None
+
+
+# ---- one episode's trajectory -------------------------------------------------------
+
+@dataclass
+class Step:
+    """One recorded action: what was dispatched (public) and what the evaluator saw (private)."""
+    step: int
+    action: dict | None                 # as validated and dispatched; None for a final answer
+    feedback: dict
+    frames: list[str]                   # hashes of the frames this action produced
+    first_frame: int                    # stored index of frames[0] (if any)
+    record: dict                        # the private record after the action
+    snapshot: str | None = None         # exact suite snapshot after the action
+    final_answer: str | None = None
+
+
+@dataclass
+class Trajectory:
+    folder: Path
+    header: dict
+    steps: list[Step]
+    end: dict | None                    # the end line (None: the episode was cut short)
+
+    @property
+    def start_record(self) -> dict:
+        """The evaluator's view before the first action (derived from the start snapshot)."""
+        return {"screen": "start", "level": None, "P": None}
+
+    @property
+    def level(self) -> str | None:
+        """The level of a level-protocol trajectory (None for an objective episode)."""
+        return self.header.get("level")
+
+
+def load_trajectory(folder: str | Path) -> Trajectory:
+    """One events.jsonl folder, public and private records paired by step."""
+    folder = Path(folder)
+    lines = read_events(folder)
+    head, steps, end = lines[0], [], None
+    pending: dict[int, dict] = {}
+    n_frames = 1                                  # frame 0: the first observation
+    for rec in lines[1:]:
+        if rec.get("stream") == "public":
+            if "final_answer" in rec:
+                steps.append(Step(rec["step"], None, {}, [], n_frames, {}, final_answer=rec["final_answer"]))
+                continue
+            pending[rec["step"]] = rec
+        elif rec.get("stream") == "private":
+            pub = pending.pop(rec["step"], {})
+            hashes = pub.get("frames", [])
+            steps.append(Step(rec["step"], pub.get("action"), pub.get("feedback", {}), hashes, n_frames,
+                              rec.get("record", {}), rec.get("snapshot")))
+            n_frames += len(hashes)
+        elif rec.get("type") == "end":
+            end = rec
+    return Trajectory(folder, head, steps, end)
+
+
+def snapshot_state(snapshot: str | None) -> tuple | None:
+    """The exact puzzle state inside a suite snapshot (a tuple, hashable), or None off a level."""
+    if not snapshot:
+        return None
+    s = json.loads(snapshot)
+    sess = s.get("session")
+    if not sess:
+        return None
+    sess = json.loads(sess) if isinstance(sess, str) else sess
+    st = sess.get("state")
+    return tuple(st) if st is not None else None
+
+
+# ---- runs ---------------------------------------------------------------------------
+
+@dataclass
+class RunData:
+    """One eval output folder (or a lone episode folder, read as a run of one episode)."""
+    folder: Path
+    summary: dict
+    episodes: list[dict]                         # summary["episodes"], each with "dir" resolved
+    identity: dict = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return identity_label(self.identity)
+
+
+def load_run(folder: str | Path) -> RunData:
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise HarnessError(f"{folder} is not a folder")
+    if (folder / "summary.json").is_file():
+        summary = read_json(folder / "summary.json", "run summary")
+        eps = [dict(e) for e in summary.get("episodes", [])]
+        for e in eps:
+            e["dir"] = _episode_dir(folder, e.get("folder", ""))
+    elif (folder / "result.json").is_file():       # one episode folder on its own
+        res = read_json(folder / "result.json", "episode result")
+        res["dir"] = folder
+        eps = [res]
+        summary = {"agent": res.get("agent"), "protocol": res.get("protocol", "").split(":")[0] or None,
+                   "episodes": [res]}
+        head = read_events(episode_folders(folder)[0])[0] if episode_folders(folder) else {}
+        summary["settings"] = head.get("settings", {})
+        summary["metrics"] = res.get("metrics") or run_metrics([res])[0]
+    else:
+        raise HarnessError(f"{folder} holds no eval results (no summary.json, no result.json)")
+    run = RunData(folder, summary, eps)
+    run.identity = run_identity(summary)
+    return run
+
+
+def _episode_dir(run_folder: Path, recorded: str) -> Path | None:
+    """Where an episode of a run is now: the recorded path may be relative to another
+    working directory, or the run folder may have moved; the last two parts
+    (objective folder / episode folder) are the run's own layout."""
+    if not recorded:
+        return None
+    p = Path(recorded)
+    for cand in (run_folder / p.parent.name / p.name, run_folder / p.name, p):
+        if cand.is_dir():
+            return cand
+    return None
+
+
+def _canon(v):
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+def run_identity(summary: dict) -> dict:
+    """The identity of a run (IDENTITY_KEYS), read from its summary."""
+    settings = summary.get("settings") or {}
+    out = {}
+    for key, names in IDENTITY_KEYS.items():
+        v = None
+        for n in names:
+            if summary.get(n) is not None:
+                v = summary[n]
+                break
+            if settings.get(n) is not None:
+                v = settings[n]
+                break
+        out[key] = _canon(v)
+    if out["harness"] is None:
+        out["harness"] = {k: v for k, v in sorted(settings.items()) if k not in NOT_IDENTITY_SETTINGS
+                          and k not in IDENTITY_KEYS}
+    # the level protocol's chain mode is in each episode's protocol ("level:progressive")
+    protos = sorted({e.get("protocol") for e in summary.get("episodes", []) if e.get("protocol")})
+    if len(protos) == 1 and ":" in protos[0]:
+        out["protocol"] = protos[0]
+    return out
+
+
+def identity_key(identity: dict) -> str:
+    """A canonical text of an identity (equal identities, equal keys)."""
+    return json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def identity_label(identity: dict) -> str:
+    """Short human name: the model (or agent), then the provider if any."""
+    name = identity.get("model") or identity.get("agent") or "?"
+    if isinstance(name, dict):
+        name = name.get("name") or json.dumps(name, sort_keys=True)
+    prov = identity.get("provider")
+    return f"{name} ({prov})" if prov else str(name)
+
+
+def harness_label(identity: dict) -> str:
+    """A short, stable name of a harness configuration: its settings digest plus the ones
+    people compare most (style, budget)."""
+    h = identity.get("harness")
+    if not isinstance(h, dict):
+        return str(h) if h is not None else "-"
+    digest = hashlib.sha256(json.dumps(h, sort_keys=True, default=str).encode()).hexdigest()[:6]
+    bits = []
+    if h.get("style"):
+        bits.append(str(h["style"]))
+    if h.get("budget") is not None:
+        bits.append(f"{h['budget']:g} s")
+    if h.get("max_actions") is not None:
+        bits.append(f"<= {h['max_actions']} actions")
+    return " ".join(bits + [f"#{digest}"])
+
+
+def catalog_label(identity: dict) -> str:
+    c = identity.get("catalog")
+    if c is None:
+        return "default"
+    if isinstance(c, dict):
+        name = c.get("name", "?")
+        h = c.get("hash") or c.get("sha256")
+        return f"{name} #{str(h)[:8]}" if h else str(name)
+    return str(c)
+
+
+# ---- metrics from episode entries -----------------------------------------------------
+
+def episode_outcome(ep: dict):
+    """The metrics' EpisodeOutcome of one summary/result episode entry."""
+    from longpuzzle.agents.metrics import EpisodeOutcome, LevelOutcome
+
+    game, difficulty = ep["objective"].split("/")
+    levels = [LevelOutcome(bool(l.get("reached")), bool(l.get("won")), float(l.get("max_P") or 0.0))
+              for l in ep.get("levels_outcome", [])]
+    extra = {k: ep[k] for k in EpisodeOutcome.__dataclass_fields__
+             if k in ep and k not in ("game", "difficulty", "levels")}
+    return EpisodeOutcome(game, difficulty, levels, **extra)
+
+
+def run_metrics(episodes: list[dict]) -> tuple[dict, list[dict]]:
+    """(metrics, per-objective rows) of pooled episode entries, computed as ``eval`` does:
+    the paper's metrics by ``metrics.aggregate`` and the composite score as the macro mean
+    of the game x difficulty cells."""
+    from longpuzzle.agents.metrics import aggregate
+
+    outs = [episode_outcome(e) for e in episodes]
+    m = aggregate(outs)
+    per_obj = m.pop("objectives")
+    cells: dict[str, list[float]] = {}
+    for e, o in zip(episodes, outs):
+        lv = e.get("levels") or []
+        if o.scored and lv and all("score" in l for l in lv):
+            cells.setdefault(e["objective"], []).append(sum(l["score"] for l in lv) / len(lv))
+    scores = {k: sum(v) / len(v) for k, v in cells.items()}
+    m["score"] = sum(scores.values()) / len(scores) if scores else None
+    return _clean(m), _clean(per_obj)
+
+
+def _clean(v):
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if isinstance(v, dict):
+        return {k: _clean(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_clean(x) for x in v]
+    return v
