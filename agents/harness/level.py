@@ -9,7 +9,9 @@ import json
 import time
 from pathlib import Path
 
-from longpuzzle.agents.base import NO_VISIBLE_EFFECT, AgentError, BaseAgent, FinalAnswer, Observation, action_spec, make_frame
+from longpuzzle.agents.base import (
+    NO_VISIBLE_EFFECT, AgentError, BaseAgent, FinalAnswer, InfrastructureError, Observation, action_spec, make_frame,
+)
 from longpuzzle.agents.evaluator import Evaluator
 from longpuzzle.agents.harness.agent_call import make_caller
 from longpuzzle.agents.harness.clock import BudgetClock
@@ -24,8 +26,10 @@ from longpuzzle.engine.suite import Suite
 
 def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: Settings | None = None,
                     folder: str | Path | None = None, mode: str = "progressive",
-                    agent_name: str | None = None) -> EpisodeResult:
-    """The original repository's protocol: each level launched directly, per-game limits."""
+                    agent_name: str | None = None, on_action=None) -> EpisodeResult:
+    """The original repository's protocol: each level launched directly, per-game limits.
+    ``on_action(step, private_record)`` is called after every action (step counts within
+    the level)."""
     if mode not in ("progressive", "all_levels"):
         raise HarnessError("mode must be 'progressive' or 'all_levels'")
     st = (settings or Settings()).resolved("level")
@@ -43,7 +47,7 @@ def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: S
             runs.append({"level": lid, "run": False, "score": 0.0})
             continue
         sub = Path(folder) / f"level_{i + 1:02d}" if folder else None
-        r = _run_one_level(agent, lid, ev, st, cfg, sub, name)
+        r = _run_one_level(agent, lid, ev, st, cfg, sub, name, on_action)
         n_actions += r["steps"]
         runs.append(r)
         if not r["success"]:
@@ -73,7 +77,7 @@ def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: S
     return res
 
 
-def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, name) -> dict:
+def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, name, on_action=None) -> dict:
     """One level: play time is the budget clock (clock.py) with the per-game timeout as its
     budget, checked before each step as the original does (an action is not cut short); by
     default the agent's time is not charged (the original pauses the game while the model
@@ -83,7 +87,8 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
     max_steps = st.max_actions or cfg["max_steps"]
     timeout_s = cfg["timeout_seconds"]
     text = instruction_for(suite.level.game, suite.level.difficulty) + f" (level {suite.level.number})"
-    run = Run(suite, ev, st, folder, {"protocol": "level", "level": lid, "agent": name, "instruction": text})
+    run = Run(suite, ev, st, folder, {"protocol": "level", "level": lid, "agent": name, "instruction": text},
+              on_action=on_action)
     ev.observe(suite, [])
     caller = make_caller(agent, st.action_timeout)
     clock = BudgetClock(timeout_s, st.charge_agent_time, st.action_latency)
