@@ -83,8 +83,11 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
         catalog().objective(o)          # unknown objective -> clear error before anything runs
     if episodes < 1:
         raise click.BadParameter("--episodes must be at least 1")
-    out = Path(out_dir or f"results/eval-{time.strftime('%Y%m%d-%H%M%S')}")
-    out.mkdir(parents=True, exist_ok=True)
+    if out_dir:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+    else:
+        out = new_results_folder()
     st = Settings(style=style, scale=scale, frames_per_move=frames_per_move, budget=budget,
                   max_actions=max_actions, action_timeout=action_timeout, save_frames=not no_frames,
                   certify_budget=certify_budget, invalid_action_policy=invalid_action_policy,
@@ -97,10 +100,11 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
         game, diff = o.split("/")
         agent = load_agent(agent_spec, style=style, seed=seed + e)
         folder = out / o.replace("/", "_") / f"episode_{e + 1:03d}"
+        status = EpisodeStatus(bar, o, budget if protocol == "objective" else None)
         if protocol == "objective":
-            r = run_objective(agent, game, diff, settings=st, folder=folder)
+            r = run_objective(agent, game, diff, settings=st, folder=folder, on_action=status)
         else:
-            r = run_level_chain(agent, game, diff, settings=st, folder=folder, mode=mode)
+            r = run_level_chain(agent, game, diff, settings=st, folder=folder, mode=mode, on_action=status)
         results.append(r)
         bar.set_postfix_str(f"{o}: {r.outcome.solved_count}/{len(r.outcome.levels)} {r.end}")
         bar.update(1)
@@ -143,6 +147,47 @@ def _f(v):
     return f"{v:.1f}" if isinstance(v, float) else str(v)
 
 
+def new_results_folder(root: str | Path = "results", prefix: str = "eval") -> Path:
+    """A new folder ``root/prefix-<date>-<time>``, created here; a second one in the same
+    second gets ``-2``, ``-3``, ... (mkdir is atomic, so two processes never share one)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    Path(root).mkdir(parents=True, exist_ok=True)
+    k = 1
+    while True:
+        p = Path(root) / (f"{prefix}-{stamp}" if k == 1 else f"{prefix}-{stamp}-{k}")
+        try:
+            p.mkdir()
+            return p
+        except FileExistsError:
+            k += 1
+
+
+class EpisodeStatus:
+    """Live status of the running episode on the progress bar: the objective, the level on
+    screen (its number among the targets), actions so far and the time left of the budget."""
+
+    def __init__(self, bar, objective: str, budget: float | None):
+        self.bar, self.objective, self.budget = bar, objective, budget
+        self.targets = catalog().objective(objective).level_ids
+        self.t0 = time.perf_counter()
+
+    def text(self, step: int, record: dict) -> str:
+        parts = [self.objective]
+        lid = record.get("level")
+        if lid in self.targets:
+            parts.append(f"level {self.targets.index(lid) + 1}/{len(self.targets)} P {record.get('P') or 0:.2f}")
+        elif record.get("screen"):
+            parts.append(record["screen"])
+        parts.append(f"{step} actions")
+        if self.budget is not None:
+            parts.append(f"{max(0.0, self.budget - (time.perf_counter() - self.t0)):.0f} s left")
+        return ", ".join(parts)
+
+    def __call__(self, step: int, record: dict) -> None:
+        self.bar.set_postfix_str(self.text(step, record), refresh=False)
+        self.bar.update(0)          # redraws at most every mininterval
+
+
 def _progress(total, quiet):
     try:
         from tqdm import tqdm
@@ -150,7 +195,7 @@ def _progress(total, quiet):
     except ImportError:          # pragma: no cover
         class _Null:
             def update(self, n): ...
-            def set_postfix_str(self, s): ...
+            def set_postfix_str(self, s, refresh=True): ...
             def close(self): ...
         return _Null()
 

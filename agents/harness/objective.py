@@ -43,8 +43,9 @@ from longpuzzle.engine.suite import Suite
 def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Settings | None = None,
                   folder: str | Path | None = None, start: str | Suite = "home",
                   instruction: str | None = None, evaluator: Evaluator | None = None,
-                  agent_name: str | None = None) -> EpisodeResult:
-    """One objective episode (the paper's protocol)."""
+                  agent_name: str | None = None, on_action=None) -> EpisodeResult:
+    """One objective episode (the paper's protocol). ``on_action(step, private_record)`` is
+    called after every action (a live status display)."""
     st = (settings or Settings()).resolved("objective")
     obj = catalog().objective(f"{game}/{difficulty}")
     suite = start if isinstance(start, Suite) else Suite(start, style=st.style, scale=st.scale, viewport=st.viewport)
@@ -54,7 +55,7 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
     prior = {l: {"reached": o.reached, "won": o.won, "max_P": o.max_progress} for l, o in ev.outcomes.items()}
     run = Run(suite, ev, st, folder, {"protocol": "objective", "objective": obj.id, "agent": name,
                                        "instruction": text, "evaluator_start": prior,
-                                       "mismatch_start": ev.mismatch}, first_wait=True)
+                                       "mismatch_start": ev.mismatch}, first_wait=True, on_action=on_action)
     ev.observe(suite, [])
     caller = make_caller(agent, st.action_timeout)
     clock = BudgetClock(st.budget, st.charge_agent_time, st.action_latency)

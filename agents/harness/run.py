@@ -25,13 +25,17 @@ FIRST_WAIT_MESSAGE = ("the first action must be a wait (e.g. {\"type\": \"wait\"
 
 
 class Run:
-    """Shared machinery of one episode: suite, renderer, evaluator, trajectory, feedback."""
+    """Shared machinery of one episode: suite, renderer, evaluator, trajectory, feedback.
+    ``on_action(step, private_record)``, if given, is called after every recorded action
+    (a live status display; it must not raise)."""
 
     need_wait = False          # objective protocol: no action but a wait until the first wait
     presses = 0                # pointer presses dispatched (one per click, drag or swipe)
+    on_action = None
 
     def __init__(self, suite: Suite, evaluator: Evaluator, settings: Settings, folder, header: dict,
-                 first_wait: bool = False):
+                 first_wait: bool = False, on_action=None):
+        self.on_action = on_action
         self.suite = suite
         self.ev = evaluator
         self.st = settings
@@ -81,6 +85,8 @@ class Run:
         rec = self.ev.observe(self.suite, [])
         rec["invalid_action"] = True
         self.traj.write({"stream": "private", "step": self.step, "record": rec})
+        if self.on_action is not None:
+            self.on_action(self.step, rec)
         return fb, rec
 
     def dispatch(self, a: dict, t_agent: float, until: int | None = None
@@ -113,6 +119,8 @@ class Run:
         rec = self.ev.observe(suite, res.effects)
         rec["effects"] = res.effects
         self.traj.write({"stream": "private", "step": self.step, "record": rec, "snapshot": suite.snapshot()})
+        if self.on_action is not None:
+            self.on_action(self.step, rec)
         return fb, rec, frames, a
 
     def do(self, raw_action: Any, t_agent: float, until: int | None = None
