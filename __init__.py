@@ -10,6 +10,11 @@ Subpackages:
 
 __version__ = "0.1.0"
 
+# numba's cache goes under longpuzzle's cache folder (before anything imports numba)
+from longpuzzle.engine.cache import use_project_numba_cache  # noqa: E402
+
+use_project_numba_cache()
+
 from longpuzzle.engine.errors import (  # noqa: E402
     LongPuzzleError,
     MoveSyntaxError,

@@ -8,7 +8,8 @@ as globals. The generated file's name carries a digest of the template, the game
 source and numba's version, so any change to either gives a new file and a fresh compile,
 and an unchanged one is loaded from numba's cache in the next process without compiling.
 
-Location: $LONGPUZZLE_CACHE_DIR, else $XDG_CACHE_HOME/longpuzzle, else ~/.cache/longpuzzle.
+Location: the ``kernels`` folder of longpuzzle.engine.cache.cache_dir() ($LONGPUZZLE_CACHE_DIR,
+else $XDG_CACHE_HOME/longpuzzle, else ~/.cache/longpuzzle).
 """
 
 from __future__ import annotations
@@ -19,22 +20,14 @@ import inspect
 import os
 import sys
 import tempfile
-from pathlib import Path
 from types import ModuleType
 
 import numba
 
+from longpuzzle.engine.cache import cache_dir  # noqa: F401  (also importable from here)
 from longpuzzle.engine.protocol import Puzzle
 
 _LOADED: dict[tuple[str, str], ModuleType] = {}
-
-
-def cache_dir() -> Path:
-    env = os.environ.get("LONGPUZZLE_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "longpuzzle"
 
 
 def specialize(puzzle: Puzzle, template: str, name: str) -> ModuleType:
