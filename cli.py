@@ -25,12 +25,34 @@ from longpuzzle.engine.session import Session
 DEFAULT_LEVEL = "maze_paint/easy/1"
 
 
+class OneLineUsageError(click.UsageError):
+    """A usage mistake shown as the one ``error: ...`` line every other mistake gets (click's
+    own form is three lines: usage, a hint and the error); exit status 2 as click's."""
+
+    def __init__(self, err: click.UsageError):
+        where = err.ctx.command_path if err.ctx is not None else "longpuzzle"
+        super().__init__(f"{err.format_message()} (see '{where} --help')", err.ctx)
+
+    def show(self, file=None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True, file=file)
+
+
 class _Group(click.Group):
-    """Turns library errors into a one-line message and exit status 2."""
+    """Turns library errors and usage mistakes into a one-line message and exit status 2."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as e:          # an option of the group itself
+            raise OneLineUsageError(e) from None
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except OneLineUsageError:
+            raise
+        except click.UsageError as e:          # unknown command, bad option or argument of one
+            raise OneLineUsageError(e) from None
         except LongPuzzleError as e:
             click.echo(f"error: {e}", err=True)
             ctx.exit(2)
@@ -59,8 +81,10 @@ def levels_cmd(game, as_json):
         click.echo(json.dumps({"objectives": out, "level_count": sum(len(o.level_ids) for o in objs)}, indent=1))
         return
     for o in objs:
-        click.echo(f"{o.id:<28} {len(o.level_ids):>3} levels   {o.level_ids[0]} .. {o.level_ids[-1]}")
-    click.echo(f"{len(objs)} objectives, {sum(len(o.level_ids) for o in objs)} levels")
+        ids = o.level_ids
+        span = ids[0] if len(ids) == 1 else f"{ids[0]} .. {ids[-1]}"
+        click.echo(f"{o.id:<28} {_n(len(ids), 'level'):>9}   {span}")
+    click.echo(f"{_n(len(objs), 'objective')}, {_n(sum(len(o.level_ids) for o in objs), 'level')}")
 
 
 @cli.command("show")
@@ -85,45 +109,86 @@ def show_cmd(level_id, moves):
 def check_cmd(level_id, moves, as_json):
     """Apply moves to a level and report how far they got.
 
-    Stops at the first move the rules reject (reported, not an error); text that is not a
-    move at all is an error."""
+    Moves are numbered from 1, in the text and in the JSON alike: ``rejected_at`` is the
+    number of the first move the rules refused (null if none was) and ``unchanged`` lists
+    the moves that were accepted but changed nothing (a Maze Paint swipe into a wall).
+    Stops at the first rejected move (reported, not an error); text that is not a move at
+    all is an error."""
     s = Session(level_id)
     tokens = _split_moves(moves)
-    rejected_at, reason = None, None
-    for i, tok in enumerate(tokens):
+    rejected_at, reason, unchanged = None, None, []
+    for i, tok in enumerate(tokens, 1):
         try:
-            s.play(tok)
-        except IllegalMoveError as e:
+            outs = s.try_move(tok)
+        except IllegalMoveError as e:          # undo where there is nothing to undo, or no undo
             rejected_at, reason = i, str(e)
             break
-    applied = len(tokens) if rejected_at is None else rejected_at
-    result = {"level": s.level.id, "applied": applied, "rejected_at": rejected_at,
-              "solved": s.solved, "progress": s.progress}
+        if outs and not outs[-1].accepted:
+            rejected_at, reason = i, outs[-1].message or outs[-1].reason
+            break
+        if outs and not any(o.changed for o in outs):
+            unchanged.append(i)
+    applied = len(tokens) if rejected_at is None else rejected_at - 1
+    result = {"level": s.level.id, "moves": len(tokens), "applied": applied, "rejected_at": rejected_at,
+              "unchanged": unchanged, "solved": s.solved, "progress": s.progress}
     if as_json:
         if reason:
             result["reason"] = reason
         click.echo(json.dumps(result))
         return
     click.echo(s.show())
-    click.echo(f"applied {applied} of {len(tokens)} moves; solved: {s.solved}; progress P = {s.progress:.4f}")
+    line = f"applied {applied} of {_n(len(tokens), 'move')}"
+    if unchanged:
+        line += (f", {len(unchanged)} of them changed nothing ("
+                 + ", ".join(f"move {i}: {tokens[i - 1]}" for i in unchanged) + ")")
+    click.echo(f"{line}; solved: {s.solved}; progress P = {s.progress:.4f}")
     if reason:
-        click.echo(f"move {rejected_at + 1} ({tokens[rejected_at]}) {reason}")
+        click.echo(f"rejected move {rejected_at} ({tokens[rejected_at - 1]}): {reason}")
+
+
+def _n(k: int, noun: str) -> str:
+    """``1 level``, ``2 levels``."""
+    return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
 
 
 @cli.command("replay")
 @click.argument("episode")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def replay_cmd(episode, as_json):
     """Replay an episode: an episode text '<level id>: <move> <move> ...', a checkpoint file,
-    or an eval episode folder (re-runs its recorded actions and checks every frame hash and
-    result; reports the first divergence)."""
+    an eval episode folder (re-runs its recorded actions and checks every frame hash and
+    result; reports the first divergence), or an eval output folder (replays every episode
+    in it and sums up). Exit status 1 if any episode diverged."""
     from pathlib import Path
     from longpuzzle.engine.session import replay
 
     path = Path(episode)
     if path.is_dir():
-        from longpuzzle.agents.harness import replay_episode
+        _replay_folder(path, as_json)
+        return
+    if path.is_file():
+        s = Session.from_checkpoint(path.read_text(encoding="utf-8"))
+    else:
+        s = replay(episode)
+    c = s.counters
+    out = {"level": s.level.id, "moves": len(s.moves), "solved": s.solved, "progress": s.progress,
+           "counters": c.as_dict()}
+    if as_json:
+        click.echo(json.dumps(out))
+        return
+    click.echo(s.show())
+    done = [_n(k, w) for k, w in ((c.undos, "undo"), (c.restarts, "restart"), (c.rejected, "rejected move")) if k]
+    click.echo(f"{s.level.id}: {_n(len(s.moves), 'move')} on the board ({c.moves} played"
+               + "".join(f", {d}" for d in done) + f"); solved: {'yes' if s.solved else 'no'}; "
+               f"progress P = {s.progress:.4f}")
 
+
+def _replay_folder(path, as_json: bool) -> None:
+    """One episode folder, or every episode folder below an eval output folder."""
+    from longpuzzle.agents.harness import HarnessError, replay_episode
+    from longpuzzle.agents.report.data import episode_folders
+
+    if (path / "events.jsonl").is_file():
         rep = replay_episode(path)
         if as_json:
             click.echo(json.dumps(rep.as_dict()))
@@ -135,13 +200,28 @@ def replay_cmd(episode, as_json):
         if not rep.ok:
             sys.exit(1)
         return
-    if path.is_file():
-        s = Session.from_checkpoint(path.read_text(encoding="utf-8"))
+    folders = episode_folders(path)
+    if not folders:
+        raise HarnessError(f"{path} is neither an episode folder nor an eval output folder (no events.jsonl in it or below it)")
+    reports = []
+    for f in folders:
+        rel = str(f.relative_to(path))
+        try:
+            d = replay_episode(f).as_dict()
+        except HarnessError as e:                  # one unreadable episode does not stop the rest
+            d = {"ok": False, "steps": 0, "divergence": f"unreadable: {e}"}
+        reports.append({"episode": rel, **d})
+        if not as_json:
+            click.echo(f"{rel}: {d['steps']} actions replayed; "
+                       + ("every frame and result matches" if d["ok"] else f"DIVERGED: {d['divergence']}"))
+    bad = sum(not r["ok"] for r in reports)
+    if as_json:
+        click.echo(json.dumps({"folder": str(path), "episodes": reports, "matched": len(reports) - bad,
+                               "diverged": bad}))
     else:
-        s = replay(episode)
-    out = {"level": s.level.id, "moves": len(s.moves), "solved": s.solved, "progress": s.progress,
-           "counters": s.counters.as_dict()}
-    click.echo(json.dumps(out) if as_json else f"{s.show()}\n{out}")
+        click.echo(f"{_n(len(reports), 'episode')} replayed: {len(reports) - bad} matched, {bad} diverged")
+    if bad:
+        sys.exit(1)
 
 
 @cli.command("rollout")

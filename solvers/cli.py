@@ -64,7 +64,8 @@ def verify_cmd(game, as_json, budget):
         if as_json:
             click.echo(json.dumps(d))
         else:
-            opt = "optimal" if d["optimal"] else f"lb {d.get('lower_bound')}"
+            lb = d.get("lower_bound")
+            opt = "optimal" if d["optimal"] else (f"lb {lb}" if lb is not None else "not proven optimal")
             mark = "ok " if d["ok"] else "BAD"
             click.echo(f"{mark} {lid:<28} {d['status']:<10} {str(d['length']):>4} moves ({opt}) "
                        f"{d['states']:>10,} states {d['seconds']:8.3f} s")

@@ -132,7 +132,7 @@ def test_check_json_solved_rejected_and_errors():
     assert out["rejected_at"] is None and 0 < out["progress"] <= 1
     r = run("check", "nut_and_bolt/easy/1", "--moves", "2>3 1>2 1>3", "--json")
     out = json.loads(r.output)
-    assert out["applied"] == 1 and out["rejected_at"] == 1 and out["solved"] is False
+    assert out["applied"] == 1 and out["rejected_at"] == 2 and out["solved"] is False   # counted from 1
     for args, words in [(("check", "nut_and_bolt/easy/1", "--moves", "2>9"), "no bolt 9"),
                         (("check", "nosuch/easy/1", "--moves", "U"), "unknown game"),
                         (("show", "maze_paint/hard/99"), "levels 1..10"),

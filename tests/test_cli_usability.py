@@ -1,0 +1,191 @@
+"""What a new user meets on the command line: one numbering of moves, moves that changed
+nothing, sentences instead of Python reprs, plurals, one-line usage errors, replaying a whole
+run folder, the README's own examples, unique result folders, live episode status and the
+location of numba's cache."""
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from longpuzzle.agents.builtin import SolverAgent
+from longpuzzle.agents.cli import EpisodeStatus, new_results_folder
+from longpuzzle.agents.harness import Settings, run_objective
+from longpuzzle.cli import cli
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_check_numbers_moves_from_one_in_text_and_json():
+    moves = "2>3 1>2 1>3"                    # the second move is refused
+    out = json.loads(run("check", "nut_and_bolt/easy/1", "--moves", moves, "--json").output)
+    assert out["applied"] == 1 and out["rejected_at"] == 2 and out["moves"] == 3
+    text = run("check", "nut_and_bolt/easy/1", "--moves", moves).output
+    assert "rejected move 2 (1>2): " in text and "applied 1 of 3 moves" in text
+    assert "move move" not in text and text.count("1>2") == 1     # the move is named once
+    out = json.loads(run("check", "nut_and_bolt/easy/1", "--moves", "2>3", "--json").output)
+    assert out["rejected_at"] is None and out["applied"] == 1
+
+
+def test_check_reports_moves_that_changed_nothing():
+    # on maze_paint/easy/1 the ball starts against the left wall: L is accepted and does nothing
+    out = json.loads(run("check", "maze_paint/easy/1", "--moves", "L U", "--json").output)
+    assert out["applied"] == 2 and out["unchanged"] == [1]
+    text = run("check", "maze_paint/easy/1", "--moves", "L U").output
+    assert "applied 2 of 2 moves, 1 of them changed nothing (move 1: L)" in text
+    out = json.loads(run("check", "maze_paint/easy/1", "--moves", "U R", "--json").output)
+    assert out["unchanged"] == []
+    out = json.loads(run("check", "maze_paint/easy/1", "--moves", "U undo", "--json").output)
+    assert out["rejected_at"] == 2 and "no undo" in out["reason"]
+
+
+def test_verify_text_without_a_lower_bound(monkeypatch):
+    import longpuzzle.solvers.cli as scli
+
+    monkeypatch.setattr(scli, "verify_level", lambda lid, budget=None: {
+        "ok": True, "optimal": False, "lower_bound": None, "status": "solvable", "length": 90,
+        "states": 82, "seconds": 0.001})
+    monkeypatch.setattr(scli, "catalog", lambda: type("C", (), {"level_ids": lambda self, g: ["color_connect/hard/9"]})())
+    r = run("verify", "--game", "color_connect")
+    assert r.exit_code == 0 and "None" not in r.output and "not proven optimal" in r.output
+
+
+def test_replay_text_is_a_sentence_and_json_is_json(tmp_path):
+    r = run("replay", "nut_and_bolt/easy/1: 2>3 1>3 undo 2>4")
+    assert r.exit_code == 0
+    last = r.output.strip().splitlines()[-1]
+    assert last == "nut_and_bolt/easy/1: 2 moves on the board (3 played, 1 undo); solved: no; progress P = 0.3750"
+    assert "{" not in r.output
+    out = json.loads(run("replay", "nut_and_bolt/easy/1: 2>3 1>3 undo 2>4", "--json").output)
+    assert out["moves"] == 2 and out["counters"]["undos"] == 1
+
+
+def test_levels_says_level_not_levels_for_one():
+    out = run("levels", "--game", "nut_and_bolt").output
+    assert re.search(r"nut_and_bolt/nightmare\s+1 level\s+nut_and_bolt/nightmare/1$", out, re.M)
+    assert "1 levels" not in out and "3 levels" in out
+    assert run("levels", "--game", "truck_escape").output.strip().endswith("1 objective, 5 levels")
+
+
+@pytest.mark.parametrize("args, words", [
+    (["check"], "Missing argument 'LEVEL_ID'"),
+    (["show", "--bogus"], "No such option '--bogus'"),
+    (["--bogus"], "No such option"),
+    (["frobnicate"], "No such command 'frobnicate'"),
+    (["screenshot", "--style", "4d", "--out", "x.png"], "'4d' is not one of"),
+    (["eval", "--episodes", "0"], "--episodes must be at least 1"),
+])
+def test_usage_errors_are_one_error_line_with_status_2(args, words):
+    r = run(*args)
+    assert r.exit_code == 2
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], r.output
+    assert "--help" in lines[0]
+
+
+def test_usage_error_from_a_real_process_is_one_line_on_stderr():
+    r = subprocess.run([sys.executable, "-m", "longpuzzle", "check"], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip().count("\n") == 0 and r.stderr.startswith("error: Missing argument")
+
+
+def test_readme_command_examples_run():
+    """Every ``longpuzzle replay "..."`` / ``check`` / ``show`` example line of the README
+    that names a real level runs as written."""
+    lines = [l.strip() for l in README.read_text(encoding="utf-8").splitlines()]
+    cmds = [l for l in lines if re.match(r"longpuzzle (replay \"[a-z_]+/|check [a-z_]+/|show [a-z_]+/)", l)]
+    assert any("undo" in c for c in cmds), "the README shows a replay with undo"
+    for c in cmds:
+        c = re.split(r"\s{3,}", c)[0]          # the table's description column
+        args = shlex.split(c)[1:]
+        r = run(*args)
+        assert r.exit_code == 0, (c, r.output)
+
+
+def test_replay_accepts_a_run_folder_and_sums_up(tmp_path):
+    out = tmp_path / "run"
+    r = run("eval", "--objective", "maze_paint/easy", "--episodes", "2", "--max-actions", "8",
+            "--out", str(out), "--json")
+    assert r.exit_code == 0, r.output
+    r = run("replay", str(out))
+    assert r.exit_code == 0, r.output
+    assert "maze_paint_easy/episode_001: 8 actions replayed" in r.output
+    assert r.output.strip().endswith("2 episodes replayed: 2 matched, 0 diverged")
+    d = json.loads(run("replay", str(out), "--json").output)
+    assert d["matched"] == 2 and [e["episode"] for e in d["episodes"]] == [
+        "maze_paint_easy/episode_001", "maze_paint_easy/episode_002"]
+    ev = out / "maze_paint_easy" / "episode_002" / "events.jsonl"
+    ev.write_text(ev.read_text().replace('"P":0.0', '"P":0.5', 1))
+    r = run("replay", str(out))
+    assert r.exit_code == 1 and "1 matched, 1 diverged" in r.output and "DIVERGED" in r.output
+    r = run("replay", str(tmp_path / "run" / "maze_paint_easy" / "nothing_here"))
+    assert r.exit_code == 2 and "error:" in r.output
+    (tmp_path / "empty").mkdir()
+    r = run("replay", str(tmp_path / "empty"))
+    assert r.exit_code == 2 and "neither an episode folder nor an eval output folder" in r.output
+
+
+def test_result_folders_started_in_the_same_second_do_not_collide(tmp_path, monkeypatch):
+    monkeypatch.setattr(time, "strftime", lambda fmt: "20250101-120000")
+    a = new_results_folder(tmp_path)
+    b = new_results_folder(tmp_path)
+    c = new_results_folder(tmp_path)
+    assert [p.name for p in (a, b, c)] == ["eval-20250101-120000", "eval-20250101-120000-2",
+                                           "eval-20250101-120000-3"]
+    assert all(p.is_dir() for p in (a, b, c))
+
+
+class _Bar:
+    def __init__(self):
+        self.texts = []
+
+    def set_postfix_str(self, s, refresh=True):
+        self.texts.append(s)
+
+    def update(self, n):
+        pass
+
+
+def test_a_running_episode_shows_its_level_actions_and_time_left():
+    bar = _Bar()
+    status = EpisodeStatus(bar, "nut_and_bolt/easy", 120.0)
+    r = run_objective(SolverAgent(), "nut_and_bolt", "easy", settings=Settings(budget=120, action_timeout=None, save_frames=False),
+                      on_action=status)
+    assert len(bar.texts) == r.actions
+    assert bar.texts[0].startswith("nut_and_bolt/easy, difficulty:nut_and_bolt, 1 actions, ")
+    assert re.fullmatch(r"nut_and_bolt/easy, level 3/3 P 1\.00, \d+ actions, 1[01]\d s left", bar.texts[-1])
+    assert any("level 2/3" in t for t in bar.texts)
+
+
+def test_numba_cache_goes_under_the_project_cache_folder(tmp_path):
+    script = ("import longpuzzle, numba, sys\n"
+              "sys.path.insert(0, sys.argv[1])\n"
+              "import lp_probe\n"
+              "lp_probe.f(1)\n"
+              "print(numba.config.CACHE_DIR)\n")
+    (tmp_path / "mod").mkdir()
+    (tmp_path / "mod" / "lp_probe.py").write_text("from numba import njit\n\n@njit(cache=True)\ndef f(x):\n"
+                                                 "    return x + 1\n")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["LONGPUZZLE_CACHE_DIR"] = str(tmp_path / "cache")
+    r = subprocess.run([sys.executable, "-c", script, str(tmp_path / "mod")], capture_output=True, text=True,
+                       env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == str(tmp_path / "cache" / "numba")
+    assert list((tmp_path / "cache" / "numba").rglob("*.nbi")), "numba wrote its cache index there"
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "mine")            # an explicit choice is kept
+    r = subprocess.run([sys.executable, "-c", script, str(tmp_path / "mod")], capture_output=True, text=True,
+                       env=env, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == str(tmp_path / "mine")
+    assert list((tmp_path / "mine").rglob("*.nbi"))
