@@ -178,7 +178,7 @@ class EpisodeStatus:
             parts.append(f"level {self.targets.index(lid) + 1}/{len(self.targets)} P {record.get('P') or 0:.2f}")
         elif record.get("screen"):
             parts.append(record["screen"])
-        parts.append(f"{step} actions")
+        parts.append(f"{step} action" if step == 1 else f"{step} actions")
         if self.budget is not None:
             parts.append(f"{max(0.0, self.budget - (time.perf_counter() - self.t0)):.0f} s left")
         return ", ".join(parts)
