@@ -100,7 +100,7 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
         game, diff = o.split("/")
         agent = load_agent(agent_spec, style=style, seed=seed + e)
         folder = out / o.replace("/", "_") / f"episode_{e + 1:03d}"
-        status = EpisodeStatus(bar, o, budget if protocol == "objective" else None)
+        status = EpisodeStatus(bar, o)
         if protocol == "objective":
             r = run_objective(agent, game, diff, settings=st, folder=folder, on_action=status)
         else:
@@ -164,14 +164,14 @@ def new_results_folder(root: str | Path = "results", prefix: str = "eval") -> Pa
 
 class EpisodeStatus:
     """Live status of the running episode on the progress bar: the objective, the level on
-    screen (its number among the targets), actions so far and the time left of the budget."""
+    screen (its number among the targets) and its P, actions so far and the budget's charged
+    time left (the level's play time left under the level protocol)."""
 
-    def __init__(self, bar, objective: str, budget: float | None):
-        self.bar, self.objective, self.budget = bar, objective, budget
+    def __init__(self, bar, objective: str):
+        self.bar, self.objective = bar, objective
         self.targets = catalog().objective(objective).level_ids
-        self.t0 = time.perf_counter()
 
-    def text(self, step: int, record: dict) -> str:
+    def text(self, step: int, record: dict, left: float | None = None) -> str:
         parts = [self.objective]
         lid = record.get("level")
         if lid in self.targets:
@@ -179,12 +179,12 @@ class EpisodeStatus:
         elif record.get("screen"):
             parts.append(record["screen"])
         parts.append(f"{step} action" if step == 1 else f"{step} actions")
-        if self.budget is not None:
-            parts.append(f"{max(0.0, self.budget - (time.perf_counter() - self.t0)):.0f} s left")
+        if left is not None:
+            parts.append(f"{max(0.0, left):.0f} s left")
         return ", ".join(parts)
 
-    def __call__(self, step: int, record: dict) -> None:
-        self.bar.set_postfix_str(self.text(step, record), refresh=False)
+    def __call__(self, step: int, record: dict, left: float | None = None) -> None:
+        self.bar.set_postfix_str(self.text(step, record, left), refresh=False)
         self.bar.update(0)          # redraws at most every mininterval
 
 

@@ -159,11 +159,11 @@ class _Bar:
 
 def test_a_running_episode_shows_its_level_actions_and_time_left():
     bar = _Bar()
-    status = EpisodeStatus(bar, "nut_and_bolt/easy", 120.0)
+    status = EpisodeStatus(bar, "nut_and_bolt/easy")
     r = run_objective(SolverAgent(), "nut_and_bolt", "easy", settings=Settings(budget=120, action_timeout=None, save_frames=False),
                       on_action=status)
     assert len(bar.texts) == r.actions
-    assert bar.texts[0].startswith("nut_and_bolt/easy, difficulty:nut_and_bolt, 1 action, ")
+    assert bar.texts[0].startswith("nut_and_bolt/easy, home, 1 action, ")      # the first wait
     m = re.fullmatch(r"nut_and_bolt/easy, level 3/3 P 1\.00, (\d+) actions, (\d+) s left", bar.texts[-1])
     assert m and int(m.group(1)) == r.actions and 60 < int(m.group(2)) <= 120
     assert any("level 2/3" in t for t in bar.texts)

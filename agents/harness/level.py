@@ -28,8 +28,8 @@ def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: S
                     folder: str | Path | None = None, mode: str = "progressive",
                     agent_name: str | None = None, on_action=None) -> EpisodeResult:
     """The original repository's protocol: each level launched directly, per-game limits.
-    ``on_action(step, private_record)`` is called after every action (step counts within
-    the level)."""
+    ``on_action(step, private_record, seconds_left)`` is called after every action (step
+    counts within the level, seconds_left is the level's play time left)."""
     if mode not in ("progressive", "all_levels"):
         raise HarnessError("mode must be 'progressive' or 'all_levels'")
     st = (settings or Settings()).resolved("level")
@@ -87,11 +87,12 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
     max_steps = st.max_actions or cfg["max_steps"]
     timeout_s = cfg["timeout_seconds"]
     text = instruction_for(suite.level.game, suite.level.difficulty) + f" (level {suite.level.number})"
-    run = Run(suite, ev, st, folder, {"protocol": "level", "level": lid, "agent": name, "instruction": text},
-              on_action=on_action)
+    run = Run(suite, ev, st, folder, {"protocol": "level", "level": lid, "agent": name, "instruction": text})
     ev.observe(suite, [])
     caller = make_caller(agent, st.action_timeout)
     clock = BudgetClock(timeout_s, st.charge_agent_time, st.action_latency)
+    if on_action is not None:
+        run.on_action = lambda step, rec: on_action(step, rec, clock.left())
     a_timeout = st.action_timeout or None
     det = CycleDetector()
     invalid_run = invalid_total = repeated = noop = 0

@@ -44,8 +44,9 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
                   folder: str | Path | None = None, start: str | Suite = "home",
                   instruction: str | None = None, evaluator: Evaluator | None = None,
                   agent_name: str | None = None, on_action=None) -> EpisodeResult:
-    """One objective episode (the paper's protocol). ``on_action(step, private_record)`` is
-    called after every action (a live status display)."""
+    """One objective episode (the paper's protocol). ``on_action(step, private_record,
+    seconds_left)`` is called after every action (a live status display; seconds_left is the
+    budget clock's charged time left, None without a budget)."""
     st = (settings or Settings()).resolved("objective")
     obj = catalog().objective(f"{game}/{difficulty}")
     suite = start if isinstance(start, Suite) else Suite(start, style=st.style, scale=st.scale, viewport=st.viewport)
@@ -55,10 +56,12 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
     prior = {l: {"reached": o.reached, "won": o.won, "max_P": o.max_progress} for l, o in ev.outcomes.items()}
     run = Run(suite, ev, st, folder, {"protocol": "objective", "objective": obj.id, "agent": name,
                                        "instruction": text, "evaluator_start": prior,
-                                       "mismatch_start": ev.mismatch}, first_wait=True, on_action=on_action)
+                                       "mismatch_start": ev.mismatch}, first_wait=True)
     ev.observe(suite, [])
     caller = make_caller(agent, st.action_timeout)
     clock = BudgetClock(st.budget, st.charge_agent_time, st.action_latency)
+    if on_action is not None:
+        run.on_action = lambda step, rec: on_action(step, rec, clock.left())
     a_timeout = st.action_timeout or None
     limit = BENCHMARK["harness"]["invalid_action_limit"]
     end, err = "budget", ""

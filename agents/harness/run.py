@@ -25,17 +25,14 @@ FIRST_WAIT_MESSAGE = ("the first action must be a wait (e.g. {\"type\": \"wait\"
 
 
 class Run:
-    """Shared machinery of one episode: suite, renderer, evaluator, trajectory, feedback.
-    ``on_action(step, private_record)``, if given, is called after every recorded action
-    (a live status display; it must not raise)."""
+    """Shared machinery of one episode: suite, renderer, evaluator, trajectory, feedback."""
 
     need_wait = False          # objective protocol: no action but a wait until the first wait
     presses = 0                # pointer presses dispatched (one per click, drag or swipe)
-    on_action = None
+    on_action = None           # on_action(step, private_record) after every recorded action
 
     def __init__(self, suite: Suite, evaluator: Evaluator, settings: Settings, folder, header: dict,
-                 first_wait: bool = False, on_action=None):
-        self.on_action = on_action
+                 first_wait: bool = False):
         self.suite = suite
         self.ev = evaluator
         self.st = settings
