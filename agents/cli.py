@@ -112,7 +112,8 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
     metrics = aggregate([r.outcome for r in results])
     per_obj = metrics.pop("objectives")
     summary = {"agent": agent_spec, "protocol": protocol, "settings": st.as_dict(), "metrics": metrics,
-               "objectives": per_obj, "episodes": [r.as_dict() for r in results]}
+               "objectives": per_obj,
+               "episodes": [{**r.as_dict(), "folder": str(Path(r.folder).relative_to(out))} for r in results]}
     # the original's composite score: cell = mean level score (unreached levels 0), then the
     # macro mean over the cells run (16 for --all)
     cells = {}

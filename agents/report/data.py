@@ -22,8 +22,6 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from longpuzzle.agents.harness import HarnessError, read_events
 
 # key -> where it is read from, first hit wins: a top-level summary field, else a settings field
@@ -57,20 +55,19 @@ def read_json(path: Path, what: str) -> dict:
 
 # ---- frames ---------------------------------------------------------------------------
 
-def read_frame(folder: str | Path, index: int) -> np.ndarray | None:
-    """Stored frame ``index`` of an episode folder (0 is the first observation) as an
-    (H, W, 3) uint8 array, or None where the episode stored no frames."""
-    p = Path(folder) / "frames" / f"{index:06d}.png"
-    if not p.is_file():
+def stored_frames(folder: str | Path):
+    """The stored frames of an episode folder (the harness's one reading API,
+    ``open_frames``: ``len``, ``read(i)``), or None where the episode stored no frames."""
+    from longpuzzle.agents.harness.frames import FrameStoreError, open_frames
+
+    try:
+        fs = open_frames(folder)
+    except FrameStoreError:
         return None
-    from PIL import Image
-
-    with Image.open(p) as im:
-        return np.asarray(im.convert("RGB"))
-
-
-def has_frames(folder: str | Path) -> bool:
-    return read_frame(folder, 0) is not None
+    if len(fs) == 0:
+        fs.close()
+        return None
+    return fs
 
 
 # ---- one episode's trajectory -------------------------------------------------------
@@ -165,8 +162,12 @@ def load_run(folder: str | Path) -> RunData:
     if (folder / "summary.json").is_file():
         summary = read_json(folder / "summary.json", "run summary")
         eps = [dict(e) for e in summary.get("episodes", [])]
+        seen: dict[str, int] = {}
         for e in eps:
-            e["dir"] = _episode_dir(folder, e.get("folder", ""))
+            k = seen[e.get("objective", "")] = seen.get(e.get("objective", ""), 0) + 1
+            # eval's layout, for runs that did not record their folders: <objective>/episode_<k>
+            default = f"{str(e.get('objective', '')).replace('/', '_')}/episode_{k:03d}"
+            e["dir"] = _episode_dir(folder, e.get("folder") or default)
     elif (folder / "result.json").is_file():       # one episode folder on its own
         res = read_json(folder / "result.json", "episode result")
         res["dir"] = folder
