@@ -216,6 +216,16 @@ class Puzzle:
             raise ValueError("state values do not fit the state's integer type")
         return out
 
+    def state_bounds(self, level: Level) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high): two arrays of the state's shape and dtype with ``low[i] <= s[i] <=
+        high[i]`` for EVERY state reachable from ``level.initial`` (observation spaces are
+        built from them, so they must be true bounds; keep them as tight as the rules allow).
+        The default is the dtype's whole range; every built-in game gives its own (the
+        conformance suite checks them along random walks)."""
+        info = np.iinfo(level.initial.dtype)
+        return (np.full(level.initial.shape, info.min, level.initial.dtype),
+                np.full(level.initial.shape, info.max, level.initial.dtype))
+
     def harness_deadlock(self, level: Level, state: np.ndarray) -> str | None:
         """The original harness ends a level early on some cheap deadlock tests (Bolt
         Unscrew: no usable hole; Rush Hour: no vehicle can move). Return the termination

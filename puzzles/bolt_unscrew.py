@@ -944,6 +944,33 @@ class BoltUnscrew(Puzzle):
         return Level(self.id, difficulty, number, lv, settled, nA * nA, record, extra, where,
                      record.get("name", ""))
 
+    # ------------------------------------------------------------------ bounds
+    def state_bounds(self, level):
+        """Screws 0/1, status 0..2, angle 0..N_ANG-1, pins -1..nA-1, awake 0/1. A centre is
+        where the level put it, or (once the piece has swung about a pin) within its bounding
+        radius, plus the alignment tolerance and rounding, of some anchor."""
+        lv, init = level.lv, level.initial
+        nA, nP, H, ss = int(lv[0]), int(lv[1]), int(lv[2]), int(lv[11])
+        oa, op, pl, tol = int(lv[5]), int(lv[6]), int(lv[7]), int(lv[14])
+        ax = np.asarray(lv[oa:oa + 2 * nA:2], np.int64)
+        ay = np.asarray(lv[oa + 1:oa + 2 * nA:2], np.int64)
+        low = np.zeros_like(init)
+        high = np.zeros_like(init)
+        high[:nA] = 1
+        for p in range(nP):
+            b = nA + p * ss
+            reach = int(lv[op + p * pl + 6]) + tol + 8          # Q8; 8 covers the rounding
+            high[b] = LEFT
+            for j, axis in ((1, ax), (2, ay)):
+                c0 = int(init[b + j])
+                low[b + j] = min(c0, int(axis.min()) - reach)
+                high[b + j] = max(c0, int(axis.max()) + reach)
+            high[b + 3] = int(lv[3]) - 1
+            low[b + 4:b + 4 + H] = -1
+            high[b + 4:b + 4 + H] = nA - 1
+            high[b + 4 + H] = 1
+        return low, high
+
     # ------------------------------------------------------------------ moves
     def format_move(self, level, action):
         nA = int(level.lv[0])

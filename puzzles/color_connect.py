@@ -373,6 +373,22 @@ class ColorConnect(Puzzle):
         return Level(self.id, difficulty, number, lv, state, n + 1 + 3 * k, record, extra, where,
                      record.get("name", ""))
 
+    def state_bounds(self, level):
+        """Colours 0..K (0 = none), lengths and counts 0..N, path positions and active-path
+        cells -1..N-1 (layout in the module docstring)."""
+        rows, cols, k = (int(v) for v in level.lv[:3])
+        n = rows * cols
+        init = level.initial
+        low = np.zeros_like(init)
+        high = np.zeros_like(init)
+        high[0], high[1], high[2] = k, n, k
+        high[S_HEADER:S_HEADER + k] = n
+        owner = S_HEADER + k
+        high[owner:owner + n] = k
+        low[owner + n:] = -1
+        high[owner + n:] = n - 1
+        return low, high
+
     # ---- move text -----------------------------------------------------------
     def format_move(self, level, action):
         rows, cols, k = (int(v) for v in level.lv[:3])

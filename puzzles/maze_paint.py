@@ -166,6 +166,21 @@ class MazePaint(Puzzle):
         extra = {"rows": rows, "cols": cols, "optimal_moves": opt}
         return Level(self.id, difficulty, number, lv, state, 4, record, extra, where, record.get("name", ""))
 
+    def state_bounds(self, level):
+        """Ball: a floor cell; painted count: from the start's up to every floor cell; a paint
+        flag stays 0 on walls and stays 1 once set (no undo: only restart clears paint)."""
+        ncell = int(level.lv[0]) * int(level.lv[1])
+        floor = np.asarray(level.lv[HEADER:HEADER + ncell])
+        cells = np.flatnonzero(floor)
+        init = level.initial
+        low = np.zeros_like(init)
+        high = np.zeros_like(init)
+        low[0], high[0] = cells.min(), cells.max()
+        low[1], high[1] = init[1], level.lv[2]
+        low[2:] = init[2:]
+        high[2:] = floor
+        return low, high
+
     def format_move(self, level, action):
         return DIRECTIONS[action]
 

@@ -216,6 +216,16 @@ class NutAndBolt(Puzzle):
                  "visual_size": record.get("visual_size", "regular")}
         return Level(self.id, difficulty, number, lv, state, n * n, record, extra, where, record.get("name", ""))
 
+    def state_bounds(self, level):
+        """Heights 0..capacity; nut slots 0 (empty) .. the largest palette number in the level."""
+        n, cap = int(level.lv[0]), int(level.lv[1])
+        init = level.initial
+        low = np.zeros_like(init)
+        high = np.empty_like(init)
+        high[:n] = cap
+        high[n:] = int(init[n:].max())
+        return low, high
+
     def format_move(self, level, action):
         n = int(level.lv[0])
         return f"{action // n + 1}>{action % n + 1}"

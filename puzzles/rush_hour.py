@@ -443,6 +443,16 @@ class RushHour(Puzzle):
             raise MoveSyntaxError(f"{text!r}: the distance must be 1..{m} cells on this board")
         return v * 2 * m + (dist - 1 if sign == "+" else m + dist - 1)
 
+    def state_bounds(self, level):
+        """A vehicle's moving coordinate keeps it on the board: 0 .. side - length."""
+        rows, cols, n = int(level.lv[0]), int(level.lv[1]), int(level.lv[2])
+        low = np.zeros_like(level.initial)
+        high = np.empty_like(level.initial)
+        for v in range(n):
+            vert, length = int(level.lv[HEADER + 3 * v]), int(level.lv[HEADER + 3 * v + 1])
+            high[v] = (rows if vert else cols) - length
+        return low, high
+
     def format_move(self, level, action):
         m = int(level.lv[5])
         v, j = divmod(int(action), 2 * m)

@@ -242,6 +242,10 @@ class TruckEscape(Puzzle):
                  "clearing_actions": order_actions}
         return Level(self.id, difficulty, number, lv, state, n, record, extra, where, record.get("name", ""))
 
+    def state_bounds(self, level):
+        """Trucks left: 0 .. the initial count; a truck's flag only ever goes from 1 to 0."""
+        return np.zeros_like(level.initial), level.initial.copy()
+
     def format_move(self, level, action):
         return level.extra["ids"][int(action)]
 

@@ -194,6 +194,25 @@ def test_vector_env_rewards_sum_to_progress(case):
         assert total[i] == pytest.approx(p.progress(lvl, env.states[i]) - P0, abs=1e-9)
 
 
+def test_state_bounds_hold_every_reachable_state(case):
+    """Puzzle.state_bounds: true bounds (the envs' observation spaces) - every state of
+    random walks of several lengths lies inside; built-in games give tighter bounds than
+    the dtype's range."""
+    p, lvl = case
+    low, high = p.state_bounds(lvl)
+    assert low.shape == high.shape == lvl.initial.shape and low.dtype == high.dtype == lvl.initial.dtype
+    assert (low <= lvl.initial).all() and (lvl.initial <= high).all()
+    info = np.iinfo(lvl.initial.dtype)
+    assert (low > info.min).all() or (high < info.max).all()
+    k = kernels(p)
+    n = 16 if p.id == "bolt_unscrew" else 64
+    final = np.empty((n, lvl.initial.shape[0]), lvl.initial.dtype)
+    solved = np.zeros(n, np.bool_)
+    for steps in (5, 25, 120):
+        k.random_walks(lvl.lv, lvl.initial, n, steps, steps, lvl.n_actions, final, solved)
+        assert ((final >= low) & (final <= high)).all(), np.argwhere((final < low) | (final > high))[:5]
+
+
 def test_random_walk_kernel_reaches_only_consistent_states(case):
     p, lvl = case
     k = kernels(p)
