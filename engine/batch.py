@@ -1,9 +1,11 @@
-"""Batched stepping: N states and N actions in one compiled call, and a vectorised
-environment built on it (auto-reset, rewards = change of the progress potential P).
+"""Batched stepping: the compiled cores of the environments (no Gymnasium here).
 
     kernels(puzzle).step_batch(lv, src[N, L], dst[N, L], actions[N], codes[N])
-    kernels(puzzle).env_step(lv, init[L], states[N, L], scratch[L], actions[N],
-                             codes[N], prog[N], rewards[N], solved[N], autoreset)
+    kernels(puzzle).vec_step(...) / vec_reset(...)     N envs, each on its own level of a
+                                                       stack (longpuzzle.envs.PuzzleVectorEnv)
+    kernels(puzzle).env_step_one / env_step_mask
+                                                       one env (engine/env.py PuzzleEnv)
+    kernels(puzzle).random_walks(...)                  compiled random rollouts (CLI rollout)
 
 Rewards are potential-based: r = P(s') - P(s), so an episode's return is P(final) - P(start)
 and solving a level always collects the remainder up to 1.
@@ -13,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.protocol import Level, Puzzle
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.specialize import specialize
@@ -30,25 +31,75 @@ def step_batch(lv, src, dst, actions, codes):
 
 
 @njit(cache=True)
-def env_step(lv, init, states, scratch, actions, codes, prog, rewards, solved, autoreset):
+def _reset_row(lv, init, L, row, mask_row, n_act, want_mask):
+    """Env row <- the level's initial state (entries past L zeroed); its legal mask if
+    wanted. Returns P of the initial state."""
+    for j in range(L):
+        row[j] = init[j]
+    for j in range(L, row.shape[0]):
+        row[j] = 0
+    if want_mask:
+        for j in range(mask_row.shape[0]):
+            mask_row[j] = 0
+        legal_into(lv, row[:L], mask_row[:n_act])
+    return progress(lv, row[:L])
+
+
+@njit(cache=True)
+def vec_step(lvs, lv_len, inits, st_len, n_act, level_of, states, scratch, mask, want_mask,
+             actions, reset_now, prog, t, max_steps, sparse, codes, rewards, solved, trunc):
+    """One step of N envs in place, each on its own level of a stack: row k of ``lvs`` /
+    ``inits`` holds level k (lv_len[k] / st_len[k] entries used, n_act[k] actions); env i
+    plays level level_of[i]; its state is row i of ``states`` (N, Lmax; entries past the
+    level's length are 0). Env i with reset_now[i] starts again: its initial state, code -1,
+    reward 0, t[i] <- 0. Any other env steps: its successor under actions[i] (unchanged when
+    not accepted), codes[i] the result code, solved[i] whether the new state is solved,
+    rewards[i] 1/0 on solving (``sparse``) or the change of P, t[i] += 1 and trunc[i] =
+    t[i] >= max_steps (when max_steps > 0). prog[i] (P of env i's state) is kept up to date.
+    With want_mask, mask[i] holds the legal actions of env i's state. ``scratch``: one row."""
     for i in range(states.shape[0]):
+        k = level_of[i]
+        lv = lvs[k, :lv_len[k]]
+        L = st_len[k]
         row = states[i]
-        c = step_into(lv, row, scratch, actions[i])
+        if reset_now[i]:
+            prog[i] = _reset_row(lv, inits[k], L, row, mask[i], n_act[k], want_mask)
+            codes[i] = -1
+            rewards[i] = 0.0
+            solved[i] = False
+            trunc[i] = False
+            t[i] = 0
+            continue
+        c = step_into(lv, row[:L], scratch[:L], actions[i])
         codes[i] = c
         p_old = prog[i]
+        done = False
         p = p_old
         if c == 0:
-            for j in range(row.shape[0]):
+            for j in range(L):
                 row[j] = scratch[j]
-            p = progress(lv, row)
-        rewards[i] = p - p_old
-        done = is_solved(lv, row)
-        solved[i] = done
-        if done and autoreset:
-            for j in range(row.shape[0]):
-                row[j] = init[j]
-            p = progress(lv, row)
+            p = progress(lv, row[:L])
+            done = is_solved(lv, row[:L])
+            if want_mask:
+                legal_into(lv, row[:L], mask[i, :n_act[k]])
         prog[i] = p
+        solved[i] = done
+        if sparse:
+            rewards[i] = 1.0 if done else 0.0
+        else:
+            rewards[i] = p - p_old
+        t[i] += 1
+        trunc[i] = max_steps > 0 and t[i] >= max_steps
+
+
+@njit(cache=True)
+def vec_reset(lvs, lv_len, inits, st_len, n_act, level_of, rows, states, mask, want_mask, prog, t):
+    """Reset the envs listed in ``rows`` in place (as vec_step's reset_now)."""
+    for r in range(rows.shape[0]):
+        i = rows[r]
+        k = level_of[i]
+        prog[i] = _reset_row(lvs[k, :lv_len[k]], inits[k], st_len[k], states[i], mask[i], n_act[k], want_mask)
+        t[i] = 0
 
 
 @njit(cache=True)
@@ -64,12 +115,17 @@ def env_step_one(lv, state, scratch, action, out):
 
 
 @njit(cache=True)
-def env_step_into(lv, state, dst, action, out):
-    """One step into a fresh array: dst <- successor (== state if not accepted);
-    out[0] <- P(dst), out[1] <- solved(dst). ``state`` is not written."""
-    c = step_into(lv, state, dst, action)
-    out[0] = progress(lv, dst)
-    out[1] = 1.0 if is_solved(lv, dst) else 0.0
+def env_step_mask(lv, state, scratch, mask, action, out):
+    """One step in place: state <- successor (if accepted). When the state changed (code OK)
+    out[0] <- P, out[1] <- solved and mask <- its legal actions; otherwise out and mask stay
+    as they are (they describe the unchanged state). Returns the code."""
+    c = step_into(lv, state, scratch, action)
+    if c == 0:
+        for j in range(state.shape[0]):
+            state[j] = scratch[j]
+        out[0] = progress(lv, state)
+        out[1] = 1.0 if is_solved(lv, state) else 0.0
+        legal_into(lv, state, mask)
     return c
 
 
@@ -131,56 +187,3 @@ def step_batch(level: Level, states: np.ndarray, actions: np.ndarray) -> tuple[n
     codes = np.empty(states.shape[0], np.int64)
     kernels(p).step_batch(level.lv, states, dst, actions, codes)
     return dst, codes
-
-
-class VectorEnv:
-    """N copies of one level stepped together (Gymnasium's vector-env conventions).
-
-    ``reset()`` -> states (N, L); ``step(actions)`` -> (states, rewards, terminated,
-    truncated, info) where terminated marks the envs that were solved by this step (they
-    have been reset already when ``autoreset``), and info holds the move ``codes`` (0 OK,
-    1 no-op move, >= 2 rejected) and the progress ``P`` of each env. ``max_steps`` truncates.
-    """
-
-    def __init__(self, level: Level | str, num_envs: int, *, autoreset: bool = True, max_steps: int | None = None):
-        if num_envs < 1:
-            raise ValueError("num_envs must be at least 1")
-        self.level = load_level(level)
-        self.puzzle = get_puzzle(self.level.game)
-        self.num_envs = num_envs
-        self.autoreset = autoreset
-        self.max_steps = max_steps
-        self.n_actions = self.level.n_actions
-        self._k = kernels(self.puzzle)
-        L = self.level.initial.shape[0]
-        self.states = np.empty((num_envs, L), self.level.initial.dtype)
-        self._scratch = np.empty(L, self.level.initial.dtype)
-        self._codes = np.zeros(num_envs, np.int64)
-        self._prog = np.zeros(num_envs, np.float64)
-        self._rewards = np.zeros(num_envs, np.float64)
-        self._solved = np.zeros(num_envs, np.bool_)
-        self._t = np.zeros(num_envs, np.int64)
-        self.reset()
-
-    def reset(self) -> np.ndarray:
-        self.states[:] = self.level.initial
-        self._prog[:] = self.puzzle.progress(self.level, self.level.initial)
-        self._t[:] = 0
-        return self.states
-
-    def step(self, actions):
-        actions = np.ascontiguousarray(actions, dtype=np.int64)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"need {self.num_envs} actions, got shape {actions.shape}")
-        self._k.env_step(self.level.lv, self.level.initial, self.states, self._scratch, actions,
-                         self._codes, self._prog, self._rewards, self._solved, self.autoreset)
-        self._t += 1
-        self._t[self._solved] = 0
-        truncated = np.zeros(self.num_envs, np.bool_)
-        if self.max_steps is not None:
-            truncated = self._t >= self.max_steps
-            if truncated.any() and self.autoreset:
-                self.states[truncated] = self.level.initial
-                self._prog[truncated] = self.puzzle.progress(self.level, self.level.initial)
-                self._t[truncated] = 0
-        return self.states, self._rewards, self._solved, truncated, {"codes": self._codes, "P": self._prog}

@@ -1,0 +1,154 @@
+"""What the pixel environments share: a Suite and its renderer, frames as observations, the
+GUI action space, the benchmark's public feedback, and the human window.
+
+Observation: the rendered frame, (H, W, 3) uint8 (``style`` "2d" / "3d" and ``scale`` fix
+H x W: 960 x 540 at scale 1). Action: a sample of ``gui_action_space`` (envs/gui_space.py)
+or any GUI action dict as an agent would send it (batches included); either goes through
+``Suite.dispatch``, the path every agent's action takes. A malformed action dict raises
+engine.gui.ActionError (nothing is dispatched). ``frames_per_move`` > 0 also puts that many
+intermediate animation frames per move into ``info["frames"]``.
+
+Public ``info`` (what the benchmark's agents are shown):
+
+    status      screen_changed / no_visible_effect / returned_to_recent_screen /
+                wait_completed (HARNESS.md section 5; from the frames alone)
+
+and the evaluator's private view: ``screen`` (e.g. "level:maze_paint/hard/3"), ``level``
+(the level on screen, or None), ``P`` (its progress, or None off a level), ``effects``
+(what the action did: moves, rejections, navigation; see engine.suite.Feedback).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from longpuzzle.engine.geometry import projection
+from longpuzzle.envs.gui_space import gui_action_space, is_sample, to_gui
+from longpuzzle.envs.rules import check_render_mode, check_reward
+
+
+class ScreenEnv(gym.Env):
+    """Base of PixelEnv and SuiteEnv (subclasses make ``self.suite`` in ``reset``)."""
+
+    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 30}
+
+    def __init__(self, *, style: str = "2d", scale: float = 1.0, reward: str = "progress",
+                 render_mode: str | None = None, frames_per_move: int = 0):
+        self.proj = projection(style, float(scale))
+        self.style, self.scale = self.proj.style, self.proj.scale
+        self.frame_size = self.proj.size                     # (W, H)
+        w, h = self.frame_size
+        self.reward_mode = check_reward(reward)
+        self.render_mode = check_render_mode(self, render_mode)
+        if isinstance(frames_per_move, bool) or not isinstance(frames_per_move, int) or frames_per_move < 0:
+            raise ValueError(f"frames_per_move must be a non-negative integer, not {frames_per_move!r}")
+        self.frames_per_move = frames_per_move
+        self.observation_space = spaces.Box(0, 255, (h, w, 3), np.uint8)
+        self.action_space = gui_action_space(self.frame_size)
+        self.suite = None
+        self._frame: np.ndarray | None = None
+        self._tracker = None
+        self._viewer = None
+
+    # ---- subclasses --------------------------------------------------------------------
+    def _start(self, options: dict | None) -> dict:
+        """Make self.suite for a new episode; return the extra reset info."""
+        raise NotImplementedError
+
+    def _score(self, effects: list[dict]) -> tuple[float, bool, dict]:
+        """(reward, terminated, extra info) after an action."""
+        raise NotImplementedError
+
+    # ---- gymnasium API ---------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        from longpuzzle.agents.harness import FeedbackTracker, frame_hash
+        extra = self._start(options)
+        self._frame = self._render_now()
+        self._hash = frame_hash
+        self._tracker = FeedbackTracker(frame_hash(self._frame))
+        info = {**self._view_info([]), **extra}
+        if self.render_mode == "human":
+            self.render()
+        return self._frame.copy(), info
+
+    def step(self, action: Any):
+        if self.suite is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        a = to_gui(action, self.frame_size) if is_sample(action) else action
+        fb = self.suite.dispatch(a)               # raises gui.ActionError for a malformed action
+        frames = self._intermediate()
+        self._frame = self._render_now()
+        typ = a.get("type", a.get("action_type")) if isinstance(a, dict) else None
+        status = self._tracker.status({"type": typ}, self._hash(self._frame))
+        reward, terminated, extra = self._score(fb.effects)
+        info = {"status": status, **self._view_info(fb.effects), **extra}
+        if self.frames_per_move:
+            info["frames"] = tuple(frames)
+        if self.render_mode == "human":
+            self.render()
+        return self._frame.copy(), reward, terminated, False, info
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() without a render_mode; make the env with render_mode='rgb_array'")
+            return None
+        if self._frame is None:
+            raise gym.error.ResetNeeded("call reset() before render()")
+        if self.render_mode == "rgb_array":
+            return self._frame.copy()
+        if self._viewer is None:
+            from longpuzzle.envs.viewer import Viewer
+            self._viewer = Viewer(self.frame_size, self.metadata["render_fps"])
+        self._viewer.show(self._frame)
+        return None
+
+    def close(self):
+        if self._viewer is not None:
+            self._viewer.close()
+            self._viewer = None
+
+    # ---- helpers ----------------------------------------------------------------------
+    def _renderer(self):
+        from longpuzzle.render.frame import renderer
+        return renderer(self.style, self.scale)
+
+    def _render_now(self, t: int | None = None) -> np.ndarray:
+        return self._renderer().render(self.suite, t)
+
+    def _intermediate(self) -> list[np.ndarray]:
+        out = []
+        n = self.frames_per_move
+        if n:
+            for an in self.suite.anims:
+                if an["t1"] > an["t0"]:
+                    for i in range(n):
+                        out.append(self._render_now(int(an["t0"] + (an["t1"] - an["t0"]) * (i + 1) / (n + 1))))
+        return out
+
+    def _view_info(self, effects: list[dict]) -> dict:
+        s = self.suite
+        on_level = s.screen["name"] == "level" and s.session is not None
+        return {"screen": s.screen_name(), "level": s.session.level.id if on_level else None,
+                "P": s.session.progress if on_level else None,
+                "effects": [dict(e) for e in effects]}
+
+    def __getstate__(self) -> dict:
+        d = dict(self.__dict__)
+        d["_viewer"] = None
+        d["_hash"] = None
+        if d["suite"] is not None:
+            d["suite"] = d["suite"].snapshot()     # the exact app, as text
+        return d
+
+    def __setstate__(self, d: dict) -> None:
+        self.__dict__.update(d)
+        if self.suite is not None:
+            from longpuzzle.agents.harness import frame_hash
+            from longpuzzle.engine.suite import Suite
+            self.suite = Suite.restore(self.suite)
+            self._hash = frame_hash

@@ -1,0 +1,259 @@
+"""The compiled batch environment: N rules envs stepped in ONE compiled call per step, as a
+real ``gymnasium.vector.VectorEnv`` (what ``make_vec(..., vectorization_mode=
+"vector_entry_point")`` returns for every game id; the default vectorization of those ids).
+
+    envs = gymnasium.make_vec("longpuzzle/MazePaint-v0", num_envs=256, level="maze_paint/hard")
+    obs, info = envs.reset(seed=0)                       # obs: (256, L) states
+    obs, rewards, terminated, truncated, info = envs.step(actions)
+
+Every sub-env is exactly the rules env (envs/rules.py) with the same arguments: the same
+spaces, rewards, ``info`` keys (arrays of N with Gymnasium's ``_key`` masks) and level
+draws - sub-env i draws its levels from its own generator seeded ``seed + i``, as
+SyncVectorEnv seeds its envs, so a seeded run gives the same numbers in every
+vectorization mode. Only a finite level source can be compiled (a sampler: use
+``vectorization_mode="sync"`` or ``"async"``).
+
+Autoreset (``autoreset_mode=``, also in ``metadata["autoreset_mode"]``):
+
+    NEXT_STEP  (default) a sub-env that ended is reset by the next step (its action is
+               ignored; reward 0, code -1)
+    SAME_STEP  it is reset in the step that ended it; the ended episode's last observation
+               and info are in info["final_obs"] / info["final_info"] (masked by "_final_obs")
+    DISABLED   ended sub-envs must be reset with reset(options={"reset_mask": mask})
+
+``max_episode_steps`` truncates (the registration's limit is passed in by make_vec).
+Observations and infos are fresh arrays on every call. ``action_mask=False`` skips the
+legal-action masks (faster for games whose masks are costly; info then has no
+"action_mask" and ``obs_type="dict"`` is not available).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from longpuzzle.engine.batch import kernels
+from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.envs.levels import LevelSource, LevelSourceError
+from longpuzzle.envs.rules import check_reward
+from longpuzzle.envs.state_space import StateLayout
+
+
+def _autoreset_mode(mode: Any) -> AutoresetMode:
+    if isinstance(mode, AutoresetMode):
+        return mode
+    for m in AutoresetMode:
+        if isinstance(mode, str) and mode.lower().replace("_", "") in (m.value.lower(), m.name.lower().replace("_", "")):
+            return m
+    raise ValueError(f"autoreset_mode must be one of {', '.join(m.name for m in AutoresetMode)}, not {mode!r}")
+
+
+class PuzzleVectorEnv(gym.vector.VectorEnv):
+    """N rules envs of one game in one compiled call per step (module docstring)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, level: Any = None, *, game: str | None = None,
+                 reward: str = "progress", obs_type: str = "state", order: str = "random",
+                 max_episode_steps: int | None = None, autoreset_mode: Any = AutoresetMode.NEXT_STEP,
+                 action_mask: bool = True, render_mode: str | None = None):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
+        if render_mode is not None:
+            raise ValueError("the compiled vector env does not render; use vectorization_mode='sync' "
+                             "with render_mode")
+        if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or max_episode_steps < 1):
+            raise ValueError(f"max_episode_steps must be a positive integer or None, not {max_episode_steps!r}")
+        self.source = LevelSource(level, game=game, order=order)
+        if not self.source.finite:
+            raise LevelSourceError("the compiled vector env needs a finite list of levels; for a sampler use "
+                                   "gymnasium.make_vec(..., vectorization_mode='sync') or 'async'")
+        if obs_type == "dict" and not action_mask:
+            raise ValueError("obs_type='dict' holds the action mask: it needs action_mask=True")
+        self.num_envs = int(num_envs)
+        self.game = self.source.game
+        self.puzzle = get_puzzle(self.game)
+        self.reward_mode = check_reward(reward)
+        self.autoreset_mode = _autoreset_mode(autoreset_mode)
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
+        self.render_mode = None
+        self.max_episode_steps = max_episode_steps
+        self.want_mask = bool(action_mask)
+        levels = self.source.levels
+        self.layout = StateLayout(levels, obs_type, len(levels))
+        self.single_observation_space = self.layout.observation_space
+        self.single_action_space = self.layout.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        # the level stack the kernel reads
+        n, L, n_act = len(levels), self.layout.length, self.layout.n_actions
+        self._lv_len = np.array([lvl.lv.shape[0] for lvl in levels], np.int64)
+        self._lvs = np.zeros((n, int(self._lv_len.max())), np.int32)
+        self._inits = np.zeros((n, L), self.layout.dtype)
+        self._st_len = np.array([lvl.initial.shape[0] for lvl in levels], np.int64)
+        self._n_act = np.array([lvl.n_actions for lvl in levels], np.int64)
+        for k, lvl in enumerate(levels):
+            self._lvs[k, :lvl.lv.shape[0]] = lvl.lv
+            self._inits[k, :lvl.initial.shape[0]] = lvl.initial
+        self._ids = np.array([lvl.id for lvl in levels], dtype=object)
+        self._k = kernels(self.puzzle)
+        N = self.num_envs
+        self._states = np.zeros((N, L), self.layout.dtype)
+        self._scratch = np.zeros(L, self.layout.dtype)
+        self._masks = np.zeros((N, n_act if self.want_mask else 1), np.int8)
+        self._level_of = np.zeros(N, np.int64)
+        self._prog = np.zeros(N, np.float64)
+        self._t = np.zeros(N, np.int64)
+        self._ended = np.zeros(N, np.bool_)
+        self._rngs: list[np.random.Generator] = [seeding.np_random()[0] for _ in range(N)]
+        self._pos = np.zeros(N, np.int64)           # per sub-env position of order="cycle"
+        self._sparse = self.reward_mode == "sparse"
+        self._max = 0 if max_episode_steps is None else int(max_episode_steps)
+        self._reset_rows(np.arange(N))               # a valid state before the first reset
+
+    @property
+    def levels(self):
+        return self.source.levels
+
+    # ---- gymnasium API ---------------------------------------------------------------
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        N = self.num_envs
+        super().reset(seed=seed if seed is None or isinstance(seed, (int, np.integer)) else int(seed[0]))
+        if seed is not None:
+            seeds = [seed + i for i in range(N)] if isinstance(seed, (int, np.integer)) else list(seed)
+            if len(seeds) != N:
+                raise ValueError(f"give one seed or {N} seeds, not {len(seeds)}")
+            self._rngs = [seeding.np_random(s)[0] for s in seeds]
+            self._pos[:] = 0
+        options = options or {}
+        mask = options.get("reset_mask")
+        if mask is None:
+            rows = np.arange(N)
+        else:
+            mask = np.asarray(mask, dtype=np.bool_)
+            if mask.shape != (N,):
+                raise ValueError(f"reset_mask must be {N} booleans")
+            rows = np.flatnonzero(mask)
+        forced = options.get("level")
+        if forced is not None:
+            lvl, idx = self.source.pick(forced)
+            if idx < 0:
+                raise LevelSourceError(f"{lvl.id} is not one of this vector env's levels")
+        self._reset_rows(rows, None if forced is None else idx)
+        self._ended[rows] = False
+        return self._obs(), self._info(np.full(N, -1, np.int64))
+
+    def step(self, actions):
+        N = self.num_envs
+        acts = np.asarray(actions)
+        if acts.shape != (N,):
+            raise ValueError(f"need {N} actions, got shape {acts.shape}")
+        if acts.dtype.kind not in "iu":
+            if acts.dtype.kind != "f" or not np.array_equal(acts, np.round(acts)):
+                raise ValueError(f"actions must be integers, not {acts.dtype}")
+        acts = np.ascontiguousarray(acts, dtype=np.int64)
+        if acts.min() < 0 or acts.max() >= self.layout.n_actions:
+            raise ValueError(f"actions must be in 0..{self.layout.n_actions - 1}")
+        mode = self.autoreset_mode
+        if mode is AutoresetMode.NEXT_STEP:
+            reset_now = self._ended
+            if reset_now.any():
+                self._draw_levels(np.flatnonzero(reset_now))
+        else:
+            if mode is AutoresetMode.DISABLED and self._ended.any():
+                raise gym.error.ResetNeeded(
+                    f"sub-envs {np.flatnonzero(self._ended).tolist()} ended; with autoreset DISABLED reset them "
+                    "with reset(options={'reset_mask': mask}) first")
+            reset_now = np.zeros(N, np.bool_)
+        codes = np.empty(N, np.int64)
+        rewards = np.empty(N, np.float64)
+        solved = np.empty(N, np.bool_)
+        trunc = np.empty(N, np.bool_)
+        self._k.vec_step(self._lvs, self._lv_len, self._inits, self._st_len, self._n_act, self._level_of,
+                         self._states, self._scratch, self._masks, self.want_mask, acts, reset_now,
+                         self._prog, self._t, self._max, self._sparse, codes, rewards, solved, trunc)
+        ended = solved | trunc
+        if mode is AutoresetMode.SAME_STEP and ended.any():
+            rows = np.flatnonzero(ended)
+            final_obs = np.full(N, None, dtype=object)
+            last = self._obs()
+            for i in rows:
+                final_obs[i] = last[i] if self.layout.obs_type == "state" else {k: v[i] for k, v in last.items()}
+            final_info = self._info(codes, rows)
+            self._draw_levels(rows)
+            self._reset_rows(rows, draw=False)
+            obs = self._obs()
+            info = self._info(np.where(ended, -1, codes))
+            info["final_obs"], info["_final_obs"] = final_obs, ended.copy()
+            info["final_info"], info["_final_info"] = final_info, ended.copy()
+            self._ended = np.zeros(N, np.bool_)
+            return obs, rewards, solved, trunc, info
+        self._ended = ended if mode is not AutoresetMode.SAME_STEP else np.zeros(N, np.bool_)
+        return self._obs(), rewards, solved, trunc, self._info(codes)
+
+    # ---- helpers ----------------------------------------------------------------------
+    def _draw_levels(self, rows: np.ndarray, forced: int | None = None) -> None:
+        n = len(self.source.levels)
+        if forced is not None:
+            self._level_of[rows] = forced
+        elif n > 1:
+            for i in rows:
+                if self.source.order == "random":
+                    self._level_of[i] = int(self._rngs[i].integers(n))
+                else:
+                    self._level_of[i] = self._pos[i] % n
+                    self._pos[i] += 1
+
+    def _reset_rows(self, rows: np.ndarray, forced: int | None = None, draw: bool = True) -> None:
+        if draw:
+            self._draw_levels(rows, forced)
+        self._k.vec_reset(self._lvs, self._lv_len, self._inits, self._st_len, self._n_act, self._level_of,
+                          np.ascontiguousarray(rows, dtype=np.int64), self._states, self._masks, self.want_mask,
+                          self._prog, self._t)
+
+    def _obs(self):
+        state = self._states.copy()
+        if self.layout.obs_type == "state":
+            return state
+        obs = {"state": state, "action_mask": self._masks.copy()}
+        if self.layout.with_level:
+            obs["level"] = self._level_of.copy()
+        return obs
+
+    def _info(self, codes: np.ndarray, rows: np.ndarray | None = None) -> dict:
+        """Infos of every sub-env (or of ``rows`` only: the others masked out)."""
+        N = self.num_envs
+        if rows is None:
+            present = np.ones(N, np.bool_)
+        else:
+            present = np.zeros(N, np.bool_)
+            present[rows] = True
+        info = {"level": self._ids[self._level_of], "level_index": self._level_of.copy(), "code": codes.copy(),
+                "P": self._prog.copy()}
+        if self.want_mask:
+            info["action_mask"] = self._masks.copy()
+        for k in list(info):
+            info["_" + k] = present.copy()
+        return info
+
+
+def make_vector_env(num_envs: int = 1, *, game: str, mode: str = "rules", max_episode_steps: int | None = None,
+                    **kwargs) -> gym.vector.VectorEnv:
+    """The vector entry point of the game ids: the compiled PuzzleVectorEnv in rules mode;
+    pixel mode has no compiled batch, so it gives a SyncVectorEnv of pixel envs."""
+    if mode == "rules":
+        return PuzzleVectorEnv(num_envs, game=game, max_episode_steps=max_episode_steps, **kwargs)
+    from longpuzzle.envs.registration import make_game_env
+    autoreset = _autoreset_mode(kwargs.pop("autoreset_mode", AutoresetMode.NEXT_STEP))
+
+    def one():
+        env = make_game_env(game=game, mode=mode, **kwargs)
+        if max_episode_steps is not None:
+            env = gym.wrappers.TimeLimit(env, max_episode_steps)
+        return env
+    return gym.vector.SyncVectorEnv([one for _ in range(num_envs)], autoreset_mode=autoreset)
