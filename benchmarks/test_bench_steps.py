@@ -1,20 +1,23 @@
-"""Steps per second: single steps through the Python API and batched env-steps, against
-gymnasium's FrozenLake step loop measured side by side."""
+"""Steps per second: single steps through the raw compiled core (engine/env.py), through the
+Gymnasium env made by gymnasium.make (envs/rules.py under TimeLimit, OrderEnforcing and
+PassiveEnvChecker, as FrozenLake gets them) and the pure Python API, and batched env-steps of
+the compiled vector env, against gymnasium's FrozenLake step loop measured side by side."""
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
-from longpuzzle.engine.batch import VectorEnv
+import longpuzzle.envs  # noqa: F401  (registers the ids)
 from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.env import PuzzleEnv
 from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.envs import env_id
 
 STEPS = 20_000
 LEVELS = ["maze_paint/hard/10", "nut_and_bolt/hard/2"]
 
 
 def test_reference_frozenlake(benchmark):
-    gym = pytest.importorskip("gymnasium")
     env = gym.make("FrozenLake-v1", is_slippery=True)
     env.reset(seed=0)
     acts = np.random.default_rng(0).integers(0, 4, STEPS).tolist()
@@ -52,6 +55,28 @@ def test_env_step(benchmark, lid, copy_obs):
 
 
 @pytest.mark.parametrize("lid", LEVELS)
+@pytest.mark.parametrize("wrapped", [True, False], ids=["make", "unwrapped"])
+def test_gymnasium_env_step(benchmark, lid, wrapped):
+    """The same loop through the Gymnasium env (action mask, info dict): as gymnasium.make
+    returns it (under TimeLimit, OrderEnforcing, PassiveEnvChecker, as FrozenLake is), and
+    its unwrapped RulesEnv."""
+    env = gym.make(env_id(lid.split("/")[0]), level=lid, max_episode_steps=10**9)
+    if not wrapped:
+        env = env.unwrapped
+    env.reset(seed=0)
+    acts = _legalish_actions(env.unwrapped.level, STEPS, 1)
+
+    def loop():
+        for a in acts:
+            _, _, term, trunc, _ = env.step(a)
+            if term or trunc:
+                env.reset()
+    benchmark.group = "single"
+    benchmark.extra_info.update(ops=STEPS)
+    benchmark(loop)
+
+
+@pytest.mark.parametrize("lid", LEVELS)
 def test_pure_apply(benchmark, lid):
     level = load_level(lid)
     p = get_puzzle(level.game)
@@ -68,10 +93,14 @@ def test_pure_apply(benchmark, lid):
 
 @pytest.mark.parametrize("lid", LEVELS)
 @pytest.mark.parametrize("n", [1, 16, 256, 4096])
-def test_vector_env_step(benchmark, lid, n):
-    env = VectorEnv(lid, n)
+@pytest.mark.parametrize("mask", [True, False], ids=["mask", "nomask"])
+def test_vector_env_step(benchmark, lid, n, mask):
+    if not mask and n not in (256, 4096):
+        pytest.skip("masks off only at large N")
+    env = gym.make_vec(env_id(lid.split("/")[0]), n, level=lid, action_mask=mask, max_episode_steps=200)
+    env.reset(seed=0)
     rounds = max(1, 65536 // n)
-    acts = np.random.default_rng(2).integers(0, env.n_actions, (rounds, n))
+    acts = np.random.default_rng(2).integers(0, env.single_action_space.n, (rounds, n))
 
     def loop():
         for i in range(rounds):
