@@ -4,14 +4,19 @@
 action and the other parts are its parameters (parts the type does not use are ignored):
 
     type        Discrete(len(GUI_TYPES)): index into GUI_TYPES
-                  click  double_click  long_press  press  release  drag  swipe  key  scroll  wait
+                  click  double_click  long_press  press  move  release  drag  swipe  key
+                  typetext  scroll  wait
     point       Box (2,) float32 in [0, W-1] x [0, H-1]: x, y of click / double_click /
-                long_press / press / release / scroll; the start of drag / swipe
+                long_press / press / move / release / scroll; the start of drag / swipe
     end         Box (2,) float32, same bounds: the end of drag / swipe
-    steps       Discrete(60, start=1): pointer moves of a drag / swipe
+    via         Box (MAX_VIA, 2) float32, same bounds: a drag's waypoints, of which the first
+    n_via       Discrete(MAX_VIA + 1) are used (0: a straight drag)
+    steps       Discrete(60, start=1): pointer moves of a drag / swipe (per segment of a
+                drag through waypoints)
     ms          Box () int64 in [0, MAX_MS]: long_press hold, drag / swipe duration (at least
                 1), wait time
     key         Discrete(len(KEYS)): index into KEYS (named keys, then a-z, then 0-9)
+    text        Text(1 .. MAX_TEXT characters of TEXT_CHARS): what typetext types
     direction   Discrete(4): scroll direction, index into engine.gui.DIRECTIONS
     amount      Box () int64 in [1, 100000]: scroll amount
 
@@ -33,8 +38,11 @@ from gymnasium import spaces
 
 from longpuzzle.engine import gui
 
-GUI_TYPES = ("click", "double_click", "long_press", "press", "release", "drag", "swipe", "key", "scroll", "wait")
+GUI_TYPES = ("click", "double_click", "long_press", "press", "move", "release", "drag", "swipe", "key", "typetext",
+             "scroll", "wait")
 KEYS = tuple(gui.NAMED_KEYS) + tuple("abcdefghijklmnopqrstuvwxyz") + tuple("0123456789")
+TEXT_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 \n\t"
+MAX_VIA = gui.MAX_VIA
 MAX_STEPS = 60
 MAX_AMOUNT = 100_000
 _TYPE_INDEX = {t: i for i, t in enumerate(GUI_TYPES)}
@@ -49,9 +57,12 @@ def gui_action_space(size: tuple[int, int], seed: int | None = None) -> spaces.D
         "type": spaces.Discrete(len(GUI_TYPES)),
         "point": spaces.Box(np.zeros(2, np.float32), hi, (2,), np.float32),
         "end": spaces.Box(np.zeros(2, np.float32), hi, (2,), np.float32),
+        "via": spaces.Box(np.zeros((MAX_VIA, 2), np.float32), np.tile(hi, (MAX_VIA, 1)), (MAX_VIA, 2), np.float32),
+        "n_via": spaces.Discrete(MAX_VIA + 1),
         "steps": spaces.Discrete(MAX_STEPS, start=1),
         "ms": spaces.Box(0, gui.MAX_MS, (), np.int64),
         "key": spaces.Discrete(len(KEYS)),
+        "text": spaces.Text(gui.MAX_TEXT, min_length=1, charset=TEXT_CHARS),
         "direction": spaces.Discrete(len(gui.DIRECTIONS)),
         "amount": spaces.Box(1, MAX_AMOUNT, (), np.int64),
     }, seed=seed)
@@ -97,7 +108,7 @@ def to_gui(sample: Mapping, size: tuple[int, int]) -> dict:
             raise gui.ActionError(f"a {typ} sample needs the part {part!r}")
         return sample[part]
 
-    if typ in ("click", "double_click", "press", "release"):
+    if typ in ("click", "double_click", "press", "move", "release"):
         x, y = _xy(need("point"), size, "point")
         out = {"type": typ, "x": x, "y": y}
     elif typ == "long_press":
@@ -108,8 +119,19 @@ def to_gui(sample: Mapping, size: tuple[int, int]) -> dict:
         x1, y1 = _xy(need("end"), size, "end")
         out = {"type": typ, "x0": x0, "y0": y0, "x1": x1, "y1": y1,
                "steps": _int(sample, "steps", 1, MAX_STEPS, 10), "ms": _int(sample, "ms", 1, gui.MAX_MS, 400)}
+        n_via = _int(sample, "n_via", 0, MAX_VIA, 0) if typ == "drag" else 0
+        if n_via:
+            pts = np.asarray(need("via"), dtype=np.float64).reshape(-1, 2)
+            if len(pts) < n_via:
+                raise gui.ActionError(f"n_via is {n_via} but 'via' holds {len(pts)} points")
+            out["via"] = [list(_xy(pts[i], size, f"via[{i}]")) for i in range(n_via)]
     elif typ == "key":
         out = {"type": typ, "name": KEYS[_int(sample, "key", 0, len(KEYS) - 1, 0)]}
+    elif typ == "typetext":
+        text = need("text")
+        if not isinstance(text, str):
+            raise gui.ActionError(f"a typetext sample's 'text' must be text, not {text!r}")
+        out = {"type": typ, "text": text}
     elif typ == "scroll":
         x, y = _xy(need("point"), size, "point")
         out = {"type": typ, "x": x, "y": y, "direction": gui.DIRECTIONS[_int(sample, "direction", 0, 3, 1)],
@@ -125,9 +147,12 @@ def from_gui(action: dict, size: tuple[int, int]) -> dict:
     typ = a["type"]
     if typ not in _TYPE_INDEX:
         raise gui.ActionError(f"{typ} actions are not part of the GUI action space (one action per step)")
-    w, h = size
+    if typ == "release" and "x" not in a:
+        raise gui.ActionError("a release without a point is not in the GUI action space; give its x, y "
+                              "(where the pointer is)")
     s = {"type": np.int64(_TYPE_INDEX[typ]), "point": np.zeros(2, np.float32), "end": np.zeros(2, np.float32),
-         "steps": np.int64(10), "ms": np.array(0, np.int64), "key": np.int64(0), "direction": np.int64(1),
+         "via": np.zeros((MAX_VIA, 2), np.float32), "n_via": np.int64(0), "steps": np.int64(10),
+         "ms": np.array(0, np.int64), "key": np.int64(0), "text": "a", "direction": np.int64(1),
          "amount": np.array(400, np.int64)}
     if "x" in a:
         s["point"] = np.array([a["x"], a["y"]], np.float32)
@@ -135,6 +160,11 @@ def from_gui(action: dict, size: tuple[int, int]) -> dict:
         s["point"] = np.array([a["x0"], a["y0"]], np.float32)
         s["end"] = np.array([a["x1"], a["y1"]], np.float32)
         s["steps"] = np.int64(a["steps"])
+        if a.get("via"):
+            s["via"][:len(a["via"])] = a["via"]
+            s["n_via"] = np.int64(len(a["via"]))
+    if typ == "typetext":
+        s["text"] = a["text"]
     if "ms" in a:
         s["ms"] = np.array(a["ms"], np.int64)
     if typ == "key":

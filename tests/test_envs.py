@@ -312,6 +312,13 @@ def test_gui_space_samples_are_valid_actions_and_round_trip():
         to_gui({"type": lpe.GUI_TYPES.index("drag"), "point": [1, 1]}, size)
     with pytest.raises(gui.ActionError, match="not part of the GUI action space"):
         from_gui({"type": "batch", "actions": [{"type": "click", "x": 1, "y": 1}]}, size)
+    with pytest.raises(gui.ActionError, match="release without a point"):
+        from_gui({"type": "release"}, size)
+    path = {"type": "drag", "x0": 10, "y0": 10, "via": [[50, 10], [50, 90]], "x1": 90, "y1": 90, "steps": 3, "ms": 90}
+    s = from_gui(path, size)
+    assert s["n_via"] == 2 and s in space and to_gui(s, size) == gui.validate(path, size)
+    assert to_gui(from_gui({"type": "doubleclick", "x": 3, "y": 4}, size), size)["type"] == "double_click"
+    assert to_gui(from_gui({"type": "typetext", "text": "Ab 1"}, size), size) == {"type": "typetext", "text": "Ab 1"}
 
 
 def test_discrete_wrapper_plays_maze_paint_with_centre_swipes():
