@@ -10,8 +10,10 @@
     sampler                   a callable ``sampler(rng) -> Level | level id``, or an object with
                               ``sample(rng)``; ``rng`` is the env's ``np_random`` (a
                               numpy Generator), so ``reset(seed=...)`` makes the draws
-                              reproducible. Level generators plug in here.
-    iterator / generator      consumed in order, one level per reset (seeds do not affect it)
+                              reproducible. Level generators plug in here (a
+                              ``longpuzzle.generators.LevelSampler`` is such a callable).
+    iterator / generator      consumed in order, one level per reset (seeds do not affect it);
+                              items may also be objects with a ``.level`` (generated levels)
 
 A finite source is drawn from with ``order="random"`` (uniform, from the env's np_random)
 or ``order="cycle"`` (in order, wrapping; a seeded reset starts again at the first). A
@@ -170,6 +172,8 @@ class LevelSource:
             where = "the level iterator"
         if isinstance(item, str):
             item = load_level(item)
+        elif not isinstance(item, Level) and isinstance(getattr(item, "level", None), Level):
+            item = item.level                       # e.g. a generator's GeneratedLevel
         if not isinstance(item, Level):
             raise LevelSourceError(f"{where} gave {type(item).__name__} {item!r}, not a Level or a level id")
         _check_game(item, self.game)

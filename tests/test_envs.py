@@ -181,7 +181,10 @@ def test_level_sources_and_seeds():
     assert seq == [s_env.reset(seed=9)[1]["level"]] + [s_env.reset()[1]["level"] for _ in range(5)]
     assert set(calls) == {np.random.Generator} and s_env.reset()[1]["level_index"] == -1
     # an iterator is consumed in order; its end is a clear error
-    it_env = gym.make(env_id("truck_escape"), level=iter(["truck_escape/default/2", "truck_escape/default/1"]))
+    class Made:                                      # a generator's item: the Level is its .level
+        def __init__(self, lid):
+            self.level = load_level(lid)
+    it_env = gym.make(env_id("truck_escape"), level=iter([Made("truck_escape/default/2"), "truck_escape/default/1"]))
     assert [it_env.reset()[1]["level"] for _ in range(2)] == ["truck_escape/default/2", "truck_escape/default/1"]
     with pytest.raises(LevelSourceError, match="exhausted"):
         it_env.reset()
