@@ -39,9 +39,11 @@ def _legalish_actions(level, n, seed):
 
 
 @pytest.mark.parametrize("lid", LEVELS)
-@pytest.mark.parametrize("copy_obs", [True, False], ids=["copy", "nocopy"])
-def test_env_step(benchmark, lid, copy_obs):
-    env = PuzzleEnv(lid, copy_obs=copy_obs)
+@pytest.mark.parametrize("variant", ["copy", "nocopy", "mask"])
+def test_env_step(benchmark, lid, variant):
+    """The raw core: observations copied out, or its own buffer, or copied out with the
+    legal-action mask of every new state (what the Gymnasium env computes)."""
+    env = PuzzleEnv(lid, copy_obs=variant != "nocopy", action_mask=variant == "mask")
     acts = _legalish_actions(env.level, STEPS, 1)
 
     def loop():

@@ -24,7 +24,8 @@ benchmark's per-game step limit; change it with ``gymnasium.make(..., max_episod
     code          the move's result: 0 accepted, 1 accepted no-op, >= 2 rejected (-1 at reset)
     P             the progress potential of the new state, in [0, 1]
     action_mask   int8 array of n_actions: 1 = accepted and changes the state
-                  (``env.action_space.sample(mask=info["action_mask"])``)
+                  (``env.action_space.sample(mask=info["action_mask"])``); left out with
+                  ``action_mask=False``, which saves finding the legal actions every step
 
 Render modes: ``"rgb_array"`` and ``"human"`` draw the level's screen showing the state
 (``style``, ``scale`` as in pixel mode), ``"ansi"`` the game's text board.
@@ -107,7 +108,11 @@ class RulesEnv(gym.Env):
 
     def __init__(self, level: Any = None, *, game: str | None = None, reward: str = "progress",
                  obs_type: str = "state", order: str = "random", space_levels: Any = None,
-                 render_mode: str | None = None, style: str = "2d", scale: float = 1.0):
+                 render_mode: str | None = None, style: str = "2d", scale: float = 1.0,
+                 action_mask: bool = True):
+        if obs_type == "dict" and not action_mask:
+            raise ValueError("obs_type='dict' holds the action mask: it needs action_mask=True")
+        self.want_mask = bool(action_mask)
         self.source = LevelSource(level, game=game, order=order, space_levels=space_levels)
         self.game = self.source.game
         self.puzzle = get_puzzle(self.game)
@@ -146,14 +151,14 @@ class RulesEnv(gym.Env):
         core = self._cores.get(idx) if idx >= 0 else None
         if core is None or core.level is not level:
             self.layout.check(level)
-            core = PuzzleEnv(level, action_mask=True)
+            core = PuzzleEnv(level, action_mask=self.want_mask)
             if idx >= 0:
                 self._cores[idx] = core
         else:
             core.reset()
         self._core, self.level, self.level_index = core, level, idx
         self._id = level.id
-        self._fast = (self._plain and level.initial.shape[0] == self.layout.length
+        self._fast = (self._plain and self.want_mask and level.initial.shape[0] == self.layout.length
                       and level.n_actions == self.layout.n_actions)
         if self._view is not None or self.render_mode in ("rgb_array", "human"):
             self._view = self._view or LevelView(self.style, self.scale)
@@ -231,8 +236,10 @@ class RulesEnv(gym.Env):
 
     def _info(self, code: int) -> dict:
         core = self._core
-        return {"level": self._id, "level_index": self.level_index, "code": code, "P": core.p,
-                "action_mask": self.layout.pad_mask(core.mask).copy()}
+        info = {"level": self._id, "level_index": self.level_index, "code": code, "P": core.p}
+        if self.want_mask:
+            info["action_mask"] = self.layout.pad_mask(core.mask).copy()
+        return info
 
     def describe(self, action: int) -> str:
         """The move text of an action on the current level."""

@@ -379,19 +379,24 @@ def _vec_pair(mode, **kw):
     return v, s
 
 
-@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
-def test_vector_env_equals_sync_vector_env_step_for_step(mode):
-    kw = dict(level=["maze_paint/easy/1", "maze_paint/easy/2", "maze_paint/hard/1"], max_episode_steps=9)
+@pytest.mark.parametrize("mode, extra", [
+    (AutoresetMode.NEXT_STEP, {}),
+    (AutoresetMode.SAME_STEP, {}),
+    (AutoresetMode.NEXT_STEP, {"action_mask": False, "reward": "sparse", "order": "cycle"}),
+], ids=["next-step", "same-step", "no-mask-sparse-cycle"])
+def test_vector_env_equals_sync_vector_env_step_for_step(mode, extra):
+    kw = dict(level=["maze_paint/easy/1", "maze_paint/easy/2", "maze_paint/hard/1"], max_episode_steps=9, **extra)
     v, s = _vec_pair(mode, **kw)
     assert isinstance(v, lpe.PuzzleVectorEnv) and isinstance(v, gym.vector.VectorEnv)
     assert v.metadata["autoreset_mode"] is mode and v.single_observation_space == s.single_observation_space
     assert v.action_space == s.action_space and v.observation_space == s.observation_space
     r1, r2 = v.reset(seed=11), s.reset(seed=11)
     assert data_equivalence(r1, r2, exact=True)
+    assert ("action_mask" in r1[1]) == extra.get("action_mask", True)
     rng = np.random.default_rng(0)
     ended = 0
     for t in range(60):
-        masks = r1[-1]["action_mask"]
+        masks = r1[-1].get("action_mask", np.ones((6, 4), np.int8))
         acts = np.array([rng.choice(np.flatnonzero(m)) if rng.random() < 0.8 else rng.integers(4) for m in masks])
         r1, r2 = v.step(acts), s.step(acts)
         for x, y, name in zip(r1, r2, ("obs", "rewards", "terminated", "truncated", "info")):
