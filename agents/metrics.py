@@ -256,3 +256,29 @@ def cell_score(scores: Sequence[float], configured_levels: int) -> float:
 def benchmark_score(cells: dict[str, float]) -> float:
     """Unweighted macro mean over the game x difficulty cells."""
     return _mean(cells.values())
+
+
+# ---- what each reported figure means, in one line (report, leaderboard, --help) ----------
+
+METRIC_HELP = {
+    "OSR": "objective success rate: share of episodes that won every target level of the objective (%)",
+    "LC": "level completion: share of the objective's target levels won in an episode (%)",
+    "FGP": "fine-grained progress: mean over target levels of the best progress P seen "
+           "(1 for a won level, 0 for one never reached) (%)",
+    "LPR": "level pass rate: levels won / levels reached, pooled over an objective's episodes (%)",
+    "H50": "50% level horizon: the most levels k that at least half the episodes of the ten-level "
+           "objectives solve; 10+ when half solve all ten",
+    "LC_hard": "LC over the objectives above each game's easiest tier (Truck Escape excluded) (%)",
+    "PER": "premature exit rate: episodes that ended unsolved by the agent's own final answer or stop "
+           "while budget remained (%)",
+    "SMR": "setting mismatch rate: episodes in which gameplay of another game or difficulty was seen (%)",
+    "NGAR": "native GUI action rate (code setting): share of agent steps that only observe the screen or "
+            "issue coordinate input (%)",
+    "score": "the original repository's composite score (v1.3): 0-100 per level (60 or more when won), "
+             "averaged over each game x difficulty cell, then over the cells",
+    "cost": "model cost in US dollars, from the run's token accounting",
+    "unscored": "episodes stopped by an infrastructure failure or invalidated: left out of every metric",
+    "episodes": "scored episodes behind the row",
+    "solved": "target levels won per episode (mean) out of the objective's levels",
+}
+"""One-line meaning of each metric (and of the other columns of the report's tables)."""
