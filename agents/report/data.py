@@ -93,11 +93,6 @@ class Trajectory:
     end: dict | None                    # the end line (None: the episode was cut short)
 
     @property
-    def start_record(self) -> dict:
-        """The evaluator's view before the first action (derived from the start snapshot)."""
-        return {"screen": "start", "level": None, "P": None}
-
-    @property
     def level(self) -> str | None:
         """The level of a level-protocol trajectory (None for an objective episode)."""
         return self.header.get("level")
@@ -125,6 +120,19 @@ def load_trajectory(folder: str | Path) -> Trajectory:
         elif rec.get("type") == "end":
             end = rec
     return Trajectory(folder, head, steps, end)
+
+
+def episode_trajectories(folder: str | Path) -> list[Trajectory]:
+    """An episode's trajectories in order: the folder itself, or a level-protocol episode's
+    level_01, level_02, ... folders."""
+    folder = Path(folder)
+    if (folder / "events.jsonl").is_file():
+        return [load_trajectory(folder)]
+    subs = sorted(p for p in folder.iterdir() if p.is_dir() and (p / "events.jsonl").is_file()) \
+        if folder.is_dir() else []
+    if not subs:
+        raise HarnessError(f"{folder} is not an episode folder (no events.jsonl in it or its level folders)")
+    return [load_trajectory(p) for p in subs]
 
 
 def snapshot_state(snapshot: str | None) -> tuple | None:
@@ -237,6 +245,8 @@ def identity_label(identity: dict) -> str:
     name = identity.get("model") or identity.get("agent") or "?"
     if isinstance(name, dict):
         name = name.get("name") or json.dumps(name, sort_keys=True)
+    elif isinstance(name, str) and name.endswith(".py"):        # an agent file: its name
+        name = Path(name).stem
     prov = identity.get("provider")
     return f"{name} ({prov})" if prov else str(name)
 

@@ -1,0 +1,404 @@
+"""Trajectory analytics (the paper's sections 5.1 to 5.3, appendix A.3 and D.2), from the
+evaluator's private records of an episode.
+
+Level attempts
+    An attempt runs from entering a level (or a restart of it) to a win, a restart, leaving
+    the level, or the end of the episode. Per attempt: actions, moves (accepted, and those
+    that changed the board), rejected moves, undos, progress P at the start, the end and its
+    best, and dead ends: the first action after which the evaluator certified the board
+    unsolvable (``certificate == "dead_end"``, Bolt Unscrew and Nut and Bolt), and the
+    dead-end delay, the number of transfers (accepted moves that changed the board) from
+    that first unsolvable board, the fatal transfer included, until an undo restores a
+    solvable board or the attempt ends. Every later relapse in the same attempt is a spell
+    of its own (``dead_spells``).
+Bolt Unscrew (section 5.1, figure 4a)
+    For every transfer: the usable free holes before and after it and what it did:
+    ``dead_end`` (the transfer that made the board unsolvable), ``freed_board`` (P rose: a
+    board was released or left), ``filled_hole`` (fewer usable holes), ``opened_hole``
+    (more), or ``other`` (a screw moved between holes and nothing else changed).
+Maze Paint (section 5.2)
+    Valid moves (accepted swipes that moved the ball) binned by the board's coverage before
+    the move (coverage = P = painted cells beyond the start cell / paintable cells beyond
+    it): the share that painted new cells and the share that returned the board to an exact
+    state seen earlier in the same attempt; for all attempts and for unsolved attempts alone.
+LC deficit (section 5.3)
+    100 - LC of an episode, split into target levels never reached and levels reached but
+    not solved (both in percent of the target levels).
+
+``analyze_run`` and ``analyze_episode`` return plain JSON-able dicts; ``longpuzzle analyze``
+prints them or writes them as JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from longpuzzle.agents.report.data import RunData, episode_trajectories, load_run, read_json, snapshot_state
+
+COVERAGE_BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)   # Maze Paint coverage bins (the last is closed)
+DEAD = "dead_end"
+
+
+@dataclass
+class Attempt:
+    level: str
+    number: int                      # attempt number on this level within the episode (from 1)
+    start_step: int                  # the action that began it (0: the episode's start)
+    end_step: int = 0
+    end: str = "end"                 # won | restart | left | end (the episode stopped)
+    actions: int = 0                 # actions recorded during the attempt
+    moves: int = 0                   # accepted moves
+    transfers: int = 0               # accepted moves that changed the board
+    rejected: int = 0
+    undos: int = 0
+    P_start: float = 0.0
+    P_end: float = 0.0
+    P_max: float = 0.0
+    dead_end_step: int | None = None     # the action after which the board was first certified unsolvable
+    dead_end_transfer: int | None = None  # that transfer's number within the attempt
+    dead_end_delay: int | None = None    # transfers from that board (fatal one included) to recovery or the end
+    dead_end_recovered: bool | None = None
+    dead_spells: list[dict] = field(default_factory=list)
+    move_log: list[dict] = field(default_factory=list)   # per move: step, move, P before/after, game facts
+    # working state (not reported)
+    _state: tuple | None = field(default=None, repr=False)
+    _holes: int | None = field(default=None, repr=False)
+    _seen: set = field(default_factory=set, repr=False)
+    _spell: dict | None = field(default=None, repr=False)
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        for k in [k for k in d if k.startswith("_")]:
+            del d[k]
+        return d
+
+
+def _holes(rec: dict) -> int | None:
+    return (rec.get("diagnostics") or {}).get("usable_holes")
+
+
+class _Walker:
+    """Walks one trajectory's records and builds its attempts and P series."""
+
+    def __init__(self, offset: int = 0):
+        self.offset = offset             # actions of earlier trajectories of the same episode
+        self.attempts: list[Attempt] = []
+        self.cur: Attempt | None = None
+        self.count: dict[str, int] = {}
+        self.series: list[tuple[int, str, float]] = []    # (action, level, P) on level screens
+        self.restarts: list[tuple[int, str]] = []          # (action, level)
+        self._levels: dict = {}
+
+    def level(self, lid: str):
+        if lid not in self._levels:
+            from longpuzzle.engine.catalog import load_level
+            from longpuzzle.engine.registry import get_puzzle
+
+            lvl = load_level(lid)
+            self._levels[lid] = (lvl, get_puzzle(lvl.game))
+        return self._levels[lid]
+
+    def open(self, lid: str, step: int, P: float, holes, state):
+        n = self.count[lid] = self.count.get(lid, 0) + 1
+        a = Attempt(lid, n, step, P_start=P, P_end=P, P_max=P)
+        a._state, a._holes = state, holes
+        if state is not None:
+            a._seen.add(state)
+        self.cur = a
+        self.attempts.append(a)
+
+    def close(self, step: int, end: str):
+        a = self.cur
+        if a is None:
+            return
+        a.end_step, a.end = step, end
+        if a._spell is not None:
+            a._spell["recovered"] = False
+            a._spell = None
+        self.cur = None
+
+    def start_level(self, lid: str):
+        """A level-protocol trajectory starts on its level (direct launch)."""
+        lvl, p = self.level(lid)
+        self.open(lid, self.offset, float(p.progress(lvl, lvl.initial)),
+                  p.diagnostics(lvl, lvl.initial).get("usable_holes"), tuple(int(v) for v in lvl.initial))
+
+    def step(self, step, rec: dict, snapshot: str | None):
+        x = self.offset + step
+        eff = rec.get("effects") or []
+        lid, P = rec.get("level"), rec.get("P")
+        restarted = any(e.get("effect") == "restart" for e in eff)
+        if lid is not None and P is not None:
+            self.series.append((x, lid, P))
+        if restarted and lid is not None:
+            self.restarts.append((x, lid))
+        a = self.cur
+        if a is not None and (lid != a.level or restarted):
+            self.close(x, "restart" if restarted and lid == a.level else "left")
+            a = None
+        if a is None:
+            if lid is not None and P is not None and (restarted or P < 1.0):
+                self.open(lid, x, P, _holes(rec), snapshot_state(snapshot))
+            return
+        a.actions += 1
+        self.moves(a, x, rec, eff, snapshot)
+        a.P_end = P
+        a.P_max = max(a.P_max, P)
+        if rec.get("win") or P >= 1.0:
+            self.close(x, "won")
+
+    def moves(self, a: Attempt, x: int, rec: dict, eff: list[dict], snapshot):
+        moves = [e for e in eff if e.get("effect") == "move"]
+        a.rejected += sum(e.get("effect") == "rejected" for e in eff)
+        undos = sum(e.get("effect") == "undo" for e in eff)
+        a.undos += undos
+        after = snapshot_state(snapshot)
+        game = a.level.split("/")[0]
+        # the states after each move of this action: one move (or an undo) per action is the
+        # usual case; a batch of moves is re-applied through the rules from the state before
+        states = [after] * len(moves)
+        if len(moves) > 1 and not undos and a._state is not None:
+            lvl, p = self.level(a.level)
+            try:
+                st = np.array(a._state, dtype=lvl.initial.dtype)
+                seq = []
+                for m in moves:
+                    st = p.apply(lvl, st, m["move"])
+                    seq.append(tuple(int(v) for v in st))
+                if seq[-1] == after:
+                    states = seq
+            except Exception:                      # noqa: BLE001  (then the action is read as a whole)
+                pass
+        cert = rec.get("certificate")
+        before_P, before_holes = a.P_end, a._holes
+        for i, m in enumerate(moves):
+            last = i == len(moves) - 1
+            st = states[i]
+            if last:
+                P_after, holes_after = rec.get("P"), _holes(rec)
+            elif st is not None:
+                lvl, p = self.level(a.level)
+                arr = np.array(st, dtype=lvl.initial.dtype)
+                P_after = float(p.progress(lvl, arr))
+                holes_after = p.diagnostics(lvl, arr).get("usable_holes")
+            else:
+                P_after, holes_after = None, None
+            a.moves += 1
+            changed = bool(m.get("changed", True))
+            entry = {"step": x, "move": m.get("move"), "P_before": before_P, "P_after": P_after, "changed": changed}
+            if changed:
+                a.transfers += 1
+            if before_holes is not None or holes_after is not None:
+                entry["holes_before"], entry["holes_after"] = before_holes, holes_after
+            if game == "maze_paint" and changed:
+                entry["new_cells"] = P_after is not None and before_P is not None and P_after > before_P
+                entry["revisit"] = st is not None and st in a._seen
+            if st is not None:
+                a._seen.add(st)
+            fatal = last and changed and cert == DEAD and a._spell is None
+            if fatal:
+                a._spell = {"step": x, "transfer": a.transfers, "delay": 0, "recovered": None}
+                a.dead_spells.append(a._spell)
+                if a.dead_end_step is None:
+                    a.dead_end_step, a.dead_end_transfer = x, a.transfers
+            if a._spell is not None and changed:
+                a._spell["delay"] += 1
+            if "holes_before" in entry and changed:
+                entry["did"] = _bolt_kind(fatal, before_P, P_after, before_holes, holes_after)
+            a.move_log.append(entry)
+            before_P, before_holes = P_after, holes_after
+        # an undo that brought back a solvable board ends the dead-end spell
+        if a._spell is not None and undos and cert == "solvable":
+            a._spell["recovered"] = True
+            a._spell["end_step"] = x
+            a._spell = None
+        if after is not None:
+            a._state = after
+            if undos:
+                a._seen.add(after)
+        a._holes = _holes(rec)
+        if a.dead_spells:
+            first = a.dead_spells[0]
+            a.dead_end_delay, a.dead_end_recovered = first["delay"], first["recovered"]
+
+    def finish(self, end: str = "end"):
+        if self.cur is not None:
+            self.close(self.cur.end_step if self.cur.end_step else self.offset, end)
+        for a in self.attempts:
+            if a.dead_spells:
+                a.dead_end_delay = a.dead_spells[0]["delay"]
+                a.dead_end_recovered = a.dead_spells[0]["recovered"]
+
+
+def _bolt_kind(fatal: bool, P0, P1, h0, h1) -> str:
+    if fatal:
+        return "dead_end"
+    if P0 is not None and P1 is not None and P1 > P0:
+        return "freed_board"
+    if h0 is not None and h1 is not None:
+        if h1 < h0:
+            return "filled_hole"
+        if h1 > h0:
+            return "opened_hole"
+    return "other"
+
+
+# ---- episodes -------------------------------------------------------------------------
+
+def lc_deficit(result: dict) -> dict | None:
+    """100 - LC of one episode, split into unreached and reached-but-unsolved levels (percent)."""
+    lv = result.get("levels_outcome") or []
+    if not lv:
+        return None
+    n = len(lv)
+    unreached = sum(not l.get("reached") for l in lv)
+    unsolved = sum(bool(l.get("reached")) and not l.get("won") for l in lv)
+    return {"LC": 100.0 * sum(bool(l.get("won")) for l in lv) / n, "deficit": 100.0 * (unreached + unsolved) / n,
+            "unreached": 100.0 * unreached / n, "reached_unsolved": 100.0 * unsolved / n,
+            "levels": n, "unreached_levels": unreached, "reached_unsolved_levels": unsolved}
+
+
+def analyze_episode(folder: str | Path, result: dict | None = None, name: str | None = None) -> dict:
+    """Everything above for one episode folder (``result``: its result.json entry, read from
+    the folder when not given)."""
+    folder = Path(folder)
+    if result is None:
+        result = read_json(folder / "result.json", "episode result") if (folder / "result.json").is_file() else {}
+    w = _Walker()
+    for traj in episode_trajectories(folder):
+        if traj.level:                       # level protocol: each level launched directly
+            w.start_level(traj.level)
+        last = w.offset
+        for st in traj.steps:
+            if st.final_answer is None:
+                w.step(st.step, st.record, st.snapshot)
+                last = w.offset + st.step
+        if w.cur is not None:
+            w.close(last, "end")
+        w.offset = last
+    w.finish()
+    attempts = [a.as_dict() for a in w.attempts]
+    out = {
+        "episode": name or str(folder),
+        "objective": result.get("objective"),
+        "end": result.get("end"),
+        "actions": w.offset,
+        "lc_deficit": lc_deficit(result),
+        "levels": _level_rows(attempts, result),
+        "attempts": attempts,
+        "progress": [[x, l, round(p, 6)] for x, l, p in w.series],
+        "restarts": [[x, l] for x, l in w.restarts],
+    }
+    game = (result.get("objective") or "/").split("/")[0] or (attempts[0]["level"].split("/")[0] if attempts else "")
+    if game == "maze_paint":
+        out["maze_paint"] = maze_paint_bins(attempts)
+    if game == "bolt_unscrew":
+        out["bolt_unscrew"] = bolt_summary(attempts)
+    if any(a["dead_spells"] for a in attempts) or game in ("bolt_unscrew", "nut_and_bolt"):
+        out["dead_ends"] = dead_end_summary(attempts)
+    return out
+
+
+def _level_rows(attempts: list[dict], result: dict) -> list[dict]:
+    order = [l["level"] for l in result.get("levels") or [] if "level" in l]
+    outcome = dict(zip(order, result.get("levels_outcome") or []))
+    rows = {}
+    for lid in order + [a["level"] for a in attempts]:
+        rows.setdefault(lid, {"level": lid, "attempts": 0, "restarts": 0, "moves": 0, "dead_ends": 0,
+                              **{k: outcome.get(lid, {}).get(k) for k in ("reached", "won", "max_P")}})
+    for a in attempts:
+        r = rows[a["level"]]
+        r["attempts"] += 1
+        r["restarts"] += a["end"] == "restart"
+        r["moves"] += a["moves"]
+        r["dead_ends"] += a["dead_end_step"] is not None
+    return list(rows.values())
+
+
+# ---- summaries over attempts ------------------------------------------------------------
+
+def maze_paint_bins(attempts: list[dict], bins=COVERAGE_BINS) -> dict:
+    """Per coverage bin: valid moves, share painting new cells, share returning to an earlier
+    state; for all attempts and for the unsolved ones."""
+    def table(sel):
+        rows = []
+        for lo, hi in zip(bins[:-1], bins[1:]):
+            last = hi == bins[-1]
+            ms = [m for a in sel for m in a["move_log"] if "new_cells" in m and m["P_before"] is not None
+                  and lo <= m["P_before"] and (m["P_before"] < hi or (last and m["P_before"] <= hi))]
+            n = len(ms)
+            rows.append({"coverage": [lo, hi], "valid_moves": n,
+                         "new_cells": 100.0 * sum(m["new_cells"] for m in ms) / n if n else None,
+                         "revisits": 100.0 * sum(m["revisit"] for m in ms) / n if n else None})
+        return rows
+    mp = [a for a in attempts if a["level"].startswith("maze_paint/")]
+    return {"all": table(mp), "unsolved": table([a for a in mp if a["end"] != "won"])}
+
+
+def bolt_summary(attempts: list[dict]) -> dict:
+    """Bolt Unscrew transfers by what they did, and by the usable holes before them."""
+    bu = [a for a in attempts if a["level"].startswith("bolt_unscrew/")]
+    moves = [m for a in bu for m in a["move_log"] if "did" in m]
+    kinds = ("freed_board", "filled_hole", "opened_hole", "dead_end", "other")
+    by_holes: dict[int, dict] = {}
+    for m in moves:
+        h = m.get("holes_before")
+        if h is None:
+            continue
+        row = by_holes.setdefault(h, {"holes_before": h, "transfers": 0, **{k: 0 for k in kinds}})
+        row["transfers"] += 1
+        row[m["did"]] += 1
+    return {"transfers": len(moves), "by_kind": {k: sum(m["did"] == k for m in moves) for k in kinds},
+            "by_holes_before": [by_holes[h] for h in sorted(by_holes)]}
+
+
+def dead_end_summary(attempts: list[dict]) -> dict:
+    dead = [a for a in attempts if a["dead_end_step"] is not None]
+    delays = [a["dead_end_delay"] for a in dead if a["dead_end_delay"] is not None]
+    return {"attempts": len(attempts), "dead_end_attempts": len(dead),
+            "share": 100.0 * len(dead) / len(attempts) if attempts else None,
+            "recovered": sum(bool(a["dead_end_recovered"]) for a in dead),
+            "mean_delay": sum(delays) / len(delays) if delays else None,
+            "max_delay": max(delays) if delays else None}
+
+
+# ---- runs ---------------------------------------------------------------------------
+
+def analyze_run(run: RunData | str | Path) -> dict:
+    """Analytics of every episode of a run, with pooled summaries."""
+    if not isinstance(run, RunData):
+        run = load_run(run)
+    eps = []
+    for e in run.episodes:
+        d = e.get("dir")
+        if d is None:
+            continue
+        name = str(Path(d).relative_to(run.folder)) if Path(d).is_relative_to(run.folder) else str(d)
+        eps.append(analyze_episode(d, e, name))
+    attempts = [a for e in eps for a in e["attempts"]]
+    deficits = [e["lc_deficit"] for e in eps if e["lc_deficit"]]
+    by_obj: dict[str, list[dict]] = {}
+    for e in eps:
+        if e["lc_deficit"]:
+            by_obj.setdefault(e["objective"], []).append(e["lc_deficit"])
+    out = {
+        "run": str(run.folder),
+        "identity": run.identity,
+        "episodes": eps,
+        "lc_deficit": {o: {k: sum(d[k] for d in v) / len(v) for k in ("LC", "deficit", "unreached", "reached_unsolved")}
+                       for o, v in by_obj.items()},
+        "attempts": len(attempts),
+    }
+    if any(a["level"].startswith("maze_paint/") for a in attempts):
+        out["maze_paint"] = maze_paint_bins(attempts)
+    if any(a["level"].startswith("bolt_unscrew/") for a in attempts):
+        out["bolt_unscrew"] = bolt_summary(attempts)
+    if any(a["level"].split("/")[0] in ("bolt_unscrew", "nut_and_bolt") for a in attempts):
+        out["dead_ends"] = dead_end_summary([a for a in attempts
+                                             if a["level"].split("/")[0] in ("bolt_unscrew", "nut_and_bolt")])
+    if not deficits:
+        out["lc_deficit"] = {}
+    return out
