@@ -1,126 +1,332 @@
-"""``longpuzzle report DIR``: a readable summary of an eval output folder.
+"""``longpuzzle report DIR...``: one self-contained HTML page over one or more eval runs.
 
-Writes into DIR: report.html (metrics tables, per-objective and per-episode results, plots)
-and plots/*.png: progress P over actions per episode (one line per level), and where the game
-reports usable holes (Bolt Unscrew's diagnostics), the free holes after each move with the
-certified dead ends marked. Plots are drawn with Pillow (no plotting library needed).
+The page (report.html; styles inline, every figure embedded as a PNG data URI, so the file
+can be mailed or archived alone) shows, in order:
+
+    what the metrics mean (one line each)
+    the paper's Table 2 layout: one row per agent and setting (runs of one identity pooled;
+        tables.py), OSR LC FGP LPR H50 LC_hard PER, NGAR and cost where recorded
+    the runs: folder, agent, protocol, settings, scored and unscored episodes, score, SMR
+    the paper's Table 18 layout: per agent and objective, solved, LC, FGP, premature exit,
+        mismatch
+    Figures 3a, 3b and 3c from the runs' own numbers (or why one cannot be drawn)
+    trajectory analytics (analytics.py): the LC deficit split, Maze Paint coverage bins,
+        Bolt Unscrew transfers by free holes, dead ends and their delay
+    per episode: outcome, level attempts, progress P over actions with restarts and dead
+        ends marked, Bolt Unscrew free holes along each attempt (Figure 4a), and a link to
+        the episode's video
+
+Beside the page: analytics.json (every figure the analytics computed) and videos/ (one
+film per episode, video.py; MP4 with imageio-ffmpeg, else GIF). Missing values print "-".
 """
 
 from __future__ import annotations
 
+import base64
+import datetime as _dt
 import html
 import json
 from pathlib import Path
 
-from PIL import Image, ImageDraw
+from longpuzzle.agents.harness import HarnessError
+from longpuzzle.agents.report import analytics as an
+from longpuzzle.agents.report import figures
+from longpuzzle.agents.report.data import RunData, load_run
+from longpuzzle.agents.report.tables import (
+    MISSING, TABLE18, TABLE18_TITLES, Row, easiest_tier_lc, fmt, group_runs, help_for, horizon_curve,
+    solved_text, table2_columns,
+)
 
-from longpuzzle.agents.harness import HarnessError, read_events
-
-W, H, PAD = 720, 320, 46
-COLOURS = [(30, 136, 229), (229, 57, 53), (67, 160, 71), (251, 140, 0), (142, 36, 170), (0, 151, 167),
-           (109, 76, 65), (57, 73, 171), (192, 202, 51), (236, 64, 122)]
-
-
-def _plot(series: dict[str, list[tuple[float, float]]], title: str, ymax: float, marks=(), path: Path = None):
-    img = Image.new("RGB", (W, H), (255, 255, 255))
-    d = ImageDraw.Draw(img)
-    xmax = max([x for pts in series.values() for x, _ in pts] + [1])
-    ymax = ymax or 1.0
-
-    def P(x, y):
-        return PAD + (W - 2 * PAD) * x / xmax, H - PAD - (H - 2 * PAD) * y / ymax
-    d.rectangle([PAD, PAD, W - PAD, H - PAD], outline=(180, 180, 180))
-    for i in range(5):
-        y = ymax * i / 4
-        _, py = P(0, y)
-        d.line([PAD, py, W - PAD, py], fill=(235, 235, 235))
-        d.text((6, py - 6), f"{y:g}", fill=(90, 90, 90))
-    d.text((PAD, 12), title, fill=(20, 20, 20))
-    d.text((W - PAD - 60, H - PAD + 14), f"actions ({xmax:g})", fill=(90, 90, 90))
-    for i, (name, pts) in enumerate(series.items()):
-        c = COLOURS[i % len(COLOURS)]
-        if len(pts) > 1:
-            d.line([P(x, y) for x, y in pts], fill=c, width=2)
-        for x, y in pts[-1:]:
-            px, py = P(x, y)
-            d.ellipse([px - 3, py - 3, px + 3, py + 3], fill=c)
-        d.text((W - PAD + 4 - 100, PAD + 4 + 12 * i), name[-18:], fill=c)
-    for x, y in marks:
-        px, py = P(x, y)
-        d.line([px - 5, py - 5, px + 5, py + 5], fill=(200, 0, 0), width=2)
-        d.line([px - 5, py + 5, px + 5, py - 5], fill=(200, 0, 0), width=2)
-    img.save(path)
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:28px auto;
+max-width:1180px;padding:0 18px;color:#1d1d1f;line-height:1.45}
+h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+h3{margin-top:1.4em}.sub{color:#666;margin-top:0}
+table{border-collapse:collapse;margin:.6em 0 1em;font-size:.92em}
+th,td{border:1px solid #d6d6d6;padding:4px 9px}th{background:#f2f4f7;text-align:center}
+td{text-align:right;font-variant-numeric:tabular-nums}td.t{text-align:left}
+tr:nth-child(even) td{background:#fafbfc}tr.ref td{color:#555;font-style:italic}
+dl.metrics{display:grid;grid-template-columns:max-content auto;gap:2px 14px;font-size:.92em}
+dl.metrics dt{font-weight:600}dl.metrics dd{margin:0}
+figure{margin:.8em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
+figcaption{font-size:.85em;color:#555}.note{color:#777;font-size:.9em}
+details{margin:.6em 0;border:1px solid #e3e3e3;border-radius:6px;padding:.3em .8em}
+summary{cursor:pointer;font-weight:600}code{background:#f4f4f4;padding:0 3px;border-radius:3px}
+"""
 
 
-def episode_folders(root: Path) -> list[Path]:
-    return sorted(p.parent for p in root.rglob("events.jsonl"))
+def _e(x) -> str:
+    return html.escape(str(x), quote=True)
 
 
-def make_report(root: str | Path) -> Path:
-    root = Path(root)
-    if not root.is_dir():
-        raise HarnessError(f"{root} is not a folder")
-    folders = episode_folders(root)
-    if not folders:
-        raise HarnessError(f"{root} holds no episodes (no events.jsonl below it)")
-    plots = root / "plots"
-    plots.mkdir(exist_ok=True)
-    summary = json.loads((root / "summary.json").read_text()) if (root / "summary.json").is_file() else None
-    rows = []
-    for k, folder in enumerate(folders):
-        ev = read_events(folder)
-        series: dict[str, list] = {}
-        holes: dict[str, list] = {}
-        dead = []
-        for rec in ev:
-            if rec.get("stream") != "private":
-                continue
-            r = rec["record"]
-            if r.get("level") and r.get("P") is not None:
-                series.setdefault(r["level"], []).append((rec["step"], r["P"]))
-            dg = r.get("diagnostics") or {}
-            if "usable_holes" in dg:
-                holes.setdefault(r["level"], []).append((rec["step"], dg["usable_holes"]))
-                if r.get("certificate") == "dead_end":
-                    dead.append((rec["step"], dg["usable_holes"]))
-        name = str(folder.relative_to(root)).replace("/", "_") or "episode"
-        p1 = plots / f"{name}_progress.png"
-        _plot(series, f"{folder.relative_to(root)}: progress P per level", 1.0, path=p1)
-        imgs = [p1]
-        if holes:
-            p2 = plots / f"{name}_holes.png"
-            ym = max(v for pts in holes.values() for _, v in pts) or 1
-            _plot(holes, "usable free holes after each move (x = certified dead end)", ym, dead, p2)
-            imgs.append(p2)
-        res = json.loads((folder / "result.json").read_text()) if (folder / "result.json").is_file() else {}
-        rows.append((folder.relative_to(root), res, imgs))
-    out = root / "report.html"
-    parts = ["<!doctype html><meta charset='utf-8'><title>longpuzzle report</title>",
-             "<style>body{font-family:sans-serif;margin:24px}table{border-collapse:collapse}"
-             "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}th{background:#f3f3f3}</style>",
-             f"<h1>longpuzzle evaluation report</h1><p>{html.escape(str(root))}</p>"]
-    if summary:
-        m = summary.get("metrics", {})
-        parts.append("<h2>Metrics</h2><table><tr>" + "".join(f"<th>{k}</th>" for k in m) + "</tr><tr>"
-                     + "".join(f"<td>{_fmt(v)}</td>" for v in m.values()) + "</tr></table>")
-        objs = summary.get("objectives", [])
-        if objs:
-            keys = ["objective", "episodes", "OSR", "LC", "FGP", "LPR", "PER", "SMR"]
-            parts.append("<h2>Objectives</h2><table><tr>" + "".join(f"<th>{k}</th>" for k in keys) + "</tr>")
-            for o in objs:
-                parts.append("<tr>" + "".join(f"<td>{html.escape(_fmt(o.get(k)))}</td>" for k in keys) + "</tr>")
-            parts.append("</table>")
-    parts.append("<h2>Episodes</h2>")
-    for rel, res, imgs in rows:
-        parts.append(f"<h3>{html.escape(str(rel))}</h3><p>end: {html.escape(str(res.get('end', res.get('termination', '?'))))}"
-                     f", solved {res.get('solved', '?')} of {res.get('target_levels', '?')}, actions {res.get('actions', res.get('steps', '?'))}</p>")
-        for im in imgs:
-            parts.append(f"<img src='{im.relative_to(root)}' width='{W}'>")
-    out.write_text("\n".join(parts), encoding="utf-8")
-    return out
+def _png_uri(path: Path) -> str:
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def _fmt(v) -> str:
-    if isinstance(v, float):
-        return "n/a" if v != v else f"{v:.1f}"
-    return str(v)
+class _Page:
+    def __init__(self, out: Path):
+        self.out = out
+        self.parts: list[str] = []
+        self.images = 0
+
+    def add(self, s: str) -> None:
+        self.parts.append(s)
+
+    def figure(self, path: Path | None, caption: str, missing: str = "") -> None:
+        if path is None:
+            if missing:
+                self.add(f"<p class='note'>{_e(caption)}: not drawn ({_e(missing)}).</p>")
+            return
+        self.images += 1
+        self.add(f"<figure><img src='{_png_uri(path)}' alt='{_e(caption)}'>"
+                 f"<figcaption>{_e(caption)}</figcaption></figure>")
+
+    def table(self, head: list[str], rows: list[list], cls: list[str] | None = None, titles: list[str] | None = None):
+        t = ["<table><tr>"]
+        for i, h in enumerate(head):
+            tip = f" title='{_e(titles[i])}'" if titles and titles[i] else ""
+            t.append(f"<th{tip}>{_e(h)}</th>")
+        t.append("</tr>")
+        for k, r in enumerate(rows):
+            t.append(f"<tr class='{cls[k]}'>" if cls and cls[k] else "<tr>")
+            for v in r:
+                if isinstance(v, tuple):          # (text, is_text_cell)
+                    t.append(f"<td class='t'>{_e(v[0])}</td>")
+                else:
+                    t.append(f"<td>{_e(v)}</td>")
+            t.append("</tr>")
+        t.append("</table>")
+        self.add("".join(t))
+
+
+def make_report(dirs, out: str | Path | None = None, *, videos: bool = True, video_format: str | None = None,
+                references: list | None = None, fps: float = 4.0) -> Path:
+    """Write report.html for eval output folders (or lone episode folders); returns its path.
+    ``out``: the folder for the page (default: the run folder when there is one, else
+    required). ``references``: leaderboard reference rows to show in Table 2."""
+    if isinstance(dirs, (str, Path)):
+        dirs = [dirs]
+    runs = [load_run(d) for d in dirs]
+    if not runs:
+        raise HarnessError("no run folders given")
+    if out is None:
+        if len(runs) > 1:
+            raise HarnessError("several runs: say where the report goes (--out DIR)")
+        out = runs[0].folder
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    work = out / "report_files"                 # figures (embedded in the page; kept for reuse)
+    rows = group_runs(runs)
+    page = _Page(out)
+    stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
+    page.add("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+             f"<title>longpuzzle report</title><style>{CSS}</style></head><body>")
+    page.add("<h1>longpuzzle evaluation report</h1>")
+    page.add(f"<p class='sub'>{len(runs)} run{'s' if len(runs) != 1 else ''}: "
+             + ", ".join(f"<code>{_e(r.folder)}</code>" for r in runs) + f" &middot; made {stamp}</p>")
+    analyses = [an.analyze_run(r) for r in runs]
+    _metrics_legend(page, rows)
+    _table2(page, rows + list(references or []))
+    _runs_section(page, runs)
+    _table18(page, rows)
+    _paper_figures(page, rows, work)
+    for run, a in zip(runs, analyses):
+        _analytics_section(page, run, a, work, out, videos, video_format, fps, many=len(runs) > 1)
+    page.add("</body></html>")
+    (out / "analytics.json").write_text(json.dumps(analyses if len(analyses) > 1 else analyses[0], indent=1),
+                                        encoding="utf-8")
+    path = out / "report.html"
+    tmp = out / "report.html.tmp"
+    tmp.write_text("\n".join(page.parts), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+# ---- sections ---------------------------------------------------------------------------
+
+def _metrics_legend(page: _Page, rows: list[Row]) -> None:
+    keys = ["OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "SMR"] + \
+           [k for k in ("NGAR", "cost") if any(r.value(k) is not None for r in rows)] + ["score", "unscored"]
+    page.add("<h2>What the numbers mean</h2><dl class='metrics'>"
+             + "".join(f"<dt>{_e(k)}</dt><dd>{_e(help_for(k))}</dd>" for k in keys) + "</dl>"
+             "<p class='note'>OSR, LC, FGP, LPR and LC_hard are averaged over each game's objectives, then over "
+             "games; PER and SMR pool the episodes of the scope. A dash means the value does not exist for "
+             "these runs (for example LC_hard without a harder tier).</p>")
+
+
+def _table2(page: _Page, rows: list[Row]) -> None:
+    cols = table2_columns(rows)
+    page.add("<h2>Main results (the paper's Table 2 layout)</h2>")
+    head = ["agent", "setting", "protocol", "harness", "catalogue", "episodes"] + cols
+    body, cls = [], []
+    for r in rows:
+        body.append([(r.label,), (r.setting,), (r.protocol,), (r.harness,), (r.catalog,), fmt(r.value("episodes"))]
+                    + [fmt(r.value(k), k) for k in cols])
+        cls.append("ref" if r.is_reference else "")
+    page.table(head, body, cls, titles=["", "", "", "settings digest (style, budget)", "", help_for("episodes")]
+               + [help_for(k) for k in cols])
+    refs = [r for r in rows if r.is_reference]
+    if refs:
+        page.add("<p class='note'>Rows in italics are reference figures: "
+                 + "; ".join(f"{_e(r.label)}: {_e(r.source)}" for r in refs) + ".</p>")
+    unscored = sum(int(r.metrics.get("unscored") or 0) for r in rows if not r.is_reference)
+    if unscored:
+        page.add(f"<p class='note'>{unscored} unscored episode(s) (infrastructure failures) are left out.</p>")
+
+
+def _runs_section(page: _Page, runs: list[RunData]) -> None:
+    page.add("<h2>Runs</h2>")
+    head = ["folder", "agent", "protocol", "objectives", "episodes", "unscored", "SMR", "score", "settings"]
+    body = []
+    for r in runs:
+        s = r.summary
+        m = s.get("metrics") or {}
+        st = s.get("settings") or {}
+        body.append([(r.folder.name,), (r.label,), (r.identity.get("protocol") or MISSING,),
+                     fmt(len(s.get("objectives") or [])), fmt(len(r.episodes)), fmt(m.get("unscored")),
+                     fmt(m.get("SMR")), fmt(m.get("score")),
+                     (", ".join(f"{k} {v}" for k, v in st.items() if v is not None) or MISSING,)])
+    page.table(head, body, titles=["", "", "", "", "", help_for("unscored"), help_for("SMR"), help_for("score"), ""])
+
+
+def _table18(page: _Page, rows: list[Row]) -> None:
+    page.add("<h2>Per objective (the paper's Table 18 layout)</h2>")
+    head = ["agent", "objective"] + [TABLE18_TITLES.get(k, k) for k in TABLE18]
+    body = []
+    for r in rows:
+        for o in r.objectives:
+            body.append([(r.label,), (o.get("objective"),)] + [
+                solved_text(o) if k == "solved" else fmt(o.get(k), k) for k in TABLE18])
+    if body:
+        page.table(head, body, titles=["", ""] + [help_for(k) for k in TABLE18])
+    else:
+        page.add("<p class='note'>No scored episodes.</p>")
+
+
+def _paper_figures(page: _Page, rows: list[Row], work: Path) -> None:
+    from longpuzzle.engine.catalog import catalog
+
+    page.add("<h2>Figures</h2>")
+    runs = [r for r in rows if r.objectives]
+    pts = [(r.label, easiest_tier_lc(r.objectives), r.metrics.get("LC_hard")) for r in runs]
+    page.figure(figures.figure_3a(pts, work / "figure_3a.png"),
+                "Figure 3a: easiest-tier LC against harder-tier LC (LC_hard), one point per agent",
+                "needs a run with an easiest and a harder tier of the same games")
+    cat = catalog()
+    series = []
+    for r in runs:
+        pts3 = []
+        for o in r.objectives:
+            if o.get("game") == "maze_paint" and o.get("LC") is not None:
+                opt = [cat.level(l).data.get("optimal_moves") for l in cat.objective(o["objective"]).level_ids]
+                opt = [v for v in opt if v is not None]
+                if opt:
+                    pts3.append((o["difficulty"], sum(opt) / len(opt), o["LC"]))
+        series.append((r.label, pts3))
+    page.figure(figures.figure_3b(series, work / "figure_3b.png"),
+                "Figure 3b: Maze Paint LC per tier against the tier's mean optimal number of slides",
+                "needs Maze Paint objectives")
+    page.figure(figures.figure_3c([(r.label, horizon_curve(r.objectives)) for r in runs], work / "figure_3c.png"),
+                "Figure 3c: share of episodes that clear the first k levels of the ten-level objectives",
+                "needs a ten-level objective (Rush Hour, Maze Paint, Color Connect)")
+
+
+def _analytics_section(page: _Page, run: RunData, a: dict, work: Path, out: Path, videos: bool,
+                       video_format: str | None, fps: float, many: bool) -> None:
+    title = f"Trajectory analytics: {run.label}" + (f" ({run.folder.name})" if many else "")
+    page.add(f"<h2>{_e(title)}</h2>")
+    if a["lc_deficit"]:
+        page.add("<h3>Where level completion was lost (LC deficit)</h3>"
+                 "<p class='note'>100 - LC split into target levels never reached and levels reached but not "
+                 "solved, in percent of the objective's levels, averaged over its episodes.</p>")
+        page.table(["objective", "LC", "deficit", "unreached", "reached, unsolved"],
+                   [[(o,), fmt(d["LC"]), fmt(d["deficit"]), fmt(d["unreached"]), fmt(d["reached_unsolved"])]
+                    for o, d in a["lc_deficit"].items()])
+    if "maze_paint" in a:
+        mp = a["maze_paint"]
+        page.add("<h3>Maze Paint: moves by board coverage</h3><p class='note'>Valid moves (the ball moved), "
+                 "binned by the coverage P before the move: the share that painted new cells and the share "
+                 "that returned the board to an exact earlier state of the same attempt.</p>")
+        body = []
+        for al, un in zip(mp["all"], mp["unsolved"]):
+            lo, hi = al["coverage"]
+            body.append([(f"{100 * lo:.0f}-{100 * hi:.0f}%",), fmt(al["valid_moves"]), fmt(al["new_cells"]),
+                         fmt(al["revisits"]), fmt(un["valid_moves"]), fmt(un["new_cells"]), fmt(un["revisits"])])
+        page.table(["coverage", "valid moves", "paint new (%)", "return (%)", "unsolved: moves",
+                    "paint new (%)", "return (%)"], body)
+    if "bolt_unscrew" in a:
+        bu = a["bolt_unscrew"]
+        page.add("<h3>Bolt Unscrew: transfers by usable free holes before them</h3>")
+        kinds = ("freed_board", "filled_hole", "opened_hole", "dead_end", "other")
+        page.table(["free holes before", "transfers"] + [k.replace("_", " ") for k in kinds],
+                   [[fmt(r["holes_before"]), fmt(r["transfers"])] + [fmt(r.get(k, 0)) for k in kinds]
+                    for r in bu["by_holes_before"]]
+                   + [[("all",), fmt(bu["transfers"])] + [fmt(bu["by_kind"].get(k, 0)) for k in kinds]])
+    if "dead_ends" in a:
+        d = a["dead_ends"]
+        page.add("<h3>Dead ends</h3><p class='note'>Attempts whose board the evaluator certified unsolvable, "
+                 "and the dead-end delay: transfers from the first unsolvable board (the fatal one included) "
+                 "until an undo restored a solvable board or the attempt ended.</p>")
+        page.table(["attempts", "with a dead end", "share (%)", "recovered by undo", "mean delay", "max delay"],
+                   [[fmt(d["attempts"]), fmt(d["dead_end_attempts"]), fmt(d["share"]), fmt(d["recovered"]),
+                     fmt(d["mean_delay"]), fmt(d["max_delay"])]])
+    page.add("<h3>Episodes</h3>")
+    eps = a["episodes"]
+    for i, (e, entry) in enumerate(zip(eps, [x for x in run.episodes if x.get("dir") is not None])):
+        _episode(page, run, e, entry, work, out, videos, video_format, fps, open_=len(eps) <= 3)
+
+
+def _episode(page: _Page, run: RunData, e: dict, entry: dict, work: Path, out: Path, videos: bool,
+             video_format: str | None, fps: float, open_: bool) -> None:
+    name = e["episode"]
+    slug = (run.folder.name + "_" + name).replace("/", "_").replace(" ", "_")
+    d = e.get("lc_deficit") or {}
+    solved = f"{entry.get('solved', MISSING)}/{entry.get('target_levels', MISSING)}"
+    page.add(f"<details{' open' if open_ else ''}><summary>{_e(name)}: {_e(entry.get('objective', ''))}, "
+             f"{_e(entry.get('end', MISSING))}, solved {_e(solved)}, {_e(e['actions'])} actions</summary>")
+    facts = [f"scored: {fmt(entry.get('scored', True))}", f"actions: {e['actions']}",
+             f"seconds: {fmt(entry.get('seconds'))}"]
+    if d:
+        facts.append(f"LC deficit {fmt(d['deficit'])}% = unreached {fmt(d['unreached'])}% + "
+                     f"reached but unsolved {fmt(d['reached_unsolved'])}%")
+    if entry.get("error"):
+        facts.append(f"error: {entry['error']}")
+    page.add("<p>" + " &middot; ".join(_e(f) for f in facts) + "</p>")
+    if videos and entry.get("dir") is not None:
+        link = _video(Path(entry["dir"]), out, slug, video_format, fps)
+        if link:
+            page.add(f"<p>Video: <a href='{_e(link)}'>{_e(link)}</a></p>")
+    atts = e["attempts"]
+    if atts:
+        body = []
+        for a in atts:
+            de = MISSING if a["dead_end_step"] is None else f"step {a['dead_end_step']} (transfer {a['dead_end_transfer']})"
+            body.append([(a["level"],), fmt(a["number"]), (a["end"],), fmt(a["actions"]), fmt(a["moves"]),
+                         fmt(a["rejected"]), fmt(a["undos"]), f"{a['P_start']:.2f} -> {a['P_end']:.2f}",
+                         fmt(a["P_max"]), (de,), fmt(a["dead_end_delay"]),
+                         fmt(a["dead_end_recovered"]) if a["dead_end_step"] is not None else MISSING])
+        page.table(["level", "attempt", "ended", "actions", "moves", "rejected", "undos", "P", "best P",
+                    "dead end", "delay", "recovered"], body)
+    page.figure(figures.progress(e, work / f"{slug}_progress.png", f"{name}: progress P over actions"),
+                f"{name}: progress P per level over actions (triangles: restarts, crosses: certified dead ends)")
+    page.figure(figures.figure_4a(e, work / f"{slug}_holes.png"),
+                f"{name}: Figure 4a, Bolt Unscrew usable free holes before each transfer along each attempt "
+                "(crosses: the transfer that made the board a dead end)")
+    page.add("</details>")
+
+
+def _video(folder: Path, out: Path, slug: str, video_format: str | None, fps: float) -> str | None:
+    from longpuzzle.agents.report.video import VideoError, mp4_available, write_video
+
+    fmt_ = video_format or ("mp4" if mp4_available() else "gif")
+    path = out / "videos" / f"{slug}.{fmt_}"
+    events = folder / "events.jsonl"
+    newest = max((p.stat().st_mtime for p in [events, *folder.glob("level_*/events.jsonl")] if p.is_file()),
+                 default=0.0)
+    if not (path.is_file() and path.stat().st_mtime >= newest):
+        try:
+            write_video(folder, path, fps=fps)
+        except VideoError:
+            return None
+    return str(path.relative_to(out))

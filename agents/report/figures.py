@@ -1,0 +1,203 @@
+"""The paper's figures, drawn with matplotlib from a run's own data (PNG files).
+
+    figure_3a   easiest-tier LC against harder-tier LC, one point per agent row
+    figure_3b   Maze Paint LC per tier against the tier's mean optimal number of slides
+    figure_3c   share of episodes that clear the first k levels of the ten-level objectives
+    progress    one episode: progress P over actions, one line per level, restarts and
+                certified dead ends marked
+    figure_4a   one Bolt Unscrew episode: usable free holes before each transfer along every
+                attempt, dead ends marked
+
+Each returns the path it wrote, or None when the data has nothing to draw. matplotlib is used
+through its object API (Figure + the Agg canvas): no pyplot state, no display, no backend
+switch in the caller's process.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from longpuzzle.agents.metrics import HORIZON_LEVELS
+
+DPI = 110
+WIDE = (7.6, 3.6)
+SQUARE = (5.2, 4.4)
+LEGEND = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0.0, "fontsize": 8,
+          "frameon": False}
+
+
+def _figure(size):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=size, dpi=DPI)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    ax.grid(True, color="#e4e4e4", linewidth=0.7)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return fig, ax
+
+
+def _save(fig, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, bbox_inches="tight", facecolor="white")
+    return path
+
+
+def _colours(n: int):
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10" if n <= 10 else "tab20"]
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
+# ---- across agents --------------------------------------------------------------------
+
+def figure_3a(points: list[tuple[str, float | None, float | None]], path: Path) -> Path | None:
+    """``points``: (agent label, easiest-tier LC, harder-tier LC)."""
+    pts = [(l, x, y) for l, x, y in points if x is not None and y is not None]
+    if not pts:
+        return None
+    fig, ax = _figure(SQUARE)
+    ax.plot([0, 100], [0, 100], color="#999999", linestyle="--", linewidth=1, label="harder = easiest")
+    for (label, x, y), c in zip(pts, _colours(len(pts))):
+        ax.scatter([x], [y], s=46, color=c, label=label, zorder=3, edgecolors="black", linewidths=0.4)
+    ax.set_xlim(-3, 103)
+    ax.set_ylim(-3, 103)
+    ax.set_xticks(range(0, 101, 20))
+    ax.set_yticks(range(0, 101, 20))
+    ax.set_xlabel("LC on each game's easiest tier (%)")
+    ax.set_ylabel("LC on the harder tiers, LC_hard (%)")
+    ax.set_title("Figure 3a: easiest-tier against harder-tier level completion", fontsize=10)
+    ax.legend(**LEGEND)
+    return _save(fig, path)
+
+
+def figure_3b(series: list[tuple[str, list[tuple[str, float, float]]]], path: Path) -> Path | None:
+    """``series``: (agent label, [(tier, mean optimal slides, LC), ...])."""
+    series = [(l, sorted(p, key=lambda t: t[1])) for l, p in series if p]
+    if not series:
+        return None
+    fig, ax = _figure(WIDE)
+    for (label, pts), c in zip(series, _colours(len(series))):
+        ax.plot([p[1] for p in pts], [p[2] for p in pts], marker="o", color=c, label=label)
+    tiers = {}
+    for _, pts in series:
+        for tier, x, _ in pts:
+            tiers[tier] = x
+    for tier, x in tiers.items():
+        ax.annotate(tier, (x, 100), xytext=(0, 4), textcoords="offset points", ha="center", fontsize=8,
+                    color="#555555")
+    ax.set_ylim(-3, 108)
+    ax.set_yticks(range(0, 101, 20))
+    ax.set_xlim(0, max(tiers.values()) * 1.15 + 1)
+    ax.set_xlabel("mean optimal number of slides per level of the tier")
+    ax.set_ylabel("Maze Paint LC (%)")
+    ax.set_title("Figure 3b: Maze Paint completion against solution length", fontsize=10)
+    ax.legend(**LEGEND)
+    return _save(fig, path)
+
+
+def figure_3c(curves: list[tuple[str, list[float]]], path: Path) -> Path | None:
+    """``curves``: (agent label, S(0) .. S(10) as shares in [0, 1])."""
+    curves = [(l, s) for l, s in curves if s]
+    if not curves:
+        return None
+    fig, ax = _figure(WIDE)
+    ks = list(range(HORIZON_LEVELS + 1))
+    for (label, s), c in zip(curves, _colours(len(curves))):
+        ax.plot(ks, [100 * v for v in s], marker="o", markersize=4, linewidth=1.5, color=c, label=label)
+    ax.axhline(50, color="#999999", linestyle="--", linewidth=1, label="50% (H50)")
+    ax.set_xticks(ks)
+    ax.set_xlim(-0.3, HORIZON_LEVELS + 0.3)
+    ax.set_ylim(-3, 103)
+    ax.set_yticks(range(0, 101, 20))
+    ax.set_xlabel("first k levels cleared")
+    ax.set_ylabel("episodes (%)")
+    ax.set_title("Figure 3c: share of episodes clearing the first k levels (ten-level objectives)", fontsize=10)
+    ax.legend(**LEGEND)
+    return _save(fig, path)
+
+
+# ---- one episode ----------------------------------------------------------------------
+
+def _level_short(lid: str) -> str:
+    g, d, n = lid.split("/")
+    return f"{d} {n}" if g else lid
+
+
+def progress(analysis: dict, path: Path, title: str = "") -> Path | None:
+    """P over the episode's actions, one line per level; restarts (triangles) and the first
+    certified dead end of each attempt (crosses) marked."""
+    pts = analysis.get("progress") or []
+    if not pts:
+        return None
+    levels = list(dict.fromkeys(l for _, l, _ in pts))
+    colours = dict(zip(levels, _colours(len(levels))))
+    fig, ax = _figure(WIDE)
+    for lid in levels:
+        xs = [x for x, l, _ in pts if l == lid]
+        ys = [p for _, l, p in pts if l == lid]
+        ax.plot(xs, ys, color=colours[lid], linewidth=1.4, drawstyle="steps-post", label=_level_short(lid))
+    rs = analysis.get("restarts") or []
+    if rs:
+        ax.scatter([x for x, _ in rs], [0.0] * len(rs), marker="^", s=30, color=[colours.get(l, "k") for _, l in rs],
+                   edgecolors="black", linewidths=0.4, zorder=4, label="restart")
+    dead = [(a["dead_end_step"], a) for a in analysis.get("attempts", []) if a.get("dead_end_step") is not None]
+    if dead:
+        ys = []
+        for x, a in dead:
+            ys.append(next((p for px, l, p in pts if px == x and l == a["level"]), 0.0))
+        ax.scatter([x for x, _ in dead], ys, marker="X", s=44, color="#d62728", zorder=5, label="dead end")
+    ax.set_ylim(-0.04, 1.06)
+    ax.set_yticks([0, 0.25, 0.5, 0.75, 1.0])
+    ax.set_xlabel("actions")
+    ax.set_ylabel("progress P")
+    ax.set_title(title or "progress P over actions", fontsize=10)
+    handles, labels = ax.get_legend_handles_labels()
+    if len(levels) > 12:           # keep the legend readable: markers, first and last levels
+        keep = [i for i, lab in enumerate(labels) if lab in ("restart", "dead end")]
+        handles, labels = [handles[i] for i in keep], [labels[i] for i in keep]
+    ax.legend(handles, labels, **LEGEND)
+    return _save(fig, path)
+
+
+def figure_4a(analysis: dict, path: Path, title: str = "") -> Path | None:
+    """Usable free holes before each transfer, along every Bolt Unscrew attempt."""
+    atts = [a for a in analysis.get("attempts", []) if a["level"].startswith("bolt_unscrew/")
+            and any("holes_before" in m and m.get("changed") for m in a["move_log"])]
+    if not atts:
+        return None
+    fig, ax = _figure(WIDE)
+    levels = list(dict.fromkeys(a["level"] for a in atts))
+    colours = dict(zip(levels, _colours(len(levels))))
+    many = len(atts) > 10
+    labelled = set()
+    ymax = 1
+    for a in atts:
+        ms = [m for m in a["move_log"] if m.get("changed") and "holes_before" in m]
+        xs = list(range(1, len(ms) + 1))
+        ys = [m["holes_before"] if m["holes_before"] is not None else float("nan") for m in ms]
+        ymax = max([ymax] + [y for y in ys if y == y])
+        if many:
+            label = _level_short(a["level"]) if a["level"] not in labelled else None
+            labelled.add(a["level"])
+        else:
+            label = f"{_level_short(a['level'])}, attempt {a['number']}"
+        ax.plot(xs, ys, marker="o", markersize=3, linewidth=1.2, color=colours[a["level"]], label=label,
+                alpha=0.85)
+        for x, m in zip(xs, ms):
+            if m.get("did") == "dead_end":
+                ax.scatter([x], [m["holes_before"]], marker="X", s=60, color="#d62728", zorder=5,
+                           label="dead end" if "dead end" not in labelled else None)
+                labelled.add("dead end")
+    ax.set_ylim(-0.3, ymax + 0.6)
+    ax.set_yticks(range(0, int(ymax) + 1))
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set_xlabel("transfer within the attempt")
+    ax.set_ylabel("usable free holes before it")
+    ax.set_title(title or "Figure 4a: Bolt Unscrew free holes along each attempt", fontsize=10)
+    ax.legend(**LEGEND)
+    return _save(fig, path)
