@@ -262,7 +262,8 @@ def rollout_cmd(level_id, walks, steps, seed, as_json):
 
 
 # subpackages contributing commands: each has a module with a COMMANDS list
-COMMAND_MODULES = ("longpuzzle.solvers.cli", "longpuzzle.render.cli", "longpuzzle.agents.cli", "longpuzzle.envs.cli")
+COMMAND_MODULES = ("longpuzzle.solvers.cli", "longpuzzle.render.cli", "longpuzzle.agents.cli", "longpuzzle.envs.cli",
+                   "longpuzzle.agents.report.cli")
 
 
 def _add_subpackage_commands() -> None:

@@ -1,4 +1,5 @@
-"""Commands: ``eval``, ``report`` and ``frames`` (``replay DIR`` is handled by the core ``replay``)."""
+"""Commands: ``eval`` and ``frames`` (``replay DIR`` is handled by the core ``replay``; ``report``,
+``analyze``, ``leaderboard`` and ``video`` are in agents/report/cli.py)."""
 
 from __future__ import annotations
 
@@ -201,15 +202,6 @@ def _progress(total, quiet):
         return _Null()
 
 
-@click.command("report")
-@click.argument("folder", type=click.Path(file_okay=False))
-def report_cmd(folder):
-    """Write report.html and plots for an eval output folder (or one episode folder)."""
-    from longpuzzle.agents.report import make_report
-
-    click.echo(f"wrote {make_report(folder)}")
-
-
 @click.command("frames")
 @click.argument("folder", type=click.Path(file_okay=False))
 @click.option("--index", "indices", type=int, multiple=True, help="Frame index (repeatable; negative from the end).")
@@ -254,4 +246,4 @@ def frames_cmd(folder, indices, steps, png_dir, as_json):
         click.echo(f"wrote {len(chosen)} PNG files to {png_dir}")
 
 
-COMMANDS = [eval_cmd, report_cmd, frames_cmd]
+COMMANDS = [eval_cmd, frames_cmd]

@@ -1,0 +1,114 @@
+"""Commands: ``report``, ``analyze``, ``leaderboard`` and ``video``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+@click.command("report")
+@click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Folder for report.html [default: the run folder; required for several runs].")
+@click.option("--videos/--no-videos", default=True, show_default=True,
+              help="Make (or reuse) each episode's video and link it.")
+@click.option("--video-format", type=click.Choice(["mp4", "gif"]), default=None,
+              help="[default: mp4 where imageio-ffmpeg is installed, else gif]")
+@click.option("--reference", "references", multiple=True, type=click.Path(dir_okay=False),
+              help="Reference rows for Table 2 (a JSON file; see `longpuzzle leaderboard --help`).")
+def report_cmd(folders, out_dir, videos, video_format, references):
+    """Write report.html for eval output folders (or episode folders): the paper's tables and
+    figures, trajectory analytics, and each episode's video."""
+    from longpuzzle.agents.report.leaderboard import load_reference
+    from longpuzzle.agents.report.page import make_report
+
+    refs = [r for f in references for r in load_reference(f)]
+    click.echo(f"wrote {make_report(list(folders), out_dir, videos=videos, video_format=video_format, references=refs)}")
+
+
+@click.command("analyze")
+@click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print everything as one JSON document.")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None, help="Write the JSON here.")
+def analyze_cmd(folders, as_json, out_file):
+    """Trajectory analytics of eval runs: level attempts and dead ends, Bolt Unscrew free
+    holes per transfer, Maze Paint moves by coverage, the LC deficit split (paper sections
+    5.1-5.3)."""
+    from longpuzzle.agents.report.analytics import analyze_run
+    from longpuzzle.agents.report.tables import fmt
+
+    docs = [analyze_run(f) for f in folders]
+    doc = docs[0] if len(docs) == 1 else {"runs": docs}
+    if out_file:
+        Path(out_file).write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    if as_json:
+        click.echo(json.dumps(doc))
+        return
+    for d in docs:
+        click.echo(f"{d['run']}: {len(d['episodes'])} episodes, {d['attempts']} level attempts")
+        for o, v in d["lc_deficit"].items():
+            click.echo(f"  {o:<24} LC {fmt(v['LC']):>5}  deficit {fmt(v['deficit']):>5} = unreached "
+                       f"{fmt(v['unreached']):>5} + reached unsolved {fmt(v['reached_unsolved']):>5}")
+        if "dead_ends" in d:
+            x = d["dead_ends"]
+            click.echo(f"  dead ends: {x['dead_end_attempts']} of {x['attempts']} attempts, {x['recovered']} recovered "
+                       f"by undo, mean delay {fmt(x['mean_delay'])} transfers (max {fmt(x['max_delay'])})")
+        if "bolt_unscrew" in d:
+            b = d["bolt_unscrew"]
+            click.echo("  bolt unscrew transfers: " + ", ".join(f"{k.replace('_', ' ')} {v}"
+                                                                for k, v in b["by_kind"].items()))
+        if "maze_paint" in d:
+            click.echo("  maze paint by coverage:  moves  paint new %  return %")
+            for r in d["maze_paint"]["all"]:
+                lo, hi = r["coverage"]
+                click.echo(f"    {100 * lo:3.0f}-{100 * hi:3.0f}%            {r['valid_moves']:>5}  "
+                           f"{fmt(r['new_cells']):>11}  {fmt(r['revisits']):>8}")
+    if out_file:
+        click.echo(f"wrote {out_file}")
+
+
+@click.command("leaderboard")
+@click.argument("folders", nargs=-1, type=click.Path(file_okay=False))
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Also write leaderboard.csv, .json and .html there.")
+@click.option("--reference", "references", multiple=True, type=click.Path(dir_okay=False),
+              help="A JSON file of published reference rows (repeatable; format in the README).")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+def leaderboard_cmd(folders, out_dir, references, as_json):
+    """Compare eval runs in one table. Runs are pooled only when model, provider, harness
+    configuration, protocol, setting and catalogue all match.
+
+    Reference file: {"format": "longpuzzle-reference/1", "source": "...", "rows": [{"model":
+    ..., "setting": ..., "OSR": ..., "LC": ..., ...}]}"""
+    from longpuzzle.agents.report.leaderboard import as_records, leaderboard, text_table, write_all
+
+    if not folders and not references:
+        raise click.UsageError("give at least one run folder (or a --reference file)")
+    rows = leaderboard(list(folders), references)
+    if as_json:
+        click.echo(json.dumps({"rows": as_records(rows)}))
+    else:
+        click.echo(text_table(rows))
+    if out_dir:
+        paths = write_all(rows, out_dir)
+        if not as_json:
+            click.echo("wrote " + ", ".join(str(p) for p in paths))
+
+
+@click.command("video")
+@click.argument("episode", type=click.Path(file_okay=False))
+@click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False), help="F.mp4 or F.gif")
+@click.option("--fps", default=4.0, show_default=True, help="Video frames per second (one action each).")
+@click.option("--scale", default=1.0, show_default=True, help="Resize the frames (e.g. 0.5 for a small GIF).")
+def video_cmd(episode, out_file, fps, scale):
+    """Render an episode folder as a video: every action drawn on the frame it was aimed at,
+    with a caption (step, level, move, progress, what the action did)."""
+    from longpuzzle.agents.report.video import write_video
+
+    r = write_video(episode, out_file, fps=fps, scale=scale)
+    click.echo(f"wrote {r['path']}: {r['frames']} frames at {r['fps']:g} fps, {r['size'][0]} x {r['size'][1]}")
+
+
+COMMANDS = [report_cmd, analyze_cmd, leaderboard_cmd, video_cmd]
