@@ -1,0 +1,359 @@
+"""Results people can read: trajectory analytics (known in advance for scripted episodes),
+the report page (checked in a real headless Chromium), the leaderboard (never merging across
+identities; reference rows from data files), and episode videos."""
+
+import csv
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from longpuzzle.agents.report.analytics import analyze_episode, analyze_run
+from longpuzzle.agents.report.data import load_run, run_metrics
+from longpuzzle.agents.report.tables import group_runs
+from longpuzzle.cli import cli
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from browser import Browser  # noqa: E402
+
+SCRIPTED = str(HERE / "data" / "scripted_agent.py")
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def _eval(out, *args):
+    r = run("eval", "--out", out, "--json", *args)
+    assert r.exit_code == 0, r.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("runs")
+    return {
+        "scripted": _eval(root / "scripted", "--agent", SCRIPTED, "--objective", "nut_and_bolt/medium",
+                          "--objective", "maze_paint/easy"),
+        # two runs of one identity (same agent and settings): pooled into one row
+        "solver_a": _eval(root / "solver_a", "--agent", "solver", "--objective", "maze_paint/easy",
+                          "--objective", "maze_paint/medium", "--objective", "bolt_unscrew/easy", "--max-actions", "30"),
+        "solver_b": _eval(root / "solver_b", "--agent", "solver", "--objective", "color_connect/easy",
+                          "--max-actions", "30"),
+        # another harness configuration (the action cap): never pooled with the two above
+        "solver_c": _eval(root / "solver_c", "--agent", "solver", "--objective", "maze_paint/easy",
+                          "--max-actions", "12", "--no-frames"),
+        "level": _eval(root / "level", "--agent", "solver", "--protocol", "level", "--objective", "maze_paint/easy",
+                       "--max-actions", "9"),
+    }
+
+
+# ---- analytics ------------------------------------------------------------------------
+
+def test_dead_ends_and_their_delay_in_a_scripted_nut_and_bolt_episode(runs):
+    a = analyze_run(runs["scripted"])
+    ep = next(e for e in a["episodes"] if e["objective"] == "nut_and_bolt/medium")
+    first, second = ep["attempts"]
+    assert first["level"] == second["level"] == "nut_and_bolt/medium/1"
+    # ten transfers to the first unsolvable board, two more, three undos: recovered
+    assert first["end"] == "restart" and first["transfers"] == 12 and first["undos"] == 3
+    assert first["dead_end_transfer"] == 10 and first["dead_end_delay"] == 3 and first["dead_end_recovered"] is True
+    assert first["dead_spells"][0]["end_step"] > first["dead_end_step"]
+    # after the restart the same ten moves, then the final answer: never left
+    assert (second["number"], second["end"], second["transfers"]) == (2, "end", 10)
+    assert second["dead_end_delay"] == 1 and second["dead_end_recovered"] is False
+    assert ep["dead_ends"] == {"attempts": 2, "dead_end_attempts": 2, "share": 100.0, "recovered": 1,
+                               "mean_delay": 2.0, "max_delay": 3}
+    assert ep["lc_deficit"]["unreached_levels"] == 2 and ep["lc_deficit"]["reached_unsolved_levels"] == 1
+    assert ep["lc_deficit"]["unreached"] == pytest.approx(200 / 3)
+    assert [x for x, _ in ep["restarts"]] == [first["end_step"]]
+
+
+def test_maze_paint_moves_that_paint_and_that_return_to_an_earlier_state(runs):
+    a = analyze_run(runs["scripted"])
+    ep = next(e for e in a["episodes"] if e["objective"] == "maze_paint/easy")
+    (att,) = ep["attempts"]
+    log = [(m["move"], m["new_cells"], m["revisit"]) for m in att["move_log"]]
+    # R paints the bottom row; L goes back over it; R again: the exact state after the first R
+    assert log == [("R", True, False), ("L", False, False), ("R", False, True), ("U", True, False)]
+    bins = ep["maze_paint"]["all"]
+    assert bins[0]["valid_moves"] == 1 and bins[0]["new_cells"] == 100.0 and bins[0]["revisits"] == 0.0
+    assert bins[1]["valid_moves"] == 3 and bins[1]["new_cells"] == pytest.approx(100 / 3)
+    assert bins[1]["revisits"] == pytest.approx(100 / 3)
+    assert all(b["valid_moves"] == 0 and b["new_cells"] is None for b in bins[2:])
+    assert ep["maze_paint"]["unsolved"] == bins                  # the one attempt was not solved
+    assert ep["lc_deficit"]["unreached"] == 90.0 and ep["lc_deficit"]["reached_unsolved"] == 10.0
+
+
+def test_bolt_unscrew_free_holes_before_each_transfer_and_what_it_did(runs):
+    a = analyze_run(runs["solver_a"])
+    ep = next(e for e in a["episodes"] if e["objective"] == "bolt_unscrew/easy")
+    transfers = 0
+    for att in ep["attempts"]:
+        ms = [m for m in att["move_log"] if m["changed"]]
+        assert all(m["holes_before"] is not None for m in ms)
+        for prev, m in zip(ms, ms[1:]):
+            assert m["holes_before"] == prev["holes_after"]
+        for m in ms:
+            rose = m["P_after"] > m["P_before"]
+            assert (m["did"] == "freed_board") == (rose and m["did"] != "dead_end")
+            if m["did"] == "filled_hole":
+                assert m["holes_after"] < m["holes_before"]
+        transfers += len(ms)
+    s = ep["bolt_unscrew"]
+    assert transfers > 5 and s["transfers"] == transfers == sum(s["by_kind"].values())
+    assert sum(r["transfers"] for r in s["by_holes_before"]) == transfers
+    assert s["by_kind"]["freed_board"] >= sum(a["end"] == "won" for a in ep["attempts"])
+
+
+def test_level_protocol_episodes_are_read_level_by_level(runs):
+    a = analyze_run(runs["level"])
+    (ep,) = a["episodes"]
+    levels = [x["level"] for x in ep["attempts"]]
+    assert levels[0] == "maze_paint/easy/1" and levels == sorted(set(levels), key=levels.index)
+    starts = [x["start_step"] for x in ep["attempts"]]
+    assert starts == sorted(starts) and len(set(starts)) == len(starts)     # one action axis over the chain
+    res = json.loads((Path(runs["level"]) / "maze_paint_easy" / "episode_001" / "result.json").read_text())
+    won = [l["level"] for l in res["levels"] if l.get("success")]
+    assert [x["level"] for x in ep["attempts"] if x["end"] == "won"] == won
+
+
+def test_analyze_command_text_and_json(runs, tmp_path):
+    r = run("analyze", runs["scripted"], "--json")
+    assert r.exit_code == 0
+    doc = json.loads(r.output)
+    assert doc["attempts"] == 3 and doc["dead_ends"]["recovered"] == 1
+    r = run("analyze", runs["scripted"], "--out", tmp_path / "a.json")
+    assert r.exit_code == 0 and "dead ends: 2 of 2 attempts, 1 recovered by undo" in r.output
+    assert json.loads((tmp_path / "a.json").read_text())["lc_deficit"] == doc["lc_deficit"]
+    r = run("analyze", tmp_path)
+    assert r.exit_code == 2 and r.output.startswith("error:")
+
+
+def test_episode_analytics_of_a_lone_episode_folder(runs):
+    d = Path(runs["scripted"]) / "nut_and_bolt_medium" / "episode_001"
+    e = analyze_episode(d)
+    assert e["objective"] == "nut_and_bolt/medium" and len(e["attempts"]) == 2
+
+
+# ---- tables ---------------------------------------------------------------------------
+
+def test_the_readme_explains_every_metric_as_the_code_does():
+    from longpuzzle.agents.metrics import METRIC_HELP
+
+    text = (HERE.parent / "README.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| (\w+) \| (.+?) \|$", text, re.M))
+    for k in ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "SMR", "NGAR", "score", "unscored"):
+        assert rows.get(k) == METRIC_HELP[k], k
+
+
+def test_rows_pool_one_identity_and_recompute_the_metrics_as_eval_does(runs):
+    a, b, c = (load_run(runs[k]) for k in ("solver_a", "solver_b", "solver_c"))
+    for r in (a, b, c):                       # recomputing one run gives exactly its own summary
+        m, objs = run_metrics(r.episodes)
+        mine = {k: v for k, v in r.summary["metrics"].items()}
+        assert {k: m[k] for k in ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "SMR")} == \
+               {k: mine[k] for k in ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "SMR")}
+        assert m["score"] == pytest.approx(mine["score"])
+        assert objs == r.summary["objectives"]
+    rows = group_runs([a, b, c, a])          # the same folder twice counts once
+    assert len(rows) == 2
+    pooled = rows[0]
+    assert [x.folder.name for x in pooled.runs] == ["solver_a", "solver_b"]
+    assert pooled.value("episodes") == 4 and len(pooled.objectives) == 4
+    m, _ = run_metrics(a.episodes + b.episodes)
+    assert pooled.metrics["LC"] == m["LC"] and pooled.metrics["LC"] != a.summary["metrics"]["LC"]
+    assert rows[1].runs == [c] and rows[1].harness != pooled.harness
+
+
+# ---- the report page, in a real browser ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def browser():
+    exe = Browser.find()
+    if exe is None:
+        reason = "no Chromium installed (Debian: apt-get install -y chromium, as .ci/run does)"
+        print(f"SKIPPED browser checks: {reason}", file=sys.stderr)
+        pytest.skip(reason)
+    with Browser(exe) as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def report(runs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    ref = out / "ref.json"
+    ref.write_text(json.dumps({"format": "longpuzzle-reference/1", "source": "a test's made-up figures",
+                               "rows": [{"model": "Made-Up-1", "setting": "native", "protocol": "objective",
+                                         "OSR": 10.0, "LC": 20.0, "H50": "10+"}]}))
+    r = run("report", runs["scripted"], runs["solver_a"], runs["solver_b"], "--out", out, "--reference", ref)
+    assert r.exit_code == 0, r.output
+    return out
+
+
+def test_the_report_page_renders_in_chromium_without_errors(report, browser):
+    page = browser.load((report / "report.html").as_uri())
+    assert page.errors == []
+    assert page.title == "longpuzzle report"
+    # Figures 3a, 3b, 3c; per episode a progress plot; Figure 4a for the Bolt Unscrew episode
+    episodes = 2 + 3 + 1
+    assert len(page.images) == 3 + episodes + 1
+    assert all(w > 200 and h > 150 for _, w, h in page.images), page.images
+    text = page.text
+    assert "Main results (the paper's Table 2 layout)" in text and "Table 18 layout" in text
+    assert "level completion: share of the objective's target levels won" in text
+    assert "Made-Up-1" in text and "a test's made-up figures" in text
+    assert "Figure 3a" in text and "Figure 3c" in text and "Figure 4a" in text
+    assert "None" not in text and "nan" not in text.lower().split()
+    assert re.search(r"\bsolver\b.*\b4\b", text)             # the pooled row: 4 episodes
+
+
+def test_the_browser_check_catches_a_broken_page(tmp_path, browser):
+    bad = tmp_path / "bad.html"
+    bad.write_text("<!doctype html><title>bad</title><img src='missing.png'><script>nosuch.call()</script>")
+    page = browser.load(bad.as_uri())
+    assert any("exception" in e for e in page.errors) and any("load failed" in e for e in page.errors)
+    assert page.images and page.images[0][1] == 0
+
+
+def test_report_html_links_every_episode_video_and_writes_analytics(report):
+    html = (report / "report.html").read_text()
+    links = re.findall(r"href='(videos/[^']+)'", html)
+    assert len(links) == 6 and all((report / l).is_file() and (report / l).stat().st_size > 1000 for l in links)
+    assert "<link" not in html and "<script" not in html and " src='data:image/png;base64," in html
+    a = json.loads((report / "analytics.json").read_text())
+    assert len(a) == 3 and a[0]["dead_ends"]["recovered"] == 1
+    assert "<td>-</td>" in html                               # missing values are a dash
+
+
+def test_report_of_one_run_goes_into_the_run_folder_and_missing_runs_are_errors(runs, tmp_path):
+    dst = tmp_path / "one"
+    shutil.copytree(runs["solver_c"], dst)
+    r = run("report", dst, "--no-videos")
+    assert r.exit_code == 0 and (dst / "report.html").is_file() and not (dst / "videos").exists()
+    html = (dst / "report.html").read_text()
+    assert "Figure 3a: easiest-tier LC against harder-tier LC (LC_hard), one point per agent: not drawn" in html
+    r = run("report", runs["solver_a"], runs["solver_b"])
+    assert r.exit_code == 2 and "--out" in r.output
+    r = run("report", tmp_path / "nothing")
+    assert r.exit_code == 2 and "error:" in r.output
+
+
+# ---- leaderboard ----------------------------------------------------------------------------
+
+def test_leaderboard_pools_only_identical_identities(runs, tmp_path):
+    # a copy of run b that names another provider: an identity of its own
+    other = tmp_path / "other_provider"
+    shutil.copytree(runs["solver_b"], other)
+    s = json.loads((other / "summary.json").read_text())
+    s["provider"] = "another-provider"
+    (other / "summary.json").write_text(json.dumps(s))
+    ref = tmp_path / "ref.json"
+    ref.write_text(json.dumps({"format": "longpuzzle-reference/1", "source": "made up for this test",
+                               "rows": [{"model": "Paper-Model", "setting": "code", "OSR": 99.0, "LC": 99.5,
+                                         "NGAR": 40.0, "cost": 12.5}]}))
+    out = tmp_path / "lb"
+    r = run("leaderboard", runs["solver_a"], runs["solver_b"], runs["solver_c"], runs["scripted"], other,
+            "--reference", ref, "--out", out)
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0].split()[:3] == ["#", "agent", "setting"] and "NGAR" in lines[0] and "cost" in lines[0]
+    assert "Paper-Model *" in lines[2]                        # ranked first by OSR, marked a reference
+    assert "* reference: Paper-Model: made up for this test" in r.output
+    rows = list(csv.DictReader((out / "leaderboard.csv").open()))
+    assert len(rows) == 5
+    by = {(x["label"], x["harness_label"]): x for x in rows}
+    solver = [x for x in rows if x["label"] == "solver"]
+    assert sorted(int(x["episodes"]) for x in solver) == [1, 4]
+    assert any(x["label"] == "solver (another-provider)" and x["episodes"] == "1" for x in rows)
+    doc = json.loads((out / "leaderboard.json").read_text())
+    assert [x["rank"] for x in doc["rows"]] == [1, 2, 3, 4, 5]
+    assert doc["rows"][0]["reference"] is True and doc["rows"][0]["source"] == "made up for this test"
+    assert doc["identity_keys"] == ["agent", "model", "provider", "harness", "protocol", "setting", "catalog"]
+    assert len(by) == 5
+    assert "<table>" in (out / "leaderboard.html").read_text()
+
+
+def test_leaderboard_html_renders_in_chromium(runs, tmp_path, browser):
+    r = run("leaderboard", runs["solver_a"], "--out", tmp_path)
+    assert r.exit_code == 0
+    page = browser.load((tmp_path / "leaderboard.html").as_uri())
+    assert page.errors == [] and "solver" in page.text
+
+
+@pytest.mark.parametrize("doc, words", [
+    ({"format": "nope"}, "not a reference file"),
+    ({"format": "longpuzzle-reference/1", "rows": []}, "non-empty list"),
+    ({"format": "longpuzzle-reference/1", "rows": [{"model": "m", "LC": 5}]}, "no source"),
+    ({"format": "longpuzzle-reference/1", "source": "s", "rows": [{"model": "m", "LC": "high"}]}, "'LC' must be a number"),
+    ({"format": "longpuzzle-reference/1", "source": "s", "rows": [{"model": "m", "LCC": 1}]}, "unknown field(s) LCC"),
+    ({"format": "longpuzzle-reference/1", "source": "s", "rows": [{"LC": 1}]}, "needs a \"model\""),
+])
+def test_bad_reference_files_are_one_clear_error(tmp_path, doc, words):
+    f = tmp_path / "ref.json"
+    f.write_text(json.dumps(doc))
+    r = run("leaderboard", "--reference", f)
+    assert r.exit_code == 2 and r.output.startswith("error:") and words in r.output, r.output
+
+
+# ---- video ------------------------------------------------------------------------------------
+
+def test_video_mp4_and_gif_with_each_action_drawn(runs, tmp_path):
+    import imageio_ffmpeg
+    from PIL import Image
+
+    ep = Path(runs["scripted"]) / "maze_paint_easy" / "episode_001"
+    events = [json.loads(l) for l in (ep / "events.jsonl").read_text().splitlines()]
+    actions = sum(1 for e in events if e.get("stream") == "public")
+    r = run("video", ep, "--out", tmp_path / "v.mp4", "--fps", "5")
+    assert r.exit_code == 0, r.output
+    m = re.search(r"(\d+) frames at 5 fps, (\d+) x (\d+)", r.output)
+    n, w, h = map(int, m.groups())
+    assert n == actions + 5                                   # one per action, the end held a second
+    reader = imageio_ffmpeg.read_frames(str(tmp_path / "v.mp4"))
+    meta = reader.__next__()
+    frames = [np.frombuffer(f, np.uint8).reshape(meta["size"][1], meta["size"][0], 3) for f in reader]
+    assert len(frames) == n and tuple(meta["size"]) == (w, h) and meta["fps"] == 5
+    r = run("video", ep, "--out", tmp_path / "v.gif", "--scale", "0.5")
+    assert r.exit_code == 0, r.output
+    with Image.open(tmp_path / "v.gif") as g:       # (Pillow merges the held end into one frame)
+        assert g.size == (w // 2 // 2 * 2, h // 2 // 2 * 2)
+        total = 0
+        for i in range(g.n_frames):
+            g.seek(i)
+            total += g.info["duration"]
+        assert total == (actions + 4) * 250
+
+
+def test_video_draws_the_actions_and_redraws_episodes_stored_without_frames(runs, tmp_path):
+    from longpuzzle.agents.harness import open_frames
+    from longpuzzle.agents.report.video import ACTION_COLOUR, film
+
+    stored = Path(runs["solver_a"]) / "maze_paint_easy" / "episode_001"
+    redrawn = Path(runs["solver_c"]) / "maze_paint_easy" / "episode_001"       # --no-frames, 12 actions
+    a = list(film(stored))
+    b = list(film(redrawn))
+    assert len(b) == 12 + 4
+    with open_frames(stored) as fs:
+        gh = fs.read(0).shape[0]                     # the game, above the caption band
+    for x, y in zip(a[:12], b[:12]):                 # the same agent and start: the same pictures
+        assert np.array_equal(x[:gh], y[:gh])
+    magenta = np.all(a[1] == ACTION_COLOUR, axis=-1)     # the second action (a click) is drawn
+    assert magenta.sum() > 20
+    assert not np.all(a[0][:, :, :] == a[1][:, :, :])
+
+
+def test_video_errors(runs, tmp_path):
+    ep = Path(runs["scripted"]) / "maze_paint_easy" / "episode_001"
+    r = run("video", ep, "--out", tmp_path / "v.avi")
+    assert r.exit_code == 2 and "must end in .mp4 or .gif" in r.output
+    r = run("video", tmp_path, "--out", tmp_path / "v.gif")
+    assert r.exit_code == 2 and "not an episode folder" in r.output
+    r = run("video", ep, "--out", tmp_path / "v.gif", "--fps", "0")
+    assert r.exit_code == 2 and "--fps" in r.output
