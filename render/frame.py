@@ -27,6 +27,7 @@ import importlib
 import math
 import os
 import pkgutil
+import sys
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -261,13 +262,49 @@ def draw_sprite(proj: Projection, box, draw: Callable[[Painter], None], key_colo
 
 
 class Frame:
-    """The frame buffer being composed: ``buf`` (H, W, 3) shared with ``surf``."""
+    """The frame being composed: ``buf`` (H, W, 3) shared with the pygame surface ``surf``.
+    Every frame is composed in an array of its own (``start`` copies the static layer into
+    it) and handed out by ``finish`` read-only: nothing writes to it afterwards, so the
+    harness hashes, stores and shows it to the agent without another copy."""
 
     def __init__(self, proj: Projection):
         self.proj = proj
         self.buf = np.zeros((proj.height, proj.width, 3), np.uint8)
         self.surf = pygame.image.frombuffer(self.buf, proj.size, "RGB")
         self.static: np.ndarray | None = None
+
+    POOL = 32                                 # frame arrays kept for reuse
+
+    def start(self, base: np.ndarray) -> None:
+        """Begin a frame as a copy of ``base`` (the static layer, or a game's base layer)."""
+        buf = self._free_array()
+        np.copyto(buf, base)
+        self.buf = buf
+        self.surf = pygame.image.frombuffer(buf, self.proj.size, "RGB")
+
+    def finish(self) -> np.ndarray:
+        out = self.buf
+        self.surf = None                      # the surface no longer refers to the frame
+        out.setflags(write=False)
+        return out
+
+    def _free_array(self) -> np.ndarray:
+        """An array for the next frame: a pooled one that nobody holds any more (handed-out
+        frames are never written again while anyone can see them), else a new one. Reuse
+        spares the page faults of fresh memory on every frame."""
+        pool = getattr(self, "_pool", None)
+        if pool is None:
+            pool = self._pool = []
+        for i in range(len(pool)):
+            a = pool[i]
+            # references: the pool's, ``a``, getrefcount's argument; any more is a user's
+            if sys.getrefcount(a) <= 3:
+                a.setflags(write=True)
+                return a
+        a = np.empty((self.proj.height, self.proj.width, 3), np.uint8)
+        if len(pool) < self.POOL:
+            pool.append(a)
+        return a
 
     def put(self, patch: np.ndarray, x0: int, y0: int) -> None:
         h, w = patch.shape[:2]
@@ -317,6 +354,13 @@ class GameDrawing:
         """The parts that change with the state / UI state. ``anim`` (a suite animation
         record with the state before the move) and ``phase`` in (0, 1) are given for
         intermediate frames; then ``state`` is the state after the move."""
+
+    def base_layer(self, static: np.ndarray, suite: Suite, state: np.ndarray, t: int, anim: dict | None,
+                   phase: float) -> np.ndarray | None:
+        """Optionally, a full frame to start this frame from instead of ``static`` (e.g. the
+        static layer with the board as it stands, kept up to date incrementally), so that
+        draw_dynamic only adds what moves. Called just before draw_dynamic, same arguments."""
+        return None
 
 
 _DRAWINGS: dict[str, type] | None = None
@@ -447,16 +491,20 @@ class Renderer:
         f = self.frame
         static = self.static_layer(suite)
         f.static = static
-        np.copyto(f.buf, static)
         t = suite.clock if t is None else t
-        if suite.screen["name"] == "level":
+        if suite.screen["name"] != "level":
+            f.start(static)
+        else:
             anim, phase = None, 1.0
             for a in suite.anims:
                 if a["t0"] <= t < a["t1"]:
                     anim, phase = a, (t - a["t0"]) / max(1, a["t1"] - a["t0"])
             d = self.drawing(suite)
+            state = np.asarray(suite.session.state)
+            base = d.base_layer(static, suite, state, t, anim, phase) if d is not None else None
+            f.start(static if base is None else base)
             if d is not None:
-                d.draw_dynamic(f, suite, np.asarray(suite.session.state), t, anim, phase)
+                d.draw_dynamic(f, suite, state, t, anim, phase)
             u = suite.game_ui()
             for i, line in enumerate(u.hud_lines(suite.session)):
                 self._text_sprite(f, line, 270, u.header_y + 62 + 26 * i, 22)
@@ -464,7 +512,7 @@ class Renderer:
                 self._toast(f, suite.toast["text"], getattr(suite.game_ui(), "toast_y", TOAST_Y))
             if suite.complete and anim is None:
                 self._card(f, suite)
-        return f.buf.copy()
+        return f.finish()
 
     def _text_sprite(self, f: Frame, text: str, x: float, y: float, size: float, color=INK) -> None:
         key = ("text", text, x, y, size, color)

@@ -84,7 +84,7 @@ class MazePaintDrawing(GameDrawing):
         p.shadow(rounded_rect_points(Rect(br.x0 - 10, br.y0 - 10, br.x1 + 10, br.y1 + 10), 14), alpha=50, dx=6, dy=10)
         self.draw_board(p, painted=False)
 
-    def _prepare(self, f: Frame) -> None:
+    def _prepare(self, static: np.ndarray) -> None:
         """Per-cell pixel masks: where the painted board differs from the unpainted one."""
         painted = draw_layer(self.proj, lambda p: self.draw_board(p, True))
         plain = draw_layer(self.proj, lambda p: self.draw_board(p, False))
@@ -122,27 +122,24 @@ class MazePaintDrawing(GameDrawing):
         self._masks = masks
         self._painted = painted
 
-    def _update_board(self, f: Frame, painted: np.ndarray) -> None:
-        """Keep a picture of the board region in step with ``painted``, redrawing only the
-        cells whose paint differs from the last call."""
-        if getattr(self, "_board", None) is None or self._board_static is not f.static:
-            ys = [m[0] for m in self._masks.values()] + [m[1] for m in self._masks.values()]
-            xs = [m[2] for m in self._masks.values()] + [m[3] for m in self._masks.values()]
-            self._board_box = (min(ys), max(ys), min(xs), max(xs)) if ys else (0, 0, 0, 0)
-            by0, by1, bx0, bx1 = self._board_box
-            self._board = f.static[by0:by1, bx0:bx1].copy()
-            self._board_static = f.static
+    def _update_board(self, static: np.ndarray, painted: np.ndarray) -> np.ndarray:
+        """The base layer: ``static`` with the cells in ``painted`` painted, kept in step
+        by redrawing only the cells whose paint differs from the last call."""
+        if getattr(self, "_base", None) is None or self._base_static is not static:
+            self._base = static.copy()
+            self._base_static = static
             self._shown = np.zeros(len(self.floor), bool)
-        by0, _, bx0, _ = self._board_box
+        base = self._base
         changed = np.flatnonzero(painted != self._shown)
         for cell in changed:
             m = self._masks.get(int(cell))
             if m is None:
                 continue
             y0, y1, x0, x1, mask = m
-            src = self._painted if painted[cell] else f.static
-            np.copyto(self._board[y0 - by0:y1 - by0, x0 - bx0:x1 - bx0], src[y0:y1, x0:x1], where=mask)
+            src = self._painted if painted[cell] else static
+            np.copyto(base[y0:y1, x0:x1], src[y0:y1, x0:x1], where=mask)
         self._shown = painted.copy()
+        return base
 
     # -- dynamic
     def _ball_sprite(self, x: float, y: float):
@@ -177,38 +174,40 @@ class MazePaintDrawing(GameDrawing):
                 self._balls[key] = sp
         return sp
 
-    def draw_dynamic(self, f, suite, state, t, anim, phase):
-        if self._masks is None:
-            self._prepare(f)
+    def _pose(self, suite, state, anim, phase):
+        """(painted cells, ball centre in design px) of a frame, in between for an animation."""
         u = self.ui
         cols = self.cols
-        if anim is not None:
-            before = np.asarray(anim["before"], dtype=state.dtype)
-            after, _ = suite.puzzle.step(suite.level, before, anim["action"])
-            p0, p1 = int(before[0]), int(after[0])
-            r0, c0 = divmod(p0, cols)
-            r1, c1 = divmod(p1, cols)
-            dist = abs(r1 - r0) + abs(c1 - c0)
-            painted = before[2:].astype(bool).copy()
-            if dist:
-                pos = phase * dist
-                k = int(pos)
-                dr, dc = (r1 > r0) - (r1 < r0), (c1 > c0) - (c1 < c0)
-                for i in range(1, min(k, dist) + 1):
-                    painted[(r0 + dr * i) * cols + c0 + dc * i] = True
-                (x0, y0), (x1, y1) = u.cell_center(p0), u.cell_center(p1)
-                bx, by = x0 + (x1 - x0) * phase, y0 + (y1 - y0) * phase
-            else:
-                dr, dc = ((-1, 0), (1, 0), (0, -1), (0, 1))[anim["action"]]
-                bx, by = u.cell_center(p0)
-                a = 0.14 * u.cell * math.sin(math.pi * phase)
-                bx, by = bx + dc * a, by + dr * a
-        else:
-            painted = state[2:].astype(bool)
-            bx, by = u.cell_center(int(state[0]))
-        self._update_board(f, painted)
-        by0, by1, bx0, bx1 = self._board_box
-        f.buf[by0:by1, bx0:bx1] = self._board
+        if anim is None:
+            return state[2:].astype(bool), u.cell_center(int(state[0]))
+        before = np.asarray(anim["before"], dtype=state.dtype)
+        after, _ = suite.puzzle.step(suite.level, before, anim["action"])
+        p0, p1 = int(before[0]), int(after[0])
+        r0, c0 = divmod(p0, cols)
+        r1, c1 = divmod(p1, cols)
+        dist = abs(r1 - r0) + abs(c1 - c0)
+        painted = before[2:].astype(bool).copy()
+        if dist:
+            pos = phase * dist
+            k = int(pos)
+            dr, dc = (r1 > r0) - (r1 < r0), (c1 > c0) - (c1 < c0)
+            for i in range(1, min(k, dist) + 1):
+                painted[(r0 + dr * i) * cols + c0 + dc * i] = True
+            (x0, y0), (x1, y1) = u.cell_center(p0), u.cell_center(p1)
+            return painted, (x0 + (x1 - x0) * phase, y0 + (y1 - y0) * phase)
+        dr, dc = ((-1, 0), (1, 0), (0, -1), (0, 1))[anim["action"]]
+        bx, by = u.cell_center(p0)
+        a = 0.14 * u.cell * math.sin(math.pi * phase)
+        return painted, (bx + dc * a, by + dr * a)
+
+    def base_layer(self, static, suite, state, t, anim, phase):
+        if self._masks is None:
+            self._prepare(static)
+        painted, self._ball_at = self._pose(suite, state, anim, phase)
+        return self._update_board(static, painted)
+
+    def draw_dynamic(self, f, suite, state, t, anim, phase):
+        bx, by = self._ball_at
         sp, box = self._ball_sprite(bx, by)
         f.blit(sp, box[0], box[1])
 
