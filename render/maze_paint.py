@@ -15,7 +15,7 @@ import numpy as np
 from longpuzzle.engine.geometry import Rect, rounded_rect_points
 from longpuzzle.puzzles.maze_paint import HEADER
 from longpuzzle.render.frame import (
-    Frame, GameDrawing, Painter, draw_layer, draw_sprite, mix, shade,
+    GameDrawing, Painter, Recorder, draw_sprite, layer_base, mix, shade,
 )
 
 GAME = "maze_paint"
@@ -41,6 +41,9 @@ class MazePaintDrawing(GameDrawing):
         self._masks = None
         self._painted = None
         self._balls: dict = {}
+        self._ops: dict = {}
+        # the unpainted board's colours that painting changes (nothing else uses them)
+        self._recolour = {FLOOR: PAINT, mix(FLOOR, WALL, 0.12): shade(PAINT, 0.9)}
 
     # -- board
     def board_rect(self) -> Rect:
@@ -49,6 +52,17 @@ class MazePaintDrawing(GameDrawing):
         return Rect.centred(270, 496, w, h)
 
     def draw_board(self, p: Painter, painted: bool) -> None:
+        """The board, unpainted or with every floor cell painted (polygons only: the shapes
+        are projected once per projection and replayed in either colouring)."""
+        key = (p.proj.style, p.proj.scale, p.ox, p.oy)
+        ops = self._ops.get(key)
+        if ops is None:
+            rec = Recorder(p.proj, (p.ox, p.oy))
+            self._draw_board(rec, False)
+            ops = self._ops[key] = rec.ops
+        p.replay(ops, self._recolour if painted else None)
+
+    def _draw_board(self, p: Painter, painted: bool) -> None:
         u = self.ui
         br = self.board_rect()
         pad = 10
@@ -86,10 +100,21 @@ class MazePaintDrawing(GameDrawing):
 
     def _prepare(self, static: np.ndarray) -> None:
         """Per-cell pixel masks: where the painted board differs from the unpainted one."""
-        painted = draw_layer(self.proj, lambda p: self.draw_board(p, True))
-        plain = draw_layer(self.proj, lambda p: self.draw_board(p, False))
-        diff = np.any(painted != plain, axis=2)
+        black = layer_base(self.proj, "black")        # only the board's rects are drawn and smoothed
+        painted = black.over(lambda p: self.draw_board(p, True))
+        b1 = black.box
+        plain = black.over(lambda p: self.draw_board(p, False))
+        b2 = black.box
+        boxes = [b for b in (b1, b2) if b is not None]
+        if not boxes:
+            self._masks, self._painted = {}, painted
+            return
+        X0, Y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+        X1, Y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+        diff = np.any(painted[Y0:Y1, X0:X1] != plain[Y0:Y1, X0:X1], axis=2)     # black elsewhere in both
         ys, xs = np.nonzero(diff)
+        ys += Y0
+        xs += X0
         pr = self.proj
         dx, dy = pr.from_px_array(xs + 0.5, ys + 0.5)
         u = self.ui
@@ -109,16 +134,23 @@ class MazePaintDrawing(GameDrawing):
             cell2 = np.where(ok, np.clip(r2, 0, self.rows - 1) * self.cols + np.clip(c2, 0, self.cols - 1), 0)
             ok &= self.floor[cell2]
             cell = np.where(bad, np.where(ok, cell2, -1), cell)
+        # each cell's pixels: a label image over the box and the cell's bounding box; its
+        # mask is cut from the label image when the cell is first painted
+        keep = cell >= 0
+        ys, xs, cell = ys[keep], xs[keep], cell[keep]
+        label = np.full((Y1 - Y0, X1 - X0), -1, np.int32)
+        label[ys - Y0, xs - X0] = cell
+        order = np.argsort(cell, kind="stable")
+        ys, xs, cell = ys[order], xs[order], cell[order]
         masks = {}
-        for k in np.unique(cell):
-            if k < 0:
-                continue
-            sel = cell == k
-            yy, xx = ys[sel], xs[sel]
-            y0, y1, x0, x1 = yy.min(), yy.max() + 1, xx.min(), xx.max() + 1
-            m = np.zeros((y1 - y0, x1 - x0), bool)
-            m[yy - y0, xx - x0] = True
-            masks[int(k)] = (int(y0), int(y1), int(x0), int(x1), m[:, :, None])
+        if len(cell):
+            starts = np.concatenate([[0], np.flatnonzero(np.diff(cell)) + 1])
+            y0s, y1s = np.minimum.reduceat(ys, starts), np.maximum.reduceat(ys, starts) + 1
+            x0s, x1s = np.minimum.reduceat(xs, starts), np.maximum.reduceat(xs, starts) + 1
+            for k, y0, y1, x0, x1 in zip(cell[starts].tolist(), y0s.tolist(), y1s.tolist(), x0s.tolist(),
+                                         x1s.tolist()):
+                masks[k] = (y0, y1, x0, x1, None)
+        self._label, self._label_at = label, (Y0, X0)
         self._masks = masks
         self._painted = painted
 
@@ -131,11 +163,15 @@ class MazePaintDrawing(GameDrawing):
             self._shown = np.zeros(len(self.floor), bool)
         base = self._base
         changed = np.flatnonzero(painted != self._shown)
-        for cell in changed:
-            m = self._masks.get(int(cell))
+        for cell in changed.tolist():
+            m = self._masks.get(cell)
             if m is None:
                 continue
             y0, y1, x0, x1, mask = m
+            if mask is None:
+                Y0, X0 = self._label_at
+                mask = (self._label[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] == cell)[:, :, None]
+                self._masks[cell] = (y0, y1, x0, x1, mask)
             src = self._painted if painted[cell] else static
             np.copyto(base[y0:y1, x0:x1], src[y0:y1, x0:x1], where=mask)
         self._shown = painted.copy()
