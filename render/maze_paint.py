@@ -11,11 +11,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pygame
 
 from longpuzzle.engine.geometry import Rect, rounded_rect_points
 from longpuzzle.puzzles.maze_paint import HEADER
 from longpuzzle.render.frame import (
-    GameDrawing, Painter, Recorder, draw_sprite, layer_base, mix, shade,
+    GameDrawing, Painter, Recorder, draw_sprite, layer_base, mix, shade, surface_to_array,
 )
 
 GAME = "maze_paint"
@@ -96,22 +97,50 @@ class MazePaintDrawing(GameDrawing):
     def draw_static(self, p: Painter) -> None:
         br = self.board_rect()
         p.shadow(rounded_rect_points(Rect(br.x0 - 10, br.y0 - 10, br.x1 + 10, br.y1 + 10), 14), alpha=50, dx=6, dy=10)
+        # the board painted everywhere, smoothed in its box, then covered by the same shapes
+        # unpainted: the painted picture comes with the static layer, for one more drawing
+        self.draw_board(p, painted=True)
+        self._painted_box = self._smooth_board(p)
         self.draw_board(p, painted=False)
+
+    def _smooth_board(self, p: Painter):
+        """(px box, smoothed pixels) of the board's box on a supersampled painter at twice
+        the frame's size (None for any other painter)."""
+        sw, sh = p.surf.get_size()
+        if (sw, sh) != (2 * self.proj.width, 2 * self.proj.height) or (p.ox, p.oy) != (0.0, 0.0):
+            return None
+        ops = self._ops[(p.proj.style, p.proj.scale, p.ox, p.oy)]
+        xs = [q[0] for _, pts, _ in ops for q in pts]
+        ys = [q[1] for _, pts, _ in ops for q in pts]
+        x0, y0 = max(0, int(min(xs)) - 4) // 2, max(0, int(min(ys)) - 4) // 2
+        x1, y1 = min(sw, int(max(xs)) + 6) // 2, min(sh, int(max(ys)) + 6) // 2
+        small = pygame.transform.smoothscale(p.surf.subsurface((2 * x0, 2 * y0, 2 * (x1 - x0), 2 * (y1 - y0))),
+                                             (x1 - x0, y1 - y0))
+        return (x0, y0, x1, y1), surface_to_array(small)
 
     def _prepare(self, static: np.ndarray) -> None:
         """Per-cell pixel masks: where the painted board differs from the unpainted one."""
-        black = layer_base(self.proj, "black")        # only the board's rects are drawn and smoothed
-        painted = black.over(lambda p: self.draw_board(p, True))
-        b1 = black.box
-        plain = black.over(lambda p: self.draw_board(p, False))
-        b2 = black.box
-        boxes = [b for b in (b1, b2) if b is not None]
-        if not boxes:
-            self._masks, self._painted = {}, painted
-            return
-        X0, Y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
-        X1, Y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
-        diff = np.any(painted[Y0:Y1, X0:X1] != plain[Y0:Y1, X0:X1], axis=2)     # black elsewhere in both
+        pb = getattr(self, "_painted_box", None)
+        if pb is not None:
+            # painted and unpainted drawn over the same picture: they differ where the old
+            # layers on black differed (inside the board's rim everything is covered)
+            (X0, Y0, X1, Y1), box = pb
+            painted = static.copy()
+            painted[Y0:Y1, X0:X1] = box
+            plain = static
+        else:
+            black = layer_base(self.proj, "black")    # only the board's rects are drawn and smoothed
+            painted = black.over(lambda p: self.draw_board(p, True))
+            b1 = black.box
+            plain = black.over(lambda p: self.draw_board(p, False))
+            b2 = black.box
+            boxes = [b for b in (b1, b2) if b is not None]
+            if not boxes:
+                self._masks, self._painted = {}, painted
+                return
+            X0, Y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+            X1, Y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+        diff = np.any(painted[Y0:Y1, X0:X1] != plain[Y0:Y1, X0:X1], axis=2)     # the same elsewhere
         ys, xs = np.nonzero(diff)
         ys += Y0
         xs += X0
