@@ -15,6 +15,18 @@ Paper metrics (LongPuzzleBench; ../shared/reference/PAPERS.md), all in percent e
              answer or stop while budget remained and the interface was usable
     SMR      setting mismatch rate: episodes in which gameplay of another game or
              difficulty than the requested one was seen
+    NGAR     native GUI action ratio: 100 * native steps / all steps, a step being one
+             tool call or a terminal answer (PAPERS.md section 4, B.3); pooled over the
+             steps of a scope's episodes (the paper reports it for the Code Execution
+             setting; it is defined for every episode that counted its steps)
+
+NGAR classes (B.3). Native: a step that only observes the screen or issues coordinate
+input - a click, drag, swipe, scroll, key press, typed text, or a fixed batch of them
+(counted once, even if one of its inputs fails). Other: a standalone wait (a wait, or a
+batch of waits only - the objective protocol's opening wait included), a terminal answer,
+and every tool that computes or keeps notes (the VISTA tools and run_python, see
+agents/vista/tools.py). An agent of ``eval`` makes one step per action it returns;
+``action_step_kind`` classes it.
 
 Pooling (PAPERS.md section 1): the completion metrics (OSR, LC, FGP, LC_hard, and LPR) are
 computed per objective and averaged equally over a game's objectives, then equally over the
@@ -71,6 +83,8 @@ class EpisodeOutcome:
     budget_remaining: bool = False            # when it ended
     interface_usable: bool = True
     mismatch: bool = False                    # gameplay of another game/difficulty was seen
+    native_steps: int | None = None           # NGAR's steps (None: not counted)
+    other_steps: int | None = None
 
     @property
     def objective(self) -> str:
@@ -88,6 +102,15 @@ class EpisodeOutcome:
     def scored(self) -> bool:
         """False when the episode was stopped by an infrastructure failure or invalidated."""
         return self.end not in UNSCORED_ENDS
+
+    def steps_dict(self) -> dict:
+        """The episode's NGAR steps and ratio as result.json records them (None where not
+        counted; the keys are this class's field names, so an outcome rebuilt from a
+        result keeps them)."""
+        n, o = self.native_steps, self.other_steps
+        if n is None or o is None:
+            return {"native_steps": None, "other_steps": None, "NGAR": None}
+        return {"native_steps": n, "other_steps": o, "NGAR": 100.0 * n / (n + o) if n + o else None}
 
     @property
     def premature_exit(self) -> bool:
@@ -120,6 +143,7 @@ def objective_metrics(episodes: Sequence[EpisodeOutcome]) -> dict:
         "LPR": 100.0 * won / reached if reached else math.nan,
         "PER": _mean(100.0 * e.premature_exit for e in episodes),
         "SMR": _mean(100.0 * e.mismatch for e in episodes),
+        "NGAR": ngar(episodes),
         "solved_counts": [e.solved_count for e in episodes],
     }
 
@@ -179,11 +203,37 @@ def aggregate(episodes: Sequence[EpisodeOutcome]) -> dict:
 
 
 def _pooled(episodes: Sequence[EpisodeOutcome]) -> dict:
-    """PER and SMR pooled over the episodes of one scope."""
+    """PER and SMR pooled over the episodes of one scope, NGAR over their steps."""
     if not episodes:
-        return {"PER": math.nan, "SMR": math.nan}
+        return {"PER": math.nan, "SMR": math.nan, "NGAR": math.nan}
     return {"PER": 100.0 * sum(e.premature_exit for e in episodes) / len(episodes),
-            "SMR": 100.0 * sum(e.mismatch for e in episodes) / len(episodes)}
+            "SMR": 100.0 * sum(e.mismatch for e in episodes) / len(episodes),
+            "NGAR": ngar(episodes)}
+
+
+def ngar(episodes: Iterable[EpisodeOutcome]) -> float:
+    """NGAR pooled over the steps of the episodes that counted theirs (NaN if none did)."""
+    native = total = 0
+    for e in episodes:
+        if e.native_steps is not None and e.other_steps is not None:
+            native += e.native_steps
+            total += e.native_steps + e.other_steps
+    return 100.0 * native / total if total else math.nan
+
+
+def action_step_kind(action) -> str:
+    """NGAR class of one GUI action as an agent step: "other" for a standalone wait (a wait,
+    or a batch holding only waits), else "native" (coordinate or key input, a fixed batch;
+    a malformed action counts as the input it attempted)."""
+    if isinstance(action, dict):
+        t = action.get("type")
+        if t == "wait":
+            return "other"
+        if t == "batch":
+            acts = action.get("actions")
+            if isinstance(acts, list) and acts and all(isinstance(a, dict) and a.get("type") == "wait" for a in acts):
+                return "other"
+    return "native"
 
 
 # ---- the original repository's per-level composite score (v1.3) ----------------------

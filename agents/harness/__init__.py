@@ -22,7 +22,8 @@ The modules, one job each:
                     off the main thread, reading the events back
     frames.py       frame hashes, the lossless frame file, and the API that reads stored frames
     results.py      EpisodeResult and the part of a result that a replay must reproduce
-    objective.py    run_objective: the paper's protocol
+    objective.py    ObjectiveEpisode (the paper's protocol, driven one agent step at a time:
+                    by run_objective's agent calls, or by a tool server) and run_objective
     level.py        run_level_chain: the original repository's protocol
     replay.py       replay_episode, restore_step, continue_episode
 
@@ -33,7 +34,7 @@ from longpuzzle.agents.harness.agent_call import AgentCaller
 from longpuzzle.agents.harness.cycles import CycleDetector
 from longpuzzle.agents.harness.feedback import FeedbackTracker
 from longpuzzle.agents.harness.level import run_level_chain
-from longpuzzle.agents.harness.objective import run_objective
+from longpuzzle.agents.harness.objective import ObjectiveEpisode, StepOutcome, run_objective
 from longpuzzle.agents.harness.replay import ReplayReport, continue_episode, replay_episode, restore_step
 from longpuzzle.agents.harness.results import EpisodeResult
 from longpuzzle.agents.harness.settings import (
@@ -44,7 +45,7 @@ from longpuzzle.agents.harness.trajectory import EVENTS_FORMAT, Trajectory, read
 
 __all__ = [
     "AgentCaller", "CycleDetector", "DEFAULT_ACTION_TIMEOUT", "DEFAULT_BUDGET", "EVENTS_FORMAT", "EpisodeResult",
-    "FeedbackTracker", "FrameStore", "FrameStoreError", "HarnessError", "ReplayReport", "Settings", "Trajectory",
+    "FeedbackTracker", "FrameStore", "ObjectiveEpisode", "StepOutcome", "FrameStoreError", "HarnessError", "ReplayReport", "Settings", "Trajectory",
     "continue_episode", "frame_hash", "instruction_for", "open_frames", "read_episode", "read_events",
     "replay_episode", "restore_step", "run_level_chain", "run_objective", "step_frame_indices",
 ]

@@ -143,9 +143,17 @@ class FrameStore:
         if magic != MAGIC or version != VERSION or c != 3 or not (0 < h <= 1 << 15 and 0 < w <= 1 << 15):
             raise FrameStoreError(f"{path} is not a frame file of version {VERSION}")
         self.shape = (h, w, c)
+        self._index: list[tuple[int, int, int, int, bytes, int]] = []   # (offset, ref, kind, length, digest, check)
+        self._pos = FILE_HEAD.size
+        self._zstd = zstandard.ZstdDecompressor()
+        self._scan()
+
+    def _scan(self) -> None:
+        """Index the records from ``self._pos`` to the end of the file as it is now."""
+        f, path, index = self._file, self.folder / FRAMES_FILE, self._index
         size = os.fstat(f.fileno()).st_size
-        index: list[tuple[int, int, int, int, bytes, int]] = []   # (offset, ref, kind, length, digest, check)
-        pos = FILE_HEAD.size
+        pos = self._pos
+        self.torn = False
         while pos < size:
             if size - pos < REC_HEAD.size:
                 self.torn = True
@@ -160,8 +168,22 @@ class FrameStore:
                 break
             index.append((pos + REC_HEAD.size, ref, kind, n, digest, check))
             pos += REC_HEAD.size + n
-        self._index = index
-        self._zstd = zstandard.ZstdDecompressor()
+        self._pos = pos
+
+    def refresh(self) -> int:
+        """Index the frames appended since the store was opened (an episode still being
+        written: its writer must have handed them to the OS, Trajectory.flush); returns
+        the number of frames now readable."""
+        if self._file is None and self._png is None:
+            raise FrameStoreError(f"{self.folder}: the frame store is closed")
+        if self._png is not None:
+            self._png = sorted((self.folder / LEGACY_DIR).glob("*.png"))
+        elif self.shape is None:                 # no file header yet when it was opened
+            self._file.close()
+            self._open_file(self.folder / FRAMES_FILE)
+        else:
+            self._scan()
+        return len(self)
 
     def __len__(self) -> int:
         return len(self._png) if self._png is not None else len(self._index)

@@ -26,6 +26,7 @@ What the agent sees and may do (PAPERS.md sections 1 and 4):
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from longpuzzle.agents.base import AgentError, InfrastructureError, BaseAgent, Feedback, FinalAnswer, Observation, action_spec, make_frame
@@ -34,118 +35,245 @@ from longpuzzle.agents.harness.agent_call import jsonable_action, make_caller
 from longpuzzle.agents.harness.clock import BudgetClock
 from longpuzzle.agents.harness.results import EpisodeResult, result_core
 from longpuzzle.agents.harness.run import Run
-from longpuzzle.agents.harness.settings import WATCHDOG, Settings, instruction_for
-from longpuzzle.agents.metrics import BENCHMARK, aggregate
+from longpuzzle.agents.harness.settings import WATCHDOG, HarnessError, Settings, instruction_for
+from longpuzzle.agents.metrics import BENCHMARK, action_step_kind, aggregate
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.suite import Suite
+
+
+class ObjectiveEpisode:
+    """One objective episode driven from outside, one agent step at a time: the paper's
+    protocol (module doc) with nothing of the agent in it. ``run_objective`` drives it by
+    calling an agent; a tool server (longpuzzle.agents.vista) drives it from tool calls.
+
+        ep = ObjectiveEpisode("maze_paint", "easy", folder=...)
+        ep.instruction, ep.action_spec          what the agent is given
+        while not ep.poll():                    budget / max_actions checked
+            obs = ep.observation()              the agent's view now
+            ...the agent thinks for t seconds and returns ``action``...
+            step = ep.submit(action, t)         one agent step (action dict or FinalAnswer)
+        result = ep.finish()                    writes the end record and result.json
+
+    ``stop(end, error)`` ends it from outside (an agent error, an infrastructure failure,
+    the agent still thinking at the deadline); ``record(rec)`` adds a line of the driver's
+    own to the episode's events (a tool call). Steps are counted for NGAR
+    (metrics.ngar): by default ``submit`` counts each agent step by its action
+    (``count=False``: the driver counts its own steps with ``count_step``)."""
+
+    def __init__(self, game: str, difficulty: str, *, settings: Settings | None = None,
+                 folder: str | Path | None = None, start: str | Suite = "home", instruction: str | None = None,
+                 evaluator: Evaluator | None = None, agent_name: str = "agent", on_action=None,
+                 header: dict | None = None):
+        st = self.settings = (settings or Settings()).resolved("objective")
+        self.obj = catalog().objective(f"{game}/{difficulty}")
+        self.suite = suite = start if isinstance(start, Suite) else Suite(start, style=st.style, scale=st.scale,
+                                                                           viewport=st.viewport)
+        self.ev = ev = evaluator or Evaluator(game, difficulty, st.certify_budget)
+        self.instruction = instruction or instruction_for(game, difficulty)
+        self.agent_name = agent_name
+        self.folder = folder
+        prior = {l: {"reached": o.reached, "won": o.won, "max_P": o.max_progress} for l, o in ev.outcomes.items()}
+        self.run = run = Run(suite, ev, st, folder, {"protocol": "objective", "objective": self.obj.id,
+                                                     "agent": agent_name, "instruction": self.instruction,
+                                                     "evaluator_start": prior, "mismatch_start": ev.mismatch,
+                                                     **(header or {})}, first_wait=True)
+        ev.observe(suite, [])
+        self.clock = clock = BudgetClock(st.budget, st.charge_agent_time, st.action_latency)
+        if on_action is not None:
+            run.on_action = lambda step, rec: on_action(step, rec, clock.left())
+        self.action_spec = action_spec(*suite.frame_size, first_wait=True)
+        self.limit = BENCHMARK["harness"]["invalid_action_limit"]
+        self.end: str | None = None
+        self.error = ""
+        self.feedback: Feedback | None = None
+        self.intermediate: tuple = ()     # the last action's intermediate frames (copies)
+        self.invalid_run = self.invalid_total = 0
+        self.steps = {"native": 0, "other": 0}
+        self._result: EpisodeResult | None = None
+
+    # ---- the agent's view ---------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self.end is not None
+
+    def poll(self) -> bool:
+        """Whether the episode has ended (checks the budget and max_actions first)."""
+        if self.end is None:
+            if self.clock.expired():
+                self.end = "budget"
+            elif self.settings.max_actions is not None and self.run.step >= self.settings.max_actions:
+                self.end = "max_actions"
+        return self.end is not None
+
+    def observation(self) -> Observation:
+        """The agent's observation now: no frame before the first wait, else the frame after
+        the last action, its feedback, its intermediate frames and the charged time left."""
+        frame = None if self.run.need_wait else make_frame(self.run.last_frame)
+        return Observation(frame, self.feedback, self.run.step, self.clock.left(), self.intermediate)
+
+    def agent_timeout(self, action_timeout: float | None) -> tuple[float | None, bool]:
+        """(seconds the agent may take for its next step, whether that is the deadline)."""
+        return self.clock.agent_timeout(action_timeout)
+
+    # ---- steps ----------------------------------------------------------------------------
+    def count_step(self, kind: str) -> None:
+        """Count one agent step for NGAR: ``kind`` "native" or "other"."""
+        self.steps[kind] += 1
+
+    def submit(self, action, t_agent: float, *, count: bool = True) -> StepOutcome:
+        """One agent step: after ``t_agent`` seconds of its own the agent returned ``action``
+        (an action dict, possibly malformed, or a FinalAnswer)."""
+        run, clock, st = self.run, self.clock, self.settings
+        if self.end is not None:
+            raise HarnessError(f"the episode has ended ({self.end})")
+        clock.agent_call(t_agent)
+        if count:
+            self.count_step(step_kind(action))
+        if clock.expired():                             # returned after the deadline: not executed
+            run.traj.write({"stream": "public", "step": run.step + 1, "late_action": jsonable_action(action),
+                            "t_agent": round(t_agent, 6)})
+            self.end = "budget"
+            return StepOutcome(None, [], None, "the budget ran out before the action", self.end)
+        if isinstance(action, FinalAnswer):
+            self.end = "final_answer"
+            run.traj.write({"stream": "public", "step": run.step + 1, "final_answer": action.text})
+            return StepOutcome(None, [], None, "", self.end)
+        a, why = run.check(action)
+        if a is None:
+            self.feedback, _ = run.refuse(action, why, t_agent)
+            self.invalid_total += 1
+            self.invalid_run += 1
+            self.intermediate = ()
+            if st.invalid_action_policy == WATCHDOG:
+                self.end, self.error = "invalidated", f"watchdog: {why}"
+            elif self.invalid_run >= self.limit:
+                self.end, self.error = "invalid_action_limit", f"{self.limit} refused actions in a row; the last: {why}"
+            return StepOutcome(self.feedback, [], None, why, self.end)
+        self.invalid_run = 0
+        clock.start()                                   # (the first wait starts it)
+        c0 = self.suite.clock
+        first = run.traj.n_frames
+        fb, rec, frames, a = run.dispatch(a, t_agent, clock.deadline_ms(c0))
+        clock.action(self.suite.clock - c0)
+        self.feedback = fb
+        self.intermediate = tuple(make_frame(f) for f in frames[:-1])
+        if self.ev.complete:
+            self.end = "completed"
+        controls = [e["effect"] for e in rec.get("effects", ()) if e.get("effect") in PUBLIC_CONTROLS]
+        return StepOutcome(fb, frames, a, "", self.end, first, controls)
+
+    def stop(self, end: str, error: str = "", agent_seconds: float | None = None) -> None:
+        """End the episode from outside (``agent_seconds``: the agent's time in the step it
+        was still thinking at the end is charged)."""
+        if self.end is None:
+            if agent_seconds is not None:
+                self.clock.agent_call(agent_seconds)
+            self.end, self.error = end, error
+
+    def record(self, rec: dict) -> None:
+        """A line of the driver's own in the episode's events (e.g. a tool call)."""
+        self.run.traj.write(rec)
+
+    def public_screen(self) -> dict:
+        """What the screen shows now, as a person reads it (run.public_screen)."""
+        return self.run.public_screen()
+
+    # ---- the end ----------------------------------------------------------------------------
+    def finish(self, extra: dict | None = None) -> EpisodeResult:
+        """Write the end record and result.json; returns the result (``extra``: fields the
+        driver adds to result.json). Idempotent."""
+        if self._result is not None:
+            return self._result
+        self.poll()
+        if self.end is None:
+            self.end = "budget"
+        end, err, ev, run, st, clock = self.end, self.error, self.ev, self.run, self.settings, self.clock
+        clock.stop()
+        remaining = not clock.expired()
+        outcome = ev.outcome(end, budget_remaining=remaining and end not in ("budget", "max_actions"))
+        outcome.native_steps, outcome.other_steps = self.steps["native"], self.steps["other"]
+        times = clock.parts()
+        res = EpisodeResult(self.obj.id, "objective", self.agent_name, end, run.step, times["real"], outcome,
+                            error=err, folder=str(self.folder or ""), time=times, presses=run.presses,
+                            invalid=self.invalid_total,
+                            rules={"invalid_action_policy": st.invalid_action_policy,
+                                   "charge_agent_time": st.charge_agent_time, "action_latency": st.action_latency,
+                                   "budget": st.budget, "first_action": "wait", "viewport": st.viewport},
+                            extra=dict(extra or {}))
+        scores = ev.level_scores(end)
+        res.levels = [_level_row(ev, l, sc, run.level_presses.get(l, 0)) for l, sc in zip(ev.targets, scores)]
+        out = res.as_dict()
+        out["metrics"] = {k: v for k, v in aggregate([outcome]).items() if k not in ("objectives", "games")}
+        out["metrics"]["score"] = sum(scores) / len(scores)
+        run.traj.write({"type": "end", "end": end, "error": err, "result": result_core(out)})
+        run.traj.result(out)
+        run.traj.close()
+        self._result = res
+        return res
+
+
+@dataclass
+class StepOutcome:
+    """What one agent step did. ``feedback`` None: nothing was dispatched or refused (a late
+    action, a final answer); ``frames`` the frames the action produced (intermediate ones
+    first, the final one last; [] when refused) and ``first_frame`` the index of frames[0]
+    among the episode's frames; ``message`` why it was refused or not executed; ``ended``
+    the episode's end when this step ended it; ``controls`` the labelled controls the
+    action pressed that acted ("restart": Restart or Replay, "undo": Undo), which the
+    screen shows (the board back at its start, one move taken back)."""
+    feedback: Feedback | None
+    frames: list
+    action: dict | None
+    message: str = ""
+    ended: str | None = None
+    first_frame: int | None = None
+    controls: list = field(default_factory=list)
+
+
+PUBLIC_CONTROLS = ("restart", "undo")
+
+
+def step_kind(action) -> str:
+    """An agent step's NGAR class from its action (metrics.action_step_kind)."""
+    return "other" if isinstance(action, FinalAnswer) else action_step_kind(action)
 
 
 def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Settings | None = None,
                   folder: str | Path | None = None, start: str | Suite = "home",
                   instruction: str | None = None, evaluator: Evaluator | None = None,
                   agent_name: str | None = None, on_action=None) -> EpisodeResult:
-    """One objective episode (the paper's protocol). ``on_action(step, private_record,
-    seconds_left)`` is called after every action (a live status display; seconds_left is the
-    budget clock's charged time left, None without a budget)."""
-    st = (settings or Settings()).resolved("objective")
-    obj = catalog().objective(f"{game}/{difficulty}")
-    suite = start if isinstance(start, Suite) else Suite(start, style=st.style, scale=st.scale, viewport=st.viewport)
-    ev = evaluator or Evaluator(game, difficulty, st.certify_budget)
-    text = instruction or instruction_for(game, difficulty)
+    """One objective episode (the paper's protocol) with ``agent`` choosing every action.
+    ``on_action(step, private_record, seconds_left)`` is called after every action (a live
+    status display; seconds_left is the budget clock's charged time left, None without a
+    budget)."""
     name = agent_name or getattr(agent, "name", type(agent).__name__)
-    prior = {l: {"reached": o.reached, "won": o.won, "max_P": o.max_progress} for l, o in ev.outcomes.items()}
-    run = Run(suite, ev, st, folder, {"protocol": "objective", "objective": obj.id, "agent": name,
-                                       "instruction": text, "evaluator_start": prior,
-                                       "mismatch_start": ev.mismatch}, first_wait=True)
-    ev.observe(suite, [])
+    ep = ObjectiveEpisode(game, difficulty, settings=settings, folder=folder, start=start, instruction=instruction,
+                          evaluator=evaluator, agent_name=name, on_action=on_action)
+    st = ep.settings
     caller = make_caller(agent, st.action_timeout)
-    clock = BudgetClock(st.budget, st.charge_agent_time, st.action_latency)
-    if on_action is not None:
-        run.on_action = lambda step, rec: on_action(step, rec, clock.left())
     a_timeout = st.action_timeout or None
-    limit = BENCHMARK["harness"]["invalid_action_limit"]
-    end, err = "budget", ""
-    fb: Feedback | None = None
-    extra: tuple = ()
-    invalid_run = invalid_total = 0
     try:
-        caller.reset(text, action_spec(*suite.frame_size, first_wait=True))
-        while True:
-            if clock.expired():
-                end = "budget"
-                break
-            if st.max_actions is not None and run.step >= st.max_actions:
-                end = "max_actions"
-                break
-            frame = None if run.need_wait else make_frame(run.last_frame)
-            obs = Observation(frame, fb, run.step, clock.left(), extra)
-            timeout, by_budget = clock.agent_timeout(a_timeout)
+        caller.reset(ep.instruction, ep.action_spec)
+        while not ep.poll():
+            obs = ep.observation()
+            timeout, by_budget = ep.agent_timeout(a_timeout)
             t_a = time.perf_counter()
             try:
                 action = caller.act(obs, timeout)
             except AgentError as e:
                 if e.kind == "timeout" and by_budget:       # still thinking at the deadline
-                    clock.agent_call(time.perf_counter() - t_a)
-                    end = "budget"
+                    ep.stop("budget", agent_seconds=time.perf_counter() - t_a)
                     break
                 raise
-            t_agent = time.perf_counter() - t_a
-            clock.agent_call(t_agent)
-            if clock.expired():                             # returned after the deadline: not executed
-                run.traj.write({"stream": "public", "step": run.step + 1, "late_action": jsonable_action(action),
-                                "t_agent": round(t_agent, 6)})
-                end = "budget"
-                break
-            if isinstance(action, FinalAnswer):
-                end = "final_answer"
-                run.traj.write({"stream": "public", "step": run.step + 1, "final_answer": action.text})
-                break
-            a, why = run.check(action)
-            if a is None:
-                fb, _ = run.refuse(action, why, t_agent)
-                invalid_total += 1
-                invalid_run += 1
-                extra = ()
-                if st.invalid_action_policy == WATCHDOG:
-                    end, err = "invalidated", f"watchdog: {why}"
-                    break
-                if invalid_run >= limit:
-                    end, err = "invalid_action_limit", f"{limit} refused actions in a row; the last: {why}"
-                    break
-                continue
-            invalid_run = 0
-            clock.start()                                   # (the first wait starts it)
-            c0 = suite.clock
-            fb, rec, frames, _ = run.dispatch(a, t_agent, clock.deadline_ms(c0))
-            clock.action(suite.clock - c0)
-            extra = tuple(make_frame(f) for f in frames[:-1])
-            if ev.complete:
-                end = "completed"
-                break
+            ep.submit(action, time.perf_counter() - t_a)
     except AgentError as e:
-        end, err = "agent_error", str(e)
+        ep.stop("agent_error", str(e))
     except InfrastructureError as e:
-        end, err = "infrastructure_error", f"{type(e).__name__}: {e}"
+        ep.stop("infrastructure_error", f"{type(e).__name__}: {e}")
     finally:
         caller.close()
-        clock.stop()
-    remaining = not clock.expired()
-    outcome = ev.outcome(end, budget_remaining=remaining and end not in ("budget", "max_actions"))
-    times = clock.parts()
-    res = EpisodeResult(obj.id, "objective", name, end, run.step, times["real"], outcome, error=err,
-                        folder=str(folder or ""), time=times, presses=run.presses, invalid=invalid_total,
-                        rules={"invalid_action_policy": st.invalid_action_policy,
-                               "charge_agent_time": st.charge_agent_time, "action_latency": st.action_latency,
-                               "budget": st.budget, "first_action": "wait", "viewport": st.viewport})
-    scores = ev.level_scores(end)
-    res.levels = [_level_row(ev, l, sc, run.level_presses.get(l, 0)) for l, sc in zip(ev.targets, scores)]
-    out = res.as_dict()
-    out["metrics"] = {k: v for k, v in aggregate([outcome]).items() if k not in ("objectives", "games")}
-    out["metrics"]["score"] = sum(scores) / len(scores)
-    run.traj.write({"type": "end", "end": end, "error": err, "result": result_core(out)})
-    run.traj.result(out)
-    run.traj.close()
-    return res
+        ep.clock.stop()
+    return ep.finish()
 
 
 def _level_row(ev: Evaluator, lid: str, score: float, presses: int) -> dict:

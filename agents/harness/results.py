@@ -22,6 +22,7 @@ class EpisodeResult:
     presses: int = 0                             # pointer presses (one per click, drag or swipe)
     invalid: int = 0                             # refused actions
     rules: dict = field(default_factory=dict)    # the protocol rules the run used
+    extra: dict = field(default_factory=dict)    # fields a driver adds (e.g. the VISTA tools' use)
 
     def as_dict(self) -> dict:
         o = self.outcome
@@ -34,6 +35,7 @@ class EpisodeResult:
             "success": o.success, "solved": o.solved_count, "target_levels": len(o.levels),
             "levels_outcome": [{"reached": l.reached, "won": l.won, "max_P": l.max_progress} for l in o.levels],
             "mismatch": o.mismatch, "budget_remaining": o.budget_remaining, "levels": self.levels,
+            **o.steps_dict(), **self.extra,
         }
 
 

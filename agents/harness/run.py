@@ -17,7 +17,8 @@ from longpuzzle.agents.harness.feedback import FeedbackTracker
 from longpuzzle.agents.harness.settings import Settings
 from longpuzzle.agents.harness.trajectory import EVENTS_FORMAT, Trajectory
 from longpuzzle.engine import gui
-from longpuzzle.engine.suite import Suite
+from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.engine.suite import Suite, difficulty_label
 from longpuzzle.render.frame import renderer
 
 FIRST_WAIT_MESSAGE = ("the first action must be a wait (e.g. {\"type\": \"wait\", \"ms\": 0}): it returns the "
@@ -50,6 +51,22 @@ class Run:
                          "settings": settings.as_dict(), "start": suite.snapshot(),
                          "frame_hash": self.traj.frame_hash, "frame": h0})
         self.step = 0
+
+    def public_screen(self) -> dict:
+        """What the screen shows now, as a person reads it off the frame (no game state, no
+        progress, nothing of the evaluator): ``screen`` "home" | "difficulty" | "level", the
+        game's title (difficulty and level screens), the difficulty label and the "Level N"
+        number printed in a level's header, and ``card`` "level_complete" | "all_complete"
+        while the completion card is shown (None otherwise)."""
+        s, suite = self.suite.screen, self.suite
+        if s["name"] == "home":
+            return {"screen": "home"}
+        if s["name"] == "difficulty":
+            return {"screen": "difficulty", "game": get_puzzle(s["game"]).title}
+        lvl = suite.level
+        card = ("all_complete" if suite.last_level() else "level_complete") if suite.complete else None
+        return {"screen": "level", "game": suite.puzzle.title, "difficulty": difficulty_label(lvl.difficulty),
+                "level": lvl.number, "card": card}
 
     def frames_of_action(self) -> list[np.ndarray]:
         out = []

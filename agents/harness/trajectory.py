@@ -22,7 +22,6 @@ import json
 import os
 import queue
 import threading
-import time
 import weakref
 from pathlib import Path
 
@@ -32,10 +31,7 @@ from longpuzzle.agents.harness.frames import FRAME_HASH, FRAMES_FILE, FrameEncod
 from longpuzzle.agents.harness.settings import HarnessError
 
 EVENTS_FORMAT = "longpuzzle-episode/1"
-QUEUE_BATCHES = 4         # batches waiting for the writer (bounds the memory held)
-BATCH_ITEMS = 256         # the episode hands a batch over at this many lines and frames
-BATCH_FRAMES = 8          # or this many frames; the writer collects a batch left this long:
-BATCH_SECONDS = 0.05      # what was recorded is on disk within about this time
+QUEUE_ITEMS = 64          # lines and frames waiting for the writer (bounds the memory held)
 
 
 class Trajectory:
@@ -50,15 +46,21 @@ class Trajectory:
 
     def write(self, rec: dict) -> None:
         if self._sink is not None:
-            self._sink.add(json.dumps(rec, separators=(",", ":")) + "\n", 0)
+            self._sink.put(json.dumps(rec, separators=(",", ":")) + "\n")
 
     def frame(self, frame: np.ndarray) -> str:
         """Record a frame (the array must not be changed afterwards); returns its hash."""
         h = frame_hash(frame)
         if self.save_frames:
-            self._sink.add((self.n_frames, frame, h), 1)
+            self._sink.put((self.n_frames, frame, h))
         self.n_frames += 1
         return h
+
+    def flush(self) -> None:
+        """Wait until everything recorded so far was handed to the OS (a reader of the
+        folder, e.g. open_frames(folder).refresh(), then sees it)."""
+        if self._sink is not None:
+            self._sink.flush()
 
     def result(self, res: dict) -> None:
         """Finish the folder: everything recorded is written, then result.json atomically."""
@@ -87,11 +89,7 @@ def _close_all() -> None:          # an episode abandoned by an exception still 
 
 
 class _Writer:
-    """The writer thread of one episode folder: events lines and frame records, in order.
-
-    The episode's thread appends to a batch and hands it over when it is big; the writer
-    takes a batch that waited BATCH_SECONDS itself (waking a thread for every line would
-    cost more than writing the line)."""
+    """The writer thread of one episode folder: events lines and frame records, in order."""
 
     def __init__(self, folder: Path, save_frames: bool):
         folder.mkdir(parents=True, exist_ok=True)
@@ -99,35 +97,24 @@ class _Writer:
         self._events = os.open(folder / "events.jsonl", flags, 0o644)
         self._frames = os.open(folder / FRAMES_FILE, flags, 0o644) if save_frames else None
         self._enc = FrameEncoder() if save_frames else None
-        self._q: queue.SimpleQueue = queue.SimpleQueue()
-        self._room = threading.Semaphore(QUEUE_BATCHES)     # the episode waits when the writer is behind
-        self._lock = threading.Lock()                       # guards the batch being filled
-        self._batch: list = []
-        self._batch_frames = 0
+        self._q: queue.Queue = queue.Queue(maxsize=QUEUE_ITEMS)
         self.error: BaseException | None = None
         self._closed = False
         self._thread = threading.Thread(target=self._run, name=f"episode-writer:{folder.name}", daemon=True)
         self._thread.start()
         _OPEN.add(self)
 
-    def add(self, item, is_frame: int) -> None:
+    def put(self, item) -> None:
         if self.error is not None:
             self._fail()
-        with self._lock:
-            self._batch.append(item)
-            self._batch_frames += is_frame
-            full = self._batch_frames >= BATCH_FRAMES or len(self._batch) >= BATCH_ITEMS
-        if full:
-            self._room.acquire()
-            self._hand_over()
+        self._q.put(item)
 
-    def _hand_over(self) -> None:
-        with self._lock:
-            batch, self._batch, self._batch_frames = self._batch, [], 0
-        if batch:
-            self._q.put(batch)
-        else:
-            self._room.release()
+    def flush(self) -> None:
+        done = threading.Event()
+        self.put(done)
+        done.wait()
+        if self.error is not None:
+            self._fail()
 
     def _fail(self):
         raise HarnessError(f"could not write the episode folder: {type(self.error).__name__}: {self.error}") \
@@ -136,46 +123,31 @@ class _Writer:
     def _run(self) -> None:
         q = self._q
         while True:
-            try:
-                item = q.get(timeout=BATCH_SECONDS)
-            except queue.Empty:
-                if self._batch and self._room.acquire(blocking=False):
-                    self._hand_over()         # a batch left waiting (the agent is thinking)
-                continue
+            item = q.get()
             if item is None:
                 break
-            self._room.release()
-            if self.error is not None:        # keep draining so the episode never blocks
+            if isinstance(item, threading.Event):   # flush(): everything before it is written
+                item.set()
+                continue
+            if self.error is not None:          # keep draining so the episode never blocks
                 continue
             try:
-                self._write(item)
-            except BaseException as e:        # noqa: BLE001 - reported to the episode's thread
+                if isinstance(item, str):
+                    _write_all(self._events, item.encode("utf-8"))
+                else:
+                    i, frame, h = item
+                    if i == 0:
+                        _write_all(self._frames, self._enc.file_header(frame))
+                    _write_all(self._frames, self._enc.record(i, frame, h))
+            except BaseException as e:          # noqa: BLE001 - reported to the episode's thread
                 self.error = e
         for fd in (self._events, self._frames):
             if fd is not None:
                 os.close(fd)
 
-    def _write(self, batch: list) -> None:
-        lines = []
-        for it in batch:
-            if isinstance(it, str):
-                lines.append(it)
-                continue
-            if lines:                         # the lines before this frame, in order
-                _write_all(self._events, "".join(lines).encode("utf-8"))
-                lines = []
-            i, frame, h = it
-            if i == 0:
-                _write_all(self._frames, self._enc.file_header(frame))
-            _write_all(self._frames, self._enc.record(i, frame, h))
-        if lines:
-            _write_all(self._events, "".join(lines).encode("utf-8"))
-
     def close(self, raise_error: bool = True) -> None:
         if not self._closed:
             self._closed = True
-            self._room.acquire()
-            self._hand_over()
             self._q.put(None)
             self._thread.join()
             _OPEN.discard(self)
