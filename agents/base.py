@@ -56,6 +56,12 @@ class Observation:
 
 
 def make_frame(frame: np.ndarray) -> np.ndarray:
+    """The agent's read-only frame. A frame the renderer handed out (a read-only uint8
+    array that owns its memory: nothing writes to it again) is shared as a read-only view
+    without a copy; anything else is copied."""
+    if isinstance(frame, np.ndarray) and frame.dtype == np.uint8 and frame.base is None \
+            and not frame.flags.writeable:
+        return frame.view()
     out = np.array(frame, dtype=np.uint8, copy=True)
     out.setflags(write=False)
     return out

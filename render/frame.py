@@ -27,6 +27,7 @@ import importlib
 import math
 import os
 import pkgutil
+import sys
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -95,19 +96,37 @@ class Painter:
         self.proj = proj
         self.ox, self.oy = offset
         self.is_3d = proj.is_3d
+        self.dirty: list | None = None      # a list: the px rects every primitive touched go here
+
+    def _mark(self, rect) -> None:
+        if self.dirty is not None:
+            self.dirty.append(rect)
+
+    def _polygon(self, color, pts, width=0) -> None:
+        """Every filled or outlined polygon of the primitives below is drawn here."""
+        self._mark(pygame.draw.polygon(self.surf, color, pts, width))
+
+    def replay(self, ops, recolour: dict | None = None) -> None:
+        """Draw polygons recorded by a Recorder at the same projection (and offset), with
+        colours optionally replaced: the same pixels as drawing the shapes again."""
+        for color, pts, width in ops:
+            if recolour:
+                color = recolour.get(color, color)
+            self._polygon(color, pts, width)
 
     def px(self, x, y, z=0.0):
         a, b = self.proj.to_px(x, y, z)
         return a - self.ox, b - self.oy
 
     def pts(self, pts, z=0.0):
-        arr = np.asarray(pts, dtype=np.float64)
-        if arr.shape[1] == 2:
-            arr = np.concatenate([arr, np.full((len(arr), 1), float(z))], axis=1)
-        out = self.proj.to_px_array(arr)
-        out[:, 0] -= self.ox
-        out[:, 1] -= self.oy
-        return out.tolist()
+        # point by point in Python: the same float operations as Projection.to_px_array, and
+        # several times faster for the few points of a shape
+        to, ox, oy, z = self.proj.to_px, self.ox, self.oy, float(z)
+        out = []
+        for q in pts:
+            a, b = to(q[0], q[1], q[2] if len(q) > 2 else z)
+            out.append([a - ox, b - oy])
+        return out
 
     def scale_at(self, x, y) -> float:
         return self.proj.local_scale(x, y)
@@ -116,7 +135,7 @@ class Painter:
     def poly(self, pts, color, z=0.0, width=0):
         p = self.pts(pts, z)
         if len(p) >= 3:
-            pygame.draw.polygon(self.surf, color, p, width)
+            self._polygon(color, p, width)
 
     def shadow(self, pts, alpha=60, dx=4.0, dy=7.0, grow=0.0):
         """A soft dark footprint under a raised piece (3d only)."""
@@ -130,7 +149,7 @@ class Painter:
             return
         tmp = pygame.Surface((w, h), pygame.SRCALPHA)
         pygame.draw.polygon(tmp, (0, 0, 0, alpha), (p - [x0, y0]).tolist())
-        self.surf.blit(tmp, (int(x0), int(y0)))
+        self._mark(self.surf.blit(tmp, (int(x0), int(y0))))
 
     def prism(self, pts, color, height, z0=0.0, top=None, shadow=True, side=0.68):
         """An extruded shape: in 3d side faces (lit) + top face at z0 + height; in 2d the
@@ -157,8 +176,8 @@ class Painter:
             ln = math.hypot(ex, ey) or 1.0
             nx = -ey / ln            # outward normal (clockwise outline, y down)
             f = side + 0.14 * (-nx) * 0.9
-            pygame.draw.polygon(self.surf, shade(color, f), q)
-        pygame.draw.polygon(self.surf, top or color, up)
+            self._polygon(shade(color, f), q)
+        self._polygon(top or color, up)
 
     def rrect(self, r: Rect, radius, color, z=0.0, height=0.0, top=None, outline=None, width=2.0):
         pts = rounded_rect_points(r, radius)
@@ -175,12 +194,12 @@ class Painter:
     def outline(self, pts, color, z=0.0, width=2.0):
         p = self.pts(pts, z)
         wpx = max(1, int(round(width * self.scale_at(*pts[0]))))
-        pygame.draw.polygon(self.surf, color, p, wpx)
+        self._polygon(color, p, wpx)
 
     def line(self, a, b, color, width=2.0, z=0.0):
         pa, pb = self.px(*a, z), self.px(*b, z)
         wpx = max(1, int(round(width * self.scale_at(*a))))
-        pygame.draw.line(self.surf, color, pa, pb, wpx)
+        self._mark(pygame.draw.line(self.surf, color, pa, pb, wpx))
 
     def text(self, s: str, x, y, size, color=INK, z=0.0, anchor="center", max_w=None):
         if not s:
@@ -199,7 +218,7 @@ class Painter:
             pos = (px, py - h / 2)
         else:
             pos = (px - w, py - h / 2)
-        self.surf.blit(img, (round(pos[0]), round(pos[1])))
+        self._mark(self.surf.blit(img, (round(pos[0]), round(pos[1]))))
 
     def gradient_plane(self, top, bottom, strips=48):
         for i in range(strips):
@@ -208,10 +227,35 @@ class Painter:
             self.poly([(0, y0), (DESIGN_W, y0), (DESIGN_W, y1), (0, y1)], mix(top, bottom, (i + 0.5) / strips))
 
 
+class Recorder(Painter):
+    """A Painter that draws nothing and records its polygons (``ops``) in px, to be drawn
+    by ``Painter.replay`` as often as needed (shapes drawn several times in different
+    colours are projected once). Records polygons only: text and shadows are refused."""
+
+    def __init__(self, proj: Projection, offset=(0.0, 0.0)):
+        super().__init__(None, proj, offset)
+        self.ops: list = []
+
+    def _polygon(self, color, pts, width=0) -> None:
+        self.ops.append((tuple(color), pts, width))
+
+    def text(self, *a, **k):
+        raise TypeError("a Recorder records polygons only")
+
+    def shadow(self, pts, *a, **k):
+        if self.is_3d:
+            raise TypeError("a Recorder records polygons only")
+
+    def line(self, *a, **k):
+        raise TypeError("a Recorder records polygons only")
+
+
 # ---- layers, patches, sprites -------------------------------------------------------------
 
 def surface_to_array(surf: pygame.Surface) -> np.ndarray:
-    return np.ascontiguousarray(pygame.surfarray.array3d(surf).transpose(1, 0, 2))
+    """(H, W, 3) uint8 copy of a surface's pixels."""
+    w, h = surf.get_size()
+    return np.frombuffer(pygame.image.tobytes(surf, "RGB"), np.uint8).reshape(h, w, 3).copy()
 
 
 def draw_layer(proj: Projection, draw: Callable[[Painter], None]) -> np.ndarray:
@@ -221,6 +265,100 @@ def draw_layer(proj: Projection, draw: Callable[[Painter], None]) -> np.ndarray:
     draw(Painter(surf, big))
     small = pygame.transform.smoothscale(surf, proj.size)
     return surface_to_array(small)
+
+
+def _smooth_into(out: np.ndarray, work: pygame.Surface, rects) -> None:
+    """Smooth the px ``rects`` (even-aligned) of a surface twice ``out``'s size into ``out``:
+    a 2x smoothscale averages each 2x2 block on its own, so this gives the same bytes as
+    smoothing the whole surface."""
+    for x, y, w, h in rects:
+        small = pygame.transform.smoothscale(work.subsurface((x, y, w, h)), (w // 2, h // 2))
+        out[y // 2:(y + h) // 2, x // 2:(x + w) // 2] = surface_to_array(small)
+
+
+def _cover(rects, size, tile: int = 32) -> list[tuple[int, int, int, int]]:
+    """A few even-aligned rects (x, y, w, h) inside ``size`` covering every rect given (with
+    a margin): the touched tiles of a ``tile`` px grid, per row of tiles the span from the
+    first to the last, rows with equal spans merged."""
+    W, H = size
+    nx, ny = -(-W // tile), -(-H // tile)
+    grid = np.zeros((ny, nx), bool)
+    for r in rects:
+        x0, y0, w, h = r[0] - 2, r[1] - 2, r[2] + 4, r[3] + 4
+        if r[2] <= 0 or r[3] <= 0:
+            continue
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(W, x0 + w), min(H, y0 + h)
+        if x1 > x0 and y1 > y0:
+            grid[y0 // tile:(y1 - 1) // tile + 1, x0 // tile:(x1 - 1) // tile + 1] = True
+    rows = np.flatnonzero(grid.any(axis=1))
+    first = grid[rows].argmax(axis=1)
+    last = nx - grid[rows][:, ::-1].argmax(axis=1)
+    out: list[list[int]] = []
+    prev = None
+    for j, c0, c1 in zip(rows.tolist(), first.tolist(), last.tolist()):
+        if prev == (j - 1, c0, c1):                    # the row above had the same span
+            out[-1][3] = min(H, (j + 1) * tile) - out[-1][1]
+        else:
+            x0, x1 = c0 * tile, min(W, c1 * tile)
+            out.append([x0, j * tile, x1 - x0, min(H, (j + 1) * tile) - j * tile])
+        prev = (j, c0, c1)
+    return [tuple(r) for r in out]
+
+
+class LayerBase:
+    """A supersampled base picture (e.g. a screen's background and title, or nothing) kept
+    with its smoothed copy, so that layers drawn over it cost only what they touch:
+    ``over(draw)`` draws on a working copy of the base, smooths the touched rects into a
+    copy of the smoothed base and restores them. The bytes are those of ``draw_layer`` of
+    the base drawing followed by ``draw`` (when the supersampled size is exactly twice
+    the frame's; otherwise ``over`` simply draws the whole layer)."""
+
+    def __init__(self, proj: Projection, draw_base: Callable[[Painter], None] | None):
+        self.proj = proj
+        self.big = projection(proj.style, proj.scale * SS)
+        self.draw_base = draw_base
+        self.exact = self.big.size == (proj.width * SS, proj.height * SS)
+        if self.exact:
+            self.pristine = pygame.Surface(self.big.size)
+            if draw_base is not None:
+                draw_base(Painter(self.pristine, self.big))
+            self.work = self.pristine.copy()
+            self.small = surface_to_array(pygame.transform.smoothscale(self.pristine, proj.size))
+
+    def over(self, draw: Callable[[Painter], None]) -> np.ndarray:
+        if not self.exact:
+            base = self.draw_base
+            self.box = (0, 0, self.proj.width, self.proj.height)
+            return draw_layer(self.proj, lambda p: (base(p) if base else None, draw(p)))
+        p = Painter(self.work, self.big)
+        p.dirty = []
+        draw(p)
+        out = self.small.copy()
+        rects = _cover(p.dirty, self.big.size)
+        _smooth_into(out, self.work, rects)
+        # the frame px box outside which ``out`` is the smoothed base
+        self.box = (min(r[0] for r in rects) // 2, min(r[1] for r in rects) // 2,
+                    max(r[0] + r[2] for r in rects) // 2, max(r[1] + r[3] for r in rects) // 2) if rects else None
+        for r in rects:                                # the working copy is the base again
+            self.work.blit(self.pristine, r[:2], r)
+        return out
+
+
+_BASES: "dict[tuple, LayerBase]" = {}
+BASES_KEPT = 6                  # about 18 MB each at scale 1
+
+
+def layer_base(proj: Projection, key, draw_base: Callable[[Painter], None] | None = None) -> LayerBase:
+    """The LayerBase of ``key`` (a hashable name of what ``draw_base`` draws) at ``proj``,
+    built on first use; the least recently used are dropped past BASES_KEPT."""
+    k = (proj.style, proj.scale, key)
+    b = _BASES.pop(k, None)
+    if b is None:
+        b = LayerBase(proj, draw_base)
+        while len(_BASES) >= BASES_KEPT:
+            _BASES.pop(next(iter(_BASES)))
+    _BASES[k] = b
+    return b
 
 
 def px_box(proj: Projection, pts, zmax=0.0, margin=2) -> tuple[int, int, int, int]:
@@ -261,13 +399,49 @@ def draw_sprite(proj: Projection, box, draw: Callable[[Painter], None], key_colo
 
 
 class Frame:
-    """The frame buffer being composed: ``buf`` (H, W, 3) shared with ``surf``."""
+    """The frame being composed: ``buf`` (H, W, 3) shared with the pygame surface ``surf``.
+    Every frame is composed in an array of its own (``start`` copies the static layer into
+    it) and handed out by ``finish`` read-only: nothing writes to it afterwards, so the
+    harness hashes, stores and shows it to the agent without another copy."""
 
     def __init__(self, proj: Projection):
         self.proj = proj
         self.buf = np.zeros((proj.height, proj.width, 3), np.uint8)
         self.surf = pygame.image.frombuffer(self.buf, proj.size, "RGB")
         self.static: np.ndarray | None = None
+
+    POOL = 32                                 # frame arrays kept for reuse
+
+    def start(self, base: np.ndarray) -> None:
+        """Begin a frame as a copy of ``base`` (the static layer, or a game's base layer)."""
+        buf = self._free_array()
+        np.copyto(buf, base)
+        self.buf = buf
+        self.surf = pygame.image.frombuffer(buf, self.proj.size, "RGB")
+
+    def finish(self) -> np.ndarray:
+        out = self.buf
+        self.surf = None                      # the surface no longer refers to the frame
+        out.setflags(write=False)
+        return out
+
+    def _free_array(self) -> np.ndarray:
+        """An array for the next frame: a pooled one that nobody holds any more (handed-out
+        frames are never written again while anyone can see them), else a new one. Reuse
+        spares the page faults of fresh memory on every frame."""
+        pool = getattr(self, "_pool", None)
+        if pool is None:
+            pool = self._pool = []
+        for i in range(len(pool)):
+            a = pool[i]
+            # references: the pool's, ``a``, getrefcount's argument; any more is a user's
+            if sys.getrefcount(a) <= 3:
+                a.setflags(write=True)
+                return a
+        a = np.empty((self.proj.height, self.proj.width, 3), np.uint8)
+        if len(pool) < self.POOL:
+            pool.append(a)
+        return a
 
     def put(self, patch: np.ndarray, x0: int, y0: int) -> None:
         h, w = patch.shape[:2]
@@ -317,6 +491,13 @@ class GameDrawing:
         """The parts that change with the state / UI state. ``anim`` (a suite animation
         record with the state before the move) and ``phase`` in (0, 1) are given for
         intermediate frames; then ``state`` is the state after the move."""
+
+    def base_layer(self, static: np.ndarray, suite: Suite, state: np.ndarray, t: int, anim: dict | None,
+                   phase: float) -> np.ndarray | None:
+        """Optionally, a full frame to start this frame from instead of ``static`` (e.g. the
+        static layer with the board as it stands, kept up to date incrementally), so that
+        draw_dynamic only adds what moves. Called just before draw_dynamic, same arguments."""
+        return None
 
 
 _DRAWINGS: dict[str, type] | None = None
@@ -387,7 +568,11 @@ class Renderer:
         elif name == "difficulty":
             arr = draw_layer(self.proj, lambda p: self._draw_difficulty(p, suite))
         else:
-            arr = draw_layer(self.proj, lambda p: self._draw_level(p, suite))
+            # a level screen: the game's background and title are drawn once (a LayerBase);
+            # what each level adds over them is drawn, and smoothed, alone
+            bg, title = self._level_look(suite), suite.puzzle.title
+            base = layer_base(self.proj, ("level", bg, title), lambda p: self._draw_level_base(p, bg, title))
+            arr = base.over(lambda p: self._draw_level_rest(p, suite))
         arr.setflags(write=False)
         self._layers[key] = arr
         return arr
@@ -423,14 +608,24 @@ class Renderer:
             else:
                 draw_widget(p, w, acc)
 
+    def _level_look(self, suite: Suite):
+        cls = drawings().get(suite.level.game)
+        return cls.background if cls else (BG_TOP, BG_BOTTOM)
+
     def _draw_level(self, p: Painter, suite: Suite) -> None:
+        """A level screen's static layer in one go (the reference for the layered build)."""
+        self._draw_level_base(p, self._level_look(suite), suite.puzzle.title)
+        self._draw_level_rest(p, suite)
+
+    def _draw_level_base(self, p: Painter, bg, title: str) -> None:
+        self._plane(p, bg)
+        p.text(title, 270, 36, 30, MUTED, z=1)
+
+    def _draw_level_rest(self, p: Painter, suite: Suite) -> None:
         u = suite.game_ui()
         cls = drawings().get(suite.level.game)
-        bg = cls.background if cls else (BG_TOP, BG_BOTTOM)
         acc = cls.accent if cls else ACCENT
-        self._plane(p, bg)
         lvl = suite.level
-        p.text(suite.puzzle.title, 270, 36, 30, MUTED, z=1)
         p.text(f"Level {lvl.number}", 270, u.header_y, 40, INK, z=1)
         p.text(difficulty_label(lvl.difficulty), 270, u.header_y + 32, 22, acc, z=1)
         p.text(u.instructions, 270, getattr(u, "instructions_y", 935), 19, MUTED, max_w=440)
@@ -447,16 +642,20 @@ class Renderer:
         f = self.frame
         static = self.static_layer(suite)
         f.static = static
-        np.copyto(f.buf, static)
         t = suite.clock if t is None else t
-        if suite.screen["name"] == "level":
+        if suite.screen["name"] != "level":
+            f.start(static)
+        else:
             anim, phase = None, 1.0
             for a in suite.anims:
                 if a["t0"] <= t < a["t1"]:
                     anim, phase = a, (t - a["t0"]) / max(1, a["t1"] - a["t0"])
             d = self.drawing(suite)
+            state = np.asarray(suite.session.state)
+            base = d.base_layer(static, suite, state, t, anim, phase) if d is not None else None
+            f.start(static if base is None else base)
             if d is not None:
-                d.draw_dynamic(f, suite, np.asarray(suite.session.state), t, anim, phase)
+                d.draw_dynamic(f, suite, state, t, anim, phase)
             u = suite.game_ui()
             for i, line in enumerate(u.hud_lines(suite.session)):
                 self._text_sprite(f, line, 270, u.header_y + 62 + 26 * i, 22)
@@ -464,7 +663,7 @@ class Renderer:
                 self._toast(f, suite.toast["text"], getattr(suite.game_ui(), "toast_y", TOAST_Y))
             if suite.complete and anim is None:
                 self._card(f, suite)
-        return f.buf.copy()
+        return f.finish()
 
     def _text_sprite(self, f: Frame, text: str, x: float, y: float, size: float, color=INK) -> None:
         key = ("text", text, x, y, size, color)

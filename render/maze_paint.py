@@ -11,11 +11,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pygame
 
 from longpuzzle.engine.geometry import Rect, rounded_rect_points
 from longpuzzle.puzzles.maze_paint import HEADER
 from longpuzzle.render.frame import (
-    Frame, GameDrawing, Painter, draw_layer, draw_sprite, mix, shade,
+    GameDrawing, Painter, Recorder, draw_sprite, layer_base, mix, shade, surface_to_array,
 )
 
 GAME = "maze_paint"
@@ -41,6 +42,9 @@ class MazePaintDrawing(GameDrawing):
         self._masks = None
         self._painted = None
         self._balls: dict = {}
+        self._ops: dict = {}
+        # the unpainted board's colours that painting changes (nothing else uses them)
+        self._recolour = {FLOOR: PAINT, mix(FLOOR, WALL, 0.12): shade(PAINT, 0.9)}
 
     # -- board
     def board_rect(self) -> Rect:
@@ -49,6 +53,17 @@ class MazePaintDrawing(GameDrawing):
         return Rect.centred(270, 496, w, h)
 
     def draw_board(self, p: Painter, painted: bool) -> None:
+        """The board, unpainted or with every floor cell painted (polygons only: the shapes
+        are projected once per projection and replayed in either colouring)."""
+        key = (p.proj.style, p.proj.scale, p.ox, p.oy)
+        ops = self._ops.get(key)
+        if ops is None:
+            rec = Recorder(p.proj, (p.ox, p.oy))
+            self._draw_board(rec, False)
+            ops = self._ops[key] = rec.ops
+        p.replay(ops, self._recolour if painted else None)
+
+    def _draw_board(self, p: Painter, painted: bool) -> None:
         u = self.ui
         br = self.board_rect()
         pad = 10
@@ -82,14 +97,53 @@ class MazePaintDrawing(GameDrawing):
     def draw_static(self, p: Painter) -> None:
         br = self.board_rect()
         p.shadow(rounded_rect_points(Rect(br.x0 - 10, br.y0 - 10, br.x1 + 10, br.y1 + 10), 14), alpha=50, dx=6, dy=10)
+        # the board painted everywhere, smoothed in its box, then covered by the same shapes
+        # unpainted: the painted picture comes with the static layer, for one more drawing
+        self.draw_board(p, painted=True)
+        self._painted_box = self._smooth_board(p)
         self.draw_board(p, painted=False)
 
-    def _prepare(self, f: Frame) -> None:
+    def _smooth_board(self, p: Painter):
+        """(px box, smoothed pixels) of the board's box on a supersampled painter at twice
+        the frame's size (None for any other painter)."""
+        sw, sh = p.surf.get_size()
+        if (sw, sh) != (2 * self.proj.width, 2 * self.proj.height) or (p.ox, p.oy) != (0.0, 0.0):
+            return None
+        ops = self._ops[(p.proj.style, p.proj.scale, p.ox, p.oy)]
+        xs = [q[0] for _, pts, _ in ops for q in pts]
+        ys = [q[1] for _, pts, _ in ops for q in pts]
+        x0, y0 = max(0, int(min(xs)) - 4) // 2, max(0, int(min(ys)) - 4) // 2
+        x1, y1 = min(sw, int(max(xs)) + 6) // 2, min(sh, int(max(ys)) + 6) // 2
+        small = pygame.transform.smoothscale(p.surf.subsurface((2 * x0, 2 * y0, 2 * (x1 - x0), 2 * (y1 - y0))),
+                                             (x1 - x0, y1 - y0))
+        return (x0, y0, x1, y1), surface_to_array(small)
+
+    def _prepare(self, static: np.ndarray) -> None:
         """Per-cell pixel masks: where the painted board differs from the unpainted one."""
-        painted = draw_layer(self.proj, lambda p: self.draw_board(p, True))
-        plain = draw_layer(self.proj, lambda p: self.draw_board(p, False))
-        diff = np.any(painted != plain, axis=2)
+        pb = getattr(self, "_painted_box", None)
+        if pb is not None:
+            # painted and unpainted drawn over the same picture: they differ where the old
+            # layers on black differed (inside the board's rim everything is covered)
+            (X0, Y0, X1, Y1), box = pb
+            painted = static.copy()
+            painted[Y0:Y1, X0:X1] = box
+            plain = static
+        else:
+            black = layer_base(self.proj, "black")    # only the board's rects are drawn and smoothed
+            painted = black.over(lambda p: self.draw_board(p, True))
+            b1 = black.box
+            plain = black.over(lambda p: self.draw_board(p, False))
+            b2 = black.box
+            boxes = [b for b in (b1, b2) if b is not None]
+            if not boxes:
+                self._masks, self._painted = {}, painted
+                return
+            X0, Y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+            X1, Y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+        diff = np.any(painted[Y0:Y1, X0:X1] != plain[Y0:Y1, X0:X1], axis=2)     # the same elsewhere
         ys, xs = np.nonzero(diff)
+        ys += Y0
+        xs += X0
         pr = self.proj
         dx, dy = pr.from_px_array(xs + 0.5, ys + 0.5)
         u = self.ui
@@ -109,40 +163,48 @@ class MazePaintDrawing(GameDrawing):
             cell2 = np.where(ok, np.clip(r2, 0, self.rows - 1) * self.cols + np.clip(c2, 0, self.cols - 1), 0)
             ok &= self.floor[cell2]
             cell = np.where(bad, np.where(ok, cell2, -1), cell)
+        # each cell's pixels: a label image over the box and the cell's bounding box; its
+        # mask is cut from the label image when the cell is first painted
+        keep = cell >= 0
+        ys, xs, cell = ys[keep], xs[keep], cell[keep]
+        label = np.full((Y1 - Y0, X1 - X0), -1, np.int32)
+        label[ys - Y0, xs - X0] = cell
+        order = np.argsort(cell, kind="stable")
+        ys, xs, cell = ys[order], xs[order], cell[order]
         masks = {}
-        for k in np.unique(cell):
-            if k < 0:
-                continue
-            sel = cell == k
-            yy, xx = ys[sel], xs[sel]
-            y0, y1, x0, x1 = yy.min(), yy.max() + 1, xx.min(), xx.max() + 1
-            m = np.zeros((y1 - y0, x1 - x0), bool)
-            m[yy - y0, xx - x0] = True
-            masks[int(k)] = (int(y0), int(y1), int(x0), int(x1), m[:, :, None])
+        if len(cell):
+            starts = np.concatenate([[0], np.flatnonzero(np.diff(cell)) + 1])
+            y0s, y1s = np.minimum.reduceat(ys, starts), np.maximum.reduceat(ys, starts) + 1
+            x0s, x1s = np.minimum.reduceat(xs, starts), np.maximum.reduceat(xs, starts) + 1
+            for k, y0, y1, x0, x1 in zip(cell[starts].tolist(), y0s.tolist(), y1s.tolist(), x0s.tolist(),
+                                         x1s.tolist()):
+                masks[k] = (y0, y1, x0, x1, None)
+        self._label, self._label_at = label, (Y0, X0)
         self._masks = masks
         self._painted = painted
 
-    def _update_board(self, f: Frame, painted: np.ndarray) -> None:
-        """Keep a picture of the board region in step with ``painted``, redrawing only the
-        cells whose paint differs from the last call."""
-        if getattr(self, "_board", None) is None or self._board_static is not f.static:
-            ys = [m[0] for m in self._masks.values()] + [m[1] for m in self._masks.values()]
-            xs = [m[2] for m in self._masks.values()] + [m[3] for m in self._masks.values()]
-            self._board_box = (min(ys), max(ys), min(xs), max(xs)) if ys else (0, 0, 0, 0)
-            by0, by1, bx0, bx1 = self._board_box
-            self._board = f.static[by0:by1, bx0:bx1].copy()
-            self._board_static = f.static
+    def _update_board(self, static: np.ndarray, painted: np.ndarray) -> np.ndarray:
+        """The base layer: ``static`` with the cells in ``painted`` painted, kept in step
+        by redrawing only the cells whose paint differs from the last call."""
+        if getattr(self, "_base", None) is None or self._base_static is not static:
+            self._base = static.copy()
+            self._base_static = static
             self._shown = np.zeros(len(self.floor), bool)
-        by0, _, bx0, _ = self._board_box
+        base = self._base
         changed = np.flatnonzero(painted != self._shown)
-        for cell in changed:
-            m = self._masks.get(int(cell))
+        for cell in changed.tolist():
+            m = self._masks.get(cell)
             if m is None:
                 continue
             y0, y1, x0, x1, mask = m
-            src = self._painted if painted[cell] else f.static
-            np.copyto(self._board[y0 - by0:y1 - by0, x0 - bx0:x1 - bx0], src[y0:y1, x0:x1], where=mask)
+            if mask is None:
+                Y0, X0 = self._label_at
+                mask = (self._label[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] == cell)[:, :, None]
+                self._masks[cell] = (y0, y1, x0, x1, mask)
+            src = self._painted if painted[cell] else static
+            np.copyto(base[y0:y1, x0:x1], src[y0:y1, x0:x1], where=mask)
         self._shown = painted.copy()
+        return base
 
     # -- dynamic
     def _ball_sprite(self, x: float, y: float):
@@ -177,38 +239,40 @@ class MazePaintDrawing(GameDrawing):
                 self._balls[key] = sp
         return sp
 
-    def draw_dynamic(self, f, suite, state, t, anim, phase):
-        if self._masks is None:
-            self._prepare(f)
+    def _pose(self, suite, state, anim, phase):
+        """(painted cells, ball centre in design px) of a frame, in between for an animation."""
         u = self.ui
         cols = self.cols
-        if anim is not None:
-            before = np.asarray(anim["before"], dtype=state.dtype)
-            after, _ = suite.puzzle.step(suite.level, before, anim["action"])
-            p0, p1 = int(before[0]), int(after[0])
-            r0, c0 = divmod(p0, cols)
-            r1, c1 = divmod(p1, cols)
-            dist = abs(r1 - r0) + abs(c1 - c0)
-            painted = before[2:].astype(bool).copy()
-            if dist:
-                pos = phase * dist
-                k = int(pos)
-                dr, dc = (r1 > r0) - (r1 < r0), (c1 > c0) - (c1 < c0)
-                for i in range(1, min(k, dist) + 1):
-                    painted[(r0 + dr * i) * cols + c0 + dc * i] = True
-                (x0, y0), (x1, y1) = u.cell_center(p0), u.cell_center(p1)
-                bx, by = x0 + (x1 - x0) * phase, y0 + (y1 - y0) * phase
-            else:
-                dr, dc = ((-1, 0), (1, 0), (0, -1), (0, 1))[anim["action"]]
-                bx, by = u.cell_center(p0)
-                a = 0.14 * u.cell * math.sin(math.pi * phase)
-                bx, by = bx + dc * a, by + dr * a
-        else:
-            painted = state[2:].astype(bool)
-            bx, by = u.cell_center(int(state[0]))
-        self._update_board(f, painted)
-        by0, by1, bx0, bx1 = self._board_box
-        f.buf[by0:by1, bx0:bx1] = self._board
+        if anim is None:
+            return state[2:].astype(bool), u.cell_center(int(state[0]))
+        before = np.asarray(anim["before"], dtype=state.dtype)
+        after, _ = suite.puzzle.step(suite.level, before, anim["action"])
+        p0, p1 = int(before[0]), int(after[0])
+        r0, c0 = divmod(p0, cols)
+        r1, c1 = divmod(p1, cols)
+        dist = abs(r1 - r0) + abs(c1 - c0)
+        painted = before[2:].astype(bool).copy()
+        if dist:
+            pos = phase * dist
+            k = int(pos)
+            dr, dc = (r1 > r0) - (r1 < r0), (c1 > c0) - (c1 < c0)
+            for i in range(1, min(k, dist) + 1):
+                painted[(r0 + dr * i) * cols + c0 + dc * i] = True
+            (x0, y0), (x1, y1) = u.cell_center(p0), u.cell_center(p1)
+            return painted, (x0 + (x1 - x0) * phase, y0 + (y1 - y0) * phase)
+        dr, dc = ((-1, 0), (1, 0), (0, -1), (0, 1))[anim["action"]]
+        bx, by = u.cell_center(p0)
+        a = 0.14 * u.cell * math.sin(math.pi * phase)
+        return painted, (bx + dc * a, by + dr * a)
+
+    def base_layer(self, static, suite, state, t, anim, phase):
+        if self._masks is None:
+            self._prepare(static)
+        painted, self._ball_at = self._pose(suite, state, anim, phase)
+        return self._update_board(static, painted)
+
+    def draw_dynamic(self, f, suite, state, t, anim, phase):
+        bx, by = self._ball_at
         sp, box = self._ball_sprite(bx, by)
         f.blit(sp, box[0], box[1])
 

@@ -90,10 +90,13 @@ class BudgetClock:
 
     def deadline_ms(self, suite_clock: int) -> int | None:
         """The deadline on the suite's virtual clock for the next action (budget left, as
-        simulated time from now), or None without a budget."""
+        simulated time from now), or None without a budget. Rounded up to whole ms: an
+        event at whole ms t is before the deadline exactly when t < the rounded-up value,
+        and an action cut there has used the whole budget (rounding down left a fraction of
+        a ms that only slower code used to cover)."""
         if self.budget is None:
             return None
-        return int(suite_clock + math.floor(max(0.0, self.left()) * 1000.0))
+        return int(suite_clock + math.ceil(max(0.0, self.left()) * 1000.0))
 
     def parts(self) -> dict:
         """Real and charged time apart, with the parts the charged time is the sum of."""

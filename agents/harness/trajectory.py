@@ -22,6 +22,7 @@ import json
 import os
 import queue
 import threading
+import time
 import weakref
 from pathlib import Path
 
@@ -31,7 +32,10 @@ from longpuzzle.agents.harness.frames import FRAME_HASH, FRAMES_FILE, FrameEncod
 from longpuzzle.agents.harness.settings import HarnessError
 
 EVENTS_FORMAT = "longpuzzle-episode/1"
-QUEUE_ITEMS = 64          # lines and frames waiting for the writer (bounds the memory held)
+QUEUE_BATCHES = 4         # batches waiting for the writer (bounds the memory held)
+BATCH_ITEMS = 256         # the episode hands a batch over at this many lines and frames
+BATCH_FRAMES = 8          # or this many frames; the writer collects a batch left this long:
+BATCH_SECONDS = 0.05      # what was recorded is on disk within about this time
 
 
 class Trajectory:
@@ -46,13 +50,13 @@ class Trajectory:
 
     def write(self, rec: dict) -> None:
         if self._sink is not None:
-            self._sink.put(json.dumps(rec, separators=(",", ":")) + "\n")
+            self._sink.add(json.dumps(rec, separators=(",", ":")) + "\n", 0)
 
     def frame(self, frame: np.ndarray) -> str:
         """Record a frame (the array must not be changed afterwards); returns its hash."""
         h = frame_hash(frame)
         if self.save_frames:
-            self._sink.put((self.n_frames, frame, h))
+            self._sink.add((self.n_frames, frame, h), 1)
         self.n_frames += 1
         return h
 
@@ -89,7 +93,11 @@ def _close_all() -> None:          # an episode abandoned by an exception still 
 
 
 class _Writer:
-    """The writer thread of one episode folder: events lines and frame records, in order."""
+    """The writer thread of one episode folder: events lines and frame records, in order.
+
+    The episode's thread appends to a batch and hands it over when it is big; the writer
+    takes a batch that waited BATCH_SECONDS itself (waking a thread for every line would
+    cost more than writing the line)."""
 
     def __init__(self, folder: Path, save_frames: bool):
         folder.mkdir(parents=True, exist_ok=True)
@@ -97,21 +105,44 @@ class _Writer:
         self._events = os.open(folder / "events.jsonl", flags, 0o644)
         self._frames = os.open(folder / FRAMES_FILE, flags, 0o644) if save_frames else None
         self._enc = FrameEncoder() if save_frames else None
-        self._q: queue.Queue = queue.Queue(maxsize=QUEUE_ITEMS)
+        self._q: queue.SimpleQueue = queue.SimpleQueue()
+        self._room = threading.Semaphore(QUEUE_BATCHES)     # the episode waits when the writer is behind
+        self._lock = threading.Lock()                       # guards the batch being filled
+        self._batch: list = []
+        self._batch_frames = 0
         self.error: BaseException | None = None
         self._closed = False
         self._thread = threading.Thread(target=self._run, name=f"episode-writer:{folder.name}", daemon=True)
         self._thread.start()
         _OPEN.add(self)
 
-    def put(self, item) -> None:
+    def add(self, item, is_frame: int) -> None:
         if self.error is not None:
             self._fail()
-        self._q.put(item)
+        with self._lock:
+            self._batch.append(item)
+            self._batch_frames += is_frame
+            full = self._batch_frames >= BATCH_FRAMES or len(self._batch) >= BATCH_ITEMS
+        if full:
+            self._room.acquire()
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        with self._lock:
+            batch, self._batch, self._batch_frames = self._batch, [], 0
+        if batch:
+            self._q.put(batch)
+        else:
+            self._room.release()
 
     def flush(self) -> None:
+        """Hand the batch being filled over and wait until the writer has written it."""
+        if self.error is not None:
+            self._fail()
+        self._room.acquire()
+        self._hand_over()
         done = threading.Event()
-        self.put(done)
+        self._q.put(done)                     # not a batch: takes no room
         done.wait()
         if self.error is not None:
             self._fail()
@@ -123,31 +154,49 @@ class _Writer:
     def _run(self) -> None:
         q = self._q
         while True:
-            item = q.get()
+            try:
+                item = q.get(timeout=BATCH_SECONDS)
+            except queue.Empty:
+                if self._batch and self._room.acquire(blocking=False):
+                    self._hand_over()         # a batch left waiting (the agent is thinking)
+                continue
             if item is None:
                 break
-            if isinstance(item, threading.Event):   # flush(): everything before it is written
+            if isinstance(item, threading.Event):   # flush(): every batch before it is written
                 item.set()
                 continue
-            if self.error is not None:          # keep draining so the episode never blocks
+            self._room.release()
+            if self.error is not None:        # keep draining so the episode never blocks
                 continue
             try:
-                if isinstance(item, str):
-                    _write_all(self._events, item.encode("utf-8"))
-                else:
-                    i, frame, h = item
-                    if i == 0:
-                        _write_all(self._frames, self._enc.file_header(frame))
-                    _write_all(self._frames, self._enc.record(i, frame, h))
-            except BaseException as e:          # noqa: BLE001 - reported to the episode's thread
+                self._write(item)
+            except BaseException as e:        # noqa: BLE001 - reported to the episode's thread
                 self.error = e
         for fd in (self._events, self._frames):
             if fd is not None:
                 os.close(fd)
 
+    def _write(self, batch: list) -> None:
+        lines = []
+        for it in batch:
+            if isinstance(it, str):
+                lines.append(it)
+                continue
+            if lines:                         # the lines before this frame, in order
+                _write_all(self._events, "".join(lines).encode("utf-8"))
+                lines = []
+            i, frame, h = it
+            if i == 0:
+                _write_all(self._frames, self._enc.file_header(frame))
+            _write_all(self._frames, self._enc.record(i, frame, h))
+        if lines:
+            _write_all(self._events, "".join(lines).encode("utf-8"))
+
     def close(self, raise_error: bool = True) -> None:
         if not self._closed:
             self._closed = True
+            self._room.acquire()
+            self._hand_over()
             self._q.put(None)
             self._thread.join()
             _OPEN.discard(self)

@@ -1,0 +1,79 @@
+"""The fast paths of frame making give the bytes of the plain ones: level screens built over
+a cached base (only what a level adds is drawn and smoothed) equal the static layer drawn
+whole; a renderer that went through many states draws a state as a fresh one does; frames
+are handed out read-only, never written again while anyone holds them."""
+
+import numpy as np
+import pytest
+
+from longpuzzle.engine.suite import Suite
+from longpuzzle.render.frame import Recorder, Renderer, _cover, draw_layer, layer_base
+
+LEVELS = ["bolt_unscrew/hard/6", "rush_hour/easy/1", "nut_and_bolt/hard/1", "truck_escape/default/5",
+          "maze_paint/hard/10", "maze_paint/easy/1", "color_connect/hard/10"]
+
+
+@pytest.mark.parametrize("style, scale", [("2d", 1.0), ("3d", 1.0), ("2d", 0.75), ("3d", 1.37)])
+def test_layered_level_screens_equal_the_whole_drawing(style, scale):
+    r = Renderer(style, scale)
+    for lid in LEVELS:
+        s = Suite(lid, style=style, scale=scale)
+        fast = r.static_layer(s)
+        whole = draw_layer(r.proj, lambda p: r._draw_level(p, s))
+        assert np.array_equal(fast, whole), lid
+
+
+@pytest.mark.parametrize("style", ["2d", "3d"])
+def test_incremental_frames_equal_fresh_frames(style):
+    for lid in ["maze_paint/hard/10", "rush_hour/hard/5", "color_connect/hard/10"]:
+        s = Suite(lid, style=style)
+        r = Renderer(style)
+        rng = np.random.default_rng(4)
+        for _ in range(15):
+            legal = s.session.legal_moves()
+            if not legal or s.complete:
+                break
+            s.dispatch(s.gesture_for(int(rng.choice(legal))))
+            r.render(s)
+        assert np.array_equal(r.render(s), Renderer(style).render(s.clone())), lid
+
+
+def test_frames_are_read_only_and_never_reused_while_held():
+    r = Renderer()
+    s = Suite("maze_paint/hard/3")
+    held = [r.render(s) for _ in range(3)]
+    copies = [h.copy() for h in held]
+    assert all(not h.flags.writeable for h in held) and len({id(h) for h in held}) == 3
+    with pytest.raises(ValueError):
+        held[0][0, 0, 0] = 1
+    for g in s.session.legal_moves()[:3]:
+        s.dispatch(s.gesture_for(int(g)))
+        r.render(s)
+    view = held[1][10:20]
+    del held[1]                       # a view still holds it
+    for _ in range(40):
+        r.render(s)
+    assert np.array_equal(view, copies[1][10:20]) and np.array_equal(held[0], copies[0])
+
+
+def test_cover_and_recorder():
+    rects = [(3, 5, 10, 10), (200, 7, 4, 4), (0, 600, 1080, 2), (1079, 1919, 1, 1)]
+    cov = _cover(rects, (1080, 1920))
+    grid = np.zeros((1920, 1080), bool)
+    for x, y, w, h in cov:
+        assert x % 2 == y % 2 == w % 2 == h % 2 == 0
+        grid[y:y + h, x:x + w] = True
+    for x, y, w, h in rects:
+        assert grid[y:y + h, x:x + w].all()
+    assert grid.mean() < 0.1
+    proj = Renderer().proj
+    tri = [(10, 10), (60, 12), (30, 70)]
+    base = layer_base(proj, "black")
+    rec = Recorder(base.big)                  # recorded at the supersampled projection it replays at
+    rec.poly(tri, (200, 10, 10))
+    with pytest.raises(TypeError):
+        rec.text("x", 1, 1, 10)
+    a = base.over(lambda p: p.poly(tri, (200, 10, 10)))
+    b = base.over(lambda p: p.replay(rec.ops))
+    c = base.over(lambda p: p.replay(rec.ops, {(200, 10, 10): (10, 200, 10)}))
+    assert np.array_equal(a, b) and a.any() and np.array_equal(a[..., 0], c[..., 1])
