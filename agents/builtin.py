@@ -1,6 +1,7 @@
 """Built-in agents. All act only through GUI actions on pixels.
 
-    random   random valid GUI actions over the frame (seeded)
+    random   enters the requested objective, then random gestures on the board (seeded)
+    random_anywhere   random valid GUI actions anywhere on the frame, menus included
     solver   plans with the exhaustive solvers and acts through the gestures of the public
              screen layout, including menu navigation and advancing: it keeps its own
              model of the app (a Suite started where the protocol starts, fed the same
@@ -14,21 +15,27 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import math
 import random
 import re
 from pathlib import Path
 
+import numpy as np
+
 from longpuzzle.agents.base import NO_VISIBLE_EFFECT, BaseAgent, FinalAnswer, Observation, first_action
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.errors import LongPuzzleError
+from longpuzzle.engine.geometry import Circle
 from longpuzzle.engine.registry import puzzles
 from longpuzzle.engine.suite import Suite
 
 DESIGN_W = 540
 
 
-class RandomAgent(BaseAgent):
-    name = "random"
+class RandomAnywhereAgent(BaseAgent):
+    """Random valid GUI actions anywhere on the frame (menus included: it wanders off its
+    objective)."""
+    name = "random_anywhere"
 
     def __init__(self, seed: int = 0):
         self.rng = random.Random(seed)
@@ -119,31 +126,95 @@ class _ModelAgent(BaseAgent):
             return self.emit(nav)
         if self.model.complete:
             return FinalAnswer("all levels complete")
-        a = self.choose(obs)
-        if a is None:
+        g = self.gesture(obs)
+        if g is None:
             return self.emit(self._click_widget("restart"))
-        return self.emit(self.model.gesture_for(a))
+        return self.emit(g)
+
+    def gesture(self, obs: Observation) -> dict | None:
+        """The next gesture on the board, or None to restart the level."""
+        a = self.choose(obs)
+        return None if a is None else self.model.gesture_for(a)
 
     def choose(self, obs: Observation) -> int | None:
         raise NotImplementedError
 
 
+class RandomAgent(_ModelAgent):
+    """The baseline users expect: it enters the requested objective through the menus (as
+    the solver does), then plays random gestures on the board - clicks on the board's
+    pieces, drags between them, swipes - and advances after each level it happens to win.
+    It never presses the HUD's buttons (restart, undo, menu)."""
+    name = "random"
+
+    def __init__(self, seed: int = 0, style: str = "2d"):
+        super().__init__(style, seed)
+
+    def gesture(self, obs):
+        m = self.model
+        targets = [w for w in m.layout().widgets if w.kind == "target"]
+        if not targets:
+            return {"type": "wait", "ms": 200}
+        r = self.rng
+
+        def point(w=None):
+            sh = (w or r.choice(targets)).shape
+            if isinstance(sh, Circle):
+                a, d = r.uniform(0, 2 * math.pi), sh.r * math.sqrt(r.random())
+                x, y = sh.cx + d * math.cos(a), sh.cy + d * math.sin(a)
+            else:
+                x, y = r.uniform(sh.x0, sh.x1), r.uniform(sh.y0, sh.y1)
+            px, py = m.proj.to_px(x, y)
+            w_, h_ = m.frame_size
+            return min(max(int(px), 0), w_ - 1), min(max(int(py), 0), h_ - 1)
+        k = r.random()
+        if k < 0.5:
+            x, y = point()
+            return {"type": "click", "x": x, "y": y}
+        if k < 0.75:
+            (x0, y0), (x1, y1) = point(), point()
+            return {"type": "drag", "x0": x0, "y0": y0, "x1": x1, "y1": y1, "steps": 8, "ms": 300}
+        x, y = point()
+        return {"type": "swipe", "direction": r.choice(["up", "down", "left", "right"]), "x": x, "y": y}
+
+
 class SolverAgent(_ModelAgent):
+    """Plans with the solvers and plays each plan with as few pointer presses as a person
+    would: one gesture per run of moves the game's screen can take in one press (a whole
+    Color Connect route in one drag), else one per move. ``plans`` may give known solutions
+    (level id -> move texts or action ints) used from a level's initial state instead of a
+    search."""
     name = "solver"
 
-    def __init__(self, style: str = "2d", seed: int = 0, budget: int = 20_000_000):
+    def __init__(self, style: str = "2d", seed: int = 0, budget: int = 20_000_000, plans: dict | None = None):
         super().__init__(style, seed)
         self.budget = budget
+        self.plans = plans or {}
 
-    def choose(self, obs):
+    def _plan(self) -> bool:
         from longpuzzle.solvers import solve
 
         s = self.model.session
-        if not self.plan:
-            res = solve(s.level, state=s.state.copy(), budget=self.budget)
-            if res.status != "solvable":
-                return None              # a dead end (or out of budget): restart
-            self.plan = list(res.actions)
+        known = self.plans.get(s.level.id)
+        if known is not None and not s.moves and np.array_equal(s.state, s.level.initial):
+            self.plan = [m if isinstance(m, int) else s.puzzle.parse_move(s.level, m) for m in known]
+            return True
+        res = solve(s.level, state=s.state.copy(), budget=self.budget)
+        if res.status != "solvable":
+            return False                 # a dead end (or out of budget): restart
+        self.plan = list(res.actions)
+        return True
+
+    def gesture(self, obs):
+        if not self.plan and not self._plan():
+            return None
+        g, k = self.model.gesture_run(self.plan)
+        del self.plan[:k]
+        return g
+
+    def choose(self, obs):
+        if not self.plan and not self._plan():
+            return None
         return self.plan.pop(0)
 
 
@@ -163,7 +234,8 @@ class GreedyAgent(_ModelAgent):
         return self.rng.choice([a for v, a in scored if v == best])
 
 
-BUILTIN = {"random": RandomAgent, "solver": SolverAgent, "greedy": GreedyAgent}
+BUILTIN = {"random": RandomAgent, "random_anywhere": RandomAnywhereAgent, "solver": SolverAgent,
+           "greedy": GreedyAgent}
 
 
 def load_agent(spec: str, **kwargs) -> BaseAgent:

@@ -34,7 +34,8 @@ def _clean(v):
 
 @click.command("eval")
 @click.option("--agent", "agent_spec", default="solver", show_default=True,
-              help="random, solver, greedy, or a .py file with one BaseAgent subclass.")
+              help="random (random gestures on the requested objective's board), random_anywhere (random "
+              "actions anywhere), solver, greedy, or a .py file with one BaseAgent subclass.")
 @click.option("--objective", multiple=True, metavar="GAME/DIFFICULTY", help="Objective(s) to run (repeatable).")
 @click.option("--all", "all_", is_flag=True, help="All 16 objectives.")
 @click.option("--protocol", type=click.Choice(["objective", "level"]), default="objective", show_default=True)

@@ -160,6 +160,12 @@ class GameUI:
         """A GUI action (frame px of ``proj``) that makes this move from the idle UI state."""
         raise NotImplementedError
 
+    def gesture_run(self, actions, proj: Projection, suite: "Suite | None" = None) -> tuple[dict, int]:
+        """(gesture, k): ONE gesture that makes the first k >= 1 of ``actions`` in order from
+        the idle UI state, as a person would (e.g. a whole Color Connect route in one drag).
+        By default one gesture per move."""
+        return self.gesture_for(int(actions[0]), proj, suite), 1
+
 
 @dataclass(slots=True, init=False)
 class Feedback:
@@ -717,6 +723,10 @@ class Suite:
     # ---- moves <-> gestures ------------------------------------------------------------
     def gesture_for(self, action: int) -> dict:
         return self.game_ui().gesture_for(int(action), self.proj, self)
+
+    def gesture_run(self, actions) -> tuple[dict, int]:
+        """One gesture for the first k of ``actions`` (GameUI.gesture_run): (gesture, k)."""
+        return self.game_ui().gesture_run(list(actions), self.proj, self)
 
     def interpret(self, gui_action: Any) -> list[int]:
         """The moves (action ints) a GUI action would apply, without changing this suite."""

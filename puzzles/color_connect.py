@@ -66,6 +66,7 @@ import sys
 import numpy as np
 from numba import njit
 
+from longpuzzle.engine import gui
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.geometry import Circle, Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
@@ -772,6 +773,44 @@ class ColorConnectUI(GameUI):
         if len(path) <= 1:                               # cancel a one-cell path: click its start
             return self._click(proj, *divmod(path[0] if path else self.endpoints[0][0], cols))
         return self._discard_gesture(proj, path[-1])
+
+    def gesture_run(self, actions, proj, suite=None):
+        """A whole route in one press, as a person draws it: when ``actions`` starts with a
+        start move followed by the steps that complete that colour, one drag from the start
+        endpoint through every corner of the route to the other endpoint (the game walks the
+        straight runs); otherwise one gesture for the first move."""
+        n, cols = self.n, self.cols
+        a = int(actions[0])
+        if not n < a < n + 1 + 2 * self.k:
+            return self.gesture_for(a, proj, suite), 1
+        col, e = divmod(a - n - 1, 2)
+        goal = self.endpoints[col][1 - e]
+        cells = [self.endpoints[col][e]]
+        for m in actions[1:]:
+            m = int(m)
+            r0, c0 = divmod(cells[-1], cols)
+            r1, c1 = divmod(m, cols) if 0 <= m < n else (-9, -9)
+            if abs(r1 - r0) + abs(c1 - c0) != 1:          # not a step to a 4-neighbour
+                break
+            cells.append(m)
+            if m == goal:
+                break
+        if cells[-1] != goal:
+            return self.gesture_for(a, proj, suite), 1
+        keep = [cells[0]]
+        for i in range(1, len(cells) - 1):
+            (r0, c0), (r1, c1), (r2, c2) = (divmod(v, cols) for v in (keep[-1], cells[i], cells[i + 1]))
+            if not (r0 == r1 == r2 or c0 == c1 == c2):
+                keep.append(cells[i])
+        keep.append(cells[-1])
+        if len(keep) - 2 > gui.MAX_VIA:
+            return self.gesture_for(a, proj, suite), 1
+        pts = [[round(v) for v in proj.to_px(*self.cell_center(*divmod(c, cols)))] for c in keep]
+        g = {"type": "drag", "x0": pts[0][0], "y0": pts[0][1], "x1": pts[-1][0], "y1": pts[-1][1],
+             "steps": 1, "ms": min(gui.MAX_MS, 60 * (len(keep) - 1))}
+        if len(pts) > 2:
+            g["via"] = pts[1:-1]
+        return g, len(cells)
 
     def _discard_gesture(self, proj, tip: int) -> dict:
         """Cancel a longer active path: press a border cell outside the tip's row and column

@@ -247,3 +247,74 @@ def test_the_last_levels_card_offers_the_menu_not_a_next_level():
     assert last.screen_name() == "difficulty:nut_and_bolt"
     mid.dispatch({"type": "click", "x": cx, "y": cy})
     assert mid.screen_name() == "level:nut_and_bolt/easy/3"
+
+
+def test_the_random_agent_enters_its_objective_and_plays_on_the_board(tmp_path):
+    from longpuzzle.agents.builtin import RandomAgent, RandomAnywhereAgent, load_agent
+    r = run_objective(RandomAgent(2), "nut_and_bolt", "hard", settings=Settings(max_actions=40), folder=tmp_path)
+    assert r.end == "max_actions" and not r.outcome.mismatch and r.outcome.levels[0].reached
+    recs = [e["record"] for e in read_events(tmp_path) if e.get("stream") == "private"]
+    on = [i for i, rec in enumerate(recs) if rec["level"] == "nut_and_bolt/hard/1"]
+    assert on and all(rec["level"] == "nut_and_bolt/hard/1" for rec in recs[on[0]:])    # stays on the board
+    assert recs[-1]["restarts"] == 0 and r.presses >= 30
+    assert isinstance(load_agent("random_anywhere", seed=1), RandomAnywhereAgent)
+
+
+HUMAN_PRESSES = {"bolt_unscrew/easy": 100, "bolt_unscrew/hard": 2500, "rush_hour/easy": 89, "rush_hour/medium": 102,
+                 "rush_hour/hard": 442, "nut_and_bolt/easy": 45, "nut_and_bolt/medium": 169, "nut_and_bolt/hard": 405,
+                 "nut_and_bolt/extreme": 538, "nut_and_bolt/nightmare": 1106, "truck_escape/default": 134,
+                 "maze_paint/easy": 128, "maze_paint/medium": 238, "maze_paint/hard": 476,
+                 "color_connect/easy": 118, "color_connect/hard": 316}     # PAPERS.md Table 4
+
+
+def solver_presses(objective, plans=None):
+    """The solver agent's pointer presses over a whole objective from the home screen, played
+    against the suite without rendering frames (the harness's press count, gui.presses)."""
+    from longpuzzle.agents.base import Observation, action_spec
+    import numpy as np
+    game, diff = objective.split("/")
+    agent, s = SolverAgent(plans=plans), Suite("home")
+    agent.reset(instruction_for(game, diff), action_spec(*s.frame_size, first_wait=True))
+    obs, presses, frame = Observation(None, None, 0, None), 0, np.zeros((1, 1, 3), np.uint8)
+    while not isinstance(a := agent.act(obs), FinalAnswer):
+        v = gui.validate(a, s.frame_size)
+        s.dispatch(v)
+        presses += gui.presses(v)
+        obs = Observation(frame, None, obs.step + 1, None)
+        assert obs.step < 20_000
+    done = [lid for lid in agent.targets if lid == s.level.id and s.complete]
+    assert done == [agent.targets[-1]], objective
+    return presses
+
+
+@pytest.mark.slow
+def test_the_solver_agent_needs_no_more_presses_than_the_papers_human():
+    """Every objective; Bolt Unscrew hard plays its recorded solutions (tests/data) instead of
+    searching (the same gestures, without ~30 s of search)."""
+    from pathlib import Path
+    from longpuzzle.engine.catalog import catalog
+    data = json.loads((Path(__file__).parent / "data" / "bolt_unscrew_solutions.json").read_text())
+    bolt_hard = {f"bolt_unscrew/{k}": v["moves"] for k, v in data.items() if k.startswith("hard/")}
+    got = {o.id: solver_presses(o.id, bolt_hard if o.id == "bolt_unscrew/hard" else None)
+           for o in catalog().objectives()}
+    over = {o: (n, HUMAN_PRESSES[o]) for o, n in got.items() if n > HUMAN_PRESSES[o]}
+    assert not over, over
+    assert got["color_connect/easy"] < 100 and got["color_connect/hard"] < 150     # one press per route
+
+
+@pytest.mark.parametrize("style, viewport", [("2d", None), ("3d", None), ("2d", (1280, 900))])
+def test_every_color_connect_route_is_one_drag_through_its_corners(style, viewport):
+    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.session import Session
+    for lid in catalog().level_ids("color_connect"):
+        s = Suite(lid, style=style, viewport=viewport, direct=True)
+        for route in s.level.extra["solution"]:
+            n0 = len(s.session.moves)
+            ref = Session.from_checkpoint(s.session.checkpoint())
+            ref.play(route)
+            want = ref.moves[n0:]
+            g, k = s.gesture_run(want)
+            assert k == len(want) and g["type"] == "drag" and gui.presses(g) == 1, (lid, route)
+            assert s.interpret(g) == want, (lid, route, g)
+            s.dispatch(g)
+        assert s.complete, lid
