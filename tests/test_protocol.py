@@ -318,3 +318,15 @@ def test_every_color_connect_route_is_one_drag_through_its_corners(style, viewpo
             assert s.interpret(g) == want, (lid, route, g)
             s.dispatch(g)
         assert s.complete, lid
+
+
+def test_move_counts_say_whether_the_winning_move_is_in(tmp_path):
+    """The paper's Rush Hour sums count without the winning move: the proven optima of easy
+    are 52 with it and 42 without it (PAPERS.md / issue 12); the optimal solver makes both."""
+    r = run_objective(SolverAgent(), "rush_hour", "easy", folder=tmp_path, settings=Settings(save_frames=False))
+    res = json.loads((tmp_path / "result.json").read_text())
+    assert r.outcome.success and res["moves"] == 52 and res["moves_before_win"] == 42
+    assert all(l["moves"] - l["moves_before_win"] == 1 for l in res["levels"])
+    # presses: one drag per move and a "Next level" click per card are made on the levels;
+    # the game and difficulty cards on the menus
+    assert res["presses"] == r.presses == sum(l["presses"] for l in res["levels"]) + 2 == 52 + 9 + 2

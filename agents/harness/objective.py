@@ -203,6 +203,9 @@ class ObjectiveEpisode:
         scores = ev.level_scores(end)
         res.levels = [_level_row(ev, l, sc, run.level_presses.get(l, 0)) for l, sc in zip(ev.targets, scores)]
         out = res.as_dict()
+        won_rows = [l for l in res.levels if l.get("moves_before_win") is not None]
+        out["moves"] = sum(l.get("moves") or 0 for l in res.levels)       # the winning moves included
+        out["moves_before_win"] = sum(l["moves_before_win"] for l in won_rows)   # over won levels, as the paper sums
         out["metrics"] = {k: v for k, v in aggregate([outcome]).items() if k not in ("objectives", "games")}
         out["metrics"]["score"] = sum(scores) / len(scores)
         run.traj.write({"type": "end", "end": end, "error": err, "result": result_core(out)})
