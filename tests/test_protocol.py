@@ -136,7 +136,7 @@ class LateWinner(SolverAgent):
         if self.held is not None:
             if not self.waited:
                 self.waited = True
-                return {"type": "wait", "ms": int((obs.time_left - 1.0) * 1000)}    # 1 s left
+                return {"type": "wait", "ms": int((obs.time_left - 2.0) * 1000)}    # 2 s left (less the gap)
             time.sleep(self.think)
             a, self.held = self.held, None
             return a
@@ -148,13 +148,13 @@ class LateWinner(SolverAgent):
 
 
 def test_an_action_returned_after_the_deadline_is_not_executed():
-    r = run_objective(LateWinner(1.2), "nut_and_bolt", "easy", settings=Settings(budget=600))
+    r = run_objective(LateWinner(2.5), "nut_and_bolt", "easy", settings=Settings(budget=600))
     assert r.end == "budget" and r.outcome.solved_count == 0 and not r.outcome.levels[0].won
     assert r.time["charged"] >= 600
     # when the agent's time is not charged, the same move is executed and wins the level
-    r = run_objective(LateWinner(1.2), "nut_and_bolt", "easy",
+    r = run_objective(LateWinner(2.5), "nut_and_bolt", "easy",
                       settings=Settings(budget=600, charge_agent_time=False))
-    assert r.outcome.levels[0].won and r.time["agent"] >= 1.2
+    assert r.outcome.levels[0].won and r.time["agent"] >= 2.5
 
 
 def test_the_deadline_path_runs_actions_exactly_as_the_fast_path():

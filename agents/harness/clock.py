@@ -32,6 +32,7 @@ class BudgetClock:
         self.simulated = 0.0
         self.latency = 0.0
         self.actions = 0                        # executed actions charged with latency
+        self.at_deadline = False                # an action ran into the deadline
 
     # ---- running --------------------------------------------------------------------
     @property
@@ -51,8 +52,12 @@ class BudgetClock:
         if self.started:
             self.agent += seconds
 
-    def action(self, simulated_ms: float) -> None:
-        """An executed action: its simulated duration and the per-action latency."""
+    def action(self, simulated_ms: float, at_deadline: bool = False) -> None:
+        """An executed action: its simulated duration and the per-action latency. With
+        ``at_deadline`` the action ran into the deadline (the suite stopped there): the budget
+        is spent, whatever real time the rest of the step takes."""
+        if at_deadline:
+            self.at_deadline = True
         self.simulated += simulated_ms / 1000.0
         self.latency += self.action_latency
         self.actions += 1
@@ -76,7 +81,7 @@ class BudgetClock:
         return self.budget - self.charged()
 
     def expired(self) -> bool:
-        return self.budget is not None and self.started and self.charged() >= self.budget
+        return self.budget is not None and self.started and (self.at_deadline or self.charged() >= self.budget)
 
     def agent_timeout(self, action_timeout: float | None) -> tuple[float | None, bool]:
         """(timeout for the next agent call, whether it is the budget's deadline): the agent

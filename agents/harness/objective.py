@@ -153,8 +153,9 @@ class ObjectiveEpisode:
         clock.start()                                   # (the first wait starts it)
         c0 = self.suite.clock
         first = run.traj.n_frames
-        fb, rec, frames, a = run.dispatch(a, t_agent, clock.deadline_ms(c0))
-        clock.action(self.suite.clock - c0)
+        until = clock.deadline_ms(c0)
+        fb, rec, frames, a = run.dispatch(a, t_agent, until)
+        clock.action(self.suite.clock - c0, at_deadline=until is not None and self.suite.clock >= until)
         self.feedback = fb
         self.intermediate = tuple(make_frame(f) for f in frames[:-1])
         if self.ev.complete:
