@@ -107,7 +107,10 @@ class GameUI:
          animation_ms(before, after, action, code) (input locked meanwhile),
          gesture_for(action, proj, suite) -> a GUI action dict in integer px of ``proj``
                           that makes exactly that move from the idle UI state of
-                          ``suite`` (tests check interpret(gesture_for(m)) == [m])
+                          ``suite`` (tests check interpret(gesture_for(m)) == [m]);
+                          optionally gesture_run(actions, proj, suite) -> (gesture, k): one
+                          gesture for the first k moves, as a person would (Color Connect:
+                          a whole route in one drag)
        and the class attributes exit_to, instructions, complete_title / complete_text,
        header_y (and optionally instructions_y, toast_y).
     2. A drawing module render/<game>.py (see longpuzzle.render.frame.GameDrawing).
