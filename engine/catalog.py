@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterable
 
+from longpuzzle.engine import jit
 from longpuzzle.engine.errors import LevelFormatError, UnknownLevelError, UnknownGameError
 from longpuzzle.engine.protocol import Level
 from longpuzzle.engine.registry import get_puzzle, puzzles
@@ -114,11 +115,12 @@ class Catalog:
                 raise LevelFormatError(f"cannot read: {e.strerror}", file=str(path)) from None
             game, _, _ = parse_level_file(text, str(path))
             sources[game] = (text, str(path))
-        for game, (text, file) in sources.items():
-            g, objectives, levels = parse_level_file(text, file)
-            self._objectives[g] = objectives
-            self._levels.update(levels)
-            self._files[g] = file
+        with jit.one_shot():                   # building levels calls the rules a few times
+            for game, (text, file) in sources.items():
+                g, objectives, levels = parse_level_file(text, file)
+                self._objectives[g] = objectives
+                self._levels.update(levels)
+                self._files[g] = file
 
     def games(self) -> list[str]:
         order = [p.id for p in puzzles()]

@@ -25,6 +25,7 @@ from types import ModuleType
 import numba
 
 from longpuzzle.engine.cache import cache_dir  # noqa: F401  (also importable from here)
+from longpuzzle.engine.jit import compiled
 from longpuzzle.engine.protocol import Puzzle
 
 _LOADED: dict[tuple[str, str], ModuleType] = {}
@@ -37,6 +38,7 @@ def specialize(puzzle: Puzzle, template: str, name: str) -> ModuleType:
     if key in _LOADED:
         return _LOADED[key]
     game_mod = puzzle.kernels
+    compiled(game_mod)             # generated code imports the game's kernels compiled
     game_src = inspect.getsource(game_mod)
     digest = hashlib.sha256("\0".join([template, game_src, numba.__version__, sys.version]).encode()).hexdigest()[:16]
     header = (

@@ -99,7 +99,7 @@ import re
 import sys
 
 import numpy as np
-from numba import njit
+from longpuzzle.engine.jit import njit
 
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection

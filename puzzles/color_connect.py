@@ -64,7 +64,7 @@ import re
 import sys
 
 import numpy as np
-from numba import njit
+from longpuzzle.engine.jit import njit
 
 from longpuzzle.engine import gui
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError

@@ -22,7 +22,7 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from numba import njit
+from longpuzzle.engine.jit import njit
 
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.geometry import Circle, Rect, Widget

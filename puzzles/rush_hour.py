@@ -49,7 +49,7 @@ import re
 import sys
 
 import numpy as np
-from numba import njit
+from longpuzzle.engine.jit import njit
 
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.geometry import Rect, Widget

@@ -1,0 +1,162 @@
+"""Kernels that are compiled only when they are needed.
+
+The games' rule kernels are written for numba (``@njit(cache=True)``), but importing numba
+and loading cached machine code costs about half a second, more than a one-shot command such
+as ``longpuzzle show`` spends on the rules (a few calls). So the puzzle modules decorate their
+kernels with ``njit`` from here: the decorated function stays a plain Python function inside
+a :class:`Kernel` until the module's kernels are first needed compiled. Then numba is imported
+and EVERY kernel of that module is replaced, in the module's namespace, by its numba
+dispatcher (kernels calling each other compile together; callers that look kernels up on the
+module, like ``Puzzle.kernels.step_into``, get the dispatcher directly from then on).
+
+Modes (``set_mode``; ``mode()`` tells the current one):
+
+    compiled      the first call compiles (or loads from numba's cache); the default
+    auto          calls run as plain Python, exactly as under NUMBA_DISABLE_JIT=1 (which the
+                  conformance suite checks gives identical bytes), until they have taken
+                  AUTO_BUDGET seconds in all; then the kernels are compiled. ``one_shot()``
+                  blocks use it: building the level catalogue, and the one-shot commands
+                  (levels, show, check, replay of an episode text).
+    interpreted   always plain Python (debugging; slow)
+
+``compiled(module)`` compiles a module's kernels now (the code generator does this before it
+writes code that imports them). Nothing here imports numba until a kernel is compiled.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from types import ModuleType
+from typing import Any, Callable
+
+AUTO_BUDGET = 0.15          # seconds of interpreted kernel time before 'auto' compiles
+_MODES = ("compiled", "auto", "interpreted")
+_state = {"mode": "compiled", "spent": 0.0}
+_lock = threading.RLock()
+_depth = threading.local()
+
+
+def set_mode(mode: str) -> None:
+    if mode not in _MODES:
+        raise ValueError(f"jit mode must be one of {', '.join(_MODES)}, not {mode!r}")
+    _state["mode"] = mode
+
+
+def mode() -> str:
+    return _state["mode"]
+
+
+@contextmanager
+def one_shot():
+    """A block that calls kernels a few times (building the catalogue, a one-shot command):
+    'auto' mode, unless the mode is 'interpreted' already."""
+    with using("interpreted" if _state["mode"] == "interpreted" else "auto"):
+        yield
+
+
+@contextmanager
+def using(m: str):
+    """Run a block in jit mode ``m`` (the mode before is restored after it)."""
+    before = _state["mode"]
+    set_mode(m)
+    try:
+        yield
+    finally:
+        _state["mode"] = before
+
+
+class Kernel:
+    """A kernel not compiled yet: callable (as Python, or compiling its module first)."""
+
+    def __init__(self, fn: Callable, options: dict):
+        self.py_func = fn
+        self.options = options
+        self.module = fn.__module__
+        self.name = fn.__name__
+        self.dispatcher = None
+        self.__wrapped__ = fn
+        self.__doc__ = fn.__doc__
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__module__ = fn.__module__
+
+    def __repr__(self) -> str:
+        state = "compiled" if self.dispatcher is not None else "not compiled yet"
+        return f"<kernel {self.module}.{self.name} ({state})>"
+
+    def __call__(self, *args: Any):
+        d = self.dispatcher
+        if d is not None:
+            return d(*args)
+        m = _state["mode"]
+        if m == "compiled":
+            return self.compile()(*args)
+        depth = getattr(_depth, "n", 0)
+        if depth:                              # inside another interpreted kernel: no timing
+            return self.py_func(*args)
+        if m == "auto" and _state["spent"] >= AUTO_BUDGET:
+            return self.compile()(*args)
+        _depth.n = 1
+        t0 = time.perf_counter()
+        try:
+            return self.py_func(*args)
+        finally:
+            _depth.n = 0
+            _state["spent"] += time.perf_counter() - t0
+
+    def compile(self):
+        """This kernel's numba dispatcher (compiling its whole module's kernels first)."""
+        if self.dispatcher is None:
+            compiled(sys.modules[self.module])
+        return self.dispatcher
+
+
+def njit(*args, **options):
+    """``numba.njit``, deferred (see the module docstring): ``@njit`` or ``@njit(cache=True)``."""
+    if args and callable(args[0]) and len(args) == 1 and not options:
+        return Kernel(args[0], {})
+    if args:
+        raise TypeError("njit takes the function, or keyword options only (signatures are not supported)")
+    return lambda fn: Kernel(fn, dict(options))
+
+
+def compiled(module: ModuleType) -> ModuleType:
+    """Replace every Kernel of ``module`` by its numba dispatcher (idempotent)."""
+    with _lock:
+        ks = [(k, v) for k, v in vars(module).items() if isinstance(v, Kernel)]
+        if not ks:
+            return module
+        import numba
+
+        _register_typeof()
+        for name, k in ks:
+            if k.dispatcher is None:
+                k.dispatcher = numba.njit(**k.options)(k.py_func)
+        for name, k in ks:
+            setattr(module, name, k.dispatcher)
+    return module
+
+
+_registered = False
+
+
+def _register_typeof() -> None:
+    """Let numba type a Kernel object that compiled code reaches before its module was
+    compiled (a reference taken early): as its dispatcher."""
+    global _registered
+    if _registered:
+        return
+    from numba.extending import typeof_impl
+
+    @typeof_impl.register(Kernel)
+    def _typeof_kernel(val, c):
+        return typeof_impl(val.compile(), c)
+
+    _registered = True
+
+
+def is_compiled(module: ModuleType) -> bool:
+    return not any(isinstance(v, Kernel) for v in vars(module).values())
