@@ -17,6 +17,7 @@ import time
 import click
 import numpy as np
 
+from longpuzzle.engine import jit
 from longpuzzle.engine.catalog import catalog, load_level
 from longpuzzle.engine.errors import IllegalMoveError, LongPuzzleError
 from longpuzzle.engine.registry import get_puzzle
@@ -38,7 +39,22 @@ class OneLineUsageError(click.UsageError):
 
 
 class _Group(click.Group):
-    """Turns library errors and usage mistakes into a one-line message and exit status 2."""
+    """Turns library errors and usage mistakes into a one-line message and exit status 2;
+    finds subpackage commands on first use (COMMAND_MODULES)."""
+
+    def get_command(self, ctx, name):
+        cmd = super().get_command(ctx, name)
+        if cmd is None:
+            for mod in COMMAND_MODULES:
+                _load_command_module(mod)
+                cmd = super().get_command(ctx, name)
+                if cmd is not None:
+                    break
+        return cmd
+
+    def list_commands(self, ctx):
+        _add_subpackage_commands()
+        return super().list_commands(ctx)
 
     def make_context(self, info_name, args, parent=None, **extra):
         try:
@@ -92,6 +108,11 @@ def levels_cmd(game, as_json):
 @click.option("--moves", help="Moves to apply first, separated by spaces.")
 def show_cmd(level_id, moves):
     """Print a level's board as text (after MOVES, if given)."""
+    with jit.one_shot():                     # a few rule calls: no numba unless it pays
+        _show(level_id, moves)
+
+
+def _show(level_id, moves):
     s = Session(level_id)
     s.play_all(_split_moves(moves))
     p = s.puzzle
@@ -114,6 +135,11 @@ def check_cmd(level_id, moves, as_json):
     the moves that were accepted but changed nothing (a Maze Paint swipe into a wall).
     Stops at the first rejected move (reported, not an error); text that is not a move at
     all is an error."""
+    with jit.one_shot():
+        _check(level_id, moves, as_json)
+
+
+def _check(level_id, moves, as_json):
     s = Session(level_id)
     tokens = _split_moves(moves)
     rejected_at, reason, unchanged = None, None, []
@@ -166,10 +192,15 @@ def replay_cmd(episode, as_json):
     if path.is_dir():
         _replay_folder(path, as_json)
         return
-    if path.is_file():
-        s = Session.from_checkpoint(path.read_text(encoding="utf-8"))
-    else:
-        s = replay(episode)
+    with jit.one_shot():
+        if path.is_file():
+            s = Session.from_checkpoint(path.read_text(encoding="utf-8"))
+        else:
+            s = replay(episode)
+        _replay_text_out(s, as_json)
+
+
+def _replay_text_out(s, as_json: bool) -> None:
     c = s.counters
     out = {"level": s.level.id, "moves": len(s.moves), "solved": s.solved, "progress": s.progress,
            "counters": c.as_dict()}
@@ -261,26 +292,33 @@ def rollout_cmd(level_id, walks, steps, seed, as_json):
                    f"{warm:.2f} s to compile or load the kernels first)")
 
 
-# subpackages contributing commands: each has a module with a COMMANDS list
+# subpackages contributing commands: each has a module with a COMMANDS list. They are
+# imported only when a command that is not a core one is asked for (or the whole list, for
+# --help), so ``longpuzzle show`` does not import the solvers, the renderer or the envs.
 COMMAND_MODULES = ("longpuzzle.solvers.cli", "longpuzzle.render.cli", "longpuzzle.agents.cli", "longpuzzle.envs.cli",
                    "longpuzzle.agents.report.cli")
+_loaded: list[str] = []
+
+
+def _load_command_module(name: str) -> None:
+    import importlib
+
+    if name in _loaded:
+        return
+    _loaded.append(name)
+    try:
+        mod = importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name == name:   # that subpackage offers no commands (yet)
+            return
+        raise
+    for cmd in getattr(mod, "COMMANDS", ()):
+        cli.add_command(cmd)
 
 
 def _add_subpackage_commands() -> None:
-    import importlib
-
     for name in COMMAND_MODULES:
-        try:
-            mod = importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name == name:   # that subpackage offers no commands (yet)
-                continue
-            raise
-        for cmd in getattr(mod, "COMMANDS", ()):
-            cli.add_command(cmd)
-
-
-_add_subpackage_commands()
+        _load_command_module(name)
 
 
 def main(argv: list[str] | None = None) -> None:
