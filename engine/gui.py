@@ -29,7 +29,12 @@ An action is a JSON-able dict with a ``type`` (HARNESS.md section 4 names in bra
 
 Coordinates are pixels of the frame the agent sees (0 <= x < W, 0 <= y < H). Anything
 malformed raises :class:`ActionError` saying what is wrong; validation returns a normalised
-copy with every default filled in. :func:`expand` turns one (non-batch) action into timed
+copy with every default filled in. Validation never runs code of the object it is given
+(:func:`plain` reads subclasses of dict, list, str, int and float through their base types)
+and is bounded: a batch holds at most MAX_BATCH actions counting every nested batch, batches
+nest at most MAX_NESTING deep, an action holds at most MAX_VALUES values and texts of at
+most MAX_TEXT characters, integers beyond MAX_INT are refused before any float conversion,
+and error messages quote at most a few dozen characters of what they refuse. :func:`expand` turns one (non-batch) action into timed
 low-level events: ``(t_ms, kind, x, y, key)`` with kind one of DOWN, MOVE, UP, KEY, WHEEL,
 WAIT, and t relative to the action's start.
 """
@@ -44,7 +49,11 @@ from longpuzzle.engine.errors import LongPuzzleError
 DOWN, MOVE, UP, KEY, WHEEL, WAIT = "down", "move", "up", "key", "wheel", "wait"
 CLICK_MS = 40             # press .. release of a click
 DOUBLE_CLICK_GAP_MS = 100
-MAX_BATCH = 200
+MAX_BATCH = 200          # actions in a batch, nested batches included
+MAX_NESTING = 4          # batch depth
+MAX_VALUES = 4000        # values (numbers, texts, lists, objects) in one action
+MAX_TEXT = 1000          # characters of one text in an action
+MAX_INT = 10 ** 15       # integers beyond this are refused (before any float conversion)
 MAX_MS = 600_000
 MAX_VIA = 100             # waypoints of one pointer path
 MAX_TEXT = 200            # characters of one typetext
@@ -81,20 +90,112 @@ class ActionError(LongPuzzleError, ValueError):
     """A GUI action that is malformed (unknown type, missing or bad field, off the frame)."""
 
 
+def short(v: Any, n: int = 40) -> str:
+    """repr() of a value for a message, at most about ``n`` characters (never runs its code
+    beyond the plain types' own repr)."""
+    if type(v) in (int, float, bool, type(None)):
+        r = repr(v) if type(v) is not int or -10 ** 30 < v < 10 ** 30 else f"<an integer of about {_digits(v)} digits>"
+    elif type(v) is str:
+        r = repr(v[:n + 1])
+    else:
+        r = f"<{type(v).__name__}>"
+    return r if len(r) <= n + 2 else r[:n] + f"...' ({len(v)} characters)" if type(v) is str else r[:n] + "..."
+
+
+def _digits(v: int) -> int:
+    return max(1, int(abs(v).bit_length() * 0.30103) + 1)
+
+
+_PLAIN_NUM = {}            # exact numpy scalar types -> converter, filled on first use
+
+
+def plain(action: Any) -> Any:
+    """A plain copy of ``action``: dicts with text keys, lists, texts, ints, floats, bools and
+    None, read without running any of the object's own code (a subclass of dict, list, tuple,
+    str, int or float is read through its base type, so a lying ``__len__`` or a hanging
+    ``__iter__`` is never called; exact numpy scalars become numbers). Raises ActionError for
+    anything else, or when the action holds more than MAX_VALUES values, texts longer than
+    MAX_TEXT characters, or nesting deeper than 3 * MAX_NESTING + 4."""
+    count = [0]
+    return _plain(action, count, 0)
+
+
+def _plain(v: Any, count: list, depth: int) -> Any:
+    count[0] += 1
+    if count[0] > MAX_VALUES:
+        raise ActionError(f"an action holds at most {MAX_VALUES} values")
+    t = type(v)
+    if t is str or t is int or t is float or t is bool or v is None:
+        if t is str and len(v) > MAX_TEXT:
+            raise ActionError(f"a text in an action has at most {MAX_TEXT} characters, not {len(v)}")
+        return v
+    if depth > 3 * MAX_NESTING + 4:
+        raise ActionError("the action is nested too deeply")
+    if issubclass(t, dict):
+        out = {}
+        for k, x in dict.items(v):
+            tk = type(k)
+            if tk is not str:
+                if not issubclass(tk, str):
+                    raise ActionError(f"field names are text, not {tk.__name__}")
+                k = str.__str__(k)
+            if len(k) > MAX_TEXT:
+                raise ActionError(f"a field name has at most {MAX_TEXT} characters, not {len(k)}")
+            out[k] = _plain(x, count, depth + 1)
+        return out
+    if issubclass(t, (list, tuple)):
+        base = list if issubclass(t, list) else tuple
+        n = base.__len__(v)
+        if count[0] + n > MAX_VALUES:
+            raise ActionError(f"an action holds at most {MAX_VALUES} values")
+        return [_plain(base.__getitem__(v, i), count, depth + 1) for i in range(n)]
+    if issubclass(t, bool):
+        return bool(int.__index__(v))
+    if issubclass(t, int):
+        return int.__index__(v)
+    if issubclass(t, float):
+        return float.__float__(v)
+    if issubclass(t, str):
+        return _plain(str.__str__(v), count, depth)
+    conv = _numpy_scalar(t)
+    if conv is not None:
+        return conv(v)
+    raise ActionError(f"an action holds only numbers, text, lists and objects, not {t.__name__}")
+
+
+def _numpy_scalar(t: type):
+    if not _PLAIN_NUM:
+        try:
+            import numpy as np
+        except ImportError:          # pragma: no cover
+            _PLAIN_NUM[None] = None
+        else:
+            for n in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
+                _PLAIN_NUM[getattr(np, n)] = lambda v: int(np.int64(v)) if v <= np.iinfo(np.int64).max else int(str(v))
+            for n in ("float16", "float32", "float64"):
+                _PLAIN_NUM[getattr(np, n)] = lambda v: float(np.float64(v))
+            _PLAIN_NUM[np.bool_] = lambda v: bool(v)
+    return _PLAIN_NUM.get(t)
+
+
 def _num(a: dict, k: str, where: str) -> float:
     v = a[k]
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        raise ActionError(f"{where}field {k!r} must be a finite number, not {v!r}")
-    return float(v) if isinstance(v, float) else int(v)
+    t = type(v)
+    if t is int:
+        if -MAX_INT <= v <= MAX_INT:
+            return v
+    elif t is float and math.isfinite(v) and -MAX_INT <= v <= MAX_INT:
+        return v
+    raise ActionError(f"{where}field {k!r} must be a finite number (at most {MAX_INT:.0e} in size), not {short(v)}")
 
 
 def _int(a: dict, k: str, lo: int, hi: int, where: str) -> int:
     v = a[k]
-    if isinstance(v, bool) or not isinstance(v, int) and not (isinstance(v, float) and v.is_integer()):
-        raise ActionError(f"{where}field {k!r} must be an integer, not {v!r}")
+    if type(v) is not int and not (type(v) is float and v.is_integer()):
+        raise ActionError(f"{where}field {k!r} must be an integer, not {short(v)}")
     v = int(v)
     if not lo <= v <= hi:
-        raise ActionError(f"{where}field {k!r} must be between {lo} and {hi}, not {v}")
+        raise ActionError(f"{where}field {k!r} must be between {lo} and {hi}, not {short(v)}")
     return v
 
 
@@ -115,7 +216,7 @@ def key_name(name: Any) -> str:
         k = _KEY_ALIASES.get(name.lower())
         if k:
             return k
-    raise ActionError(f"unknown key {name!r}; keys are single letters or digits, or one of {', '.join(NAMED_KEYS)}")
+    raise ActionError(f"unknown key {short(name)}; keys are single letters or digits, or one of {', '.join(NAMED_KEYS)}")
 
 
 def click_point(action: Any, size: tuple[int, int]) -> tuple[float, float] | None:
@@ -183,7 +284,7 @@ def drag_fields(action: dict, size: tuple[int, int]) -> tuple | None:
     return x0, y0, x1, y1, steps, ms
 
 
-def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int = 0) -> dict:
+def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int = 0, _count: list | None = None) -> dict:
     """Check one action against the schema for a frame of ``size`` = (W, H); return it
     normalised (aliases resolved, defaults filled). Raises ActionError."""
     where = _where
@@ -206,17 +307,20 @@ def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int =
             a = _fast_drag(action, size)           # a drag with every field given
             if a is not None:
                 return a
-    if not isinstance(action, dict):
+    if _count is None:                             # the top level: read it as plain data, once
+        action = plain(action)
+        _count = [0]
+    if type(action) is not dict:
         raise ActionError(f"{where}an action must be a JSON object like {{\"type\": \"click\", \"x\": 10, \"y\": 20}}, "
-                          f"not {type(action).__name__}")
+                          f"not {'a list' if type(action) is list else type(action).__name__}")
     t = action.get("type")
     if t is None:
         t = action.get("action_type")
-    if not isinstance(t, str):
+    if type(t) is not str:
         raise ActionError(f"{where}action has no \"type\"; types are: {', '.join(ACTION_TYPES)}")
     t = ALIASES.get(t, t)
     if t not in SCHEMA:
-        raise ActionError(f"{where}unknown action type {t!r}; types are: {', '.join(ACTION_TYPES)}")
+        raise ActionError(f"{where}unknown action type {short(t)}; types are: {', '.join(ACTION_TYPES)}")
     required, optional = SCHEMA[t]
     a = dict(optional)
     a.update(action)
@@ -227,7 +331,8 @@ def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int =
         extra = sorted(given - set(required) - set(optional))
         if extra:
             allowed = ", ".join(required + tuple(optional)) or "none"
-            raise ActionError(f"{where}unexpected field(s) {', '.join(map(repr, extra))} for {t} (allowed: {allowed})")
+            shown = ", ".join(short(k, 30) for k in extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
+            raise ActionError(f"{where}unexpected field(s) {shown} for {t} (allowed: {allowed})")
         missing = [k for k in required if k not in given]
         raise ActionError(f"{where}{t} needs field(s) {', '.join(map(repr, missing))}")
     w, h = size
@@ -273,7 +378,7 @@ def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int =
             d = a["direction"]
             if d not in DIRECTIONS:
                 raise ActionError(f"{where}a swipe needs end points or a direction in {', '.join(DIRECTIONS)}, "
-                                  f"not {d!r}")
+                                  f"not {short(d)}")
             if (a["x"] is None) != (a["y"] is None):
                 raise ActionError(f"{where}swipe takes both x and y, or neither (then the frame centre)")
             x, y = _point(a, "x", "y", size, where) if a["x"] is not None else (w / 2, h / 2)
@@ -301,20 +406,23 @@ def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int =
             raise ActionError(f"{where}scroll takes both x and y, or neither (then the frame centre)")
         out["x"], out["y"] = _point(a, "x", "y", size, where) if a["x"] is not None else (w / 2, h / 2)
         if a["direction"] not in DIRECTIONS:
-            raise ActionError(f"{where}scroll direction must be one of {', '.join(DIRECTIONS)}, not {a['direction']!r}")
+            raise ActionError(f"{where}scroll direction must be one of {', '.join(DIRECTIONS)}, not {short(a['direction'])}")
         out["direction"] = a["direction"]
         out["amount"] = _int(a, "amount", 1, 100_000, where)
     elif t == "wait":
         out["ms"] = _int(a, "ms", 0, MAX_MS, where)
     elif t == "batch":
         acts = a["actions"]
-        if not isinstance(acts, list) or not acts:
+        if type(acts) is not list or not acts:
             raise ActionError(f"{where}batch needs a non-empty list \"actions\"")
         if len(acts) > MAX_BATCH:
             raise ActionError(f"{where}a batch holds at most {MAX_BATCH} actions, not {len(acts)}")
-        if _depth >= 4:
-            raise ActionError(f"{where}batches nest at most 4 deep")
-        out["actions"] = [_fast_click(x, size) or validate(x, size, f"{where}batch.actions[{i}]: ", _depth + 1)
+        if _depth >= MAX_NESTING:
+            raise ActionError(f"{where}batches nest at most {MAX_NESTING} deep")
+        _count[0] += len(acts)
+        if _count[0] > MAX_BATCH:
+            raise ActionError(f"{where}a batch holds at most {MAX_BATCH} actions in all, nested batches included")
+        out["actions"] = [_fast_click(x, size) or validate(x, size, f"{where}batch.actions[{i}]: ", _depth + 1, _count)
                           for i, x in enumerate(acts)]
     return out
 
