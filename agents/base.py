@@ -10,6 +10,10 @@ or the evaluator: observations hold a private COPY of the frame and plain values
 
 ``act`` may return one action dict, a ``{"type": "batch", "actions": [...]}``, or
 ``FinalAnswer("...")`` to end the episode.
+
+The classes an agent uses (BaseAgent, FinalAnswer, Observation, Feedback, the statuses,
+InfrastructureError) live in the standalone agents/api.py and are re-exported here; this
+module adds what the harness needs (action_spec, make_frame, AgentError).
 """
 
 from __future__ import annotations
@@ -22,37 +26,10 @@ import numpy as np
 
 from longpuzzle.engine.gui import ACTION_TYPES, ALIASES, NAMED_KEYS
 
-# public feedback statuses (HARNESS.md section 5)
-SCREEN_CHANGED = "screen_changed"
-NO_VISIBLE_EFFECT = "no_visible_effect"
-RETURNED_TO_RECENT = "returned_to_recent_screen"
-WAIT_COMPLETED = "wait_completed"
-DISPATCH_FAILED = "dispatch_failed"
-
-
-@dataclass(frozen=True)
-class FinalAnswer:
-    """Returned by an agent to end its episode (its claim is not evidence of success)."""
-    text: str = ""
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """Public feedback on the last action."""
-    status: str                  # one of the statuses above
-    executed: bool               # False when the action was refused before dispatch
-    message: str = ""            # e.g. what was malformed about a refused action
-    frames: int = 1              # frames produced by the action (intermediate + final)
-
-
-@dataclass(frozen=True)
-class Observation:
-    frame: np.ndarray | None     # (H, W, 3) uint8, read-only, the agent's own copy; None before
-                                 # the first action of the objective protocol (a wait)
-    feedback: Feedback | None    # None before the first action
-    step: int                    # actions taken so far
-    time_left: float | None      # seconds of budget left (None: no budget)
-    frames: tuple = ()           # intermediate frames of the last action (copies), oldest first
+from longpuzzle.agents.api import (  # noqa: F401 - the public API, re-exported
+    DISPATCH_FAILED, FIRST_ACTION, NO_VISIBLE_EFFECT, RETURNED_TO_RECENT, SCREEN_CHANGED, WAIT_COMPLETED, BaseAgent,
+    Feedback, FinalAnswer, InfrastructureError, Observation, first_action,
+)
 
 
 def make_frame(frame: np.ndarray) -> np.ndarray:
@@ -65,9 +42,6 @@ def make_frame(frame: np.ndarray) -> np.ndarray:
     out = np.array(frame, dtype=np.uint8, copy=True)
     out.setflags(write=False)
     return out
-
-
-FIRST_ACTION = MappingProxyType({"type": "wait", "ms": 0})
 
 
 def action_spec(width: int, height: int, first_wait: bool = False) -> MappingProxyType:
@@ -90,35 +64,6 @@ def action_spec(width: int, height: int, first_wait: bool = False) -> MappingPro
         spec["first_action"] = ("wait: the first observation has no frame; a wait returns the first "
                                 "screenshot and starts the clock (any other first action is refused)")
     return MappingProxyType(spec)
-
-
-def first_action(obs: Observation) -> dict | None:
-    """The wait an agent must send first when its observation has no frame yet, else None."""
-    return dict(FIRST_ACTION) if obs.frame is None else None
-
-
-class BaseAgent:
-    """Subclass and implement ``act``. ``name`` appears in results."""
-
-    name = "agent"
-
-    def reset(self, instruction: str, action_spec: Any) -> None:
-        self.instruction = instruction
-        self.action_spec = action_spec
-
-    def act(self, observation: Observation) -> dict | FinalAnswer:
-        raise NotImplementedError
-
-    def note(self, text: str) -> None:
-        """An extra instruction given mid-episode (an intervention)."""
-        self.instruction = f"{getattr(self, 'instruction', '')}\n{text}".strip()
-
-
-class InfrastructureError(Exception):
-    """Raised by an agent when the infrastructure it depends on failed (a model provider that
-    still fails after retries, a dead endpoint, a broken tool server): not the agent's fault.
-    The episode ends as ``infrastructure_error`` and is UNSCORED (PAPERS.md section 4, Scored
-    episodes): it is left out of every metric and ``eval --resume`` runs it again."""
 
 
 @dataclass

@@ -66,12 +66,22 @@ def _clean(v):
 @click.option("--certify-budget", default=20_000, show_default=True,
               help="States the evaluator may search per move for a dead-end certificate (Bolt Unscrew, Nut and Bolt).")
 @click.option("--seed", default=0, show_default=True)
+@click.option("--agent-memory", type=float, default=4096, show_default=True,
+              help="MiB of memory an agent file's process may use (its address space).")
+@click.option("--agent-cpu", type=float, default=None,
+              help="CPU seconds an agent file's process may use in all [default: the budget, if any].")
+@click.option("--agent-cpu-per-action", type=float, default=None,
+              help="CPU seconds an agent file may use per action [default: the action timeout].")
+@click.option("--agent-env", multiple=True, metavar="NAME",
+              help="Pass this environment variable on to an agent file's process (repeatable; e.g. an API key "
+              "it needs). Its environment is otherwise nearly empty.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder [default: results/eval-<time>].")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
 def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout,
              invalid_action_policy, charge_agent_time, action_latency, viewport, style,
-             scale, frames_per_move, no_frames, certify_budget, seed, out_dir, as_json):
+             scale, frames_per_move, no_frames, certify_budget, seed, agent_memory, agent_cpu, agent_cpu_per_action,
+             agent_env, out_dir, as_json):
     """Run an agent on objectives and measure it as LongPuzzleBench does.
 
     With no arguments: the solver agent on one default objective."""
@@ -95,12 +105,17 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
                   certify_budget=certify_budget, invalid_action_policy=invalid_action_policy,
                   charge_agent_time=charge_agent_time, action_latency=action_latency,
                   viewport=None if viewport is None else parse_viewport(viewport))
+    limits = _agent_limits(agent_memory, agent_cpu, agent_cpu_per_action, st, protocol)
+    first = load_agent(agent_spec, style=style, seed=seed, limits=limits, pass_env=agent_env)
+    if getattr(first, "trusted", True) is False:
+        first.check()                   # an agent file that cannot load: one error line, nothing run
     plan = [(o, e) for o in objs for e in range(episodes)]
     results = []
     bar = _progress(len(plan), as_json)
     for o, e in plan:
         game, diff = o.split("/")
-        agent = load_agent(agent_spec, style=style, seed=seed + e)
+        agent = first if e == 0 and o == objs[0] else load_agent(agent_spec, style=style, seed=seed + e, limits=limits,
+                                                                  pass_env=agent_env)
         folder = out / o.replace("/", "_") / f"episode_{e + 1:03d}"
         status = EpisodeStatus(bar, o)
         if protocol == "objective":
@@ -142,6 +157,22 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
     click.echo("overall: " + "  ".join(f"{k} {_f(m[k])}" for k in ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard",
                                                                     "PER", "SMR", "score")))
     click.echo(f"results in {out}")
+
+
+def _agent_limits(memory, cpu, cpu_per_action, st, protocol):
+    """The sandbox limits of an agent file (longpuzzle.sandbox.Limits; it refuses values that
+    make no sense with one error line)."""
+    from longpuzzle.sandbox import Limits
+
+    for name, v in (("--agent-memory", memory), ("--agent-cpu", cpu), ("--agent-cpu-per-action", cpu_per_action)):
+        if v is not None and not (math.isfinite(v) and v > 0):
+            from longpuzzle.agents.harness import HarnessError
+            raise HarnessError(f"{name} must be a positive number, not {v}")
+    if cpu is None and protocol == "objective" and st.budget is not None:
+        cpu = st.budget
+    if cpu_per_action is None:
+        cpu_per_action = st.action_timeout or None
+    return Limits(memory_mb=int(memory), cpu_seconds=cpu, call_cpu_seconds=cpu_per_action)
 
 
 def _f(v):

@@ -212,14 +212,14 @@ def test_load_agent_from_a_file(tmp_path):
     f = tmp_path / "my_agent.py"
     f.write_text("from longpuzzle.agents.base import BaseAgent, FinalAnswer\n"
                  "class Quitter(BaseAgent):\n    def act(self, obs):\n        return FinalAnswer('bye')\n")
-    a = load_agent(str(f))
-    assert type(a).__name__ == "Quitter"
+    a = load_agent(str(f))               # an agent file is a handle: it runs isolated (test_isolation.py)
+    assert a.check() == "Quitter"
     with pytest.raises(LongPuzzleError, match="unknown agent"):
         load_agent("nobody")
     bad = tmp_path / "bad.py"
     bad.write_text("import nonexistent_module_xyz\n")
     with pytest.raises(LongPuzzleError, match="cannot load"):
-        load_agent(str(bad))
+        load_agent(str(bad)).check()
 
 
 def test_eval_command_json_and_report(tmp_path):

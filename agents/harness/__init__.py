@@ -14,7 +14,11 @@ Protocols
 The modules, one job each:
 
     settings.py     Settings, the default budget and timeouts, the instruction text, HarnessError
-    agent_call.py   calling an agent with a timeout; failures become AgentError
+    agent_call.py   the agent caller interface; the in-process caller of trusted agents (a
+                    timeout per call, failures become AgentError); make_caller picks a caller
+    isolated.py     AgentFile and its IsolatedAgentCaller: an agent file in a sandboxed process
+                    (longpuzzle.sandbox) that gets only the public observation
+    agent_host.py   the program that runs the agent file inside that process (standalone)
     run.py          one episode's machinery: validate, dispatch, render, record one action
     feedback.py     public feedback from frames alone
     cycles.py       the level protocol's no-progress / repeating-cycle detector
@@ -30,9 +34,10 @@ The modules, one job each:
 Everything a caller needs is importable from ``longpuzzle.agents.harness``.
 """
 
-from longpuzzle.agents.harness.agent_call import AgentCaller
+from longpuzzle.agents.harness.agent_call import AgentCaller, make_caller
 from longpuzzle.agents.harness.cycles import CycleDetector
 from longpuzzle.agents.harness.feedback import FeedbackTracker
+from longpuzzle.agents.harness.isolated import AgentFile, IsolatedAgentCaller
 from longpuzzle.agents.harness.level import run_level_chain
 from longpuzzle.agents.harness.objective import ObjectiveEpisode, StepOutcome, run_objective
 from longpuzzle.agents.harness.replay import ReplayReport, continue_episode, replay_episode, restore_step
@@ -44,8 +49,8 @@ from longpuzzle.agents.harness.frames import FrameStore, FrameStoreError, frame_
 from longpuzzle.agents.harness.trajectory import EVENTS_FORMAT, Trajectory, read_episode, read_events
 
 __all__ = [
-    "AgentCaller", "CycleDetector", "DEFAULT_ACTION_TIMEOUT", "DEFAULT_BUDGET", "EVENTS_FORMAT", "EpisodeResult",
-    "FeedbackTracker", "FrameStore", "ObjectiveEpisode", "StepOutcome", "FrameStoreError", "HarnessError", "ReplayReport", "Settings", "Trajectory",
-    "continue_episode", "frame_hash", "instruction_for", "open_frames", "read_episode", "read_events",
+    "AgentCaller", "AgentFile", "CycleDetector", "DEFAULT_ACTION_TIMEOUT", "DEFAULT_BUDGET", "EVENTS_FORMAT", "EpisodeResult",
+    "FeedbackTracker", "FrameStore", "ObjectiveEpisode", "StepOutcome", "FrameStoreError", "HarnessError", "IsolatedAgentCaller", "ReplayReport", "Settings", "Trajectory",
+    "continue_episode", "frame_hash", "instruction_for", "make_caller", "open_frames", "read_episode", "read_events",
     "replay_episode", "restore_step", "run_level_chain", "run_objective", "step_frame_indices",
 ]

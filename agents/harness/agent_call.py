@@ -22,6 +22,7 @@ callers (an agent in a separate process) implement the same four methods.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import queue
@@ -29,6 +30,7 @@ import threading
 from typing import Any
 
 from longpuzzle.agents.base import AgentError, BaseAgent, FinalAnswer, InfrastructureError
+from longpuzzle.engine import gui
 
 _STOP = object()
 
@@ -49,9 +51,7 @@ class AgentCaller:
         self._call(self.agent.reset, (instruction, action_spec), timeout)
 
     def act(self, observation: Any, timeout: float | None = None) -> dict | FinalAnswer:
-        action = self._call(self.agent.act, (observation,), timeout)
-        check_returned(action)
-        return action
+        return self._call(_act_plain, (self.agent, observation), timeout)
 
     def note(self, text: str) -> None:
         self._call(self.agent.note, (text,), None)
@@ -94,8 +94,43 @@ class AgentCaller:
 
 def make_caller(agent: BaseAgent, timeout: float | None) -> AgentCaller:
     """The caller the harness uses for ``agent`` with the default per-call ``timeout``
-    (seconds; None or 0: no limit)."""
+    (seconds; None or 0: no limit): an agent file (isolated.AgentFile) runs in a sandboxed
+    process of its own (IsolatedAgentCaller); an agent object, which is code already running
+    in this process (the built-in agents, or one a Python caller made), is called in-process
+    and marked trusted in the results."""
+    from longpuzzle.agents.harness.isolated import AgentFile
+
+    if type(agent) is AgentFile:
+        return agent.caller(timeout or None)
     return AgentCaller(agent, timeout or None)
+
+
+def caller_isolation(caller: Any) -> dict:
+    """How the agent ran, for the results: {"trusted": ..., "mode": "in-process" | "process", ...}."""
+    iso = getattr(caller, "isolation", None)
+    if isinstance(iso, dict):
+        return iso
+    return {"trusted": bool(getattr(caller, "trusted", True)), "mode": "in-process"}
+
+
+def _act_plain(agent: BaseAgent, observation: Any) -> Any:
+    """agent.act(observation), and what it returned read as plain data, all inside the timed
+    call: an action comes back as an exact dict (a dict subclass is read through gui.plain,
+    which never runs the object's code; what cannot be read becomes an UnreadableAction,
+    refused and counted), a FinalAnswer as an exact FinalAnswer; anything else is garbage."""
+    a = agent.act(observation)
+    t = type(a)
+    if t is dict or t is FinalAnswer:
+        return a
+    if issubclass(t, dict):
+        try:
+            return gui.plain(a)
+        except gui.ActionError as e:
+            return UnreadableAction(str(e))
+    if issubclass(t, FinalAnswer):
+        text = a.text
+        return FinalAnswer(str.__str__(text) if issubclass(type(text), str) else f"<{type(text).__name__}>")
+    raise AgentError("garbage", f"act() returned {t.__name__}, not an action dict or FinalAnswer")
 
 
 def _guarded(fn, args):
@@ -132,9 +167,32 @@ def check_returned(action: Any) -> None:
         raise AgentError("garbage", f"act() returned {type(action).__name__}, not an action dict or FinalAnswer")
 
 
+class UnreadableAction(dict):
+    """What an agent returned in place of an action that could not even be read as data (not
+    JSON-encodable, too large): the harness refuses it with ``message`` and counts it as an
+    invalid action, as any malformed action (it is an empty dict, so it passes as one)."""
+
+    def __init__(self, message: str):
+        super().__init__()
+        self.message = message
+
+
+MAX_RECORDED_ACTION = 2048       # characters of JSON a refused action may take in events.jsonl
+
+
 def jsonable_action(a: Any) -> Any:
+    """The action as recorded in events.jsonl: as given when it is plain data of at most
+    MAX_RECORDED_ACTION characters of JSON, else a compact summary (what kind of value, its
+    size and digest, the start of its text), so one refusal costs a bounded number of bytes."""
+    if isinstance(a, UnreadableAction):
+        return {"unreadable": a.message[:500]}
     try:
-        json.dumps(a)
-        return a
-    except (TypeError, ValueError):
-        return repr(a)
+        p = gui.plain(a)
+        text = json.dumps(p, separators=(",", ":"))
+    except (gui.ActionError, ValueError) as e:
+        return {"unrecordable": str(e)[:300], "kind": type(a).__name__[:60]}
+    if len(text) <= MAX_RECORDED_ACTION:
+        return p
+    return {"oversized": {"kind": type(a).__name__[:60], "json_chars": len(text),
+                          "sha256": hashlib.sha256(text.encode("utf-8", "replace")).hexdigest(),
+                          "head": text[:200]}}

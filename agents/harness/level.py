@@ -13,7 +13,7 @@ from longpuzzle.agents.base import (
     NO_VISIBLE_EFFECT, AgentError, BaseAgent, FinalAnswer, InfrastructureError, Observation, action_spec, make_frame,
 )
 from longpuzzle.agents.evaluator import Evaluator
-from longpuzzle.agents.harness.agent_call import make_caller
+from longpuzzle.agents.harness.agent_call import caller_isolation, make_caller
 from longpuzzle.agents.harness.clock import BudgetClock
 from longpuzzle.agents.harness.cycles import CycleDetector
 from longpuzzle.agents.harness.results import EpisodeResult
@@ -64,7 +64,9 @@ def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: S
     times.update(charge_agent_time=st.charge_agent_time, action_latency=st.action_latency,
                  budget=None, budget_per_level=cfg["timeout_seconds"])
     res = EpisodeResult(obj.id, f"level:{mode}", name, outcome.end, n_actions, seconds, outcome, levels=runs,
-                        folder=str(folder or ""), time=times, presses=sum(r["presses"] for r in played),
+                        folder=str(folder or ""),
+                        extra={"agent_isolation": next((r["agent_isolation"] for r in runs if r.get("run")), {})},
+                        time=times, presses=sum(r["presses"] for r in played),
                         invalid=sum(r["invalid_actions"] for r in played),
                         rules={"invalid_action_policy": st.invalid_action_policy,
                                "charge_agent_time": st.charge_agent_time, "action_latency": st.action_latency,
@@ -178,7 +180,8 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
     out = {"level": lid, "run": True, "success": success, "termination": termination, "steps": run.step,
            "elapsed": round(elapsed, 6), "time": clock.parts(), "presses": run.presses,
            "moves": s.counters.moves, "moves_before_win": s.counters.moves - 1 if success and s.counters.moves else None,
-           "invalid_actions": invalid_total, "progress": s.progress, "score": round(score, 4), "error": err}
+           "invalid_actions": invalid_total, "progress": s.progress, "score": round(score, 4), "error": err,
+           "agent_isolation": caller_isolation(caller)}
     run.traj.write({"type": "end", "end": termination, "error": err, "result": out})
     run.traj.result(out)
     run.traj.close()

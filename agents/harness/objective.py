@@ -31,7 +31,7 @@ from pathlib import Path
 
 from longpuzzle.agents.base import AgentError, InfrastructureError, BaseAgent, Feedback, FinalAnswer, Observation, action_spec, make_frame
 from longpuzzle.agents.evaluator import Evaluator
-from longpuzzle.agents.harness.agent_call import jsonable_action, make_caller
+from longpuzzle.agents.harness.agent_call import caller_isolation, jsonable_action, make_caller
 from longpuzzle.agents.harness.clock import BudgetClock
 from longpuzzle.agents.harness.results import EpisodeResult, result_core
 from longpuzzle.agents.harness.run import Run
@@ -277,7 +277,7 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
     finally:
         caller.close()
         ep.clock.stop()
-    return ep.finish()
+    return ep.finish({"agent_isolation": caller_isolation(caller)})
 
 
 def _level_row(ev: Evaluator, lid: str, score: float, presses: int) -> dict:

@@ -12,7 +12,7 @@ import numpy as np
 
 from longpuzzle.agents.base import DISPATCH_FAILED, Feedback
 from longpuzzle.agents.evaluator import Evaluator
-from longpuzzle.agents.harness.agent_call import jsonable_action
+from longpuzzle.agents.harness.agent_call import UnreadableAction, jsonable_action
 from longpuzzle.agents.harness.feedback import FeedbackTracker
 from longpuzzle.agents.harness.settings import Settings
 from longpuzzle.agents.harness.trajectory import EVENTS_FORMAT, Trajectory
@@ -83,6 +83,8 @@ class Run:
     def check(self, raw_action: Any) -> tuple[dict | None, str]:
         """(the validated action, "") or (None, why it is refused)."""
         try:
+            if isinstance(raw_action, UnreadableAction):
+                raise gui.ActionError(raw_action.message)
             a = gui.validate(raw_action, self.suite.frame_size)
         except gui.ActionError as e:
             return None, str(e)
