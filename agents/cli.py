@@ -66,6 +66,9 @@ def _clean(v):
 @click.option("--certify-budget", default=20_000, show_default=True,
               help="States the evaluator may search per move for a dead-end certificate (Bolt Unscrew, Nut and Bolt).")
 @click.option("--seed", default=0, show_default=True)
+@click.option("--trusted-agent", is_flag=True,
+              help="Run the agent FILE in this process with all of longpuzzle at hand instead of isolated (only "
+              "for code you trust, e.g. a scripted agent keeping a model of the app; recorded as trusted).")
 @click.option("--agent-memory", type=float, default=4096, show_default=True,
               help="MiB of memory an agent file's process may use (its address space).")
 @click.option("--agent-cpu", type=float, default=None,
@@ -80,8 +83,8 @@ def _clean(v):
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
 def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout,
              invalid_action_policy, charge_agent_time, action_latency, viewport, style,
-             scale, frames_per_move, no_frames, certify_budget, seed, agent_memory, agent_cpu, agent_cpu_per_action,
-             agent_env, out_dir, as_json):
+             scale, frames_per_move, no_frames, certify_budget, seed, trusted_agent, agent_memory, agent_cpu,
+             agent_cpu_per_action, agent_env, out_dir, as_json):
     """Run an agent on objectives and measure it as LongPuzzleBench does.
 
     With no arguments: the solver agent on one default objective."""
@@ -106,7 +109,7 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
                   charge_agent_time=charge_agent_time, action_latency=action_latency,
                   viewport=None if viewport is None else parse_viewport(viewport))
     limits = _agent_limits(agent_memory, agent_cpu, agent_cpu_per_action, st, protocol)
-    first = load_agent(agent_spec, style=style, seed=seed, limits=limits, pass_env=agent_env)
+    first = load_agent(agent_spec, style=style, seed=seed, limits=limits, pass_env=agent_env, trusted=trusted_agent)
     if getattr(first, "trusted", True) is False:
         first.check()                   # an agent file that cannot load: one error line, nothing run
     plan = [(o, e) for o in objs for e in range(episodes)]
@@ -115,7 +118,7 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
     for o, e in plan:
         game, diff = o.split("/")
         agent = first if e == 0 and o == objs[0] else load_agent(agent_spec, style=style, seed=seed + e, limits=limits,
-                                                                  pass_env=agent_env)
+                                                                  pass_env=agent_env, trusted=trusted_agent)
         folder = out / o.replace("/", "_") / f"episode_{e + 1:03d}"
         status = EpisodeStatus(bar, o)
         if protocol == "objective":

@@ -39,7 +39,7 @@ def _eval(out, *args):
 def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("runs")
     return {
-        "scripted": _eval(root / "scripted", "--agent", SCRIPTED, "--objective", "nut_and_bolt/medium",
+        "scripted": _eval(root / "scripted", "--agent", SCRIPTED, "--trusted-agent", "--objective", "nut_and_bolt/medium",
                           "--objective", "maze_paint/easy"),
         # two runs of one identity (same agent and settings): pooled into one row
         "solver_a": _eval(root / "solver_a", "--agent", "solver", "--objective", "maze_paint/easy",
