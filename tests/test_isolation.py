@@ -192,12 +192,13 @@ class Cheater(BaseAgent):
                 lo.max_progress = 1.0
         report["heap"] = len(found)
         # 2. run_objective's locals through the frames of every thread
-        names = set()
+        kinds = set()
         for fr in sys._current_frames().values():
             while fr is not None:
-                names.update(k for k in ("suite", "ev", "run", "caller") if k in fr.f_locals)
+                kinds.update(type(v).__name__ for v in list(fr.f_locals.values())
+                             if type(v).__name__ in ("Suite", "Evaluator", "ObjectiveEpisode", "Run", "AgentCaller"))
                 fr = fr.f_back
-        report["frames"] = sorted(names)
+        report["frames"] = sorted(kinds)
         # 3. the level files, the package, the renderer's buffers, the evaluator's folder
         report["levels"] = attempt(lambda: open(LEVELS).read(20))
         report["import"] = attempt(lambda: __import__("longpuzzle.engine.suite"))
@@ -238,7 +239,7 @@ def test_an_agent_file_cannot_cheat(tmp_path):
     exec(compile(src.read_text(), str(src), "exec"), ns)
     r = run_objective(ns["Cheater"](), "maze_paint", "easy", settings=Settings(budget=60), folder=tmp_path / "trusted")
     control = _final_answer(tmp_path / "trusted")
-    assert control["heap"] > 0 and "suite" in control["frames"] and control["levels"].startswith("worked")
+    assert control["heap"] > 0 and "AgentCaller" in control["frames"] and control["levels"].startswith("worked")
     assert r.outcome.success                      # the cheat works on a trusted agent object ...
     res = json.loads((tmp_path / "trusted" / "result.json").read_text())
     assert res["agent_isolation"] == {"trusted": True, "mode": "in-process"}
