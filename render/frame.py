@@ -28,6 +28,7 @@ import math
 import os
 import pkgutil
 import sys
+import threading
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -532,6 +533,7 @@ class Renderer:
         self._layers: dict[Any, np.ndarray] = {}
         self._drawings: dict[str, GameDrawing] = {}
         self._sprites: dict[Any, Any] = {}
+        self._lock = threading.Lock()
 
     # -- static layers
     def _plane(self, p: Painter, bg) -> None:
@@ -637,6 +639,11 @@ class Renderer:
 
     # -- frames
     def render(self, suite: Suite, t: int | None = None) -> np.ndarray:
+        # one renderer (frame buffer and caches) serves every thread: one frame at a time
+        with self._lock:
+            return self._render(suite, t)
+
+    def _render(self, suite: Suite, t: int | None = None) -> np.ndarray:
         if suite.proj.style != self.proj.style or suite.proj.scale != self.proj.scale:
             pass   # the suite's own setting only fixes its input coordinates; we draw ours
         f = self.frame
