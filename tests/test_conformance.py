@@ -300,3 +300,86 @@ def test_second_process_does_not_recompile(tmp_path):
         runs.append(json.loads(r.stdout.strip().splitlines()[-1])["misses"])
     # (the first run may or may not compile: the repository's own cache may be warm)
     assert runs[1] == 0, f"the second process compiled {runs[1]} functions again"
+
+
+# ---- every agent protocol ------------------------------------------------------------------
+
+from hypothesis import given, settings as hsettings, strategies as st  # noqa: E402
+
+from longpuzzle.agents.models.clients import Reply, ToolCall  # noqa: E402
+from longpuzzle.agents.models.protocols import PROTOCOLS, Context, ParseError  # noqa: E402
+from longpuzzle.agents.models.scripted import gesture_script  # noqa: E402
+
+AGENT_PROTOCOLS = sorted(PROTOCOLS)
+_FRAME = (540, 960)
+
+
+def _protocol(name):
+    ctx = Context("Complete all levels of Maze Paint at easy difficulty in the Game Suite.", "maze_paint", "easy",
+                  _FRAME, "full" if name == "general_e2e" else None)
+    return PROTOCOLS[name](ctx)
+
+
+def _as_reply(r):
+    return Reply(text=r.get("text", ""), tool_calls=[ToolCall(f"c{i}", c["name"], c["arguments"])
+                                                     for i, c in enumerate(r.get("tool_calls") or [])])
+
+
+@pytest.mark.parametrize("name", AGENT_PROTOCOLS)
+def test_agent_protocol_prompts_state_the_interface(name):
+    p = _protocol(name)
+    text = p.system_prompt() + p.task_text()
+    assert "Maze Paint" in text or "小球" in text
+    w, h = p.view.size
+    assert (f"0..{p.scale:g}" in text) if p.scale else (str(w) in text and str(h) in text)
+    assert p.correction("bad reply").strip() and p.continuation().strip()
+    if p.tool_mode:
+        assert p.tools() and all(t["parameters"]["type"] == "object" for t in p.tools())
+
+
+@pytest.mark.parametrize("name", AGENT_PROTOCOLS)
+@hsettings(max_examples=60, deadline=None)
+@given(x=st.integers(0, _FRAME[0] - 1), y=st.integers(0, _FRAME[1] - 1),
+       x1=st.integers(0, _FRAME[0] - 1), y1=st.integers(0, _FRAME[1] - 1))
+def test_agent_protocol_reads_back_the_gestures_written_in_its_format(name, x, y, x1, y1):
+    p = _protocol(name)
+    acts = [{"type": "click", "x": x, "y": y}, {"type": "drag", "x0": x, "y0": y, "x1": x1, "y1": y1}]
+    replies = gesture_script(name, acts, _FRAME)
+    if name == "native":
+        replies = replies[1:]             # its opening wait
+    got = []
+    for r in replies:
+        d = p.parse(_as_reply(r))
+        got.extend(d.actions)
+    tol = 0 if p.view.identity else 1     # a resized view is one image pixel coarser
+    assert [a["type"] for a in got] == ["click", "drag"]
+    for a, b in zip(got, acts):
+        for k in ("x", "y", "x0", "y0", "x1", "y1"):
+            if k in b:
+                assert abs(a[k] - b[k]) <= tol, (k, a, b)
+        assert all(isinstance(a[k], int) for k in a if k != "type")
+
+
+@pytest.mark.parametrize("name", AGENT_PROTOCOLS)
+@hsettings(max_examples=150, deadline=None)
+@given(text=st.one_of(st.text(max_size=200), st.sampled_from([
+    "Action:", "Action: {", 'Action: {"action_type": "click"}', 'Action: {"action_type": "click", "coordinate": [1]}',
+    'Action: {"action_type": "click", "coordinate": [5000, -3]}', "<tool_call>{}</tool_call>",
+    '<tool_call>{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": ["a", 2]}}</tool_call>',
+    "Action: click(start_box='(x,y)')", "Action: drag(start_box='(1,2)')", "Action: click(start_box=(1,2))",
+    "Action: hotkey(key='ctrl+alt+f4')", "BENCHMARK COMPLETED"])),
+    args=st.one_of(st.none(), st.dictionaries(st.sampled_from(["action", "x", "y", "actions", "key", "ms"]),
+                                              st.one_of(st.integers(-5, 5000), st.text(max_size=8), st.none()))))
+def test_agent_protocol_refuses_any_malformed_reply_with_a_message(name, text, args):
+    p = _protocol(name)
+    calls = [ToolCall("c0", "gui", args)] if args is not None else []
+    try:
+        d = p.parse(Reply(text=text, tool_calls=calls))
+    except ParseError as e:
+        assert str(e)
+        return
+    w, h = _FRAME
+    for a in d.actions:                   # whatever parses is an in-frame GUI action
+        for kx, ky in (("x", "y"), ("x0", "y0"), ("x1", "y1")):
+            if a.get(kx) is not None:
+                assert 0 <= a[kx] < w and 0 <= a[ky] < h

@@ -1,0 +1,352 @@
+"""ModelAgent: a multimodal model behind an agent protocol, as a BaseAgent.
+
+Per step: the observation (the screenshot as a lossless PNG, and for function calling the
+results of the last calls) is appended to the conversation, the model is called, and its
+reply is parsed into GUI actions in frame pixels. Replies that cannot be parsed are counted
+as parse failures and answered with the protocol's corrective message; three invalid
+replies or refused actions in a row end the episode (an agent failure, AgentError
+"invalid_action_limit": scored), as the original repository's invalid-action limit does. Protocols with
+the claim rule answer the first completion claim with a continuation prompt and end the
+episode on the second. A provider that keeps failing raises ProviderError (an
+InfrastructureError: the episode is unscored and rerun).
+
+Context: the full history is kept, with ``history_images`` capping how many of the latest
+screenshots are re-sent (older ones become a text placeholder and their bytes are dropped).
+When the last request plus the reply budget reaches ``context_tokens``, the model writes a
+summary that replaces the earlier turns (compaction); the conversation log records it.
+
+The conversation is saved as ``conversation.jsonl`` in the episode folder: a header (the
+protocol, the model settings without any key, the system prompt and tools), every message
+as it was added (images as references to the episode's stored frames: ``{"frame": N}`` is
+frame N of the folder's frame store, ``open_frames(folder).read(N)``; never copies), every call (usage, latency, retries, cost, the reply) and every parse
+failure, claim and compaction, then an end record with the totals.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from pathlib import Path
+
+from longpuzzle.agents.base import AgentError, BaseAgent, FinalAnswer, Observation
+from longpuzzle.agents.models.accounting import Usage
+from longpuzzle.agents.models.clients import ModelClient, Reply, make_client
+from longpuzzle.agents.models.config import ModelConfig
+from longpuzzle.agents.models.protocols import PROTOCOLS, Context, ParseError
+from longpuzzle.engine.registry import puzzles
+
+CONVERSATION_FORMAT = "longpuzzle-conversation/1"
+MAX_INVALID = 3                  # consecutive invalid replies / refused actions that end an episode
+MAX_INTERNAL = 4                 # replies in a row answered without dispatch (cursor moves)
+IMAGE_TOKENS_ESTIMATE = 1500     # per image, when the provider reports no usage
+_UNSET = object()
+_INSTR = re.compile(r"Complete all levels of (?P<title>.+?) at (?P<diff>\w+) difficulty")
+
+
+def InvalidReplyLimit(detail: str) -> AgentError:
+    """Too many invalid replies in a row: the episode ends as an agent failure (scored)."""
+    return AgentError("invalid_action_limit", detail)
+
+
+class ModelAgent(BaseAgent):
+    """A model endpoint (``config``) playing through an agent protocol (``protocol``)."""
+
+    def __init__(self, protocol: str, config: ModelConfig, *, client: ModelClient | None = None,
+                 game: str | None = None, difficulty: str | None = None, folder: str | Path | None = None,
+                 prompt_setting=_UNSET, language: str = "zh", history_images=_UNSET, resize: str | None = None,
+                 scale_factor=_UNSET, level_protocol: bool = False, max_invalid: int = MAX_INVALID):
+        if protocol not in PROTOCOLS:
+            raise ValueError(f"unknown agent protocol {protocol!r}: use one of {', '.join(PROTOCOLS)}")
+        self.protocol_cls = PROTOCOLS[protocol]
+        self.protocol_name = protocol
+        d = self.protocol_cls.defaults
+        self.cfg = config.with_(**{k: v for k, v in d.items() if getattr(config, k) is None})
+        self.client = client or make_client(self.cfg)
+        self.prices = self.cfg.prices()
+        self.name = f"{protocol}:{self.cfg.name or self.cfg.model}"
+        self.game, self.difficulty = game, difficulty
+        self.folder = Path(folder) if folder else None
+        default_setting = "full" if protocol == "general_e2e" else None
+        self.prompt_setting = default_setting if prompt_setting is _UNSET else prompt_setting
+        self.language = language
+        self.history_images = self.protocol_cls.default_history_images if history_images is _UNSET else history_images
+        self.resize = resize
+        self.scale_factor = scale_factor
+        self.level_protocol = level_protocol
+        self.max_invalid = max_invalid
+        self.usage = Usage()
+        self.resets = 0
+        self._log = None
+        self._log_lock = threading.Lock()
+
+    # ---- episode set-up
+    def reset(self, instruction, action_spec):
+        super().reset(instruction, action_spec)
+        self.close_log()
+        self.resets += 1
+        game, diff = self.game, self.difficulty
+        if game is None:
+            m = _INSTR.search(instruction)
+            if m:
+                titles = {p.title: p.id for p in puzzles()}
+                game, diff = titles.get(m.group("title")), m.group("diff")
+        ctx = Context(instruction, game, diff, tuple(action_spec["frame"]), self.prompt_setting, self.language,
+                      self.level_protocol)
+        kw = {"resize": self.resize}
+        if self.scale_factor is not _UNSET:
+            kw["scale_factor"] = self.scale_factor
+        self.proto = self.protocol_cls(ctx, **kw)
+        self.system = self.proto.system_prompt()
+        self.tools = self.proto.tools()
+        self.history: list[dict] = []
+        self.frame_idx = 0
+        self.pending_calls: list[str] = []
+        self.invalid_run = 0
+        self.claims = 0
+        self.started = False
+        self.last_context = 0
+        self.calls = 0
+        self._open_log(ctx)
+        if not self.proto.screenshot_first:
+            self._add({"role": "user", "parts": [{"text": self.proto.task_text()}]})
+
+    def note(self, text: str) -> None:
+        super().note(text)
+        if getattr(self, "proto", None) is not None:
+            self._add({"role": "user", "parts": [{"text": text}]})
+
+    # ---- one step
+    def act(self, obs: Observation):
+        try:
+            return self._act(obs)
+        finally:
+            self._flush()
+
+    def _act(self, obs: Observation):
+        fb = obs.feedback
+        if fb is not None:
+            self.frame_idx += fb.frames
+            if fb.executed:
+                self.invalid_run = 0
+            else:
+                self.invalid_run += 1
+                if self.invalid_run >= self.max_invalid:
+                    self._end_invalid("the dispatcher refused the last actions")
+        self._add_observation(obs)
+        internal = 0
+        while True:
+            self._maybe_compact()
+            reply = self._call("step" if internal == 0 else "follow-up")
+            try:
+                d = self.proto.parse(reply)
+            except ParseError as e:
+                self._parse_failure(reply, e)
+                internal += 1
+                continue
+            self._add_assistant(reply)
+            if d.final is not None:
+                self.claims += 1
+                self.usage.claims += 1
+                self._event({"type": "claim", "text": d.final, "n": self.claims})
+                if self.proto.claim_rule and self.claims == 1:
+                    self._add({"role": "user", "parts": [{"text": self.proto.continuation()}]})
+                    internal += 1
+                    continue
+                return FinalAnswer(d.final)
+            if d.internal is not None:
+                internal += 1
+                if internal > MAX_INTERNAL:
+                    self._parse_failure(None, ParseError("that reply does nothing on the screen; act"), added=True)
+                    continue
+                self._add({"role": "user", "parts": [{"text": d.internal}]})
+                continue
+            self.pending_calls = list(d.call_ids)
+            if len(d.actions) == 1:
+                return d.actions[0]
+            return {"type": "batch", "actions": d.actions}
+
+    # ---- conversation
+    def _image_part(self, obs: Observation) -> dict:
+        png = self.proto.view.png(obs.frame)
+        ref = {"frame": self.frame_idx, "step": obs.step}
+        if not self.proto.view.identity:
+            ref["size"] = list(self.proto.view.size)
+        return {"image": png, "ref": ref}
+
+    def _add_observation(self, obs: Observation) -> None:
+        fb = obs.feedback
+        if self.proto.tool_mode:
+            if self.pending_calls:
+                img = self._image_part(obs)
+                text = self.proto.observation_text(fb, False)
+                for i, cid in enumerate(self.pending_calls):
+                    last = i == len(self.pending_calls) - 1
+                    parts = [{"text": text}, img] if last else [{"text": "done (run in order with the next call)"}]
+                    self._add({"role": "tool", "call_id": cid, "name": "gui", "parts": parts})
+                self.pending_calls = []
+            elif self.started:
+                self._add({"role": "user", "parts": [{"text": self.proto.observation_text(fb, False)},
+                                                     self._image_part(obs)]})
+            # the first observation of a function-calling episode is not sent: the model's
+            # first call (wait) returns it
+        else:
+            parts = []
+            if not self.started:
+                parts.append({"text": self.proto.task_text()})
+            elif fb is not None and not fb.executed:
+                parts.append({"text": self.proto.correction(f"the dispatcher refused the action: {fb.message}")})
+            else:
+                t = self.proto.observation_text(fb, False)
+                if t:
+                    parts.append({"text": t})
+            parts.append(self._image_part(obs))
+            self._add({"role": "user", "parts": parts})
+        self.started = True
+
+    def _add_assistant(self, reply: Reply) -> None:
+        self._add({"role": "assistant", "text": reply.text, "tool_calls": list(reply.tool_calls)})
+
+    def _parse_failure(self, reply: Reply | None, e: ParseError, added: bool = False) -> None:
+        self.usage.parse_failures += 1
+        self.invalid_run += 1
+        self._event({"type": "parse_failure", "error": str(e), "run": self.invalid_run})
+        if reply is not None and not added:
+            self._add_assistant(reply)
+        if self.invalid_run >= self.max_invalid:
+            self._end_invalid(f"the replies could not be parsed (last: {e})")
+        msg = self.proto.correction(str(e))
+        calls = reply.tool_calls if reply is not None else []
+        if self.proto.tool_mode and calls:
+            for c in calls:
+                self._add({"role": "tool", "call_id": c.id, "name": c.name, "parts": [{"text": "error: " + msg}]})
+        else:
+            self._add({"role": "user", "parts": [{"text": msg}]})
+
+    def _end_invalid(self, why: str):
+        self._event({"type": "invalid_limit", "detail": why})
+        raise InvalidReplyLimit(f"{self.max_invalid} invalid replies or refused actions in a row: {why}")
+
+    def _add(self, msg: dict) -> None:
+        self.history.append(msg)
+        self._log_message(msg)
+        if any("image" in p for p in msg.get("parts", ())):
+            self._cap_images()
+
+    def _cap_images(self) -> None:
+        k = self.history_images
+        if k is None:
+            return
+        seen = 0
+        for m in reversed(self.history):
+            for p in reversed(m.get("parts", ())):
+                if "image" in p and p["image"] is not None:
+                    seen += 1
+                    if seen > k:
+                        p["image"] = None
+            if seen > k + 2:
+                break
+
+    def _request(self) -> list[dict]:
+        return [{"role": "system", "text": self.system}] + self.history
+
+    def _call(self, kind: str, messages: list[dict] | None = None) -> Reply:
+        msgs = messages if messages is not None else self._request()
+        reply = self.client.complete(msgs, self.tools)
+        u = reply.usage
+        cost = self.usage.add_call(u, self.prices, kind)
+        self.calls += 1
+        if u.reported:
+            self.last_context = u.input + u.output
+        else:
+            chars = sum(len(p.get("text", "")) for m in msgs for p in m.get("parts", ()))
+            chars += sum(len(m.get("text") or "") for m in msgs)
+            imgs = sum(1 for m in msgs for p in m.get("parts", ()) if p.get("image") is not None)
+            self.last_context = chars // 4 + imgs * IMAGE_TOKENS_ESTIMATE
+        self._event({"type": "call", "n": self.calls, "kind": kind,
+                     "usage": {"input_uncached": u.input_uncached, "input_cached": u.input_cached, "output": u.output,
+                               "reasoning": u.reasoning, "reported": u.reported},
+                     "latency": round(u.latency, 4), "retries": u.retries,
+                     "cost": None if cost is None else round(cost, 8),
+                     "images_sent": [p["ref"]["frame"] for m in msgs for p in m.get("parts", ())
+                                     if p.get("image") is not None],
+                     "reply": {"text": reply.text, "tool_calls": [c.as_dict() for c in reply.tool_calls],
+                               "reasoning": reply.reasoning, "finish": reply.finish, "id": reply.id}})
+        return reply
+
+    # ---- compaction
+    def _maybe_compact(self) -> None:
+        limit = self.cfg.context_tokens
+        if not limit or self.last_context + (self.cfg.max_output_tokens or 0) < limit:
+            return
+        # the latest observation (messages after the last assistant turn) is kept
+        cut = len(self.history)
+        while cut > 0 and self.history[cut - 1]["role"] != "assistant":
+            cut -= 1
+        if cut == 0:
+            return
+        tail = self.history[cut:]
+        req = self._request() + [{"role": "user", "parts": [{"text": self.proto.compaction_request()}]}]
+        reply = self._call("compaction", req)
+        summary = (reply.text or "").strip() or "(the model wrote no summary)"
+        parts = [p for m in tail for p in m.get("parts", ())]
+        replaced = len(self.history) - len(tail)
+        self.history = []
+        self._event({"type": "compaction", "replaced_messages": replaced, "summary": summary,
+                     "context_tokens": self.last_context})
+        self.usage.compactions += 1
+        self.pending_calls = []
+        self._add({"role": "user", "parts": [{"text": self.proto.task_text()},
+                                             {"text": "Summary of the episode so far (earlier turns were "
+                                                      "replaced by it):\n" + summary}]})
+        self._add({"role": "user", "parts": parts or [{"text": "Continue."}]})
+        self.last_context = 0
+
+    # ---- the conversation log
+    def _open_log(self, ctx: Context) -> None:
+        if self.folder is None:
+            return
+        d = self.folder / f"level_{self.resets:02d}" if self.level_protocol else self.folder
+        d.mkdir(parents=True, exist_ok=True)
+        self._log = open(d / "conversation.jsonl", "w", encoding="utf-8")
+        self._event({"type": "header", "format": CONVERSATION_FORMAT, "protocol": self.protocol_name,
+                     "model": self.cfg.public(), "prompt_setting": ctx.prompt_setting, "language": ctx.language,
+                     "history_images": self.history_images, "view": list(self.proto.view.size),
+                     "frame": list(ctx.frame_size), "scale_factor": self.proto.scale,
+                     "system": self.system, "tools": self.tools})
+
+    def _event(self, rec: dict) -> None:
+        if self._log is not None:
+            with self._log_lock:
+                self._log.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
+
+    def _flush(self) -> None:
+        if self._log is not None:
+            with self._log_lock:
+                self._log.flush()           # once per step: the lines of a step reach the file together
+
+    def _log_message(self, msg: dict) -> None:
+        if self._log is None:
+            return
+        m = {k: v for k, v in msg.items() if k not in ("parts", "tool_calls")}
+        if "parts" in msg:
+            m["parts"] = [{"image": p["ref"]} if "image" in p else p for p in msg["parts"]]
+        if msg.get("tool_calls"):
+            m["tool_calls"] = [c.as_dict() for c in msg["tool_calls"]]
+        self._event({"type": "message", "message": m})
+
+    def close_log(self) -> None:
+        if self._log is not None:
+            self._event({"type": "end", "usage": self.usage.as_dict()})
+            self._log.close()
+            self._log = None
+
+    def close(self) -> None:
+        """End of the episode: close the log and the client's connections."""
+        self.close_log()
+        self.client.close()
+
+    def report(self) -> dict:
+        """What the episode's result records about the model."""
+        return {"protocol": self.protocol_name, "model": self.cfg.name or self.cfg.model, "api": self.cfg.api,
+                "usage": self.usage.as_dict()}

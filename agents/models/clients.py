@@ -1,0 +1,475 @@
+"""Model clients: one neutral conversation, sent through the official SDKs.
+
+    OpenAIChatClient       Chat Completions (OpenAI, vLLM, SGLang, Ollama, OpenRouter, ...)
+    OpenAIResponsesClient  the Responses API
+    AnthropicClient        the Messages API (the optional ``anthropic`` extra)
+
+Conversation messages are plain dicts, the same for every API:
+
+    {"role": "system", "text": str}
+    {"role": "user", "parts": [part, ...]}
+    {"role": "assistant", "text": str, "tool_calls": [ToolCall, ...]}
+    {"role": "tool", "call_id": str, "name": str, "parts": [part, ...]}   a function result
+
+    part = {"text": str} | {"image": PNG bytes or None, "ref": {...}}
+
+An image part whose bytes are None (an old screenshot left out of the request) is sent as a
+short text placeholder. Where an API cannot put images in a tool result (Chat Completions,
+Responses), the result's text goes in the tool message and its images in a user message
+right after the results. Tools are ``{"name", "description", "parameters": JSON schema}``.
+
+``complete`` retries with exponential back-off and full jitter on transport errors
+(connection failures, timeouts, unreadable replies), 429 and 5xx, honouring Retry-After
+(seconds or retry-after-ms), and never on other 4xx. A provider that still fails after the
+retries, or refuses the request outright, raises ``ProviderError``, an InfrastructureError:
+the episode is unscored and ``eval --resume`` runs it again. The SDKs' own retries are off
+so that every retry is counted here.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from longpuzzle.agents.base import InfrastructureError
+from longpuzzle.agents.models.accounting import CallUsage
+from longpuzzle.agents.models.config import ModelConfig, ModelConfigError
+
+OMITTED_IMAGE = "[earlier screenshot omitted]"
+
+
+class ProviderError(InfrastructureError):
+    """The provider failed (after retries, or refused the request): not the agent's fault."""
+
+    def __init__(self, message: str, status: int | None = None, retries: int = 0):
+        super().__init__(message)
+        self.status = status
+        self.retries = retries
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: Any                 # the decoded JSON object, or the raw text if it is not JSON
+    raw: str = ""
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "name": self.name, "arguments": self.arguments}
+
+
+@dataclass
+class Reply:
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: CallUsage = field(default_factory=CallUsage)
+    finish: str = ""
+    id: str = ""
+    reasoning: str = ""            # reasoning text, where the provider returns it
+
+
+def _decode_args(raw: Any) -> Any:
+    if isinstance(raw, dict):
+        return raw
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError:
+        return raw
+
+
+def _b64(png: bytes) -> str:
+    return base64.b64encode(png).decode("ascii")
+
+
+def _retry_after(headers) -> float | None:
+    if headers is None:
+        return None
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return max(0.0, float(ms) / 1000.0)
+        v = headers.get("retry-after")
+        if v is None:
+            return None
+        try:
+            return max(0.0, float(v))
+        except ValueError:
+            return max(0.0, parsedate_to_datetime(v).timestamp() - time.time())
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
+class ModelClient:
+    """Base client: the retry loop and timing; subclasses send one request."""
+
+    api = ""
+
+    def __init__(self, cfg: ModelConfig, *, sleep=time.sleep, rng: random.Random | None = None):
+        self.cfg = cfg
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        self._lock = threading.Lock()
+        self._sdk = None
+
+    # -- subclasses
+    def _make_sdk(self, key: str):
+        raise NotImplementedError
+
+    def _send(self, sdk, system: str | None, messages: list[dict], tools: list[dict] | None,
+              max_tokens: int | None) -> Reply:
+        raise NotImplementedError
+
+    def _classify(self, e: Exception) -> tuple[bool, int | None, float | None]:
+        """(retryable, HTTP status, Retry-After seconds) for an SDK exception."""
+        raise NotImplementedError
+
+    # -- the public call
+    def sdk(self):
+        with self._lock:
+            if self._sdk is None:
+                try:
+                    self._sdk = self._make_sdk(self.cfg.api_key())
+                except ModelConfigError as e:
+                    raise ProviderError(str(e)) from None
+            return self._sdk
+
+    def complete(self, messages: list[dict], tools: list[dict] | None = None,
+                 max_tokens: int | None = None) -> Reply:
+        """Send a conversation; returns the reply with its usage (latency and retries
+        included). Raises ProviderError when the provider keeps failing."""
+        sdk = self.sdk()
+        system = "\n\n".join(m["text"] for m in messages if m["role"] == "system") or None
+        rest = [m for m in messages if m["role"] != "system"]
+        t0 = time.perf_counter()
+        attempt = 0
+        while True:
+            try:
+                reply = self._send(sdk, system, rest, tools, max_tokens or self.cfg.max_output_tokens)
+                break
+            except ProviderError:
+                raise
+            except Exception as e:  # noqa: BLE001 - classified below; unknown errors are not retried
+                retryable, status, after = self._classify(e)
+                what = f"HTTP {status}" if status else type(e).__name__
+                if not retryable:
+                    raise ProviderError(f"{self.api} request refused ({what}): {_short(e)}", status, attempt) from None
+                if attempt >= self.cfg.max_retries:
+                    raise ProviderError(f"{self.api} request failed after {attempt} retries ({what}): {_short(e)}",
+                                        status, attempt) from None
+                self._sleep(self.backoff(attempt, after))
+                attempt += 1
+        reply.usage.latency = time.perf_counter() - t0
+        reply.usage.retries = attempt
+        return reply
+
+    def backoff(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds before retry ``attempt`` + 1: the server's Retry-After when it sent one
+        (capped at backoff_max), else full jitter over base * 2**attempt."""
+        if retry_after is not None:
+            return min(retry_after, self.cfg.backoff_max)
+        return self._rng.uniform(0.0, min(self.cfg.backoff_max, self.cfg.backoff_base * 2 ** attempt))
+
+    def close(self):
+        with self._lock:
+            if self._sdk is not None:
+                try:
+                    self._sdk.close()
+                except Exception:  # noqa: BLE001
+                    pass
+                self._sdk = None
+
+
+def _short(e: Exception, n: int = 300) -> str:
+    s = str(e).replace("\n", " ")
+    return s if len(s) <= n else s[:n] + "..."
+
+
+# ---- OpenAI ---------------------------------------------------------------------------------
+
+def _openai_classify(e: Exception):
+    import openai
+    if isinstance(e, openai.APIStatusError):
+        st = e.status_code
+        return (st == 429 or st >= 500), st, _retry_after(getattr(e.response, "headers", None))
+    if isinstance(e, (openai.APIConnectionError, openai.APIResponseValidationError)):
+        return True, None, None
+    if isinstance(e, (json.JSONDecodeError, KeyError, TypeError, AttributeError, ValueError)):
+        return True, None, None          # an unreadable reply body
+    return False, None, None
+
+
+def _openai_usage(u, *, responses: bool) -> CallUsage:
+    if u is None:
+        return CallUsage(reported=False)
+    g = (lambda o, k: getattr(o, k, None) if o is not None else None)
+    if responses:
+        inp, out = g(u, "input_tokens") or 0, g(u, "output_tokens") or 0
+        cached = g(g(u, "input_tokens_details"), "cached_tokens") or 0
+        reasoning = g(g(u, "output_tokens_details"), "reasoning_tokens") or 0
+    else:
+        inp, out = g(u, "prompt_tokens") or 0, g(u, "completion_tokens") or 0
+        cached = g(g(u, "prompt_tokens_details"), "cached_tokens") or 0
+        reasoning = g(g(u, "completion_tokens_details"), "reasoning_tokens") or 0
+    cached = min(cached, inp)
+    return CallUsage(input_uncached=inp - cached, input_cached=cached, output=out, reasoning=reasoning)
+
+
+class _OpenAIBase(ModelClient):
+    def _make_sdk(self, key):
+        import openai
+        return openai.OpenAI(api_key=key, base_url=self.cfg.base_url, timeout=self.cfg.timeout, max_retries=0)
+
+    def _classify(self, e):
+        return _openai_classify(e)
+
+
+class OpenAIChatClient(_OpenAIBase):
+    api = "openai-chat"
+
+    @staticmethod
+    def wire_messages(system: str | None, messages: list[dict]) -> list[dict]:
+        out: list[dict] = [{"role": "system", "content": system}] if system else []
+        pending_images: list[dict] = []
+
+        def flush():
+            if pending_images:
+                out.append({"role": "user", "content": list(pending_images)})
+                pending_images.clear()
+        for m in messages:
+            role = m["role"]
+            if role != "tool":
+                flush()
+            if role == "user":
+                out.append({"role": "user", "content": [_chat_part(p) for p in m["parts"]]})
+            elif role == "assistant":
+                d: dict = {"role": "assistant", "content": m.get("text") or ""}
+                if m.get("tool_calls"):
+                    d["tool_calls"] = [{"id": c.id, "type": "function",
+                                        "function": {"name": c.name, "arguments": c.raw or json.dumps(c.arguments)}}
+                                       for c in m["tool_calls"]]
+                    if not d["content"]:
+                        d["content"] = None
+                out.append(d)
+            elif role == "tool":
+                texts = [p["text"] for p in m["parts"] if "text" in p]
+                imgs = [p for p in m["parts"] if "image" in p]
+                out.append({"role": "tool", "tool_call_id": m["call_id"],
+                            "content": "\n".join(texts) or ("screenshot follows" if imgs else "ok")})
+                pending_images.extend(_chat_part(p) for p in imgs)
+        flush()
+        return out
+
+    def _send(self, sdk, system, messages, tools, max_tokens):
+        c = self.cfg
+        # the conversation goes in extra_body: the SDK sends it as it is instead of walking
+        # every part of a long history through its type-directed transform (~100 ms a call)
+        heavy: dict = {"messages": self.wire_messages(system, messages)}
+        kw: dict = {"model": c.model, "messages": []}
+        if c.temperature is not None:
+            kw["temperature"] = c.temperature
+        if max_tokens:
+            kw[c.max_tokens_field] = max_tokens
+        if c.reasoning_effort not in (None, "omit"):
+            kw["reasoning_effort"] = c.reasoning_effort
+        if tools:
+            heavy["tools"] = [{"type": "function", "function": t} for t in tools]
+        kw["extra_body"] = {**c.extra_body, **heavy}
+        r = sdk.chat.completions.create(**kw)
+        ch = r.choices[0]
+        msg = ch.message
+        calls = [ToolCall(tc.id, tc.function.name, _decode_args(tc.function.arguments), tc.function.arguments or "")
+                 for tc in (msg.tool_calls or []) if getattr(tc, "function", None) is not None]
+        reasoning = getattr(msg, "reasoning_content", None) or getattr(msg, "reasoning", None) or ""
+        return Reply(text=msg.content or "", tool_calls=calls, usage=_openai_usage(r.usage, responses=False),
+                     finish=ch.finish_reason or "", id=r.id or "", reasoning=reasoning if isinstance(reasoning, str) else "")
+
+
+def _chat_part(p: dict) -> dict:
+    if "text" in p:
+        return {"type": "text", "text": p["text"]}
+    if p.get("image") is None:
+        return {"type": "text", "text": OMITTED_IMAGE}
+    return {"type": "image_url", "image_url": {"url": "data:image/png;base64," + _b64(p["image"])}}
+
+
+def _resp_part(p: dict) -> dict:
+    if "text" in p:
+        return {"type": "input_text", "text": p["text"]}
+    if p.get("image") is None:
+        return {"type": "input_text", "text": OMITTED_IMAGE}
+    return {"type": "input_image", "image_url": "data:image/png;base64," + _b64(p["image"]), "detail": "high"}
+
+
+class OpenAIResponsesClient(_OpenAIBase):
+    api = "openai-responses"
+
+    @staticmethod
+    def wire_input(messages: list[dict]) -> list[dict]:
+        out: list[dict] = []
+        pending_images: list[dict] = []
+
+        def flush():
+            if pending_images:
+                out.append({"role": "user", "content": list(pending_images)})
+                pending_images.clear()
+        for m in messages:
+            role = m["role"]
+            if role != "tool":
+                flush()
+            if role == "user":
+                out.append({"role": "user", "content": [_resp_part(p) for p in m["parts"]]})
+            elif role == "assistant":
+                if m.get("text"):
+                    out.append({"role": "assistant", "content": [{"type": "output_text", "text": m["text"]}]})
+                for c in m.get("tool_calls") or []:
+                    out.append({"type": "function_call", "call_id": c.id, "name": c.name,
+                                "arguments": c.raw or json.dumps(c.arguments)})
+            elif role == "tool":
+                texts = [p["text"] for p in m["parts"] if "text" in p]
+                imgs = [p for p in m["parts"] if "image" in p]
+                out.append({"type": "function_call_output", "call_id": m["call_id"],
+                            "output": "\n".join(texts) or ("screenshot follows" if imgs else "ok")})
+                pending_images.extend(_resp_part(p) for p in imgs)
+        flush()
+        return out
+
+    def _send(self, sdk, system, messages, tools, max_tokens):
+        c = self.cfg
+        heavy: dict = {"input": self.wire_input(messages)}       # sent as it is (see the Chat client)
+        kw: dict = {"model": c.model, "input": [], "store": False}
+        if system:
+            kw["instructions"] = system
+        if c.temperature is not None:
+            kw["temperature"] = c.temperature
+        if max_tokens:
+            kw["max_output_tokens"] = max_tokens
+        if c.reasoning_effort not in (None, "omit"):
+            kw["reasoning"] = {"effort": c.reasoning_effort}
+        if tools:
+            heavy["tools"] = [{"type": "function", **t} for t in tools]
+        kw["extra_body"] = {**c.extra_body, **heavy}
+        r = sdk.responses.create(**kw)
+        texts, calls, reasoning = [], [], []
+        for item in r.output or []:
+            t = getattr(item, "type", "")
+            if t == "message":
+                for part in getattr(item, "content", None) or []:
+                    if getattr(part, "type", "") == "output_text":
+                        texts.append(part.text)
+            elif t == "function_call":
+                calls.append(ToolCall(item.call_id, item.name, _decode_args(item.arguments), item.arguments or ""))
+            elif t == "reasoning":
+                for s in getattr(item, "summary", None) or []:
+                    reasoning.append(getattr(s, "text", ""))
+        return Reply(text="".join(texts), tool_calls=calls, usage=_openai_usage(r.usage, responses=True),
+                     finish=getattr(r, "status", "") or "", id=r.id or "", reasoning="\n".join(reasoning))
+
+
+# ---- Anthropic ------------------------------------------------------------------------------
+
+def _anth_part(p: dict) -> dict:
+    if "text" in p:
+        return {"type": "text", "text": p["text"]}
+    if p.get("image") is None:
+        return {"type": "text", "text": OMITTED_IMAGE}
+    return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": _b64(p["image"])}}
+
+
+class AnthropicClient(ModelClient):
+    """The Messages API (pip install "longpuzzle[anthropic]"). Reasoning effort maps to
+    ``output_config.effort`` (low .. max); "none" and "minimal" send nothing."""
+
+    api = "anthropic"
+
+    def _make_sdk(self, key):
+        try:
+            import anthropic
+        except ImportError:
+            raise ModelConfigError("the anthropic API needs the anthropic SDK: pip install 'longpuzzle[anthropic]'") from None
+        return anthropic.Anthropic(api_key=key, base_url=self.cfg.base_url, timeout=self.cfg.timeout, max_retries=0)
+
+    def _classify(self, e):
+        import anthropic
+        if isinstance(e, anthropic.APIStatusError):
+            st = e.status_code
+            return (st == 429 or st >= 500), st, _retry_after(getattr(e.response, "headers", None))
+        if isinstance(e, (anthropic.APIConnectionError, anthropic.APIResponseValidationError)):
+            return True, None, None
+        if isinstance(e, (json.JSONDecodeError, KeyError, TypeError, AttributeError, ValueError)):
+            return True, None, None
+        return False, None, None
+
+    @staticmethod
+    def wire_messages(messages: list[dict]) -> list[dict]:
+        out: list[dict] = []
+
+        def add(role, blocks):
+            if out and out[-1]["role"] == role:
+                out[-1]["content"].extend(blocks)     # the API wants alternating roles
+            else:
+                out.append({"role": role, "content": list(blocks)})
+        for m in messages:
+            role = m["role"]
+            if role == "user":
+                add("user", [_anth_part(p) for p in m["parts"]])
+            elif role == "assistant":
+                blocks = [{"type": "text", "text": m["text"]}] if m.get("text") else []
+                for c in m.get("tool_calls") or []:
+                    args = c.arguments if isinstance(c.arguments, dict) else {"_raw": c.arguments}
+                    blocks.append({"type": "tool_use", "id": c.id, "name": c.name, "input": args})
+                add("assistant", blocks or [{"type": "text", "text": "(no reply)"}])
+            elif role == "tool":
+                add("user", [{"type": "tool_result", "tool_use_id": m["call_id"],
+                              "content": [_anth_part(p) for p in m["parts"]] or [{"type": "text", "text": "ok"}]}])
+        return out
+
+    def _send(self, sdk, system, messages, tools, max_tokens):
+        c = self.cfg
+        heavy: dict = {"messages": self.wire_messages(messages)}  # sent as it is (see the Chat client)
+        kw: dict = {"model": c.model, "messages": [], "max_tokens": max_tokens or 4096}
+        if system:
+            kw["system"] = system
+        if c.temperature is not None:
+            kw["temperature"] = c.temperature
+        if c.reasoning_effort not in (None, "omit", "none", "minimal"):
+            kw["output_config"] = {"effort": c.reasoning_effort}
+        if tools:
+            heavy["tools"] = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["parameters"]}
+                              for t in tools]
+        kw["extra_body"] = {**c.extra_body, **heavy}
+        r = sdk.messages.create(**kw)
+        texts, calls, thinking = [], [], []
+        for b in r.content or []:
+            t = getattr(b, "type", "")
+            if t == "text":
+                texts.append(b.text)
+            elif t == "tool_use":
+                calls.append(ToolCall(b.id, b.name, b.input if isinstance(b.input, dict) else _decode_args(b.input),
+                                      json.dumps(b.input)))
+            elif t == "thinking":
+                thinking.append(getattr(b, "thinking", ""))
+        u = r.usage
+        if u is None:
+            usage = CallUsage(reported=False)
+        else:
+            cached = getattr(u, "cache_read_input_tokens", None) or 0
+            written = getattr(u, "cache_creation_input_tokens", None) or 0
+            usage = CallUsage(input_uncached=(u.input_tokens or 0) + written, input_cached=cached,
+                              output=u.output_tokens or 0)
+        return Reply(text="".join(texts), tool_calls=calls, usage=usage, finish=r.stop_reason or "", id=r.id or "",
+                     reasoning="\n".join(thinking))
+
+
+CLIENTS = {"openai-chat": OpenAIChatClient, "openai-responses": OpenAIResponsesClient, "anthropic": AnthropicClient}
+
+
+def make_client(cfg: ModelConfig, **kw) -> ModelClient:
+    return CLIENTS[cfg.api](cfg, **kw)

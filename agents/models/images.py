@@ -1,0 +1,164 @@
+"""Frames to images for a model, and the model's coordinates back to frame pixels.
+
+A frame goes to the model as a lossless PNG (``encode_png``). A ``View`` is the image the
+model sees: the frame itself, or the frame resized by a rule (the longest side to N pixels,
+or a model family's own rule such as Qwen-VL / UI-TARS ``smart_resize``). The same ``View``
+converts coordinates both ways, with the pixel-centre convention a resampler uses: image
+pixel i covers frame pixels [i * W / w, (i + 1) * W / w), and maps back to the frame pixel
+under its centre (Pillow's sampling geometry; a centre exactly on a border goes to the
+lower pixel). So every image pixel survives the round trip image -> frame -> image
+exactly, and a frame pixel goes to the image pixel that was resampled from around it.
+
+Grids: some protocols give coordinates on a fixed 0..S grid (S = 1000) whatever the image
+size; grid value g is the continuous position g / S of the side, i.e. frame pixel
+floor(g * W / S) (S itself is the last pixel).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+try:  # ISA-L's deflate: about 10x faster than zlib at level 1 on screenshots, same format
+    from isal import isal_zlib as _deflate
+    _LEVEL = 1
+except ImportError:  # pragma: no cover - an optional accelerator
+    _deflate = zlib
+    _LEVEL = 1
+
+_PNG_SIG = b"\x89PNG\r\n\x1a\n"
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(data, zlib.crc32(kind)))
+
+
+def encode_png(frame: np.ndarray) -> bytes:
+    """A lossless PNG (8-bit RGB, no filter, deflate) of an (H, W, 3) uint8 frame."""
+    f = np.asarray(frame)
+    if f.dtype != np.uint8 or f.ndim != 3 or f.shape[2] != 3:
+        raise ValueError(f"a frame is an (H, W, 3) uint8 array, not {f.dtype} {f.shape}")
+    h, w = f.shape[:2]
+    raw = np.empty((h, w * 3 + 1), np.uint8)
+    raw[:, 0] = 0                                   # filter type "None" on every scanline
+    raw[:, 1:] = f.reshape(h, w * 3)
+    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+    return b"".join((_PNG_SIG, _chunk(b"IHDR", ihdr), _chunk(b"IDAT", _deflate.compress(raw.data, _LEVEL)),
+                     _chunk(b"IEND", b"")))
+
+
+def decode_png(data: bytes) -> np.ndarray:
+    """The (H, W, 3) uint8 pixels of a PNG (for tests and tools)."""
+    import io
+
+    from PIL import Image
+    return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+
+
+def smart_resize(height: int, width: int, factor: int = 28, min_pixels: int = 56 * 56,
+                 max_pixels: int = 14 * 14 * 4 * 1280) -> tuple[int, int]:
+    """Qwen2-VL / UI-TARS image size rule: both sides multiples of ``factor``, the area
+    within [min_pixels, max_pixels], the aspect ratio kept as closely as possible.
+    Returns (height, width)."""
+    if min(height, width) <= 0:
+        raise ValueError("image sides must be positive")
+    if max(height, width) / min(height, width) > 200:
+        raise ValueError("aspect ratio above 200 is not supported by smart_resize")
+    h = max(factor, round(height / factor) * factor)
+    w = max(factor, round(width / factor) * factor)
+    if h * w > max_pixels:
+        beta = math.sqrt(height * width / max_pixels)
+        h = max(factor, math.floor(height / beta / factor) * factor)
+        w = max(factor, math.floor(width / beta / factor) * factor)
+    elif h * w < min_pixels:
+        beta = math.sqrt(min_pixels / (height * width))
+        h = math.ceil(height * beta / factor) * factor
+        w = math.ceil(width * beta / factor) * factor
+    return h, w
+
+
+# UI-TARS-1.5 defaults (its processor: 100 .. 16384 patches of 28 x 28)
+UITARS_MIN_PIXELS = 100 * 28 * 28
+UITARS_MAX_PIXELS = 16384 * 28 * 28
+
+
+@dataclass(frozen=True)
+class View:
+    """The image a model sees of a (W, H) frame: size (w, h); identity when equal."""
+    frame_size: tuple[int, int]
+    size: tuple[int, int]
+
+    @property
+    def identity(self) -> bool:
+        return self.size == self.frame_size
+
+    def image(self, frame: np.ndarray) -> np.ndarray:
+        """The frame as the model sees it (resampled with a bicubic filter when resized)."""
+        if self.identity:
+            return frame
+        from PIL import Image
+        return np.asarray(Image.fromarray(np.asarray(frame)).resize(self.size, Image.BICUBIC))
+
+    def png(self, frame: np.ndarray) -> bytes:
+        return encode_png(self.image(frame))
+
+    # -- coordinates
+    def to_frame(self, x: float, y: float) -> tuple[int, int]:
+        """Image pixel (x, y) -> the frame pixel under its centre (integers, in the frame
+        when the point is in the image). A centre exactly on a border between two frame
+        pixels goes to the lower one."""
+        (W, H), (w, h) = self.frame_size, self.size
+        return _centre(x, W, w), _centre(y, H, h)
+
+    def to_image(self, x: float, y: float) -> tuple[int, int]:
+        """Frame pixel (x, y) -> the image pixel resampled from around it."""
+        (W, H), (w, h) = self.frame_size, self.size
+        return _centre(x, w, W), _centre(y, h, H)
+
+    def contains(self, x: float, y: float) -> bool:
+        return 0 <= x < self.size[0] and 0 <= y < self.size[1]
+
+
+def _centre(p: float, dst: int, src: int) -> int:
+    """The pixel on a side of ``dst`` pixels under the centre of pixel ``p`` of a side of
+    ``src`` pixels: the largest i with i < (p + 0.5) * dst / src (exact for integers)."""
+    if isinstance(p, int) or float(p).is_integer():
+        return ((2 * int(p) + 1) * dst - 1) // (2 * src)
+    return int(math.ceil((p + 0.5) * dst / src)) - 1
+
+
+def grid_to_frame(g: float, side: int, scale: float) -> int:
+    """A 0..scale grid value -> a pixel index on a side of ``side`` pixels (scale -> last)."""
+    return min(side - 1, int(math.floor(g * side / scale)))
+
+
+def frame_to_grid(p: float, side: int, scale: float) -> int:
+    """A pixel index -> the nearest grid value whose pixel is ``p`` (exact when the grid is
+    finer than the pixels)."""
+    return min(int(scale), int(round((p + 0.5) * scale / side)))
+
+
+def make_view(frame_size: tuple[int, int], rule: str | None = None, *, factor: int = 28,
+              min_pixels: int = UITARS_MIN_PIXELS, max_pixels: int = UITARS_MAX_PIXELS) -> View:
+    """A View from a rule: None / "none" (the frame itself), "longest:N" (the longest side
+    to N pixels, aspect kept), or "smart_resize" (factor, min_pixels, max_pixels)."""
+    W, H = frame_size
+    if rule in (None, "", "none"):
+        return View(frame_size, frame_size)
+    if rule == "smart_resize":
+        h, w = smart_resize(H, W, factor, min_pixels, max_pixels)
+        return View(frame_size, (w, h))
+    if isinstance(rule, str) and rule.startswith("longest:"):
+        try:
+            n = int(rule.split(":", 1)[1])
+        except ValueError:
+            n = 0
+        if n < 8:
+            raise ValueError(f"bad resize rule {rule!r}: longest:N needs N >= 8")
+        k = n / max(W, H)
+        return View(frame_size, (max(1, round(W * k)), max(1, round(H * k))))
+    raise ValueError(f"unknown resize rule {rule!r}: use none, longest:N or smart_resize")

@@ -1,0 +1,348 @@
+"""A scripted model endpoint on 127.0.0.1, for tests, benchmarks and dry runs.
+
+``ScriptedServer`` is a real HTTP server (stdlib, one thread per request) that speaks the
+OpenAI Chat Completions (``POST /v1/chat/completions``) and Responses (``/v1/responses``)
+wire formats and Anthropic's Messages format (``/v1/messages``). Its "model" is a script:
+a function from the request to a reply ``{"text": str, "tool_calls": [{"name", "arguments"}],
+"usage": {...}}`` that the server wraps in the API's JSON. It can delay every reply, fail
+requests with a status (and Retry-After), or stop answering; it counts requests, replies,
+the usage it reported and the most requests in flight at once.
+
+``gesture_script`` turns a stream of GUI actions in frame pixels (e.g. the solver agent's
+gestures for an objective: ``solver_gestures``) into the replies a model would write in one
+agent protocol, coordinates converted to that protocol's convention. These encoders are
+written from the formats' descriptions, independently of the protocols' parsers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+from longpuzzle.agents.models.images import UITARS_MAX_PIXELS, UITARS_MIN_PIXELS, smart_resize
+
+DEFAULT_USAGE = {"input": 1000, "cached": 600, "output": 40, "reasoning": 8}
+
+
+# ---- replies from the solver's gestures --------------------------------------------------
+
+def solver_gestures(objective: str, frame_size: tuple[int, int] = (540, 960), style: str = "2d") -> list[dict]:
+    """The GUI actions (frame pixels) with which the solver agent completes ``objective``
+    from the home screen."""
+    from longpuzzle.agents.base import FinalAnswer, action_spec
+    from longpuzzle.agents.builtin import SolverAgent
+    from longpuzzle.agents.harness import instruction_for
+
+    game, diff = objective.split("/")
+    a = SolverAgent(style=style)
+    a.reset(instruction_for(game, diff), action_spec(*frame_size))
+    out = []
+    while True:
+        x = a.act(None)
+        if isinstance(x, FinalAnswer):
+            return out
+        out.append(x)
+
+
+def _flatten(actions: list[dict]) -> list[dict]:
+    out = []
+    for a in actions:
+        out.extend(a["actions"] if a["type"] == "batch" else [a])
+    return out
+
+
+def _grid(v: float, side: int, scale: float = 1000.0) -> int:
+    return min(int(scale), int(round((v + 0.5) * scale / side)))
+
+
+def _direction(a: dict) -> str:
+    dx, dy = a["x1"] - a["x0"], a["y1"] - a["y0"]
+    if abs(dx) >= abs(dy):
+        return "right" if dx > 0 else "left"
+    return "down" if dy > 0 else "up"
+
+
+def gesture_script(protocol: str, actions: list[dict], frame_size: tuple[int, int] = (540, 960)) -> list[dict]:
+    """The replies that perform ``actions`` in ``protocol`` (general_e2e, native, qwen, uitars)."""
+    W, H = frame_size
+    out: list[dict] = []
+    if protocol == "native":
+        out.append({"tool_calls": [{"name": "gui", "arguments": {"action": "wait", "ms": 500}}]})
+
+        def one(a):
+            if a["type"] == "click":
+                return {"action": "click", "x": int(a["x"]), "y": int(a["y"])}
+            if a["type"] in ("swipe", "drag"):
+                return {"action": "drag", "x0": int(a["x0"]), "y0": int(a["y0"]), "x1": int(a["x1"]), "y1": int(a["y1"])}
+            raise ValueError(f"no native form for {a}")
+        for a in actions:
+            args = {"action": "batch", "actions": [one(x) for x in a["actions"]]} if a["type"] == "batch" else one(a)
+            out.append({"text": "", "tool_calls": [{"name": "gui", "arguments": args}]})
+        return out
+    acts = _flatten(actions)
+    if protocol == "general_e2e":
+        for a in acts:
+            if a["type"] == "click":
+                j = {"action_type": "click", "coordinate": [_grid(a["x"], W), _grid(a["y"], H)]}
+            elif a["type"] == "swipe":
+                j = {"action_type": "swipe", "direction": _direction(a),
+                     "coordinate": [_grid(a["x0"], W), _grid(a["y0"], H)]}
+            else:
+                j = {"action_type": "drag", "start_coordinate": [_grid(a["x0"], W), _grid(a["y0"], H)],
+                     "end_coordinate": [_grid(a["x1"], W), _grid(a["y1"], H)]}
+            out.append({"text": f"Thought: next step of the plan.\nAction: {json.dumps(j)}"})
+        return out
+    if protocol == "qwen":
+        def call(args):
+            return {"text": "Next step.\n<tool_call>\n" + json.dumps({"name": "computer_use", "arguments": args})
+                    + "\n</tool_call>"}
+        for a in acts:
+            if a["type"] == "click":
+                out.append(call({"action": "left_click", "coordinate": [_grid(a["x"], W), _grid(a["y"], H)]}))
+            else:
+                out.append(call({"action": "mouse_move", "coordinate": [_grid(a["x0"], W), _grid(a["y0"], H)]}))
+                out.append(call({"action": "left_click_drag", "coordinate": [_grid(a["x1"], W), _grid(a["y1"], H)]}))
+        return out
+    if protocol == "uitars":
+        h, w = smart_resize(H, W, 28, UITARS_MIN_PIXELS, UITARS_MAX_PIXELS)
+
+        def px(x, y):
+            return f"({int(math.floor((x + 0.5) * w / W))},{int(math.floor((y + 0.5) * h / H))})"
+        for a in acts:
+            if a["type"] == "click":
+                act = f"click(start_box='<|box_start|>{px(a['x'], a['y'])}<|box_end|>')"
+            else:
+                act = (f"drag(start_box='<|box_start|>{px(a['x0'], a['y0'])}<|box_end|>', "
+                       f"end_box='<|box_start|>{px(a['x1'], a['y1'])}<|box_end|>')")
+            out.append({"text": f"Thought: I continue with the plan.\nAction: {act}"})
+        return out
+    raise ValueError(f"unknown protocol {protocol!r}")
+
+
+def assistant_turns(api: str, body: dict) -> int:
+    """How many model replies the request's history holds (the next reply's index when the
+    whole history is replayed)."""
+    if api == "responses":
+        n, prev = 0, False
+        for it in body.get("input") or []:
+            is_a = it.get("role") == "assistant" or it.get("type") == "function_call"
+            n += is_a and not prev
+            prev = is_a
+        return n
+    return sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
+
+
+def last_user_text(api: str, body: dict) -> str:
+    items = body.get("input") if api == "responses" else body.get("messages")
+    for m in reversed(items or []):
+        if m.get("role") != "user":
+            continue
+        c = m.get("content")
+        if isinstance(c, str):
+            return c
+        return "\n".join(p.get("text", "") for p in c or [] if isinstance(p, dict) and "text" in p)
+    return ""
+
+
+class ReplayScript:
+    """Answers request k with ``replies[k]``, k = the number of replies already in the
+    request's history (stateless: many episodes can share one server), or the number of
+    script requests answered so far (``by="sequence"``: one episode, any history policy).
+    Compaction requests get a summary; past the end, a completion message."""
+
+    def __init__(self, replies: list[dict], by: str = "history", usage: dict | None = None,
+                 end: dict | None = None):
+        self.replies = replies
+        self.by = by
+        self.usage = dict(DEFAULT_USAGE if usage is None else usage)
+        self.end = end or {"text": "BENCHMARK COMPLETED: the screen shows the completion card."}
+        self._n = itertools.count()
+        self.compactions = 0
+
+    def __call__(self, api: str, body: dict) -> dict:
+        if "conversation is about to be shortened" in last_user_text(api, body):
+            self.compactions += 1
+            return {"text": "Summary: playing the objective; continue with the plan.", "usage": self.usage}
+        k = assistant_turns(api, body) if self.by == "history" else next(self._n)
+        r = dict(self.replies[k]) if k < len(self.replies) else dict(self.end)
+        r.setdefault("usage", self.usage)
+        return r
+
+
+# ---- the server --------------------------------------------------------------------------
+
+class ScriptedServer:
+    """``with ScriptedServer(script) as srv: srv.url`` (the base URL for OpenAI clients,
+    ``srv.url_v1``; Anthropic clients take ``srv.url``)."""
+
+    def __init__(self, script: Callable[[str, dict], dict], delay: float = 0.0):
+        self.script = script
+        self.delay = delay
+        self.faults: list[tuple[int, dict]] = []    # (status, headers) answered before the script
+        self.hang = threading.Event()              # set: requests get no answer until cleared
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self.requests = 0
+        self.replies = 0
+        self.statuses: dict[int, int] = {}
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.reported = {"input": 0, "cached": 0, "output": 0, "reasoning": 0}
+        self.bodies: list[dict] = []
+        self.keep_bodies = False
+        self._ids = itertools.count(1)
+        self._httpd = None
+        self._thread = None
+
+    # -- control
+    def fail_next(self, status: int, count: int = 1, retry_after: float | None = None) -> None:
+        h = {} if retry_after is None else {"Retry-After": f"{retry_after:g}"}
+        with self._lock:
+            self.faults.extend([(status, h)] * count)
+
+    def start(self) -> "ScriptedServer":
+        srv = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def setup(self):
+                super().setup()
+                # headers and body go out as separate writes: without this, Nagle's
+                # algorithm and delayed ACKs hold every reply back by ~40 ms
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                srv._handle(self)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="scripted-model", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    @property
+    def url_v1(self) -> str:
+        return self.url + "/v1"
+
+    # -- requests
+    def _handle(self, h: BaseHTTPRequestHandler) -> None:
+        n = int(h.headers.get("Content-Length") or 0)
+        raw = h.rfile.read(n)
+        path = h.path.split("?")[0]
+        api = {"/v1/chat/completions": "chat", "/v1/responses": "responses", "/v1/messages": "messages"}.get(path)
+        with self._lock:
+            self.requests += 1
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            fault = self.faults.pop(0) if self.faults else None
+        try:
+            while self.hang.is_set() and not self._stop.is_set():
+                time.sleep(0.02)
+            if self._stop.is_set():
+                return
+            if self.delay:
+                time.sleep(self.delay)
+            if api is None:
+                return self._send(h, 404, {"error": {"message": f"no route {path}", "type": "not_found"}})
+            if fault is not None:
+                status, headers = fault
+                return self._send(h, status, {"error": {"message": f"scripted {status}", "type": "scripted"}}, headers)
+            try:
+                body = json.loads(raw or b"{}")
+            except json.JSONDecodeError:
+                return self._send(h, 400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
+            if self.keep_bodies:
+                with self._lock:
+                    self.bodies.append({"api": api, "body": body})
+            reply = self.script(api, body)
+            self._send(h, 200, self._wrap(api, body, reply))
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def _send(self, h, status: int, payload: dict, headers: dict | None = None) -> None:
+        data = json.dumps(payload).encode()
+        try:
+            h.send_response(status)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                h.send_header(k, v)
+            h.end_headers()
+            h.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            return
+        with self._lock:
+            self.statuses[status] = self.statuses.get(status, 0) + 1
+            if status == 200:
+                self.replies += 1
+
+    def _wrap(self, api: str, body: dict, r: dict) -> dict:
+        u = {**DEFAULT_USAGE, **(r.get("usage") or {})}
+        with self._lock:
+            for k in self.reported:
+                self.reported[k] += u[k]
+            i = next(self._ids)
+        text = r.get("text") or ""
+        calls = r.get("tool_calls") or []
+        model = body.get("model", "scripted")
+        if api == "chat":
+            msg: dict = {"role": "assistant", "content": text or None}
+            if calls:
+                msg["tool_calls"] = [{"id": f"call_{i}_{k}", "type": "function",
+                                      "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
+                                     for k, c in enumerate(calls)]
+            return {"id": f"chatcmpl-{i}", "object": "chat.completion", "created": int(time.time()), "model": model,
+                    "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if calls else "stop"}],
+                    "usage": {"prompt_tokens": u["input"], "completion_tokens": u["output"],
+                              "total_tokens": u["input"] + u["output"],
+                              "prompt_tokens_details": {"cached_tokens": u["cached"]},
+                              "completion_tokens_details": {"reasoning_tokens": u["reasoning"]}}}
+        if api == "responses":
+            output = []
+            if text:
+                output.append({"type": "message", "id": f"msg_{i}", "role": "assistant", "status": "completed",
+                               "content": [{"type": "output_text", "text": text, "annotations": []}]})
+            for k, c in enumerate(calls):
+                output.append({"type": "function_call", "id": f"fc_{i}_{k}", "call_id": f"call_{i}_{k}",
+                               "name": c["name"], "arguments": json.dumps(c["arguments"]), "status": "completed"})
+            return {"id": f"resp_{i}", "object": "response", "created_at": int(time.time()), "model": model,
+                    "status": "completed", "output": output, "parallel_tool_calls": False, "tool_choice": "auto",
+                    "tools": [],
+                    "usage": {"input_tokens": u["input"], "output_tokens": u["output"],
+                              "total_tokens": u["input"] + u["output"],
+                              "input_tokens_details": {"cached_tokens": u["cached"]},
+                              "output_tokens_details": {"reasoning_tokens": u["reasoning"]}}}
+        content = [{"type": "text", "text": text}] if text else []
+        for k, c in enumerate(calls):
+            content.append({"type": "tool_use", "id": f"toolu_{i}_{k}", "name": c["name"], "input": c["arguments"]})
+        # Anthropic reports uncached input apart from cache reads
+        return {"id": f"msg_{i}", "type": "message", "role": "assistant", "model": model, "content": content,
+                "stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None,
+                "usage": {"input_tokens": u["input"] - u["cached"], "output_tokens": u["output"],
+                          "cache_read_input_tokens": u["cached"], "cache_creation_input_tokens": 0}}
