@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import time
 from pathlib import Path
 
@@ -32,10 +31,14 @@ def _clean(v):
     return v
 
 
+MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars")
+
+
 @click.command("eval")
-@click.option("--agent", "agent_spec", default="solver", show_default=True,
+@click.option("--agent", "agent_spec", default=None,
               help="random (random gestures on the requested objective's board), random_anywhere (random "
-              "actions anywhere), solver, greedy, or a .py file with one BaseAgent subclass.")
+                   "actions anywhere), solver, greedy, a .py file with one BaseAgent subclass, or a model protocol: "
+                   "general_e2e, native, qwen, uitars [default: solver; with --model, the model's own or native].")
 @click.option("--objective", multiple=True, metavar="GAME/DIFFICULTY", help="Objective(s) to run (repeatable).")
 @click.option("--all", "all_", is_flag=True, help="All 16 objectives.")
 @click.option("--protocol", type=click.Choice(["objective", "level"]), default="objective", show_default=True)
@@ -45,7 +48,9 @@ def _clean(v):
 @click.option("--budget", default=3600.0, show_default=True,
               help="Charged seconds per objective episode: real time + simulated action time + latency.")
 @click.option("--max-actions", type=int, default=None, help="Cap on actions per episode (per level for --protocol level).")
-@click.option("--action-timeout", default=120.0, show_default=True, help="Seconds an agent may take per action.")
+@click.option("--action-timeout", type=float, default=None,
+              help="Seconds an agent may take per action [default: 120; none for model agents, whose requests "
+                   "have --request-timeout].")
 @click.option("--invalid-actions", "invalid_action_policy", type=click.Choice(["watchdog", "dispatch_failed"]),
               default=None, help="A refused action: 'watchdog' stops and invalidates the run (the paper's, "
               "default for --protocol objective); 'dispatch_failed' answers it and ends after 3 in a row (the "
@@ -80,78 +85,165 @@ def _clean(v):
               "it needs). Its environment is otherwise nearly empty.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder [default: results/eval-<time>].")
+@click.option("--workers", default=1, show_default=True, help="Episodes run at once (threads; 32 is fine for models).")
+@click.option("--resume", "resume_dir", type=click.Path(file_okay=False), default=None,
+              help="Continue the run in this folder: finished episodes are kept, the others run again.")
+@click.option("--infra-retries", default=2, show_default=True,
+              help="Times an episode stopped by an infrastructure failure (unscored) is run again.")
+@click.option("--model", "model_name", default=None,
+              help="A model named in the provider file, or a model name for --base-url.")
+@click.option("--models-file", type=click.Path(dir_okay=False), default=None,
+              help="Provider file (TOML/YAML) [default: $LONGPUZZLE_MODELS or ./longpuzzle-models.toml].")
+@click.option("--base-url", default=None, help="OpenAI-compatible (or Anthropic) endpoint, e.g. http://127.0.0.1:8000/v1.")
+@click.option("--api", type=click.Choice(["openai-chat", "openai-responses", "anthropic"]), default=None,
+              help="Wire API [default: openai-chat].")
+@click.option("--api-key-env", default=None, help="Environment variable holding the API key (the key is never stored).")
+@click.option("--temperature", type=float, default=None, help="[default: the protocol's (general_e2e 0) or the provider's]")
+@click.option("--max-output-tokens", type=int, default=None, help="[default: the protocol's (general_e2e 1024)]")
+@click.option("--reasoning-effort", type=click.Choice(["none", "minimal", "low", "medium", "high", "xhigh", "max", "omit"]),
+              default=None, help="[default: medium for general_e2e and native; omit: not sent]")
+@click.option("--request-timeout", type=float, default=None, help="Seconds per model request [default: 120].")
+@click.option("--max-retries", type=int, default=None, help="Retries on transport errors, 429 and 5xx [default: 4].")
+@click.option("--context-tokens", type=int, default=None,
+              help="Compact the conversation (a model-written summary replaces earlier turns) at this many tokens.")
+@click.option("--prompt-setting", type=click.Choice(["minimal", "full", "none"]), default=None,
+              help="Per-game catalogue instruction in the prompt [default: full for general_e2e, none otherwise].")
+@click.option("--language", type=click.Choice(["zh", "en"]), default="zh", show_default=True,
+              help="The catalogue instruction in its original Chinese or in English.")
+@click.option("--history-images", type=int, default=None,
+              help="Screenshots sent per request, the latest included [default: general_e2e 1, qwen/uitars 2, native all].")
+@click.option("--scale-factor", type=float, default=None,
+              help="Coordinate grid 0..S (general_e2e default 1000; 0 = screenshot pixels).")
+@click.option("--resize", default=None, metavar="RULE",
+              help="Resize screenshots for the model: none, longest:N or smart_resize [uitars default smart_resize].")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
 def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout,
              invalid_action_policy, charge_agent_time, action_latency, viewport, style,
              scale, frames_per_move, no_frames, certify_budget, seed, trusted_agent, agent_memory, agent_cpu,
-             agent_cpu_per_action, agent_env, out_dir, as_json):
+             agent_cpu_per_action, agent_env, out_dir, workers, resume_dir, infra_retries,
+             model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens, reasoning_effort,
+             request_timeout, max_retries, context_tokens, prompt_setting, language, history_images, scale_factor,
+             resize, as_json):
     """Run an agent on objectives and measure it as LongPuzzleBench does.
 
-    With no arguments: the solver agent on one default objective."""
-    from longpuzzle.agents.builtin import load_agent
-    from longpuzzle.agents.harness import Settings, run_level_chain, run_objective
-    from longpuzzle.agents.metrics import aggregate
+    With no arguments: the solver agent on one default objective. With --model: a model
+    endpoint through an agent protocol, e.g.
+
+        longpuzzle eval --model gpt-6-sol --objective maze_paint/easy --workers 8"""
+    from longpuzzle.agents.harness import Settings
+    from longpuzzle.agents.runner import RunConfig, execute, load_run, start_run
     from longpuzzle.engine.geometry import parse_viewport
 
-    objs = _objectives(objective, all_)
-    for o in objs:
-        catalog().objective(o)          # unknown objective -> clear error before anything runs
-    if episodes < 1:
-        raise click.BadParameter("--episodes must be at least 1")
-    if out_dir:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
+    if workers < 1:
+        raise click.BadParameter("--workers must be at least 1")
+    if resume_dir:
+        out = Path(resume_dir)
+        run = load_run(out)
     else:
-        out = new_results_folder()
-    st = Settings(style=style, scale=scale, frames_per_move=frames_per_move, budget=budget,
-                  max_actions=max_actions, action_timeout=action_timeout, save_frames=not no_frames,
-                  certify_budget=certify_budget, invalid_action_policy=invalid_action_policy,
-                  charge_agent_time=charge_agent_time, action_latency=action_latency,
-                  viewport=None if viewport is None else parse_viewport(viewport))
-    limits = _agent_limits(agent_memory, agent_cpu, agent_cpu_per_action, st, protocol)
-    first = load_agent(agent_spec, style=style, seed=seed, limits=limits, pass_env=agent_env, trusted=trusted_agent)
-    if getattr(first, "trusted", True) is False:
-        first.check()                   # an agent file that cannot load: one error line, nothing run
-    plan = [(o, e) for o in objs for e in range(episodes)]
-    results = []
-    bar = _progress(len(plan), as_json)
-    for o, e in plan:
-        game, diff = o.split("/")
-        agent = first if e == 0 and o == objs[0] else load_agent(agent_spec, style=style, seed=seed + e, limits=limits,
-                                                                  pass_env=agent_env, trusted=trusted_agent)
-        folder = out / o.replace("/", "_") / f"episode_{e + 1:03d}"
-        status = EpisodeStatus(bar, o)
-        if protocol == "objective":
-            r = run_objective(agent, game, diff, settings=st, folder=folder, on_action=status)
+        objs = _objectives(objective, all_)
+        for o in objs:
+            catalog().objective(o)          # unknown objective -> clear error before anything runs
+        if episodes < 1:
+            raise click.BadParameter("--episodes must be at least 1")
+        model = None
+        agent_options: dict = {}
+        if model_name or (agent_spec in MODEL_AGENTS):
+            model, agent_spec, agent_options = _model_settings(
+                agent_spec, model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens,
+                reasoning_effort, request_timeout, max_retries, context_tokens, prompt_setting, language,
+                history_images, scale_factor, resize)
+            if action_timeout is None:
+                action_timeout = 0.0        # no harness limit: each request has its own timeout
         else:
-            r = run_level_chain(agent, game, diff, settings=st, folder=folder, mode=mode, on_action=status)
-        results.append(r)
-        bar.set_postfix_str(f"{o}: {r.outcome.solved_count}/{len(r.outcome.levels)} {r.end}")
-        bar.update(1)
-    bar.close()
-    metrics = aggregate([r.outcome for r in results])
-    per_obj = metrics.pop("objectives")
-    summary = {"agent": agent_spec, "protocol": protocol, "settings": st.as_dict(), "metrics": metrics,
-               "objectives": per_obj,
-               "episodes": [{**r.as_dict(), "folder": str(Path(r.folder).relative_to(out))} for r in results]}
-    # the original's composite score: cell = mean level score (unreached levels 0), then the
-    # macro mean over the cells run (16 for --all)
-    cells = {}
-    for r in results:
-        if r.outcome.scored:
-            cells.setdefault(r.objective, []).append(sum(l["score"] for l in r.levels) / len(r.levels))
-    cell_scores = {k: sum(v) / len(v) for k, v in cells.items()}
-    summary["cells"] = cell_scores
-    summary["metrics"]["score"] = sum(cell_scores.values()) / len(cell_scores) if cell_scores else None
-    summary = _clean(summary)
-    (out / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+            agent_spec = agent_spec or "solver"
+        if action_timeout is None:
+            action_timeout = 120.0
+        st = Settings(style=style, scale=scale, frames_per_move=frames_per_move, budget=budget,
+                      max_actions=max_actions, action_timeout=action_timeout or None, save_frames=not no_frames,
+                      certify_budget=certify_budget, invalid_action_policy=invalid_action_policy,
+                      charge_agent_time=charge_agent_time, action_latency=action_latency,
+                      viewport=None if viewport is None else parse_viewport(viewport))
+        agent_file = None
+        if model is None:
+            from dataclasses import asdict
+
+            from longpuzzle.agents.builtin import load_agent
+            limits = _agent_limits(agent_memory, agent_cpu, agent_cpu_per_action, st, protocol)
+            first = load_agent(agent_spec, style=style, seed=seed, limits=limits, pass_env=agent_env,
+                               trusted=trusted_agent)       # unknown agent -> one error line now
+            if getattr(first, "trusted", True) is False:
+                first.check()               # an agent file that cannot load: one error line, nothing run
+            agent_file = {"limits": asdict(limits), "pass_env": list(agent_env), "trusted": trusted_agent}
+        run = RunConfig(agent=agent_spec, objectives=objs, episodes=episodes, protocol=protocol, mode=mode,
+                        settings=st.as_dict(), seed=seed, model=model, agent_options=agent_options,
+                        infra_retries=infra_retries, agent_file=agent_file)
+        if out_dir:
+            out = Path(out_dir)
+            if (out / "run.json").exists():
+                raise click.UsageError(f"{out} already holds a run; continue it with --resume {out}")
+        else:
+            out = new_results_folder()
+        start_run(out, run)
+    summary = execute(out, run, workers=workers, quiet=as_json)
     if as_json:
-        click.echo(json.dumps({**summary["metrics"], "objectives": summary["objectives"], "out": str(out)}))
+        click.echo(json.dumps({**summary["metrics"], "objectives": summary["objectives"],
+                               "usage": summary.get("usage"), "out": str(out)}))
         return
-    click.echo(f"{'objective':<24} {'eps':>3} {'OSR':>6} {'LC':>6} {'FGP':>6} {'LPR':>6} {'PER':>5} {'SMR':>5}")
+    _print_summary(summary)
+    click.echo(f"results in {out}")
+
+
+def _model_settings(agent_spec, model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens,
+                    reasoning_effort, request_timeout, max_retries, context_tokens, prompt_setting, language,
+                    history_images, scale_factor, resize):
+    from longpuzzle.agents.models.config import resolve_model
+    from longpuzzle.agents.models.images import make_view
+
+    if not model_name:
+        raise click.UsageError(f"--agent {agent_spec} needs --model (a provider-file name or a model name)")
+    cfg = resolve_model(model_name, models_file, base_url=base_url, api=api, api_key_env=api_key_env,
+                        temperature=temperature, max_output_tokens=max_output_tokens,
+                        reasoning_effort=reasoning_effort, timeout=request_timeout, max_retries=max_retries,
+                        context_tokens=context_tokens)
+    agent_spec = agent_spec or cfg.agent or "native"
+    if agent_spec not in MODEL_AGENTS:
+        raise click.UsageError(f"--model runs with a model protocol ({', '.join(MODEL_AGENTS)}), not {agent_spec!r}")
+    cfg.api_key()                           # a missing key is reported before anything runs (never stored)
+    if history_images is not None and history_images < 0:
+        raise click.BadParameter("--history-images must be 0 or more")
+    if resize is not None:
+        try:
+            make_view((540, 960), resize)
+        except ValueError as e:
+            raise click.BadParameter(str(e)) from None
+    opts: dict = {"language": language}
+    if prompt_setting is not None:
+        opts["prompt_setting"] = None if prompt_setting == "none" else prompt_setting
+    if history_images is not None:
+        opts["history_images"] = history_images or None
+    if scale_factor is not None:
+        if scale_factor < 0:
+            raise click.BadParameter("--scale-factor must be positive (or 0 for pixels)")
+        opts["scale_factor"] = scale_factor or None
+    if resize is not None:
+        opts["resize"] = resize
+    return cfg.public(), agent_spec, opts
+
+
+def _print_summary(summary: dict) -> None:
+    usage = summary.get("usage")
+    head = f"{'objective':<24} {'eps':>3} {'OSR':>6} {'LC':>6} {'FGP':>6} {'LPR':>6} {'PER':>5} {'SMR':>5}"
+    if usage:
+        head += f" {'calls':>6} {'in tok':>10} {'out tok':>9} {'cost $':>9}"
+    click.echo(head)
     for o in summary["objectives"]:
-        click.echo(f"{o['objective']:<24} {o['episodes']:>3} " + " ".join(
-            f"{_f(o[k]):>6}" for k in ("OSR", "LC", "FGP", "LPR")) + f" {_f(o['PER']):>5} {_f(o['SMR']):>5}")
+        line = f"{o['objective']:<24} {o['episodes']:>3} " + " ".join(
+            f"{_f(o[k]):>6}" for k in ("OSR", "LC", "FGP", "LPR")) + f" {_f(o['PER']):>5} {_f(o['SMR']):>5}"
+        u = o.get("usage")
+        if usage and u:
+            line += (f" {u['calls']:>6} {u['input_uncached'] + u['input_cached']:>10} {u['output']:>9} "
+                     f"{_cost(u['cost']):>9}")
+        click.echo(line)
     m = summary["metrics"]
     if len(m.get("games") or {}) > 1:
         for g in m["games"].values():
@@ -159,7 +251,17 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
                 f"{_f(g[k]):>6}" for k in ("OSR", "LC", "FGP", "LPR")) + f" {_f(g['PER']):>5} {_f(g['SMR']):>5}")
     click.echo("overall: " + "  ".join(f"{k} {_f(m[k])}" for k in ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard",
                                                                     "PER", "SMR", "score")))
-    click.echo(f"results in {out}")
+    if m.get("unscored"):
+        click.echo(f"unscored episodes (infrastructure failures, left out of the metrics): {m['unscored']}")
+    if usage:
+        click.echo(f"model: {usage['calls']} calls, {usage['input_uncached']} uncached + {usage['input_cached']} cached "
+                   f"input tokens, {usage['output']} output ({usage['reasoning']} reasoning), "
+                   f"{usage['retries']} retries, {usage['parse_failures']} parse failures, "
+                   f"{usage['compactions']} compactions, cost {_cost(usage['cost'])} USD")
+
+
+def _cost(c) -> str:
+    return "-" if c is None else f"{c:.4f}"
 
 
 def _agent_limits(memory, cpu, cpu_per_action, st, protocol):
@@ -197,44 +299,6 @@ def new_results_folder(root: str | Path = "results", prefix: str = "eval") -> Pa
             return p
         except FileExistsError:
             k += 1
-
-
-class EpisodeStatus:
-    """Live status of the running episode on the progress bar: the objective, the level on
-    screen (its number among the targets) and its P, actions so far and the budget's charged
-    time left (the level's play time left under the level protocol)."""
-
-    def __init__(self, bar, objective: str):
-        self.bar, self.objective = bar, objective
-        self.targets = catalog().objective(objective).level_ids
-
-    def text(self, step: int, record: dict, left: float | None = None) -> str:
-        parts = [self.objective]
-        lid = record.get("level")
-        if lid in self.targets:
-            parts.append(f"level {self.targets.index(lid) + 1}/{len(self.targets)} P {record.get('P') or 0:.2f}")
-        elif record.get("screen"):
-            parts.append(record["screen"])
-        parts.append(f"{step} action" if step == 1 else f"{step} actions")
-        if left is not None:
-            parts.append(f"{max(0.0, left):.0f} s left")
-        return ", ".join(parts)
-
-    def __call__(self, step: int, record: dict, left: float | None = None) -> None:
-        self.bar.set_postfix_str(self.text(step, record, left), refresh=False)
-        self.bar.update(0)          # redraws at most every mininterval
-
-
-def _progress(total, quiet):
-    try:
-        from tqdm import tqdm
-        return tqdm(total=total, unit="episode", disable=quiet or not sys.stderr.isatty(), file=sys.stderr)
-    except ImportError:          # pragma: no cover
-        class _Null:
-            def update(self, n): ...
-            def set_postfix_str(self, s, refresh=True): ...
-            def close(self): ...
-        return _Null()
 
 
 @click.command("frames")

@@ -129,6 +129,7 @@ def make_report(dirs, out: str | Path | None = None, *, videos: bool = True, vid
     _metrics_legend(page, rows)
     _table2(page, rows + list(references or []))
     _runs_section(page, runs)
+    _usage_section(page, runs)
     _table18(page, rows)
     _paper_figures(page, rows, work)
     for run, a in zip(runs, analyses):
@@ -188,6 +189,31 @@ def _runs_section(page: _Page, runs: list[RunData]) -> None:
                      fmt(m.get("SMR")), fmt(m.get("score")),
                      (", ".join(f"{k} {v}" for k, v in st.items() if v is not None) or MISSING,)])
     page.table(head, body, titles=["", "", "", "", "", help_for("unscored"), help_for("SMR"), help_for("score"), ""])
+
+
+USAGE_KEYS = ("calls", "input_uncached", "input_cached", "output", "reasoning", "latency", "retries",
+              "parse_failures", "compactions", "cost")
+
+
+def _usage_section(page: _Page, runs: list[RunData]) -> None:
+    """Model runs: calls, tokens, latency, retries, parse failures, compactions and cost in USD,
+    for each run and each of its objectives (summary.json "usage", "usage_by_objective")."""
+    body = []
+    for r in runs:
+        u = r.summary.get("usage")
+        if not u:
+            continue
+        scopes = [("all", u)] + sorted((r.summary.get("usage_by_objective") or {}).items())
+        for scope, v in scopes:
+            body.append([(r.label,), (scope,)] + [
+                (MISSING if v.get(k) is None else f"${v[k]:.4f}") if k == "cost" else fmt(v.get(k))
+                for k in USAGE_KEYS])
+    if body:
+        page.add("<h2>Model usage and cost</h2>")
+        page.table(["model", "scope"] + list(USAGE_KEYS), body)
+        page.add("<p class='note'>Input tokens uncached and cached, output tokens (reasoning tokens are part of "
+                 "them, where reported), latency in seconds including retries; cost from the price table "
+                 "(agents/models/prices.json) or the provider file, a dash where no price is known.</p>")
 
 
 def _table18(page: _Page, rows: list[Row]) -> None:
