@@ -29,7 +29,7 @@ import re
 import threading
 from pathlib import Path
 
-from longpuzzle.agents.base import AgentError, BaseAgent, FinalAnswer, Observation
+from longpuzzle.agents.base import AgentError, BaseAgent, FinalAnswer, Observation, first_action
 from longpuzzle.agents.models.accounting import Usage
 from longpuzzle.agents.models.clients import ModelClient, Reply, make_client
 from longpuzzle.agents.models.config import ModelConfig
@@ -124,6 +124,11 @@ class ModelAgent(BaseAgent):
             self._flush()
 
     def _act(self, obs: Observation):
+        if obs.frame is None and not self.proto.tool_mode:
+            # the objective protocol's opening wait (it returns the first screenshot and starts
+            # the clock): the harness's part of these protocols, no model call
+            self._event({"type": "opening_wait"})
+            return first_action(obs)
         fb = obs.feedback
         if fb is not None:
             self.frame_idx += fb.frames
@@ -142,6 +147,12 @@ class ModelAgent(BaseAgent):
                 d = self.proto.parse(reply)
             except ParseError as e:
                 self._parse_failure(reply, e)
+                internal += 1
+                continue
+            if obs.frame is None and not (d.final is None and d.internal is None and d.actions
+                                          and d.actions[0]["type"] == "wait"):
+                self._parse_failure(reply, ParseError("the first call must be wait: it returns the first "
+                                                      "screenshot and starts the clock"))
                 internal += 1
                 continue
             self._add_assistant(reply)

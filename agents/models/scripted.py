@@ -34,8 +34,10 @@ DEFAULT_USAGE = {"input": 1000, "cached": 600, "output": 40, "reasoning": 8}
 
 def solver_gestures(objective: str, frame_size: tuple[int, int] = (540, 960), style: str = "2d") -> list[dict]:
     """The GUI actions (frame pixels) with which the solver agent completes ``objective``
-    from the home screen."""
-    from longpuzzle.agents.base import FinalAnswer, action_spec
+    from the home screen, after the opening wait."""
+    import numpy as np
+
+    from longpuzzle.agents.base import FinalAnswer, Observation, action_spec
     from longpuzzle.agents.builtin import SolverAgent
     from longpuzzle.agents.harness import instruction_for
 
@@ -43,8 +45,9 @@ def solver_gestures(objective: str, frame_size: tuple[int, int] = (540, 960), st
     a = SolverAgent(style=style)
     a.reset(instruction_for(game, diff), action_spec(*frame_size))
     out = []
+    seen = Observation(np.zeros((1, 1, 3), np.uint8), None, 0, None)   # the solver plans from its own model
     while True:
-        x = a.act(None)
+        x = a.act(seen)
         if isinstance(x, FinalAnswer):
             return out
         out.append(x)
