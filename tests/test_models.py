@@ -211,6 +211,10 @@ def test_every_protocol_completes_the_objective_through_http(tmp_path, protocol,
     assert conv[0]["type"] == "header" and conv[0]["protocol"] == protocol and conv[-1]["type"] == "end"
     calls = [r for r in conv if r["type"] == "call"]
     assert len(calls) == u["calls"]
+    cap = conv[0]["history_images"]          # general_e2e 1, qwen / uitars 2, native all
+    assert cap == {"general_e2e": 1, "qwen": 2, "uitars": 2, "native": None}[protocol]
+    assert all(len(c["images_sent"]) <= (cap or 10 ** 6) for c in calls)
+    assert max(len(c["images_sent"]) for c in calls) == (cap or len(calls) - 1)
     view = View(FRAME, tuple(conv[0]["view"]))
     with open_frames(folder) as fs:
         for rec, req in list(zip(calls, srv.bodies))[::9]:
@@ -403,3 +407,37 @@ def test_sixteen_concurrent_episodes_equal_a_sequential_run(tmp_path):
     levels = [l for e in results["sequential"] for l in e["levels_outcome"]]
     assert all(e["levels_outcome"][0]["reached"] for e in results["sequential"])
     assert any(l["max_P"] > 0 for l in levels)
+
+
+def test_the_level_protocol_runs_a_conversation_per_level(tmp_path):
+    """The original repository's protocol: each level launched directly, a fresh conversation
+    per level (its own conversation.jsonl), general_e2e as the original's built-in agent."""
+    from longpuzzle.agents.base import FinalAnswer, Observation, action_spec
+    from longpuzzle.agents.builtin import SolverAgent
+    from longpuzzle.agents.harness import instruction_for
+    from longpuzzle.engine.catalog import catalog
+
+    levels = catalog().objective("nut_and_bolt/easy").level_ids
+    per_level = {}
+    for n in range(1, len(levels) + 1):
+        a = SolverAgent()
+        a.reset(instruction_for("nut_and_bolt", "easy") + f" (level {n})", action_spec(*FRAME))
+        acts, seen = [], Observation(np.zeros((1, 1, 3), np.uint8), None, 0, None)
+        while not isinstance(x := a.act(seen), FinalAnswer):
+            acts.append(x)
+        per_level[n] = ReplayScript(gesture_script("general_e2e", acts, FRAME))
+
+    def by_level(api, body):
+        n = int(re.search(r"\(level (\d+)\)", json.dumps(body["messages"][1])).group(1))
+        return per_level[n](api, body)
+    with ScriptedServer(by_level) as srv:
+        run = run_config(srv, "general_e2e", ["nut_and_bolt/easy"])
+        run.protocol = "level"
+        start_run(tmp_path, run)
+        s = execute(tmp_path, run)
+    ep = s["episodes"][0]
+    assert s["metrics"]["OSR"] == 100.0 and ep["success"], ep
+    for n in range(1, len(levels) + 1):
+        conv = conversation(tmp_path / ep["folder"] / f"level_{n:02d}")
+        assert conv[0]["type"] == "header" and f"(level {n})" in json.dumps(conv[1])
+    assert s["usage"]["calls"] == srv.replies

@@ -1,0 +1,110 @@
+"""Model agents: the harness's own cost per model step, and throughput with many workers.
+
+overhead    one model step without the model: build the prompt (the conversation and its
+            Chat Completions wire form as JSON, base64 screenshots included), encode the
+            screenshot as PNG, parse the reply, dispatch, render, evaluate, record. The model
+            answers in-process from the solver's gestures (no network); Maze Paint easy, a
+            whole objective at 540 x 960. ops = model steps; the summary's rate is steps/s
+            (1000 / rate = ms per step). Side by side: the solver agent's own episode.
+workers     32 episodes at once (threads) against a scripted server on 127.0.0.1 that
+            delays every reply by 1 s: model steps per second over the whole run.
+"""
+
+import json
+import time
+
+import pytest
+
+from longpuzzle.agents.builtin import SolverAgent
+from longpuzzle.agents.harness import Settings, run_objective
+from longpuzzle.agents.models.accounting import CallUsage
+from longpuzzle.agents.models.agent import ModelAgent
+from longpuzzle.agents.models.clients import OpenAIChatClient, Reply, ToolCall
+from longpuzzle.agents.models.config import ModelConfig
+from longpuzzle.agents.models.scripted import ReplayScript, ScriptedServer, gesture_script, solver_gestures
+from longpuzzle.agents.runner import RunConfig, execute, start_run
+
+OBJECTIVE = "maze_paint/easy"
+_GESTURES = {}
+
+
+def _gestures(objective):
+    if objective not in _GESTURES:
+        _GESTURES[objective] = solver_gestures(objective)
+    return _GESTURES[objective]
+
+
+class InProcessChat(OpenAIChatClient):
+    """A Chat Completions client whose 'network' is a script: the request is built and
+    serialised exactly as it would be sent, and the reply comes from the script."""
+
+    def __init__(self, cfg, replies):
+        super().__init__(cfg)
+        self.replies, self.k, self.bytes = replies, 0, 0
+
+    def sdk(self):
+        return None
+
+    def _send(self, sdk, system, messages, tools, max_tokens):
+        body = {"model": self.cfg.model, "messages": self.wire_messages(system, messages)}
+        if tools:
+            body["tools"] = [{"type": "function", "function": t} for t in tools]
+        self.bytes += len(json.dumps(body))
+        r = self.replies[self.k] if self.k < len(self.replies) else {"text": "BENCHMARK COMPLETED"}
+        self.k += 1
+        calls = [ToolCall(f"call_{self.k}_{i}", c["name"], c["arguments"], json.dumps(c["arguments"]))
+                 for i, c in enumerate(r.get("tool_calls") or [])]
+        return Reply(text=r.get("text", ""), tool_calls=calls, usage=CallUsage(1000, 600, 40, 8))
+
+
+@pytest.mark.parametrize("agent", ["solver", "general_e2e", "native", "uitars"])
+def test_model_step_overhead(benchmark, tmp_path, agent):
+    game, diff = OBJECTIVE.split("/")
+    st = Settings(action_timeout=None)
+    cfg = ModelConfig(model="in-process")
+    n = [0]
+
+    def make():
+        if agent == "solver":
+            return SolverAgent()
+        return ModelAgent(agent, cfg, client=InProcessChat(cfg, gesture_script(agent, _gestures(OBJECTIVE))),
+                          game=game, difficulty=diff, folder=tmp_path / f"ep{n[0]}")
+
+    def episode():
+        n[0] += 1
+        a = make()
+        r = run_objective(a, game, diff, settings=st, folder=tmp_path / f"ep{n[0]}")
+        if agent != "solver":
+            a.close()
+        assert r.outcome.success
+        return r
+    r = episode()                              # warm: kernels, plans, caches
+    benchmark.group = "models"
+    benchmark.extra_info.update(ops=r.actions, unit="model steps")
+    benchmark.pedantic(episode, rounds=3, iterations=1)
+
+
+def test_32_workers_against_a_1s_server(benchmark, tmp_path):
+    objective = "nut_and_bolt/easy"
+    replies = gesture_script("native", _gestures(objective))
+    with ScriptedServer(ReplayScript(replies), delay=1.0) as srv:
+        cfg = ModelConfig(model="scripted", base_url=srv.url_v1, api_key_env="", timeout=30.0)
+        n = [0]
+        steps = [0]
+
+        def run():
+            n[0] += 1
+            out = tmp_path / f"run{n[0]}"
+            rc = RunConfig(agent="native", objectives=[objective], episodes=32, model=cfg.public(),
+                           settings=Settings(action_timeout=None, max_actions=12).as_dict())
+            start_run(out, rc)
+            t = time.perf_counter()
+            s = execute(out, rc, workers=32, quiet=True)
+            dt = time.perf_counter() - t
+            steps[0] = s["usage"]["calls"]
+            benchmark.extra_info["steps_per_second"] = round(s["usage"]["calls"] / dt, 2)
+            assert srv.max_in_flight == 32
+        run()
+        benchmark.group = "models"
+        benchmark.extra_info.update(ops=steps[0], unit="model steps (1 s each), 32 workers")
+        benchmark.pedantic(run, rounds=2, iterations=1)
