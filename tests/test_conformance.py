@@ -351,6 +351,7 @@ def test_agent_protocol_reads_back_the_gestures_written_in_its_format(name, x, y
     for r in replies:
         d = p.parse(_as_reply(r))
         got.extend(d.actions)
+    got = [a for a in got if a["type"] != "move"]     # a cursor move before a drag (qwen)
     tol = 0 if p.view.identity else 1     # a resized view is one image pixel coarser
     assert [a["type"] for a in got] == ["click", "drag"]
     for a, b in zip(got, acts):

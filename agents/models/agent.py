@@ -38,7 +38,6 @@ from longpuzzle.engine.registry import puzzles
 
 CONVERSATION_FORMAT = "longpuzzle-conversation/1"
 MAX_INVALID = 3                  # consecutive invalid replies / refused actions that end an episode
-MAX_INTERNAL = 4                 # replies in a row answered without dispatch (cursor moves)
 IMAGE_TOKENS_ESTIMATE = 1500     # per image, when the provider reports no usage
 _UNSET = object()
 _INSTR = re.compile(r"Complete all levels of (?P<title>.+?) at (?P<diff>\w+) difficulty")
@@ -139,21 +138,20 @@ class ModelAgent(BaseAgent):
                 if self.invalid_run >= self.max_invalid:
                     self._end_invalid("the dispatcher refused the last actions")
         self._add_observation(obs)
-        internal = 0
+        again = 0
         while True:
             self._maybe_compact()
-            reply = self._call("step" if internal == 0 else "follow-up")
+            reply = self._call("step" if again == 0 else "follow-up")
             try:
                 d = self.proto.parse(reply)
             except ParseError as e:
                 self._parse_failure(reply, e)
-                internal += 1
+                again += 1
                 continue
-            if obs.frame is None and not (d.final is None and d.internal is None and d.actions
-                                          and d.actions[0]["type"] == "wait"):
+            if obs.frame is None and not (d.final is None and d.actions and d.actions[0]["type"] == "wait"):
                 self._parse_failure(reply, ParseError("the first call must be wait: it returns the first "
                                                       "screenshot and starts the clock"))
-                internal += 1
+                again += 1
                 continue
             self._add_assistant(reply)
             if d.final is not None:
@@ -162,17 +160,10 @@ class ModelAgent(BaseAgent):
                 self._event({"type": "claim", "text": d.final, "n": self.claims})
                 if self.proto.claim_rule and self.claims == 1:
                     self._add({"role": "user", "parts": [{"text": self.proto.continuation()}]})
-                    internal += 1
+                    again += 1
                     continue
                 return FinalAnswer(d.final)
-            if d.internal is not None:
-                internal += 1
-                if internal > MAX_INTERNAL:
-                    self._parse_failure(None, ParseError("that reply does nothing on the screen; act"), added=True)
-                    continue
-                self._add({"role": "user", "parts": [{"text": d.internal}]})
-                continue
-            self.pending_calls = list(d.call_ids)
+            if obs.frame is None and not (d.final is None and d.actions and d.actions[0]["type"] == "wait"):            self.pending_calls = list(d.call_ids)
             if len(d.actions) == 1:
                 return d.actions[0]
             return {"type": "batch", "actions": d.actions}
@@ -218,16 +209,15 @@ class ModelAgent(BaseAgent):
     def _add_assistant(self, reply: Reply) -> None:
         self._add({"role": "assistant", "text": reply.text, "tool_calls": list(reply.tool_calls)})
 
-    def _parse_failure(self, reply: Reply | None, e: ParseError, added: bool = False) -> None:
+    def _parse_failure(self, reply: Reply, e: ParseError) -> None:
         self.usage.parse_failures += 1
         self.invalid_run += 1
         self._event({"type": "parse_failure", "error": str(e), "run": self.invalid_run})
-        if reply is not None and not added:
-            self._add_assistant(reply)
+        self._add_assistant(reply)
         if self.invalid_run >= self.max_invalid:
             self._end_invalid(f"the replies could not be parsed (last: {e})")
         msg = self.proto.correction(str(e))
-        calls = reply.tool_calls if reply is not None else []
+        calls = reply.tool_calls
         if self.proto.tool_mode and calls:
             for c in calls:
                 self._add({"role": "tool", "call_id": c.id, "name": c.name, "parts": [{"text": "error: " + msg}]})

@@ -197,8 +197,9 @@ class ScriptedServer:
         self.in_flight = 0
         self.max_in_flight = 0
         self.reported = {"input": 0, "cached": 0, "output": 0, "reasoning": 0}
-        self.bodies: list[dict] = []
-        self.keep_bodies = False
+        self.bodies: list[dict] = []               # {"n", "api", "body"} of the requests kept
+        self.keep_bodies = 0                        # keep every k-th request answered (0: none)
+        self._answered = 0
         self._ids = itertools.count(1)
         self._httpd = None
         self._thread = None
@@ -279,9 +280,11 @@ class ScriptedServer:
                 body = json.loads(raw or b"{}")
             except json.JSONDecodeError:
                 return self._send(h, 400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
-            if self.keep_bodies:
-                with self._lock:
-                    self.bodies.append({"api": api, "body": body})
+            with self._lock:
+                n = self._answered
+                self._answered += 1
+                if self.keep_bodies and n % self.keep_bodies == 0:
+                    self.bodies.append({"n": n, "api": api, "body": body})
             reply = self.script(api, body)
             self._send(h, 200, self._wrap(api, body, reply))
         finally:

@@ -16,7 +16,7 @@ from importlib import resources
 
 from longpuzzle.agents.metrics import BENCHMARK
 from longpuzzle.agents.models.images import View, frame_to_grid, grid_to_frame, make_view
-from longpuzzle.engine.gui import NAMED_KEYS, key_name, ActionError
+from longpuzzle.engine.gui import NAMED_KEYS, ActionError, key_name, validate
 from longpuzzle.engine.registry import get_puzzle
 
 PROMPT_SETTINGS = ("minimal", "full")
@@ -32,12 +32,10 @@ class ParseError(ValueError):
 class Decision:
     """What a reply asks for. ``actions`` are frame-pixel GUI actions (one, or several run
     as a batch); ``final`` ends the episode (``claim``: a completion claim, subject to the
-    continuation rule); ``internal`` is answered without dispatching anything (e.g. a cursor
-    move), with that text."""
+    continuation rule)."""
     actions: list[dict] = field(default_factory=list)
     final: str | None = None
     claim: bool = False
-    internal: str | None = None
     call_ids: list[str] = field(default_factory=list)   # tool calls answered by this decision
     errors: dict = field(default_factory=dict)         # call id -> parse error (function calling)
 
@@ -176,13 +174,13 @@ def check_key(name) -> str:
 
 
 def text_keys(text) -> list[dict]:
-    """A typetext action as key presses (letters, digits, space)."""
-    if not isinstance(text, str) or not text:
-        raise ParseError("typetext needs a non-empty 'text' string")
-    out = []
-    for ch in text:
-        out.append({"type": "key", "name": "Space" if ch == " " else check_key(ch)})
-    return out
+    """A typetext action (the engine types it as key presses), checked."""
+    a = {"type": "typetext", "text": text}
+    try:
+        validate(a, (1, 1))
+    except ActionError as e:
+        raise ParseError(str(e)) from None
+    return [a]
 
 
 def strip_fences(s: str) -> str:

@@ -108,7 +108,7 @@ class QwenProtocol(Protocol):
             return Decision(final=str(a.get("status") or a.get("text") or t), claim=True)
         if t == "mouse_move":
             self.cursor = self._coord(a)
-            return Decision(internal="The cursor moved. Screenshot:")
+            return Decision(actions=[{"type": "move", "x": self.cursor[0], "y": self.cursor[1]}])
         if t in ("left_click", "double_click"):
             x, y = self._coord(a) if "coordinate" in a else (self.cursor or (None, None))
             if x is None:
