@@ -301,6 +301,26 @@ def new_results_folder(root: str | Path = "results", prefix: str = "eval") -> Pa
             k += 1
 
 
+class EpisodeStatus:
+    """The running episode's status on a progress bar (the text: runner.EpisodeStatus)."""
+
+    def __init__(self, bar, objective: str):
+        from longpuzzle.agents.runner import EpisodeStatus as Status
+
+        self.bar = bar
+        self._status = Status(objective, self._show)
+
+    def _show(self, text: str) -> None:
+        self.bar.set_postfix_str(text, refresh=False)
+        self.bar.update(0)          # redraws at most every mininterval
+
+    def text(self, step: int, record: dict, left: float | None = None) -> str:
+        return self._status.text(step, record, left)
+
+    def __call__(self, step: int, record: dict, left: float | None = None) -> None:
+        self._status(step, record, left)
+
+
 @click.command("frames")
 @click.argument("folder", type=click.Path(file_okay=False))
 @click.option("--index", "indices", type=int, multiple=True, help="Frame index (repeatable; negative from the end).")
