@@ -157,8 +157,9 @@ def outcome_of(res: dict) -> EpisodeOutcome:
     if not levels:
         from longpuzzle.engine.catalog import catalog
         levels = [LevelOutcome() for _ in catalog().objective(res["objective"]).level_ids]
-    return EpisodeOutcome(game, diff, levels, end=res["end"], budget_remaining=bool(res.get("budget_remaining")),
-                          mismatch=bool(res.get("mismatch")))
+    extra = {k: res[k] for k in EpisodeOutcome.__dataclass_fields__
+             if k in res and k not in ("game", "difficulty", "levels")}      # end, mismatch, NGAR steps, ...
+    return EpisodeOutcome(game, diff, levels, **extra)
 
 
 # ---- backends ----------------------------------------------------------------------------
