@@ -193,18 +193,27 @@ class MazePaintDrawing(GameDrawing):
         base = self._base
         changed = np.flatnonzero(painted != self._shown)
         for cell in changed.tolist():
-            m = self._masks.get(cell)
-            if m is None:
-                continue
-            y0, y1, x0, x1, mask = m
-            if mask is None:
-                Y0, X0 = self._label_at
-                mask = (self._label[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] == cell)[:, :, None]
-                self._masks[cell] = (y0, y1, x0, x1, mask)
-            src = self._painted if painted[cell] else static
-            np.copyto(base[y0:y1, x0:x1], src[y0:y1, x0:x1], where=mask)
-        self._shown = painted.copy()
+            m = self._cell_mask(cell)
+            if m is not None:
+                y0, y1, x0, x1, mask = m
+                src = self._painted if painted[cell] else static
+                np.copyto(base[y0:y1, x0:x1], src[y0:y1, x0:x1], where=mask)
+        if len(changed):
+            self._shown = painted.copy()
         return base
+
+    def _cell_mask(self, cell: int):
+        """(y0, y1, x0, x1, mask (h, w, 3) bool) of the pixels a cell owns, or None. The mask
+        is cut from the label image on first use and kept (a mask of all three channels
+        copies several times faster than one broadcast over them)."""
+        m = self._masks.get(cell)
+        if m is None or m[4] is not None:
+            return m
+        y0, y1, x0, x1, _ = m
+        Y0, X0 = self._label_at
+        mask = np.repeat((self._label[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] == cell)[:, :, None], 3, axis=2)
+        m = self._masks[cell] = (y0, y1, x0, x1, mask)
+        return m
 
     # -- dynamic
     def _ball_sprite(self, x: float, y: float):

@@ -448,9 +448,9 @@ def solve(level: Level | str, *, state: np.ndarray | None = None, budget: int = 
     return from_raw(level, state, raw, optimal=mode != DFS, method=method)
 
 
-def from_raw(level: Level, state, raw: Raw, *, optimal: bool, method: str) -> Result:
+def from_raw(level: Level, state, raw: Raw, *, optimal: bool, method: str, path: bool = True) -> Result:
     if raw.status == 1:
-        acts = path_actions(level, state, raw)
+        acts = path_actions(level, state, raw) if path else ()
         return _result(level, "solvable", acts, optimal=optimal, lower_bound=len(acts) if optimal else None,
                        states=raw.n, seconds=raw.seconds, method=method)
     if raw.status == 0:
@@ -466,9 +466,12 @@ def memory_note(level: Level, raw: Raw) -> str:
             f"{peak_bytes_per_state(level):.0f} bytes a state at peak); raise the cap or use less memory")
 
 
-def certify(level: Level | str, state: np.ndarray | None = None, *, budget: int = DEFAULT_BUDGET) -> Result:
+def certify(level: Level | str, state: np.ndarray | None = None, *, budget: int = DEFAULT_BUDGET,
+            solution: bool = True) -> Result:
     """Is ``state`` solvable? ``solvable`` (with a solution, not necessarily shortest),
-    ``unsolvable`` (a certified dead end: every reachable state was visited) or ``unknown``."""
+    ``unsolvable`` (a certified dead end: every reachable state was visited) or ``unknown``.
+    ``solution=False``: the status alone (a solvable result may carry no moves; the path is
+    not rebuilt, which is most of a small search's cost)."""
     level = load_level(level)
     p = get_puzzle(level.game)
     state = level.initial if state is None else p.validate_state(level, state)
@@ -483,7 +486,7 @@ def certify(level: Level | str, state: np.ndarray | None = None, *, budget: int 
             r.seconds = time.perf_counter() - t0
             return r
     raw = run(level, state, DFS, budget=budget)
-    res = from_raw(level, state, raw, optimal=False, method="dfs")
+    res = from_raw(level, state, raw, optimal=False, method="dfs", path=solution)
     res.seconds = time.perf_counter() - t0
     return res
 

@@ -5,7 +5,6 @@ the first failed level) or ``all_levels``."""
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from longpuzzle.agents.harness.clock import BudgetClock
 from longpuzzle.agents.harness.cycles import CycleDetector
 from longpuzzle.agents.harness.results import EpisodeResult
 from longpuzzle.agents.harness.run import Run
+from longpuzzle.agents.harness.trajectory import write_result
 from longpuzzle.agents.harness.settings import WATCHDOG, HarnessError, Settings, instruction_for
 from longpuzzle.agents.metrics import BENCHMARK, LevelRun, level_score
 from longpuzzle.engine.catalog import catalog
@@ -75,7 +75,7 @@ def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: S
         out = res.as_dict()
         out["cell_score"] = sum(r["score"] for r in runs) / len(runs)
         Path(folder).mkdir(parents=True, exist_ok=True)
-        (Path(folder) / "result.json").write_text(json.dumps(out, indent=1), encoding="utf-8")
+        write_result(Path(folder), out)           # after every level's folder is complete
     return res
 
 

@@ -70,17 +70,22 @@ class Trajectory:
         """Finish the folder: everything recorded is written, then result.json atomically."""
         self.close()
         if self.folder is not None:
-            tmp = self.folder / "result.json.tmp"
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(json.dumps(res, indent=1))
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.folder / "result.json")
+            write_result(self.folder, res)
 
     def close(self) -> None:
         if self._sink is not None:
             sink, self._sink = self._sink, None
             sink.close()
+
+
+def write_result(folder: Path, res: dict) -> None:
+    """result.json, whole or not at all: a temporary file made durable, then renamed."""
+    tmp = Path(folder) / "result.json.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(res, indent=1))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, Path(folder) / "result.json")
 
 
 _OPEN: "weakref.WeakSet[_Writer]" = weakref.WeakSet()
