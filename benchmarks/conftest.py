@@ -45,17 +45,13 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         # ratios only where the reference is the comparable workload (rules steps)
         ratio = f"{best / ref[0]:8.1f}x ({median / ref[1]:.1f}x)" if ref and group in RATIO_GROUPS else ""
         tr.write_line(f"{group:<12} {name:<58} {best:>13,.0f} /s ({median:,.0f}) {ratio}")
-    # workloads timed with today's code and with the baseline's (benchmarks/baseline.py)
-    pairs: dict = {}
-    for b in bs.benchmarks:
-        pair, side, ops = b.extra_info.get("pair"), b.extra_info.get("side"), b.extra_info.get("ops")
-        if pair and side and ops and b.stats and b.stats.median:
-            pairs.setdefault((b.group or "", pair), {})[side] = (ops / b.stats.min, ops / b.stats.median,
-                                                                  b.extra_info.get("unit", ""))
-    done = [(k, v) for k, v in sorted(pairs.items()) if "new" in v and "baseline" in v]
-    if done:
+    # workloads timed with today's code beside the baseline's (benchmarks/baseline.py)
+    pairs = [b for b in bs.benchmarks if b.extra_info.get("baseline_min") and b.stats and b.stats.median]
+    if pairs:
         tr.section("side by side with the baseline's code (benchmarks/baseline.py): fastest (median)")
-        for (group, pair), v in done:
-            (nb, nm, unit), (ob, om, _) = v["new"], v["baseline"]
-            tr.write_line(f"{group:<14} {pair:<30} {nb:>10,.1f} /s ({nm:,.1f})  baseline {ob:>8,.1f} /s ({om:,.1f})"
-                          f"  {nb / ob:6.1f}x ({nm / om:.1f}x)  {unit}")
+        for b in sorted(pairs, key=lambda b: (b.group or "", b.extra_info.get("pair", b.name))):
+            x = b.extra_info
+            nb, nm = x["ops"] / b.stats.min, x["ops"] / b.stats.median
+            ob, om = x["baseline_ops"] / x["baseline_min"], x["baseline_ops"] / x["baseline_median"]
+            tr.write_line(f"{b.group or '':<14} {x.get('pair', b.name):<28} {nb:>9,.1f} /s ({nm:,.1f})"
+                          f"  baseline {ob:>7,.1f} /s ({om:,.1f})  {nb / ob:6.1f}x ({nm / om:.1f}x)  {x.get('unit', '')}")
