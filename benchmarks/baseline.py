@@ -34,6 +34,7 @@ suites_of = {}
 print(json.dumps({"ready": True}), flush=True)
 for line in sys.stdin:
     req = json.loads(line)
+    cpu0 = time.process_time()
     if req["op"] == "episode":
         game, diff = req["objective"].split("/")
         st = Settings(action_timeout=None, save_frames=req["save_frames"])
@@ -50,6 +51,7 @@ for line in sys.stdin:
         out = {"levels": len(suites)}
     else:
         out = {"error": "unknown op"}
+    out["cpu"] = time.process_time() - cpu0         # every thread of the worker
     print(json.dumps(out), flush=True)
 '''
 

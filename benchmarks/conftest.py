@@ -55,3 +55,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             ob, om = x["baseline_ops"] / x["baseline_min"], x["baseline_ops"] / x["baseline_median"]
             tr.write_line(f"{b.group or '':<14} {x.get('pair', b.name):<28} {nb:>9,.1f} /s ({nm:,.1f})"
                           f"  baseline {ob:>7,.1f} /s ({om:,.1f})  {nb / ob:6.1f}x ({nm / om:.1f}x)  {x.get('unit', '')}")
+        tr.write_line("per CPU second (all threads; the least of the rounds), same pairs:")
+        for b in sorted(pairs, key=lambda b: (b.group or "", b.extra_info.get("pair", b.name))):
+            x = b.extra_info
+            if x.get("cpu_min") and x.get("baseline_cpu_min"):
+                nc, oc = x["ops"] / x["cpu_min"], x["baseline_ops"] / x["baseline_cpu_min"]
+                tr.write_line(f"{b.group or '':<14} {x.get('pair', b.name):<28} {nc:>9,.1f} /s"
+                              f"  baseline {oc:>7,.1f} /s  {nc / oc:6.1f}x  {x.get('unit', '')} per CPU second")

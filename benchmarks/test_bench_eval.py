@@ -35,18 +35,26 @@ def baseline():
 
 
 def _side_by_side(benchmark, new, old, rounds, ops, old_ops, **info):
-    """Time ``new`` with pytest-benchmark and ``old`` (the baseline) in the set-up of each of
-    its rounds: the two alternate, so both sample the same load of a shared machine."""
-    old_times = []
+    """Time ``new`` with pytest-benchmark and ``old`` (the baseline; it returns its worker's
+    CPU seconds) in the set-up of each of its rounds: the two alternate, so both sample the
+    same load of a shared machine. CPU seconds of every thread are recorded too (on a busy
+    machine they vary far less than wall time)."""
+    old_times, old_cpu, new_cpu = [], [], []
 
     def setup():
         t = time.perf_counter()
-        old()
+        old_cpu.append(old()["cpu"])
         old_times.append(time.perf_counter() - t)
+
+    def timed():
+        c = time.process_time()
+        new()
+        new_cpu.append(time.process_time() - c)
     benchmark.extra_info.update(ops=ops, **info)
-    benchmark.pedantic(new, setup=setup, rounds=rounds, iterations=1)
+    benchmark.pedantic(timed, setup=setup, rounds=rounds, iterations=1)
     benchmark.extra_info.update(baseline_ops=old_ops, baseline_min=min(old_times),
-                                baseline_median=statistics.median(old_times))
+                                baseline_median=statistics.median(old_times),
+                                cpu_min=min(new_cpu), baseline_cpu_min=min(old_cpu))
 
 
 @pytest.mark.parametrize("objective", ["maze_paint/hard", "nut_and_bolt/medium"])
@@ -69,6 +77,7 @@ def test_objective_episode(benchmark, tmp_path, baseline, objective, save_frames
         res = baseline(op="episode", objective=objective, save_frames=save_frames, folder=str(tmp_path / "old"),
                        remove=True)
         assert res["success"]
+        return res
     benchmark.group = "eval"
     _side_by_side(benchmark, new, old, 7, warm.actions, old_warm["actions"], unit="GUI actions",
                   pair=f"{objective} {'frames' if save_frames else 'hashes'}")
@@ -87,7 +96,7 @@ def test_level_screens(benchmark, baseline):
             frame.Renderer().render(s)
 
     def old():
-        baseline(op="level_screens", objective=objective)
+        return baseline(op="level_screens", objective=objective)
     new()
     old()
     benchmark.group = "level screens"
