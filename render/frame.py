@@ -318,6 +318,7 @@ class LayerBase:
         self.proj = proj
         self.big = projection(proj.style, proj.scale * SS)
         self.draw_base = draw_base
+        self._lock = threading.Lock()
         self.exact = self.big.size == (proj.width * SS, proj.height * SS)
         if self.exact:
             self.pristine = pygame.Surface(self.big.size)
@@ -327,6 +328,16 @@ class LayerBase:
             self.small = surface_to_array(pygame.transform.smoothscale(self.pristine, proj.size))
 
     def over(self, draw: Callable[[Painter], None]) -> np.ndarray:
+        return self.over_box(draw)[0]
+
+    def over_box(self, draw: Callable[[Painter], None]):
+        """(layer, the frame px box (x0, y0, x1, y1) outside which it is the smoothed base, or
+        None when nothing was drawn)."""
+        with self._lock:                       # one working copy: renderers on other threads wait
+            arr = self._over(draw)
+            return arr, self.box
+
+    def _over(self, draw: Callable[[Painter], None]) -> np.ndarray:
         if not self.exact:
             base = self.draw_base
             self.box = (0, 0, self.proj.width, self.proj.height)
@@ -346,6 +357,7 @@ class LayerBase:
 
 
 _BASES: "dict[tuple, LayerBase]" = {}
+_BASES_LOCK = threading.Lock()
 BASES_KEPT = 6                  # about 18 MB each at scale 1
 
 
@@ -353,12 +365,13 @@ def layer_base(proj: Projection, key, draw_base: Callable[[Painter], None] | Non
     """The LayerBase of ``key`` (a hashable name of what ``draw_base`` draws) at ``proj``,
     built on first use; the least recently used are dropped past BASES_KEPT."""
     k = (proj.style, proj.scale, key)
-    b = _BASES.pop(k, None)
-    if b is None:
-        b = LayerBase(proj, draw_base)
-        while len(_BASES) >= BASES_KEPT:
-            _BASES.pop(next(iter(_BASES)))
-    _BASES[k] = b
+    with _BASES_LOCK:
+        b = _BASES.pop(k, None)
+        if b is None:
+            b = LayerBase(proj, draw_base)
+            while len(_BASES) >= BASES_KEPT:
+                _BASES.pop(next(iter(_BASES)))
+        _BASES[k] = b
     return b
 
 

@@ -130,10 +130,8 @@ class MazePaintDrawing(GameDrawing):
             plain = static
         else:
             black = layer_base(self.proj, "black")    # only the board's rects are drawn and smoothed
-            painted = black.over(lambda p: self.draw_board(p, True))
-            b1 = black.box
-            plain = black.over(lambda p: self.draw_board(p, False))
-            b2 = black.box
+            painted, b1 = black.over_box(lambda p: self.draw_board(p, True))
+            plain, b2 = black.over_box(lambda p: self.draw_board(p, False))
             boxes = [b for b in (b1, b2) if b is not None]
             if not boxes:
                 self._masks, self._painted = {}, painted
