@@ -35,12 +35,13 @@ def _gestures(objective):
 
 
 class InProcessChat(OpenAIChatClient):
-    """A Chat Completions client whose 'network' is a script: the request is built and
-    serialised exactly as it would be sent, and the reply comes from the script."""
+    """A Chat Completions client whose 'network' is a script: the request is built in its
+    wire form exactly as it would be sent (``serialise``: also turned into JSON text, the
+    SDK's transport work), and the reply comes from the script."""
 
-    def __init__(self, cfg, replies):
+    def __init__(self, cfg, replies, serialise=False):
         super().__init__(cfg)
-        self.replies, self.k, self.bytes = replies, 0, 0
+        self.replies, self.k, self.serialise = replies, 0, serialise
 
     def sdk(self):
         return None
@@ -49,7 +50,8 @@ class InProcessChat(OpenAIChatClient):
         body = {"model": self.cfg.model, "messages": self.wire_messages(system, messages)}
         if tools:
             body["tools"] = [{"type": "function", "function": t} for t in tools]
-        self.bytes += len(json.dumps(body))
+        if self.serialise:
+            json.dumps(body)
         r = self.replies[self.k] if self.k < len(self.replies) else {"text": "BENCHMARK COMPLETED"}
         self.k += 1
         calls = [ToolCall(f"call_{self.k}_{i}", c["name"], c["arguments"], json.dumps(c["arguments"]))
@@ -57,8 +59,12 @@ class InProcessChat(OpenAIChatClient):
         return Reply(text=r.get("text", ""), tool_calls=calls, usage=CallUsage(1000, 600, 40, 8))
 
 
-@pytest.mark.parametrize("agent", ["solver", "general_e2e", "native", "uitars"])
+@pytest.mark.parametrize("agent", ["solver", "general_e2e", "native", "qwen", "uitars", "native+json"])
 def test_model_step_overhead(benchmark, tmp_path, agent):
+    """native+json: the native protocol with the request's JSON text made too (the SDK's
+    transport work, which grows with the screenshots a full history re-sends)."""
+    serialise = agent.endswith("+json")
+    agent = agent.split("+")[0]
     game, diff = OBJECTIVE.split("/")
     st = Settings(action_timeout=None)
     cfg = ModelConfig(model="in-process")
@@ -67,7 +73,7 @@ def test_model_step_overhead(benchmark, tmp_path, agent):
     def make():
         if agent == "solver":
             return SolverAgent()
-        return ModelAgent(agent, cfg, client=InProcessChat(cfg, gesture_script(agent, _gestures(OBJECTIVE))),
+        return ModelAgent(agent, cfg, client=InProcessChat(cfg, gesture_script(agent, _gestures(OBJECTIVE)), serialise),
                           game=game, difficulty=diff, folder=tmp_path / f"ep{n[0]}")
 
     def episode():

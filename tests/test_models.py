@@ -442,3 +442,25 @@ def test_the_level_protocol_runs_a_conversation_per_level(tmp_path):
         conv = conversation(tmp_path / ep["folder"] / f"level_{n:02d}")
         assert conv[0]["type"] == "header" and f"(level {n})" in json.dumps(conv[1])
     assert s["usage"]["calls"] == srv.replies
+
+
+def test_a_request_refused_as_too_long_is_compacted_and_sent_again(tmp_path):
+    replies = gesture_script("native", gestures("nut_and_bolt/easy"), FRAME)
+    script = ReplayScript(replies, by="sequence")
+    with ScriptedServer(script) as srv:
+        run = run_config(srv, "native", ["nut_and_bolt/easy"])
+        start_run(tmp_path, run)
+        orig = srv.script
+
+        def overflow_once(api, body, _n=[0]):
+            _n[0] += 1
+            if _n[0] == 6:                    # the 7th request is refused as too long
+                srv.fail_next(400, message="This model's maximum context length is 8192 tokens.")
+            return orig(api, body)
+        srv.script = overflow_once
+        s = execute(tmp_path, run)
+    assert s["metrics"]["OSR"] == 100.0 and s["usage"]["compactions"] == 1 and script.compactions == 1
+    conv = conversation(tmp_path / s["episodes"][0]["folder"])
+    assert [r["type"] for r in conv].count("context_overflow") == 1
+    comp = next(r for r in conv if r["type"] == "compaction")
+    assert "too long" in comp["reason"]

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from longpuzzle.agents.base import AgentError, BaseAgent, FinalAnswer, Observation, first_action
 from longpuzzle.agents.models.accounting import Usage
-from longpuzzle.agents.models.clients import ModelClient, Reply, make_client
+from longpuzzle.agents.models.clients import ModelClient, ProviderError, Reply, context_overflow, make_client
 from longpuzzle.agents.models.config import ModelConfig
 from longpuzzle.agents.models.protocols import PROTOCOLS, Context, ParseError
 from longpuzzle.engine.registry import puzzles
@@ -141,7 +141,7 @@ class ModelAgent(BaseAgent):
         again = 0
         while True:
             self._maybe_compact()
-            reply = self._call("step" if again == 0 else "follow-up")
+            reply = self._model_call("step" if again == 0 else "follow-up")
             try:
                 d = self.proto.parse(reply)
             except ParseError as e:
@@ -245,6 +245,7 @@ class ModelAgent(BaseAgent):
                     seen += 1
                     if seen > k:
                         p["image"] = None
+                        p.pop("_b64", None)
             if seen > k + 2:
                 break
 
@@ -275,25 +276,47 @@ class ModelAgent(BaseAgent):
                                "reasoning": reply.reasoning, "finish": reply.finish, "id": reply.id}})
         return reply
 
+    def _model_call(self, kind: str) -> Reply:
+        """A step's call; a request refused as longer than the model's context is answered by
+        a compaction (from the text of the history) and sent once more."""
+        try:
+            return self._call(kind)
+        except ProviderError as e:
+            if not context_overflow(e):
+                raise
+            self._event({"type": "context_overflow", "error": str(e)})
+            if not self._compact("the provider refused the request as too long", text_only=True):
+                raise
+            return self._call(kind)
+
     # ---- compaction
     def _maybe_compact(self) -> None:
         limit = self.cfg.context_tokens
         if not limit or self.last_context + (self.cfg.max_output_tokens or 0) < limit:
             return
+        self._compact(f"{self.last_context} tokens reached the limit of {limit}")
+
+    def _compact(self, reason: str, text_only: bool = False) -> bool:
+        """Replace the turns before the latest observation with a model-written summary
+        (``text_only``: the summary request leaves every screenshot out). False when there
+        is nothing to replace."""
         # the latest observation (messages after the last assistant turn) is kept
         cut = len(self.history)
         while cut > 0 and self.history[cut - 1]["role"] != "assistant":
             cut -= 1
         if cut == 0:
-            return
+            return False
         tail = self.history[cut:]
         req = self._request() + [{"role": "user", "parts": [{"text": self.proto.compaction_request()}]}]
+        if text_only:
+            req = [{**m, "parts": [{"image": None, "ref": p["ref"]} if "image" in p else p for p in m["parts"]]}
+                   if "parts" in m else m for m in req]
         reply = self._call("compaction", req)
         summary = (reply.text or "").strip() or "(the model wrote no summary)"
         parts = [p for m in tail for p in m.get("parts", ())]
         replaced = len(self.history) - len(tail)
         self.history = []
-        self._event({"type": "compaction", "replaced_messages": replaced, "summary": summary,
+        self._event({"type": "compaction", "reason": reason, "replaced_messages": replaced, "summary": summary,
                      "context_tokens": self.last_context})
         self.usage.compactions += 1
         self.pending_calls = []
@@ -302,6 +325,7 @@ class ModelAgent(BaseAgent):
                                                       "replaced by it):\n" + summary}]})
         self._add({"role": "user", "parts": parts or [{"text": "Continue."}]})
         self.last_context = 0
+        return True
 
     # ---- the conversation log
     def _open_log(self, ctx: Context) -> None:

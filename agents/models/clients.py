@@ -31,6 +31,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -87,6 +88,22 @@ def _decode_args(raw: Any) -> Any:
 
 def _b64(png: bytes) -> str:
     return base64.b64encode(png).decode("ascii")
+
+
+def _b64_part(p: dict) -> str:
+    """An image part's base64 text, encoded once and kept with the part (a long history
+    re-sends the same screenshots with every request)."""
+    s = p.get("_b64")
+    if s is None or p.get("_b64_of") is not p["image"]:
+        s = p["_b64"] = _b64(p["image"])
+        p["_b64_of"] = p["image"]
+    return s
+
+
+def context_overflow(e: Exception) -> bool:
+    """Whether a refused request says the conversation is longer than the model's context."""
+    return (isinstance(e, ProviderError) and e.status in (400, 413)
+            and re.search(r"context|too long|too many tokens|maximum.{0,40}tokens", str(e), re.I) is not None)
 
 
 def _retry_after(headers) -> float | None:
@@ -297,7 +314,7 @@ def _chat_part(p: dict) -> dict:
         return {"type": "text", "text": p["text"]}
     if p.get("image") is None:
         return {"type": "text", "text": OMITTED_IMAGE}
-    return {"type": "image_url", "image_url": {"url": "data:image/png;base64," + _b64(p["image"])}}
+    return {"type": "image_url", "image_url": {"url": "data:image/png;base64," + _b64_part(p)}}
 
 
 def _resp_part(p: dict) -> dict:
@@ -305,7 +322,7 @@ def _resp_part(p: dict) -> dict:
         return {"type": "input_text", "text": p["text"]}
     if p.get("image") is None:
         return {"type": "input_text", "text": OMITTED_IMAGE}
-    return {"type": "input_image", "image_url": "data:image/png;base64," + _b64(p["image"]), "detail": "high"}
+    return {"type": "input_image", "image_url": "data:image/png;base64," + _b64_part(p), "detail": "high"}
 
 
 class OpenAIResponsesClient(_OpenAIBase):
@@ -380,7 +397,7 @@ def _anth_part(p: dict) -> dict:
         return {"type": "text", "text": p["text"]}
     if p.get("image") is None:
         return {"type": "text", "text": OMITTED_IMAGE}
-    return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": _b64(p["image"])}}
+    return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": _b64_part(p)}}
 
 
 class AnthropicClient(ModelClient):

@@ -187,7 +187,7 @@ class ScriptedServer:
     def __init__(self, script: Callable[[str, dict], dict], delay: float = 0.0):
         self.script = script
         self.delay = delay
-        self.faults: list[tuple[int, dict]] = []    # (status, headers) answered before the script
+        self.faults: list[tuple] = []              # (status, headers, message) answered before the script
         self.hang = threading.Event()              # set: requests get no answer until cleared
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -205,10 +205,10 @@ class ScriptedServer:
         self._thread = None
 
     # -- control
-    def fail_next(self, status: int, count: int = 1, retry_after: float | None = None) -> None:
+    def fail_next(self, status: int, count: int = 1, retry_after: float | None = None, message: str = "") -> None:
         h = {} if retry_after is None else {"Retry-After": f"{retry_after:g}"}
         with self._lock:
-            self.faults.extend([(status, h)] * count)
+            self.faults.extend([(status, h, message or f"scripted {status}")] * count)
 
     def start(self) -> "ScriptedServer":
         srv = self
@@ -274,8 +274,8 @@ class ScriptedServer:
             if api is None:
                 return self._send(h, 404, {"error": {"message": f"no route {path}", "type": "not_found"}})
             if fault is not None:
-                status, headers = fault
-                return self._send(h, status, {"error": {"message": f"scripted {status}", "type": "scripted"}}, headers)
+                status, headers, message = fault
+                return self._send(h, status, {"error": {"message": message, "type": "scripted"}}, headers)
             try:
                 body = json.loads(raw or b"{}")
             except json.JSONDecodeError:
