@@ -464,3 +464,21 @@ def test_a_request_refused_as_too_long_is_compacted_and_sent_again(tmp_path):
     assert [r["type"] for r in conv].count("context_overflow") == 1
     comp = next(r for r in conv if r["type"] == "compaction")
     assert "too long" in comp["reason"]
+
+
+def test_yaml_provider_files_and_cli_mistakes_are_one_error_line(tmp_path, monkeypatch):
+    pytest.importorskip("yaml")
+    f = tmp_path / "models.yaml"
+    f.write_text("endpoints:\n  local: {api: anthropic, base_url: 'http://127.0.0.1:9'}\n"
+                 "models:\n  claude-local: {endpoint: local, model: some-claude, agent: native, max_retries: 0}\n")
+    t = load_provider_file(f)
+    assert t["claude-local"].api == "anthropic" and t["claude-local"].max_retries == 0
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    for args, msg in ((["--model", "m", "--base-url", "https://api.example.invalid/v1"], "OPENAI_API_KEY"),
+                      (["--agent", "native"], "needs --model"),
+                      (["--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--resize", "huge"], "resize rule"),
+                      (["--resume", str(tmp_path / "none")], "not a run folder"),
+                      (["--model", "nope", "--models-file", str(f)], "names no model 'nope'")):
+        r = CliRunner().invoke(cli_main, ["eval", "--objective", "nut_and_bolt/easy", "--out", str(tmp_path / "o")] + args)
+        assert r.exit_code == 2 and msg in r.output, (args, r.output)
+        assert not (tmp_path / "o").exists()
