@@ -221,13 +221,17 @@ def _replay_folder(path, as_json: bool) -> None:
 
     if (path / "events.jsonl").is_file():
         rep = replay_episode(path)
+        tools = _check_tools(path) if rep.ok else None
+        if tools is not None and not tools["ok"]:
+            rep.ok, rep.divergence = False, tools["problems"][0]
         if as_json:
-            click.echo(json.dumps(rep.as_dict()))
+            click.echo(json.dumps({**rep.as_dict(), **({"tools": tools} if tools else {})}))
         else:
             what = "every frame (and every stored frame)" if rep.stored_frames else "every frame"
             click.echo(f"{path}: {rep.steps} actions replayed; "
                        + (f"{what} and result matches" if rep.ok and rep.complete else
-                          f"a valid prefix: {what} matches ({rep.note})" if rep.ok else f"DIVERGED: {rep.divergence}"))
+                          f"a valid prefix: {what} matches ({rep.note})" if rep.ok else f"DIVERGED: {rep.divergence}")
+                       + (f"; {_n(tools['checked'], 'tool result')} reproduced" if tools and rep.ok else ""))
         if not rep.ok:
             sys.exit(1)
         return
@@ -239,6 +243,11 @@ def _replay_folder(path, as_json: bool) -> None:
         rel = str(f.relative_to(path))
         try:
             d = replay_episode(f).as_dict()
+            tools = _check_tools(f) if d["ok"] else None
+            if tools is not None:
+                d["tools"] = tools
+                if not tools["ok"]:
+                    d["ok"], d["divergence"] = False, tools["problems"][0]
         except HarnessError as e:                  # one unreadable episode does not stop the rest
             d = {"ok": False, "steps": 0, "divergence": f"unreadable: {e}"}
         reports.append({"episode": rel, **d})
@@ -253,6 +262,15 @@ def _replay_folder(path, as_json: bool) -> None:
         click.echo(f"{_n(len(reports), 'episode')} replayed: {len(reports) - bad} matched, {bad} diverged")
     if bad:
         sys.exit(1)
+
+
+def _check_tools(folder) -> dict | None:
+    """Every image and pixel grid the tools of a VISTA / MCP episode returned, reproduced
+    from the folder (None: the episode used no tools)."""
+    from longpuzzle.agents.vista.records import check_tool_records
+
+    chk = check_tool_records(folder)
+    return None if chk is None else chk.as_dict()
 
 
 @cli.command("rollout")
@@ -296,7 +314,7 @@ def rollout_cmd(level_id, walks, steps, seed, as_json):
 # imported only when a command that is not a core one is asked for (or the whole list, for
 # --help), so ``longpuzzle show`` does not import the solvers, the renderer or the envs.
 COMMAND_MODULES = ("longpuzzle.solvers.cli", "longpuzzle.render.cli", "longpuzzle.agents.cli", "longpuzzle.envs.cli",
-                   "longpuzzle.agents.report.cli")
+                   "longpuzzle.agents.report.cli", "longpuzzle.agents.vista.cli")
 _loaded: list[str] = []
 
 

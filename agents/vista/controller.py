@@ -1,0 +1,552 @@
+"""The controller: one per episode, the only thing that touches the episode. Every tool call
+of every transport (MCP, a model's function calling, run_python's ``gui``) goes through
+``Controller.call(name, args)``.
+
+    c = Controller("maze_paint", "easy", setting="vista", folder="results/x")
+    r = c.call("play", {"action": {"type": "wait", "ms": 0}})   # ToolResult: text + PNG images
+    r = c.call("inspect", {"views": [{"turn": 1, "box": [0, 0, 100, 100], "zoom": 4}]})
+    c.call("final_answer", {"text": "BENCHMARK COMPLETED ..."})
+    c.result                                                    # the EpisodeResult, once ended
+
+The episode is the harness's own (agents.harness.ObjectiveEpisode): the paper's objective
+protocol, its budget clock and the private evaluator, writing the episode folder that
+``replay`` and ``report`` read. The agent's time is the time between the result of one
+``play`` and the next one (charged to the budget as the protocol says); a watchdog ends the
+episode at the deadline (and after ``action_timeout`` seconds without a play, if set) when
+no call comes. A ``play`` sent while another is still running is refused: the agent must
+have seen the previous result. A call with bad arguments gets a ToolError message and
+changes nothing (it is not passed to the episode, so the protocol's invalid-action rule
+never sees it); every call is one NGAR step (tools.py).
+
+Every call is logged in the episode's events as a ``"stream": "tools"`` record::
+
+    {"stream": "tools", "call": 7, "tool": "inspect", "class": "other", "args": {...},
+     "turn": 12, "turns": [], "t": 31.2, "seconds": 0.004, "ok": true,
+     "result": {"bytes": 20931, "text": 211, "images": 2},
+     "refs": [{"index": 40, "turn": 12, "frame": -1, "box": [0, 0, 100, 100], "zoom": 4,
+               "hash": "<xxh3-128 of the returned pixels>"}, ...]}
+
+``turn`` is the last turn before the call, ``turns`` the turns it made, ``t`` seconds since
+the controller started, ``refs`` what each returned image or pixel grid was made from
+(records.py reproduces them from the folder). WORKING.md being cleared is a record
+``{"stream": "tools", "note": "working_cleared", "turn": T}``.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import OrderedDict
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from longpuzzle.agents.base import FinalAnswer
+from longpuzzle.agents.harness import HarnessError, ObjectiveEpisode, Settings, frame_hash
+from longpuzzle.agents.vista import tools as T
+from longpuzzle.agents.vista.archive import ArchiveError, FrameArchive, check_box, crop_zoom, pixel_grid
+from longpuzzle.agents.vista.history import History, level_key
+from longpuzzle.agents.vista.notes import GUIDE, WORKING, Notes, NotesError
+
+TOOLS_STREAM = "tools"
+PNG_CACHE = 64               # PNG images kept (the same view is often sent again)
+WATCH_SECONDS = 0.25         # the watchdog looks at the clock at least this often
+
+
+class ToolError(ValueError):
+    """A tool call that cannot be done as asked (the message says why); nothing changed."""
+
+
+@dataclass
+class Image:
+    png: bytes
+    width: int
+    height: int
+    ref: dict                    # what it was made from (the log record's refs)
+
+
+@dataclass
+class ToolResult:
+    text: str
+    images: list[Image] = field(default_factory=list)
+    error: bool = False
+
+    @property
+    def bytes(self) -> int:
+        return len(self.text.encode("utf-8")) + sum(len(i.png) for i in self.images)
+
+
+def _png(frame: np.ndarray) -> bytes:
+    from longpuzzle.agents.models.images import encode_png
+    return encode_png(frame)
+
+
+def _json(d) -> str:
+    return json.dumps(d, separators=(",", ":"), ensure_ascii=False)
+
+
+def _jsonable(v):
+    try:
+        json.dumps(v)
+        return v
+    except (TypeError, ValueError):
+        return repr(v)
+
+
+class Controller:
+    """One episode's tools (see the module doc). ``setting`` names the tool set (tools.SETTINGS)
+    unless ``tools`` lists them; ``guide`` seeds GUIDE.md; ``code_limits`` bounds run_python;
+    ``on_finish(result)`` is called once the episode has ended and result.json is written."""
+
+    def __init__(self, game: str, difficulty: str, *, setting: str = "vista", tools: tuple[str, ...] | None = None,
+                 settings: Settings | None = None, folder: str | Path | None = None, agent_name: str = "mcp",
+                 guide: str = "", instruction: str | None = None, action_timeout: float | None = None,
+                 on_action=None, on_finish=None, code_limits=None, header: dict | None = None):
+        if setting not in T.SETTINGS:
+            raise HarnessError(f"unknown setting {setting!r}: use one of {', '.join(T.SETTINGS)}")
+        names = tuple(tools) if tools is not None else T.SETTINGS[setting]
+        unknown = [n for n in names if n not in T.TOOLS]
+        if unknown:
+            raise HarnessError(f"unknown tool(s) {', '.join(unknown)}: tools are {', '.join(T.TOOLS)}")
+        st = settings or Settings()
+        needs_archive = any(n in names for n in ("inspect", "read_pixels", "run_python"))
+        self._tmp = None
+        if needs_archive and not st.save_frames:
+            raise HarnessError(f"the {setting} setting reads archived frames: it needs stored frames (not --no-frames)")
+        if folder is None and needs_archive:
+            self._tmp = tempfile.TemporaryDirectory(prefix="longpuzzle-vista-")
+            folder = self._tmp.name
+        self.setting, self.names = setting, names
+        self.tools = [T.TOOLS[n] for n in names]
+        self.folder = Path(folder) if folder is not None else None
+        self.ep = ObjectiveEpisode(game, difficulty, settings=st, folder=self.folder, instruction=instruction,
+                                   agent_name=agent_name, on_action=on_action,
+                                   header={"driver": "vista", "setting": setting, "tools": list(names),
+                                           **(header or {})})
+        self.instruction = self.ep.instruction
+        self.action_spec = self.ep.action_spec
+        self.frame_size = tuple(self.ep.suite.frame_size)
+        self.archive = FrameArchive(self.folder, self.ep.run.traj, self.frame_size)
+        self.history = History()
+        self.notes = Notes(self.folder, guide)
+        self.action_timeout = action_timeout or None
+        self.code_limits = code_limits
+        self.on_finish = on_finish            # on_finish(EpisodeResult) once the episode has ended
+        self.result = None
+        self.calls = 0
+        self.checkpoints = 0
+        self.t_start = time.perf_counter()
+        self.t_ready = self.t_start           # when the agent last got a play result
+        self._lock = threading.RLock()        # one call at a time
+        self._flight = threading.Lock()       # guards _playing
+        self._counting = threading.Lock()     # guards calls and the NGAR step counts
+        self._playing = False
+        self._busy = False
+        self._cond = threading.Condition()
+        self._code = None                     # the run_python process (code.py), started on first use
+        self._pngs: OrderedDict = OrderedDict()   # (store index, box, zoom) -> PNG bytes, the latest
+        self._watch = threading.Thread(target=self._watchdog, name="vista-watchdog", daemon=True)
+        self._watch.start()
+
+    # ---- state ------------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self.result is not None
+
+    @property
+    def turn(self) -> int:
+        return self.ep.run.step
+
+    def time_left(self) -> float | None:
+        left = self.ep.clock.left()
+        return None if left is None else round(max(0.0, left), 3)
+
+    # ---- the one entry point ------------------------------------------------------------------
+    def call(self, name: str, args: Any = None) -> ToolResult:
+        """Run one tool call; a ToolError becomes an error result (nothing changed)."""
+        args = {} if args is None else args
+        is_play = name == "play"
+        if is_play:
+            with self._flight:
+                busy = self._playing
+                self._playing = True
+            if busy:
+                return self._refused_concurrent(args)
+        try:
+            with self._lock:
+                return self._call(name, args)
+        finally:
+            if is_play:
+                with self._flight:
+                    self._playing = False
+
+    def _call(self, name: str, args: Any) -> ToolResult:
+        if self.done or self.ep.poll():
+            self._finish()
+            return ToolResult(f"the episode has ended ({self.ep.end}); no tool can be used any more", error=True)
+        self._busy = True
+        t0 = time.perf_counter()
+        turn0 = self.turn
+        kind = T.step_kind(name, args)
+        n = self._count(kind)
+        refs: list = []
+        log: dict = {}
+        try:
+            if name not in self.names:
+                raise ToolError(f"unknown tool {name!r}; the tools are: {', '.join(self.names)}")
+            if not isinstance(args, dict):
+                raise ToolError(f"the arguments of {name} must be a JSON object, not {type(args).__name__}")
+            res = getattr(self, "_t_" + name)(args, refs, log)
+        except (ToolError, ArchiveError, NotesError) as e:
+            res = ToolResult(f"error: {e}", error=True)
+        t1 = time.perf_counter()
+        rec = {"stream": TOOLS_STREAM, "call": n, "tool": name, "class": kind, "args": _jsonable(args),
+               "turn": turn0, "turns": list(range(turn0 + 1, self.turn + 1)), "t": round(t0 - self.t_start, 6),
+               "seconds": round(t1 - t0, 6), "ok": not res.error,
+               "result": {"bytes": res.bytes, "text": len(res.text), "images": len(res.images)}, **log}
+        if res.error:
+            rec["error"] = res.text
+        if refs:
+            rec["refs"] = refs
+        self.ep.record(rec)
+        self._busy = False
+        if self.ep.poll():
+            self._finish()
+        return res
+
+    def _count(self, kind: str) -> int:
+        """One more call (an NGAR step of class ``kind``); returns its number."""
+        with self._counting:
+            self.calls += 1
+            self.ep.count_step(kind)
+            return self.calls
+
+    def _refused_concurrent(self, args) -> ToolResult:
+        """A play sent while another is running (its result not returned yet): refused,
+        counted and logged without waiting for the running one."""
+        msg = "refused: the previous play has not returned its result yet; send the next play after it"
+        if self.done:
+            return ToolResult(msg, error=True)
+        kind = T.step_kind("play", args)
+        n = self._count(kind)
+        res = ToolResult(msg, error=True)
+        self.ep.record({"stream": TOOLS_STREAM, "call": n, "tool": "play", "class": kind, "args": _jsonable(args),
+                        "turn": self.turn, "turns": [], "t": round(time.perf_counter() - self.t_start, 6),
+                        "seconds": 0.0, "ok": False, "concurrent": True,
+                        "result": {"bytes": res.bytes, "text": len(res.text), "images": 0}, "error": msg})
+        return res
+
+    # ---- play and screenshot -------------------------------------------------------------------
+    def _t_play(self, args: dict, refs: list, log: dict) -> ToolResult:
+        action = args["action"] if "action" in args else (args if "type" in args else None)
+        if action is None:
+            raise ToolError("play needs an 'action': a GUI action object such as {\"type\": \"click\", \"x\": 10, "
+                            "\"y\": 20} or {\"type\": \"batch\", \"actions\": [...]}")
+        extra = set(args) - {"action"} if "action" in args else set()
+        if extra:
+            raise ToolError(f"play takes only 'action', not {', '.join(sorted(extra))}")
+        out = self.gui(action, refs)
+        return ToolResult(_json(out["text"]), [out["image"]] if out.get("image") else [], error=out["error"])
+
+    def gui(self, action, refs: list | None = None, with_image: bool = True) -> dict:
+        """Dispatch one GUI action through the episode (play, and run_python's gui()):
+        {"text": {...}, "image": Image | None, "error": bool, "frames": [arrays]}. A bad
+        action raises ToolError and is not dispatched."""
+        ep = self.ep
+        a, why = ep.run.check(action)
+        if a is None:
+            raise ToolError(why)
+        t_agent = time.perf_counter() - self.t_ready
+        step = ep.submit(action, t_agent, count=False)
+        if step.feedback is None:                       # returned after the deadline: not executed
+            return {"text": {"ended": ep.end, "message": step.message}, "image": None, "error": True, "frames": []}
+        turn = self.turn
+        self.archive.add_turn(turn, step.first_frame, step.frames)
+        screen = ep.public_screen()
+        self.history.add(turn, step.action, step.feedback, len(step.frames), screen, step.controls)
+        if self.notes.on_screen(level_key(screen)):
+            ep.record({"stream": TOOLS_STREAM, "note": "working_cleared", "turn": turn})
+        text = {"turn": turn, "feedback": step.feedback.status, "frames": len(step.frames),
+                "time_left": self.time_left()}
+        if step.ended:
+            text["ended"] = step.ended
+        img = None
+        if with_image:
+            last = step.frames[-1]
+            i = step.first_frame + len(step.frames) - 1
+            img = Image(self._png_of(i, None, 1, last), last.shape[1], last.shape[0],
+                        {"index": i, "turn": turn, "frame": len(step.frames) - 1})
+            if refs is not None:
+                refs.append(img.ref)
+        self.t_ready = time.perf_counter()
+        return {"text": text, "image": img, "error": False, "frames": step.frames}
+
+    def _png_of(self, i: int, box, zoom: int, pixels: np.ndarray | None = None) -> bytes:
+        """The PNG of stored frame i (a box and zoom of it), from the cache when it was made."""
+        key = (i, box, zoom)
+        hit = self._pngs.get(key)
+        if hit is not None:
+            self._pngs.move_to_end(key)
+            return hit[0]
+        px = pixels if pixels is not None else self.archive.read(i)
+        png = _png(px)
+        self._cache_png(key, png, None)
+        return png
+
+    def _cache_png(self, key, png: bytes, hx) -> None:
+        self._pngs[key] = (png, hx)
+        self._pngs.move_to_end(key)
+        while len(self._pngs) > PNG_CACHE:
+            self._pngs.popitem(last=False)
+
+    def _t_screenshot(self, args: dict, refs: list, log: dict) -> ToolResult:
+        if args:
+            raise ToolError("screenshot takes no arguments")
+        if self.ep.run.need_wait:
+            raise ToolError("there is no screenshot yet: the first action must be play with a wait, e.g. "
+                            "{\"action\": {\"type\": \"wait\", \"ms\": 0}}")
+        turn, k, i = self.archive.resolve(-1, -1)
+        w, h = self.frame_size
+        img = Image(self._png_of(i, None, 1), w, h, {"index": i, "turn": turn, "frame": k})
+        refs.append(img.ref)
+        return ToolResult(_json({"turn": turn, "time_left": self.time_left()}), [img])
+
+    # ---- memory -----------------------------------------------------------------------------------
+    def _t_inspect(self, args: dict, refs: list, log: dict) -> ToolResult:
+        _only(args, "inspect", {"views", "question"})
+        views = args.get("views")
+        if not isinstance(views, list) or not 1 <= len(views) <= T.MAX_VIEWS:
+            raise ToolError(f"inspect needs 'views': a list of 1 to {T.MAX_VIEWS} views like "
+                            "{\"turn\": 3, \"frame\": -1, \"box\": [x0, y0, x1, y1], \"zoom\": 4}")
+        plan = []
+        for k, v in enumerate(views, 1):
+            where = f"view {k}: "
+            if not isinstance(v, dict):
+                raise ToolError(f"{where}a view is an object with 'turn' (and 'frame', 'box', 'zoom')")
+            bad = set(v) - {"turn", "frame", "box", "zoom"}
+            if bad:
+                raise ToolError(f"{where}unknown field(s) {', '.join(sorted(bad))}")
+            try:
+                turn, k, i = self.archive.resolve(v.get("turn"), v.get("frame", -1))
+                box = check_box(v.get("box"), self.frame_size)
+            except ArchiveError as e:
+                raise ToolError(where + str(e)) from None
+            z = v.get("zoom", 1)
+            if isinstance(z, bool) or not isinstance(z, int) or not 1 <= z <= T.MAX_ZOOM:
+                raise ToolError(f"{where}zoom must be an integer from 1 to {T.MAX_ZOOM}, not {z!r}")
+            w, h = (box[2] - box[0]) * z, (box[3] - box[1]) * z
+            if w * h > T.MAX_INSPECT_PIXELS:
+                raise ToolError(f"{where}the view would be {w} x {h} pixels; at most {T.MAX_INSPECT_PIXELS} "
+                                "(a smaller box or zoom)")
+            plan.append((i, turn, k, box, z))
+        images, text = [], []
+        full = (0, 0) + tuple(self.frame_size)
+        for i, turn, frame, box, z in plan:
+            key = (i, None if box == full else box, z)
+            hit = self._pngs.get(key)
+            if hit is not None:                           # sent before: the same pixels
+                png, hx = hit
+                if hx is None:
+                    hx = frame_hash(crop_zoom(self.archive.read(i), box, z))
+                    self._cache_png(key, png, hx)
+            else:
+                px = crop_zoom(self.archive.read(i), box, z)
+                png, hx = _png(px), frame_hash(px)
+                self._cache_png(key, png, hx)
+            ref = {"index": i, "turn": turn, "frame": frame, "box": list(box), "zoom": z, "hash": hx}
+            w, h = (box[2] - box[0]) * z, (box[3] - box[1]) * z
+            images.append(Image(png, w, h, ref))
+            refs.append(ref)
+            text.append({"turn": turn, "frame": frame, "box": list(box), "zoom": z, "size": [w, h]})
+        return ToolResult(_json({"views": text}), images)
+
+    def _t_read_pixels(self, args: dict, refs: list, log: dict) -> ToolResult:
+        _only(args, "read_pixels", {"view", "region", "rows", "cols", "question"})
+        v = args.get("view")
+        if not isinstance(v, dict) or set(v) - {"turn", "frame"}:
+            raise ToolError("read_pixels needs 'view': {\"turn\": T, \"frame\": F} (frame -1, the default, is the "
+                            "turn's final frame)")
+        turn, k, i = self.archive.resolve(v.get("turn"), v.get("frame", -1))
+        box = check_box(args.get("region"), self.frame_size)
+        rows, cols = args.get("rows"), args.get("cols")
+        for what, n in (("rows", rows), ("cols", cols)):
+            if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= T.MAX_SIDE:
+                raise ToolError(f"{what} must be an integer from 1 to {T.MAX_SIDE}, not {n!r}")
+        if rows * cols > T.MAX_SAMPLES:
+            raise ToolError(f"{rows} x {cols} = {rows * cols} cells; at most {T.MAX_SAMPLES}")
+        if rows > box[3] - box[1] or cols > box[2] - box[0]:
+            raise ToolError(f"a {box[2] - box[0]} x {box[3] - box[1]} region has fewer pixels than {rows} x {cols} cells")
+        grid = pixel_grid(self.archive.read(i), box, rows, cols)
+        out = _json({"turn": turn, "frame": k, **grid})
+        refs.append({"index": i, "turn": turn, "frame": k, "region": list(box),
+                     "rows": rows, "cols": cols, "hash": _text_hash(out)})
+        return ToolResult(out)
+
+    def _t_history(self, args: dict, refs: list, log: dict) -> ToolResult:
+        _only(args, "history", {"view", "start", "end", "limit"})
+        view = args.get("view", "events")
+        if view not in ("events", "attempts"):
+            raise ToolError(f"view must be 'events' or 'attempts', not {view!r}")
+        lim = args.get("limit", T.HISTORY_LIMIT)
+        for k in ("start", "end"):
+            x = args.get(k)
+            if x is not None and (isinstance(x, bool) or not isinstance(x, int) or x < 1):
+                raise ToolError(f"{k} must be a positive integer, not {x!r}")
+        if isinstance(lim, bool) or not isinstance(lim, int) or not 1 <= lim <= T.MAX_HISTORY:
+            raise ToolError(f"limit must be an integer from 1 to {T.MAX_HISTORY}, not {lim!r}")
+        if view == "events":
+            ev = self.history.view_events(args.get("start"), args.get("end"), lim)
+            return ToolResult(_json({"view": "events", "turns": self.turn, "events": ev}))
+        lvl, at = self.history.view_attempts(args.get("start"), args.get("end"), lim)
+        return ToolResult(_json({"view": "attempts", "level": lvl, "attempts": at}))
+
+    # ---- notes ---------------------------------------------------------------------------------------
+    def _note_read(self, name: str, args: dict) -> ToolResult:
+        if args:
+            raise ToolError(f"reading {name} takes no arguments")
+        t = self.notes.read(name)
+        return ToolResult(_json({"file": name, "chars": len(t), "text": t}))
+
+    def _note_write(self, name: str, tool: str, args: dict) -> ToolResult:
+        _only(args, tool, {"text"})
+        if "text" not in args:
+            raise ToolError(f"{tool} needs 'text'")
+        n = self.notes.write(name, args["text"])
+        return ToolResult(_json({"file": name, "chars": n, "saved": True}))
+
+    def _t_read_guide(self, args, refs, log):
+        return self._note_read(GUIDE, args)
+
+    def _t_write_guide(self, args, refs, log):
+        return self._note_write(GUIDE, "write_guide", args)
+
+    def _t_read_working(self, args, refs, log):
+        return self._note_read(WORKING, args)
+
+    def _t_write_working(self, args, refs, log):
+        return self._note_write(WORKING, "write_working", args)
+
+    def _t_save_compact_checkpoint(self, args: dict, refs: list, log: dict) -> ToolResult:
+        _only(args, "save_compact_checkpoint", {"guide", "working"})
+        g, w = args.get("guide"), args.get("working")
+        if not isinstance(g, str) or not isinstance(w, str):
+            raise ToolError("save_compact_checkpoint needs 'guide' and 'working' texts")
+        for name, t in ((GUIDE, g), (WORKING, w)):
+            if len(t) > self.notes.cap:
+                raise NotesError(f"{name} holds at most {self.notes.cap} characters; this text has {len(t)} "
+                                 "(nothing was written)")
+        self.notes.write(GUIDE, g)
+        self.notes.write(WORKING, w)
+        self.checkpoints += 1
+        log["checkpoint"] = self.checkpoints
+        return ToolResult(_json({"checkpoint": self.checkpoints, "guide_chars": len(g), "working_chars": len(w)}))
+
+    # ---- code -------------------------------------------------------------------------------------------
+    def _t_run_python(self, args: dict, refs: list, log: dict) -> ToolResult:
+        _only(args, "run_python", {"code"})
+        code = args.get("code")
+        if not isinstance(code, str) or not code.strip():
+            raise ToolError("run_python needs 'code': Python source text")
+        if len(code) > T.MAX_CODE:
+            raise ToolError(f"a cell holds at most {T.MAX_CODE} characters, not {len(code)}")
+        if self._code is None:
+            from longpuzzle.agents.vista.code import CodeRunner
+            self._code = CodeRunner(self, self.code_limits)
+        out = self._code.run(code, refs)
+        log["output"] = out["output"]
+        log["code_status"] = out["status"]
+        return ToolResult(_json(out), error=out["status"] != "ok")
+
+    # ---- the end -------------------------------------------------------------------------------------------
+    def _t_final_answer(self, args: dict, refs: list, log: dict) -> ToolResult:
+        _only(args, "final_answer", {"text"})
+        text = args.get("text", "")
+        if not isinstance(text, str):
+            raise ToolError("final_answer needs 'text': your final message")
+        self.ep.submit(FinalAnswer(text), time.perf_counter() - self.t_ready, count=False)
+        return ToolResult(_json({"ended": self.ep.end}))
+
+    def stop(self, end: str, error: str = "") -> None:
+        """End the episode from outside (the transport closed, the server was stopped)."""
+        with self._lock:
+            if not self.done:
+                self.ep.stop(end, error, agent_seconds=time.perf_counter() - self.t_ready)
+                self._finish()
+
+    def close(self, end: str = "agent_stop", error: str = "the agent stopped without a final answer"):
+        """Finish the episode if it is still running (``end`` / ``error`` say why) and free
+        everything; returns the EpisodeResult."""
+        self.stop(end, error)
+        with self._cond:
+            self._cond.notify_all()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+        return self.result
+
+    def _finish(self) -> None:
+        if self.result is not None:
+            return
+        self.history.end()
+        if self._code is not None:
+            self._code.close()
+        from longpuzzle.agents.vista.records import tool_use
+        ep = self.ep
+        ep.run.traj.flush()
+        summary = tool_use(self.folder, setting=self.setting, tools=self.names) if self.folder else None
+        self.archive.close()
+        self.result = ep.finish(extra={"tools": summary} if summary is not None else None)
+        if self.on_finish is not None:
+            self.on_finish(self.result)
+
+    def _watchdog(self) -> None:
+        """End the episode at the deadline (or after action_timeout without a play) when the
+        agent is thinking and no call comes. It looks again at least every WATCH_SECONDS
+        (the calls never wake it: a thread switch per call would cost more than the call)."""
+        while True:
+            with self._cond:
+                if self.result is not None:
+                    return
+                wait = self._due()
+                self._cond.wait(timeout=WATCH_SECONDS if wait is None else min(WATCH_SECONDS, max(0.005, wait)))
+            if self.result is not None:
+                return
+            if self._busy or not self._lock.acquire(blocking=False):
+                continue                          # a call is running: it checks the clock itself
+            try:
+                if self.result is not None or self._busy:
+                    continue
+                now = time.perf_counter()
+                if self.ep.clock.expired():
+                    self.ep.stop("budget", agent_seconds=now - self.t_ready)
+                    self._finish()
+                elif self.action_timeout and self.ep.clock.started and now - self.t_ready >= self.action_timeout:
+                    self.ep.stop("agent_error", f"agent timeout: no play within {self.action_timeout:g} s of the "
+                                 "last result", agent_seconds=now - self.t_ready)
+                    self._finish()
+            finally:
+                self._lock.release()
+
+    def _due(self) -> float | None:
+        """Seconds until the deadline or the action timeout (None: neither applies yet)."""
+        clock, out = self.ep.clock, []
+        if clock.started and clock.budget is not None and clock.charge_agent_time:
+            out.append(clock.left())
+        if self.action_timeout and clock.started:
+            out.append(self.t_ready + self.action_timeout - time.perf_counter())
+        return min(out) if out else None
+
+
+def _only(args: dict, tool: str, allowed: set) -> None:
+    bad = set(args) - allowed
+    if bad:
+        raise ToolError(f"{tool} takes {', '.join(sorted(allowed)) or 'no arguments'}; not {', '.join(sorted(bad))}")
+
+
+def _text_hash(text: str) -> str:
+    import xxhash
+    return xxhash.xxh3_128_hexdigest(text.encode("utf-8"))

@@ -1,0 +1,266 @@
+"""The VISTA controller: one per episode, every tool call checked, run and logged; lossless
+frame memory, inspection, pixel grids, history and attempts from public information, notes;
+NGAR classes; the records reproduce every tool result from the episode folder."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from longpuzzle.agents.base import FinalAnswer, Observation
+from longpuzzle.agents.builtin import SolverAgent
+from longpuzzle.agents.harness import HarnessError, Settings, open_frames, read_events, replay_episode
+from longpuzzle.agents.vista import SETTINGS, TOOLS, Controller, step_kind
+from longpuzzle.agents.vista.archive import SYMBOLS
+from longpuzzle.agents.vista.records import check_tool_records, tool_use
+
+FAST = Settings(budget=600, action_timeout=None)
+WAIT = {"action": {"type": "wait", "ms": 0}}
+
+
+def _solve(c: Controller, on_turn=None) -> int:
+    """Play the solver agent's gestures through play until the episode ends."""
+    agent = SolverAgent()
+    agent.reset(c.instruction, c.action_spec)
+    obs = Observation(None, None, 0, None)
+    n = 0
+    while not c.done:
+        a = agent.act(obs)
+        if isinstance(a, FinalAnswer):
+            c.call("final_answer", {"text": "BENCHMARK COMPLETED"})
+            break
+        r = c.call("play", {"action": a})
+        assert not r.error, r.text
+        n += 1
+        obs = Observation(np.zeros((1, 1, 3), np.uint8), None, n, None)
+        if on_turn is not None:
+            on_turn(c, n)
+    return n
+
+
+def _png_pixels(data: bytes) -> np.ndarray:
+    import io
+
+    from PIL import Image
+    return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+
+
+def test_the_solver_completes_an_objective_through_play_and_every_call_is_logged(tmp_path):
+    seen = {}
+
+    def probe(c, n):
+        if n == 4:                                      # a few other tools on the way, and bad calls
+            seen["inspect"] = c.call("inspect", {"views": [{"turn": 2}, {"turn": 3, "box": [10, 20, 60, 50], "zoom": 3}]})
+            seen["pixels"] = c.call("read_pixels", {"view": {"turn": -1}, "region": [0, 0, 540, 960], "rows": 8, "cols": 4})
+            seen["shot"] = c.call("screenshot", {})
+            seen["hist"] = c.call("history", {"view": "events", "limit": 2})
+            turn = c.turn
+            for bad in ({"action": {"type": "click"}}, {"action": {"type": "click", "x": 9999, "y": 1}}, {},
+                        {"action": {"type": "wait"}, "extra": 1}, "not an object"):
+                assert c.call("play", bad).error
+            assert c.call("nope", {}).error and c.call("inspect", {"views": [{"turn": 99}]}).error
+            assert c.turn == turn and not c.done       # nothing dispatched, nothing lost
+
+    c = Controller("nut_and_bolt", "easy", setting="vista", settings=FAST, folder=tmp_path)
+    assert c.call("screenshot").error                   # no frame before the opening wait
+    assert c.call("play", {"action": {"type": "click", "x": 5, "y": 5}}).error   # the first action must be a wait
+    n = _solve(c, probe)
+    r = c.result
+    assert r.end == "completed" and r.outcome.success and r.actions == n
+    assert c.call("play", WAIT).error                   # the episode has ended
+    # NGAR steps. Native: the n - 1 gestures, both screenshots, the refused first click and
+    # the four refused plays that attempted input. Other: the opening wait, inspect,
+    # read_pixels, history, the refused play of a wait, the unknown tool, the bad inspect
+    d = json.loads((tmp_path / "result.json").read_text())
+    assert (d["native_steps"], d["other_steps"]) == ((n - 1) + 2 + 1 + 4, 1 + 3 + 1 + 2)
+    t = d["tools"]
+    assert t["by_tool"]["play"] == 1 + n + 5 and t["by_tool"]["inspect"] == 2 and t["errors"] == 9
+    assert sum(l["calls"] for l in t["levels"]) == t["calls"] == len(
+        [e for e in read_events(tmp_path) if e.get("stream") == "tools" and "tool" in e])
+    assert [l["level"] for l in t["levels"]] == [None, "nut_and_bolt/easy/1", "nut_and_bolt/easy/2", "nut_and_bolt/easy/3"]
+    assert t["images"] == n + 2 + 1 and t == tool_use(tmp_path)
+    # every returned image and grid is reproduced from the folder; replay checks frames as before
+    chk = check_tool_records(tmp_path)
+    assert chk.ok and chk.checked == n + 2 + 1 + 1
+    assert replay_episode(tmp_path).ok
+    with open_frames(tmp_path) as fs:
+        rec = next(e for e in read_events(tmp_path) if e.get("tool") == "inspect")
+        crop = fs.read(rec["refs"][1]["index"], box=(10, 20, 60, 50))
+    got = _png_pixels(seen["inspect"].images[1].png)
+    assert got.shape == (90, 150, 3) and np.array_equal(got, np.repeat(np.repeat(crop, 3, 0), 3, 1))
+    grid = json.loads(seen["pixels"].text)
+    shot = _png_pixels(seen["shot"].images[0].png)
+    for i, y in enumerate(grid["y"]):
+        for j, x in enumerate(grid["x"]):
+            assert grid["palette"][SYMBOLS.index(grid["grid"][i][j])] == "#%02x%02x%02x" % tuple(shot[y, x])
+    assert grid["y"][0] == 60 and grid["x"][0] == 67          # cell centres
+    h = json.loads(seen["hist"].text)
+    assert [e["turn"] for e in h["events"]] == [3, 4] and h["events"][-1]["feedback"] == "screen_changed"
+
+
+def test_a_play_before_the_previous_result_is_refused(tmp_path):
+    c = Controller("maze_paint", "easy", setting="native", settings=FAST, folder=tmp_path)
+    assert [t.name for t in c.tools] == list(SETTINGS["native"])
+    out = {}
+    with c._lock:                                       # the first play is still running
+        th = threading.Thread(target=lambda: out.setdefault("first", c.call("play", WAIT)))
+        th.start()
+        for _ in range(200):
+            if c._playing:
+                break
+            time.sleep(0.005)
+        second = c.call("play", WAIT)
+    th.join()
+    assert second.error and "previous play" in second.text
+    assert not out["first"].error and c.turn == 1
+    c.close()
+    recs = [e for e in read_events(tmp_path) if e.get("tool") == "play"]
+    assert [r.get("concurrent", False) for r in recs] == [True, False] and {r["call"] for r in recs} == {1, 2}
+    assert (c.result.outcome.native_steps, c.result.outcome.other_steps) == (0, 2)
+    assert c.result.end == "agent_stop" and c.result.outcome.scored
+
+
+def test_history_attempts_follow_restarts_and_wins_from_the_screen(tmp_path):
+    c = Controller("nut_and_bolt", "easy", setting="vista", settings=FAST, folder=tmp_path)
+    agent = SolverAgent()
+    agent.reset(c.instruction, c.action_spec)
+    obs = Observation(None, None, 0, None)
+    restarted = False
+    while not c.done:
+        a = agent.act(obs)
+        if isinstance(a, FinalAnswer):
+            break
+        c.call("play", {"action": a})
+        obs = Observation(np.zeros((1, 1, 3), np.uint8), None, 0, None)
+        s = c.ep.suite                                   # (the test finds the Restart button on the engine)
+        if not restarted and s.screen["name"] == "level" and s.session.moves:
+            w = next(w for w in s.layout().widgets if w.id == "restart")
+            x, y = s.proj.to_px(*w.shape.center)
+            c.call("play", {"action": {"type": "click", "x": int(x), "y": int(y)}})
+            agent.model.dispatch({"type": "click", "x": int(x), "y": int(y)})
+            agent.plan = []
+            restarted = True
+            at = json.loads(c.call("history", {"view": "attempts"}).text)
+            assert at["level"] == {"game": "Nut and Bolt", "difficulty": "Easy", "level": 1}
+            assert [(a["attempt"], a["started_by"], a["ended_by"]) for a in at["attempts"]] == \
+                [(1, "entry", "restart"), (2, "restart", "ongoing")]
+    assert c.done and c.call("history", {"view": "attempts"}).error      # no tool after the end
+    lvl, at = c.history.view_attempts(None, None, 10)
+    assert lvl["level"] == 3 and [a["ended_by"] for a in at] == ["win"]
+    ev = c.history.attempts
+    assert [(a.level[2], a.ended_by) for a in ev] == [(1, "restart"), (1, "win"), (2, "win"), (3, "win")]
+    assert all("P" not in json.dumps(e) and "certificate" not in json.dumps(e) for e in c.history.events)
+    c.close()
+
+
+def test_notes_are_capped_kept_and_working_is_cleared_on_another_level(tmp_path):
+    c = Controller("nut_and_bolt", "easy", setting="vista", settings=FAST, folder=tmp_path, guide="seed guide")
+    assert json.loads(c.call("read_guide").text)["text"] == "seed guide"
+    cleared = []
+
+    def on_turn(c, n):
+        lvl = c.history.level
+        if lvl and lvl[2] == 1 and not cleared:
+            assert not c.call("write_working", {"text": "level 1 plan"}).error
+            big = c.call("write_guide", {"text": "x" * 20_000})
+            assert big.error and json.loads(c.call("read_guide").text)["text"] == "seed guide"
+            cleared.append(1)
+        if lvl and lvl[2] == 2 and len(cleared) == 1:
+            assert json.loads(c.call("read_working").text)["text"] == ""      # cleared: another level
+            r = c.call("save_compact_checkpoint", {"guide": "g2", "working": "w2"})
+            assert not r.error and json.loads(r.text)["checkpoint"] == 1
+            cleared.append(2)
+    _solve(c, on_turn)
+    assert cleared == [1, 2]
+    assert (tmp_path / "notes" / "GUIDE.md").read_text() == "g2"
+    assert (tmp_path / "notes" / "WORKING.md").read_text() == ""     # level 3 shown after it
+    t = json.loads((tmp_path / "result.json").read_text())["tools"]
+    assert t["checkpoints"] == 1 and t["working_cleared"] == 2
+
+
+def test_inspect_views_archive_every_intermediate_frame_and_bounds_are_checked(tmp_path):
+    c = Controller("maze_paint", "easy", setting="vista", settings=Settings(budget=600, frames_per_move=3),
+                   folder=tmp_path)
+    _solve(c, lambda c, n: None if n != 6 else _check_inspect(c))
+    assert c.result.outcome.success
+
+
+def _check_inspect(c):
+    counts = {t: n for t, (_, n) in c.archive.turns.items()}
+    moved = next(t for t, n in counts.items() if n > 1)          # a slide: its animation frames
+    r = c.call("inspect", {"views": [{"turn": moved, "frame": k} for k in range(counts[moved])]})
+    assert not r.error and len(r.images) == counts[moved] == 4
+    frames = [_png_pixels(i.png) for i in r.images]
+    assert not all(np.array_equal(frames[0], f) for f in frames[1:])       # the ball moves
+    assert c.call("inspect", {"views": [{"turn": 1}] * 17}).error
+    assert c.call("inspect", {"views": [{"turn": 1, "box": [0, 0, 600, 10]}]}).error
+    assert c.call("inspect", {"views": [{"turn": 1, "zoom": 99}]}).error
+    assert c.call("inspect", {"views": [{"turn": 1, "frame": 5}]}).error
+    assert c.call("read_pixels", {"view": {"turn": 1}, "rows": 100, "cols": 100}).error     # over the cap
+    # frames older than the in-memory cache come back from the episode's frame store
+    c.archive._cache.clear()
+    again = c.call("inspect", {"views": [{"turn": moved, "frame": 1}]})
+    assert np.array_equal(_png_pixels(again.images[0].png), frames[1])
+
+
+def test_ngar_classes_of_the_tools():
+    assert step_kind("play", {"action": {"type": "click", "x": 1, "y": 1}}) == "native"
+    assert step_kind("play", {"action": {"type": "wait", "ms": 5}}) == "other"
+    assert step_kind("play", {"action": {"type": "batch", "actions": [{"type": "wait"}, {"type": "key", "name": "a"}]}}) \
+        == "native"
+    assert step_kind("screenshot", {}) == "native"
+    for t in ("inspect", "read_pixels", "history", "read_guide", "write_guide", "read_working", "write_working",
+              "save_compact_checkpoint", "run_python", "final_answer", "unknown"):
+        assert step_kind(t, {}) == "other"
+    assert set(SETTINGS["vista"]) | set(SETTINGS["code"]) == set(TOOLS)
+
+
+def test_the_watchdog_ends_the_episode_at_the_deadline_while_the_agent_thinks(tmp_path):
+    c = Controller("maze_paint", "easy", setting="native", settings=Settings(budget=1.0, action_timeout=None),
+                   folder=tmp_path)
+    assert not c.call("play", WAIT).error
+    for _ in range(300):
+        if c.done:
+            break
+        time.sleep(0.01)
+    assert c.done and c.result.end == "budget"
+    assert (tmp_path / "result.json").is_file()
+    assert c.call("play", WAIT).error
+    t = c.result.time
+    assert t["charged"] >= 1.0 and t["agent"] > 0.5
+
+
+def test_settings_that_cannot_serve_a_setting_are_refused():
+    with pytest.raises(HarnessError):
+        Controller("maze_paint", "easy", setting="nope")
+    with pytest.raises(HarnessError):
+        Controller("maze_paint", "easy", setting="vista", settings=Settings(save_frames=False))
+    with pytest.raises(HarnessError):
+        Controller("maze_paint", "easy", tools=("play", "teleport"))
+
+
+def test_replay_reproduces_every_tool_result_and_catches_a_changed_one(tmp_path):
+    from click.testing import CliRunner
+
+    from longpuzzle.cli import cli
+    c = Controller("maze_paint", "easy", setting="vista", settings=FAST, folder=tmp_path)
+    c.call("play", WAIT)
+    c.call("inspect", {"views": [{"turn": 1, "box": [0, 0, 40, 40], "zoom": 2}]})
+    c.call("read_pixels", {"view": {"turn": 1}, "rows": 3, "cols": 3})
+    c.call("final_answer", {"text": "x"})
+    r = CliRunner().invoke(cli, ["replay", str(tmp_path)])
+    assert r.exit_code == 0 and "3 tool results reproduced" in r.output
+    ev = (tmp_path / "events.jsonl").read_text().splitlines()
+    k = next(i for i, l in enumerate(ev) if '"tool":"inspect"' in l)
+    rec = json.loads(ev[k])
+    rec["refs"][0]["box"] = [0, 0, 40, 41]                      # not what was sent
+    ev[k] = json.dumps(rec)
+    (tmp_path / "events.jsonl").write_text("\n".join(ev) + "\n")
+    chk = check_tool_records(tmp_path)
+    assert not chk.ok and "call 2 (inspect)" in chk.problems[0]
+    r = CliRunner().invoke(cli, ["replay", str(tmp_path)])
+    assert r.exit_code == 1 and "DIVERGED" in r.output
