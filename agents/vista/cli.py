@@ -1,0 +1,139 @@
+"""``longpuzzle mcp``: one objective episode served to an MCP client."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+import click
+
+from longpuzzle.engine.catalog import catalog
+
+
+def write_summary(out: Path, folder: Path, identity: dict, settings: dict) -> Path:
+    """summary.json of a one-episode run folder, as eval writes it (runner.summarise: report,
+    leaderboard and replay read it the same way), with the client's identity."""
+    from longpuzzle.agents.runner import RunConfig, summarise
+
+    res = json.loads((folder / "result.json").read_text(encoding="utf-8"))
+    res["folder"] = str(folder.relative_to(out))
+    run = RunConfig(agent=identity["agent"], objectives=[res["objective"]], protocol="objective", settings=settings)
+    summary = {**summarise(run, [res]), **{k: v for k, v in identity.items() if k != "agent"}}
+    tmp = out / "summary.json.tmp"
+    tmp.write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    os.replace(tmp, out / "summary.json")
+    return out / "summary.json"
+
+
+def _hostport(v: str) -> tuple[str, int]:
+    host, _, port = v.rpartition(":")
+    try:
+        p = int(port)
+    except ValueError:
+        raise click.BadParameter(f"--http takes PORT or HOST:PORT, not {v!r}") from None
+    if not 0 <= p < 65536:
+        raise click.BadParameter(f"port {p} is not between 0 and 65535")
+    return host or "127.0.0.1", p
+
+
+@click.command("mcp")
+@click.option("--objective", required=True, metavar="GAME/DIFFICULTY", help="The objective of the episode.")
+@click.option("--setting", type=click.Choice(["native", "vista", "code"]), default="vista", show_default=True,
+              help="native: play and screenshot only; vista: the VISTA tools; code: play and run_python.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Run folder (summary.json and <objective>/episode_001) [default: results/mcp-<time>].")
+@click.option("--http", "http", default=None, metavar="[HOST:]PORT",
+              help="Serve streamable HTTP at http://HOST:PORT/mcp (HOST default 127.0.0.1) instead of stdio.")
+@click.option("--budget", default=3600.0, show_default=True, help="Charged seconds for the objective.")
+@click.option("--action-timeout", default=0.0, show_default=True,
+              help="End the episode (agent error) after this many seconds without a play (0: no limit; the "
+              "budget still runs).")
+@click.option("--charge-agent-time/--pause-while-thinking", "charge_agent_time", default=True, show_default=True,
+              help="Whether the client's time between plays counts toward the budget (the paper: it does).")
+@click.option("--action-latency", type=float, default=0.0, show_default=True,
+              help="Seconds charged per executed action for browser synchronisation.")
+@click.option("--frames-per-move", default=0, show_default=True,
+              help="Intermediate animation frames archived per move (inspect can look at them).")
+@click.option("--viewport", default=None, metavar="WxH", help="Draw the suite letterboxed into a W x H page.")
+@click.option("--style", type=click.Choice(["2d", "3d"]), default="2d", show_default=True)
+@click.option("--scale", default=1.0, show_default=True)
+@click.option("--certify-budget", default=20_000, show_default=True,
+              help="States the evaluator may search per move for a dead-end certificate.")
+@click.option("--guide", "guide_file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="Start GUIDE.md from this file (vista setting).")
+@click.option("--agent", "agent_name", default="mcp", show_default=True,
+              help="The agent's name in the results (e.g. claude-code).")
+@click.option("--model", "model_name", default=None, help="The model behind the client, recorded in the results.")
+def mcp_cmd(objective, setting, out_dir, http, budget, action_timeout, charge_agent_time, action_latency,
+            frames_per_move, viewport, style, scale, certify_budget, guide_file, agent_name, model_name):
+    """Serve one objective episode to an MCP client (Claude Code, Codex CLI, any MCP client)
+    over stdio, or streamable HTTP with --http. The episode runs under the same protocol,
+    budget clock and private evaluator as eval and writes the same run folder."""
+    import anyio
+
+    from longpuzzle.agents.cli import new_results_folder
+    from longpuzzle.agents.harness import Settings
+    from longpuzzle.agents.vista.controller import Controller
+    from longpuzzle.agents.vista.mcp_server import serve_http, serve_stdio
+    from longpuzzle.engine.geometry import parse_viewport
+
+    obj = catalog().objective(objective)
+    where = _hostport(http) if http else None
+    if out_dir:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+    else:
+        out = new_results_folder(prefix="mcp")
+    st = Settings(style=style, scale=scale, frames_per_move=frames_per_move, budget=budget, action_timeout=None,
+                  certify_budget=certify_budget, charge_agent_time=charge_agent_time, action_latency=action_latency,
+                  viewport=None if viewport is None else parse_viewport(viewport))
+    guide = Path(guide_file).read_text(encoding="utf-8") if guide_file else ""
+    folder = out / obj.id.replace("/", "_") / "episode_001"
+    identity = {"agent": agent_name, "model": model_name, "setting": setting, "harness": f"mcp:{setting}"}
+
+    def say(msg: str) -> None:
+        click.echo(f"longpuzzle mcp: {msg}", err=True)
+
+    def finished(res) -> None:
+        write_summary(out, folder, identity, st.resolved("objective").as_dict())
+        o = res.outcome
+        say(f"episode ended ({res.end}): {o.solved_count}/{len(o.levels)} levels won; results in {folder}")
+
+    c = Controller(obj.game, obj.difficulty, setting=setting, settings=st, folder=folder, agent_name=agent_name,
+                   guide=guide, action_timeout=action_timeout or None, on_finish=finished,
+                   header={"model": model_name} if model_name else None)
+
+    def stop_signal(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop_signal)
+    end, why = "agent_stop", "the MCP client disconnected before the episode ended (no final answer)"
+    try:
+        if where:
+            anyio.run(serve_http, c, where[0], where[1],
+                      lambda url: say(f"serving {obj.id} ({setting}) at {url}; episode folder {folder}"))
+            end, why = "infrastructure_error", "stopped externally: the MCP server was stopped before the episode ended"
+        else:
+            say(f"serving {obj.id} ({setting}) over stdio; episode folder {folder}")
+            anyio.run(serve_stdio, c)
+    except BaseException as e:               # noqa: BLE001 - a signal, possibly inside the server's task group
+        if not _interrupted(e):
+            raise
+        end, why = "infrastructure_error", "stopped externally: the MCP server was stopped before the episode ended"
+    finally:
+        c.close(end, why)
+    sys.exit(0)
+
+
+def _interrupted(e: BaseException) -> bool:
+    """A KeyboardInterrupt (SIGINT, or SIGTERM turned into one), alone or in exception groups."""
+    if isinstance(e, KeyboardInterrupt):
+        return True
+    if isinstance(e, BaseExceptionGroup):
+        return all(_interrupted(x) for x in e.exceptions)
+    return False
+
+
+COMMANDS = [mcp_cmd]
