@@ -31,14 +31,18 @@ def _clean(v):
     return v
 
 
-MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars")
+# the model protocols, then the model agents on the tools (runner.MODEL_AGENTS; a test checks they agree)
+MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vista-conversation", "vista-notes",
+                "vista-memory", "vista-full", "code-cua")
 
 
 @click.command("eval")
 @click.option("--agent", "agent_spec", default=None,
               help="random (random gestures on the requested objective's board), random_anywhere (random "
                    "actions anywhere), solver, greedy, a .py file with one BaseAgent subclass, or a model protocol: "
-                   "general_e2e, native, qwen, uitars [default: solver; with --model, the model's own or native].")
+                   "general_e2e, native, qwen, uitars, or a model on the VISTA / Code Execution tools: vista-images, "
+                   "vista-conversation, vista-notes, vista-memory, vista-full, code-cua [default: solver; with --model, "
+                   "the model's own or native].")
 @click.option("--objective", multiple=True, metavar="GAME/DIFFICULTY", help="Objective(s) to run (repeatable).")
 @click.option("--all", "all_", is_flag=True, help="All 16 objectives.")
 @click.option("--protocol", type=click.Choice(["objective", "level"]), default="objective", show_default=True)
@@ -249,8 +253,8 @@ def _print_summary(summary: dict) -> None:
         for g in m["games"].values():
             click.echo(f"{'game ' + g['game']:<24} {g['episodes']:>3} " + " ".join(
                 f"{_f(g[k]):>6}" for k in ("OSR", "LC", "FGP", "LPR")) + f" {_f(g['PER']):>5} {_f(g['SMR']):>5}")
-    click.echo("overall: " + "  ".join(f"{k} {_f(m[k])}" for k in ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard",
-                                                                    "PER", "SMR", "score")))
+    click.echo("overall: " + "  ".join(f"{k} {_f(m.get(k))}" for k in ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard",
+                                                                         "PER", "SMR", "NGAR", "score")))
     if m.get("unscored"):
         click.echo(f"unscored episodes (infrastructure failures, left out of the metrics): {m['unscored']}")
     if usage:

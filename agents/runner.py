@@ -35,7 +35,9 @@ from longpuzzle.agents.metrics import UNSCORED_ENDS, EpisodeOutcome, LevelOutcom
 
 RUN_FORMAT = "longpuzzle-run/1"
 DEFAULT_INFRA_RETRIES = 2
-MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars")
+# model agents on the VISTA / Code Execution tools (agents/vista/model.py CONFIGS)
+TOOL_AGENTS = ("vista-images", "vista-conversation", "vista-notes", "vista-memory", "vista-full", "code-cua")
+MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars") + TOOL_AGENTS
 
 
 @dataclass
@@ -75,6 +77,11 @@ def make_agent(run: RunConfig, spec: dict, folder: Path):
             raise HarnessError(f"agent {run.agent} needs a model (--model)")
         cfg = ModelConfig(**run.model)
         opts = dict(run.agent_options)
+        if run.agent in TOOL_AGENTS:
+            from longpuzzle.agents.vista.model import ToolModelAgent
+            if run.protocol != "objective":
+                raise HarnessError(f"agent {run.agent} plays through tools under the objective protocol only")
+            return ToolModelAgent(run.agent, cfg, folder=folder, history_images=opts.get("history_images"))
         return ModelAgent(run.agent, cfg, game=game, difficulty=diff, folder=folder,
                           level_protocol=run.protocol == "level", **opts)
     from longpuzzle.agents.builtin import load_agent
@@ -104,7 +111,10 @@ def run_episode(run: RunConfig | dict, spec: dict, out: str | Path, live: dict |
         agent = make_agent(run, spec, folder)
         if live is not None:
             live[spec["folder"]] = agent
-        if run.protocol == "objective":
+        if run.agent in TOOL_AGENTS:
+            from longpuzzle.agents.vista.model import run_tool_agent
+            r = run_tool_agent(agent, game, diff, settings=st, folder=folder, on_action=on_action)
+        elif run.protocol == "objective":
             r = run_objective(agent, game, diff, settings=st, folder=folder, on_action=on_action)
         else:
             r = run_level_chain(agent, game, diff, settings=st, folder=folder, mode=run.mode, on_action=on_action)
@@ -419,6 +429,8 @@ def summarise(run: RunConfig, results: list[dict]) -> dict:
     metrics["score"] = sum(cell_scores.values()) / len(cell_scores) if cell_scores else None
     summary = {"agent": run.agent, "protocol": run.protocol, "settings": run.settings, "metrics": metrics,
                "objectives": per_obj, "cells": cell_scores, "episodes": results}
+    if run.agent in TOOL_AGENTS:                # the action setting its tools come from
+        summary["setting"] = "code" if run.agent == "code-cua" else "vista"
     if run.agent in MODEL_AGENTS:
         from longpuzzle.agents.models.config import ModelConfig
         total = Usage()

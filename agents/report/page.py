@@ -323,6 +323,7 @@ def _episode(page: _Page, run: RunData, e: dict, entry: dict, work: Path, out: P
         link = _video(Path(entry["dir"]), out, slug, video_format, fps)
         if link:
             page.add(f"<p>Video: <a href='{_e(link)}'>{_e(link)}</a></p>")
+    _tool_use(page, entry.get("tools"))
     atts = e["attempts"]
     if atts:
         body = []
@@ -340,6 +341,24 @@ def _episode(page: _Page, run: RunData, e: dict, entry: dict, work: Path, out: P
                 f"{name}: Figure 4a, Bolt Unscrew usable free holes before each transfer along each attempt "
                 "(crosses: the transfer that made the board a dead end)")
     page.add("</details>")
+
+
+def _tool_use(page: _Page, tools: dict | None) -> None:
+    """An episode played through the VISTA / MCP tools: calls by tool, images and bytes sent
+    and the model's tokens per level (result.json "tools", agents/vista/records.py)."""
+    if not tools or not tools.get("levels"):
+        return
+    body = []
+    for lv in tools["levels"] + [{"level": "all", **{k: tools[k] for k in ("calls", "by_tool", "images", "bytes")},
+                                  "tokens": None}]:
+        tok = lv.get("tokens")
+        by = ", ".join(f"{k} {v}" for k, v in sorted(lv["by_tool"].items(), key=lambda kv: -kv[1]))
+        body.append([(lv["level"] or "(menus)",), fmt(lv["calls"]), (by,), fmt(lv["images"]),
+                     fmt(round(lv["bytes"] / 1024)), fmt(tok["input"]) if tok else MISSING,
+                     fmt(tok["output"]) if tok else MISSING])
+    page.add(f"<p>Tools ({_e(tools.get('setting') or MISSING)} setting): {fmt(tools['calls'])} calls, "
+             f"{fmt(tools['errors'])} refused, {fmt(tools.get('checkpoints', 0))} checkpoints</p>")
+    page.table(["level", "calls", "by tool", "images", "KiB sent", "input tokens", "output tokens"], body)
 
 
 def _video(folder: Path, out: Path, slug: str, video_format: str | None, fps: float) -> str | None:

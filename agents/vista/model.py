@@ -1,0 +1,318 @@
+"""Built-in model agents on the tools: a model endpoint (agents.models: the clients, the
+config, the accounting) calls the Controller's tools through native function calling.
+
+The VISTA ablation ladder (PAPERS.md section 2) as named configurations (``CONFIGS``), each
+rung adding to the one before:
+
+    vista-images         images only: every request is the task and the latest screenshot
+                         (with the last action and its feedback); tools play, final_answer
+    vista-conversation   + the continuous conversation (every turn kept, compacted into a
+                         model-written summary when the context fills: ModelConfig.context_tokens)
+    vista-notes          + the notes: read_guide / write_guide, read_working / write_working,
+                         save_compact_checkpoint (asked for before each compaction; the notes
+                         are shown again after it)
+    vista-memory         + lossless memory and inspection: history, inspect (every frame,
+                         intermediate ones included, kept and indexed by turn)
+    vista-full           + read_pixels (and screenshot): the full harness, the ``vista`` setting
+    code-cua             the paper's Code Execution CUA: play, screenshot, run_python, final_answer
+
+A reply's tool calls are run in order through the controller; their results (text and
+images) go back as tool messages. A reply without a tool call that starts with
+``BENCHMARK COMPLETED`` is the terminal answer (final_answer); any other, and a reply whose
+calls were all refused for bad arguments, is invalid: three invalid replies in a row end
+the episode as an agent failure (scored), as the model agents' rule. A provider that keeps
+failing ends it unscored (ProviderError is an InfrastructureError).
+
+The conversation is logged as ``conversation.jsonl`` in the episode folder in the model
+agents' format (agents/models/agent.py: header, message, call and end records; images as
+references to stored frames or to the inspect view they were cut from), each call with the
+``turn`` it was made at (records.tool_use attributes tokens to levels by it).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from longpuzzle.agents.base import AgentError, InfrastructureError
+from longpuzzle.agents.harness import Settings
+from longpuzzle.agents.vista.controller import Controller, ToolResult
+from longpuzzle.agents.vista.prompt import player_prompt, task_text
+from longpuzzle.agents.vista.tools import SETTINGS, TOOLS
+
+CONVERSATION_FORMAT = "longpuzzle-conversation/1"
+COMPLETION_PREFIX = "BENCHMARK COMPLETED"
+MAX_INVALID = 3
+IMAGE_TOKENS_ESTIMATE = 1500
+
+_NOTES = ("read_guide", "write_guide", "read_working", "write_working", "save_compact_checkpoint")
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str
+    setting: str                  # the action setting the tools come from (vista | code)
+    tools: tuple[str, ...]
+    conversation: bool            # continuous conversation with compaction (else: each request stands alone)
+
+
+def _rung(name, tools, conversation=True, setting="vista"):
+    order = [t for t in TOOLS if t in set(tools)]
+    return Config(name, setting, tuple(order), conversation)
+
+
+CONFIGS: dict[str, Config] = {c.name: c for c in (
+    _rung("vista-images", ("play", "final_answer"), conversation=False),
+    _rung("vista-conversation", ("play", "final_answer")),
+    _rung("vista-notes", ("play", "final_answer") + _NOTES),
+    _rung("vista-memory", ("play", "final_answer", "history", "inspect") + _NOTES),
+    _rung("vista-full", SETTINGS["vista"]),
+    _rung("code-cua", SETTINGS["code"], setting="code"),
+)}
+
+
+class ToolModelAgent:
+    """A model playing one episode through a Controller's tools (``drive``)."""
+
+    def __init__(self, config: str, model, *, client=None, folder: str | Path | None = None,
+                 history_images: int | None = None, max_invalid: int = MAX_INVALID):
+        if config not in CONFIGS:
+            raise ValueError(f"unknown tool configuration {config!r}: use one of {', '.join(CONFIGS)}")
+        from longpuzzle.agents.models.accounting import Usage
+        from longpuzzle.agents.models.clients import make_client
+        self.config = CONFIGS[config]
+        self.cfg = model
+        self.client = client or make_client(model)
+        self.prices = model.prices()
+        self.name = f"{config}:{model.name or model.model}"
+        self.folder = Path(folder) if folder else None
+        self.history_images = history_images
+        self.max_invalid = max_invalid
+        self.usage = Usage()
+        self._log = None
+        self._log_lock = threading.Lock()
+
+    # ---- the episode -------------------------------------------------------------------------
+    def drive(self, c: Controller) -> None:
+        """Play until the episode ends (or the agent gives up: AgentError)."""
+        from longpuzzle.engine.registry import get_puzzle
+        from longpuzzle.engine.suite import difficulty_label
+        self.c = c
+        self.tools = [TOOLS[n].spec() for n in self.config.tools]
+        self.system = player_prompt(self.config.setting, self.config.tools, c.frame_size)
+        obj = c.ep.obj
+        self.task = task_text(c.instruction, get_puzzle(obj.game).title, difficulty_label(obj.difficulty),
+                              self.config.setting)
+        self.history: list[dict] = []
+        self.last: list[dict] = []          # stateless mode: the parts of the latest observation
+        self.last_context = 0
+        self.invalid_run = 0
+        self._open_log()
+        self._add({"role": "user", "parts": [{"text": self.task}]})
+        try:
+            while not c.done:
+                if self.config.conversation:
+                    self._maybe_compact()
+                reply = self._call("step", self._request())
+                self._handle(reply)
+        finally:
+            self.close_log()
+
+    def _request(self) -> list[dict]:
+        sys = {"role": "system", "text": self.system}
+        if self.config.conversation:
+            return [sys] + self.history
+        parts = [{"text": self.task}] + (self.last or [{"text": "No action yet: the first action must be a wait."}])
+        return [sys, {"role": "user", "parts": parts}]
+
+    def _handle(self, reply) -> None:
+        c = self.c
+        if not reply.tool_calls:
+            text = (reply.text or "").strip()
+            self._add_assistant(reply)
+            if text.startswith(COMPLETION_PREFIX):
+                c.call("final_answer", {"text": text})
+                return
+            self._invalid("the reply has no tool call" + (f" and does not start with {COMPLETION_PREFIX}" if text else ""))
+            self._add({"role": "user", "parts": [{"text": "That was not a tool call. Call one of the tools (e.g. play), "
+                                                          f"or, if the screen shows the whole objective complete, reply "
+                                                          f"with a message that starts with {COMPLETION_PREFIX}."}]})
+            return
+        self._add_assistant(reply)
+        ok = False
+        for call in reply.tool_calls:
+            if c.done:
+                self._add({"role": "tool", "call_id": call.id, "name": call.name,
+                           "parts": [{"text": f"not run: the episode has ended ({c.ep.end})"}]})
+                continue
+            res = c.call(call.name, call.arguments if isinstance(call.arguments, dict) else {"_raw": call.arguments})
+            ok = ok or not res.error
+            self._add({"role": "tool", "call_id": call.id, "name": call.name, "parts": self._parts(res)})
+            if call.name in ("play", "screenshot") and not res.error:
+                self.last = [{"text": "Your last call: " + json.dumps({"tool": call.name, "arguments": call.arguments})
+                              + "\nResult: " + res.text}] + [p for p in self._parts(res) if "image" in p]
+        if ok:
+            self.invalid_run = 0
+        elif not c.done:
+            self._invalid("every tool call of the reply was refused")
+
+    def _invalid(self, why: str) -> None:
+        self.invalid_run += 1
+        self.usage.parse_failures += 1
+        self._event({"type": "parse_failure", "error": why, "run": self.invalid_run})
+        if self.invalid_run >= self.max_invalid:
+            raise AgentError("invalid_action_limit", f"{self.max_invalid} invalid replies in a row: {why}")
+
+    @staticmethod
+    def _parts(res: ToolResult) -> list[dict]:
+        return [{"text": res.text}] + [{"image": i.png, "ref": i.ref} for i in res.images]
+
+    # ---- conversation ------------------------------------------------------------------------------
+    def _add(self, msg: dict) -> None:
+        if self.config.conversation:
+            self.history.append(msg)
+            if any("image" in p for p in msg.get("parts", ())):
+                self._cap_images()
+        self._log_message(msg)
+
+    def _add_assistant(self, reply) -> None:
+        self._add({"role": "assistant", "text": reply.text, "tool_calls": list(reply.tool_calls)})
+
+    def _cap_images(self) -> None:
+        k = self.history_images
+        if k is None:
+            return
+        seen = 0
+        for m in reversed(self.history):
+            for p in reversed(m.get("parts", ())):
+                if p.get("image") is not None:
+                    seen += 1
+                    if seen > k:
+                        p["image"] = None
+
+    def _call(self, kind: str, messages: list[dict], tools="default"):
+        reply = self.client.complete(messages, self.tools if tools == "default" else tools)
+        u = reply.usage
+        cost = self.usage.add_call(u, self.prices, kind)
+        if u.reported:
+            self.last_context = u.input + u.output
+        else:
+            chars = sum(len(p.get("text", "")) for m in messages for p in m.get("parts", ()))
+            chars += sum(len(m.get("text") or "") for m in messages)
+            imgs = sum(1 for m in messages for p in m.get("parts", ()) if p.get("image") is not None)
+            self.last_context = chars // 4 + imgs * IMAGE_TOKENS_ESTIMATE
+        self._event({"type": "call", "n": self.usage.calls, "kind": kind, "turn": self.c.turn,
+                     "usage": {"input_uncached": u.input_uncached, "input_cached": u.input_cached, "output": u.output,
+                               "reasoning": u.reasoning, "reported": u.reported},
+                     "latency": round(u.latency, 4), "retries": u.retries,
+                     "cost": None if cost is None else round(cost, 8),
+                     "images_sent": [p["ref"] for m in messages for p in m.get("parts", ()) if p.get("image") is not None],
+                     "reply": {"text": reply.text, "tool_calls": [t.as_dict() for t in reply.tool_calls],
+                               "reasoning": reply.reasoning, "finish": reply.finish, "id": reply.id}})
+        return reply
+
+    def _maybe_compact(self) -> None:
+        limit = self.cfg.context_tokens
+        if not limit or self.last_context + (self.cfg.max_output_tokens or 0) < limit:
+            return
+        c = self.c
+        notes = "save_compact_checkpoint" in self.config.tools
+        if notes:                                  # VISTA: save the notes before the context goes
+            self._add({"role": "user", "parts": [{"text": "Your context is about to be compacted. Call "
+                                                          "save_compact_checkpoint now with the full text of "
+                                                          "GUIDE.md and WORKING.md."}]})
+            reply = self._call("checkpoint", self._request())
+            self._add_assistant(reply)
+            for call in reply.tool_calls:
+                res = c.call(call.name, call.arguments if isinstance(call.arguments, dict) else {}) \
+                    if call.name == "save_compact_checkpoint" and not c.done else \
+                    ToolResult("not run: only save_compact_checkpoint is answered now", error=True)
+                self._add({"role": "tool", "call_id": call.id, "name": call.name, "parts": self._parts(res)})
+        req = self._request() + [{"role": "user", "parts": [{"text": (
+            "The conversation is about to be shortened. Write a summary that lets you continue the task without the "
+            "earlier turns: where you are in the interface (game, difficulty, level), what you have done and learned "
+            "about the controls, what worked and what did not, and your plan. Reply with the summary text only; do "
+            "not act now.")}]}]
+        reply = self._call("compaction", req, tools=None)
+        summary = (reply.text or "").strip() or "(the model wrote no summary)"
+        replaced = len(self.history)
+        self.history = []
+        self.usage.compactions += 1
+        self._event({"type": "compaction", "replaced_messages": replaced, "summary": summary,
+                     "context_tokens": self.last_context})
+        parts = [{"text": self.task}, {"text": "Summary of the episode so far (earlier turns were replaced by it):\n"
+                                               + summary}]
+        if notes:
+            parts.append({"text": "GUIDE.md:\n" + c.notes.read("GUIDE.md") + "\n\nWORKING.md:\n"
+                          + c.notes.read("WORKING.md")})
+        self._add({"role": "user", "parts": parts})
+        if self.last:
+            self._add({"role": "user", "parts": [dict(p) for p in self.last]})
+        self.last_context = 0
+
+    # ---- the log -------------------------------------------------------------------------------------
+    def _open_log(self) -> None:
+        if self.folder is None:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._log = open(self.folder / "conversation.jsonl", "w", encoding="utf-8")
+        self._event({"type": "header", "format": CONVERSATION_FORMAT, "protocol": self.config.name,
+                     "model": self.cfg.public(), "setting": self.config.setting, "tools_offered": list(self.config.tools),
+                     "conversation": self.config.conversation, "history_images": self.history_images,
+                     "frame": list(self.c.frame_size), "system": self.system, "tools": self.tools})
+
+    def _event(self, rec: dict) -> None:
+        if self._log is not None:
+            with self._log_lock:
+                self._log.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
+                self._log.flush()
+
+    def _log_message(self, msg: dict) -> None:
+        if self._log is None:
+            return
+        m = {k: v for k, v in msg.items() if k not in ("parts", "tool_calls")}
+        if "parts" in msg:
+            m["parts"] = [{"image": p["ref"]} if "image" in p else p for p in msg["parts"]]
+        if msg.get("tool_calls"):
+            m["tool_calls"] = [t.as_dict() for t in msg["tool_calls"]]
+        self._event({"type": "message", "message": m})
+
+    def close_log(self) -> None:
+        if self._log is not None:
+            self._event({"type": "end", "usage": self.usage.as_dict()})
+            self._log.close()
+            self._log = None
+
+    def close(self) -> None:
+        self.close_log()
+        self.client.close()
+
+    def report(self) -> dict:
+        """What the episode's result records about the model."""
+        return {"protocol": self.config.name, "model": self.cfg.name or self.cfg.model, "api": self.cfg.api,
+                "usage": self.usage.as_dict()}
+
+
+def run_tool_agent(agent: ToolModelAgent, game: str, difficulty: str, *, settings: Settings | None = None,
+                   folder: str | Path | None = None, on_action=None):
+    """One objective episode of a tool-using model agent under the objective protocol;
+    returns the EpisodeResult (result.json also records the model's usage)."""
+    c = Controller(game, difficulty, setting=agent.config.setting, tools=agent.config.tools, settings=settings,
+                   folder=folder, agent_name=agent.name, on_action=on_action,
+                   header={"model": agent.cfg.name or agent.cfg.model, "tool_config": agent.config.name})
+    end, err = "agent_stop", "the agent stopped without a final answer"
+    try:
+        agent.drive(c)
+    except AgentError as e:
+        end, err = "agent_error", str(e)
+    except InfrastructureError as e:
+        end, err = "infrastructure_error", f"{type(e).__name__}: {e}"
+    except Exception as e:  # noqa: BLE001 - the agent's own failure ends its episode
+        end, err = "agent_error", f"agent raised: {type(e).__name__}: {e}"
+    finally:
+        agent.close()
+    res = c.close(end, err)
+    return res
