@@ -17,45 +17,81 @@ Units
 * cos / sin come from a Q16 table stored in ``lv`` (``round(65536 cos(2 pi i / N_ANG))``);
   products are rounded with ``(v + 32768) >> 16``.
 
-Model
+Model (the rules as this module plays them)
 -----
-* A move ``a>b`` takes the screw out of occupied anchor a and puts it into empty anchor b,
-  which must be *usable*: the hole-blocking test of RULES 2.3 (centre + rings of 12 / 24 / 32
-  samples at 0.35 / 0.68 / 1.0 of r = 19.75 px; a sample is solid on a live piece's wood
-  outside that piece's holes (radius 20.25); blocked if any non-outer sample is solid or
-  >= 5 outer samples are; pieces with a hole within 2.5 px of b are ignored on the outer ring).
-  Board wood = collision box with corner radius 11 px; pad wood = its disc.
-* Pins at a are removed; every live piece with a free hole within 2.5 px of b is pinned at b;
-  a piece that lost a pin at a and got none at b re-attaches each free hole lying within
-  2.5 px of another occupied anchor.
-* Settle, passes over the pieces in index order (boards in level order, then pads) until a
-  pass changes nothing:
+* A MOVE ``a>b`` takes the screw out of occupied anchor a and puts it into empty anchor b,
+  which must be usable (below). Then, as RULES 2.4 says: every pin at a is removed; every
+  piece still on the board (attached, or released and resting) with a hole within 2.5 px
+  of b is pinned at b; a piece that lost a pin at a and got none at b re-attaches each free
+  hole lying within 2.5 px of another occupied anchor. Then the board SETTLES (below).
+* A hole is USABLE when it is empty and passes the blocking test of RULES 2.3: samples at
+  its centre and on rings of 12 / 24 / 32 points at 0.35 / 0.68 / 1.0 of r = 19.75 px; a
+  sample is solid when it lies on the wood of a piece still on the board (board: its
+  collision box with corner radius 11 px; pad: its full disc) outside that piece's own
+  painted holes (radius 20.25 px). Pieces are tested top render order first, but a hole
+  cuts only its own piece, so the order does not change the answer. Blocked if any centre /
+  inner / middle sample is solid, or >= 5 outer samples are; on the outer ring only, a
+  piece with a hole within 2.5 px of the anchor is ignored. So a hole stays usable after
+  its screw left only while every piece over it still has a hole there: pieces held by two
+  or more other screws keep theirs aligned, a piece that swings away uncovers it, and a
+  piece that comes to rest over it (a swinging board stopped by a peg, a released pad
+  sitting on the peg below) spends it.
+* SETTLE (RULES 2.5; Box2D replaced by a deterministic quasi-static model, integers only),
+  passes over the pieces in index order (boards in level order, then pads) until a pass
+  changes nothing. Only the solid pegs (radius 16 px) of occupied anchors stop pieces;
+  pieces never collide with each other.
     - a piece that has never had a pin removed or added is ASLEEP and keeps its authored
       pose whatever its pins (the original sleeps every pinned body after loading, so a
       level does not swing before the first move); the first move that removes or adds one
-      of its pins wakes it for good. Pieces with 0 pins always go.
-    - >= 2 pins: the piece stays;
+      of its pins wakes it for good.
+    - >= 2 pins: the piece stays (its holes stay on their anchors).
     - 1 pin: it swings about the pin towards the angle at which its centre hangs straight
       below the pin, in steps of ``SWING_STEP`` (0.25 deg) along the shorter way (exactly
       upside down: clockwise, i.e. positive). Before each step every occupied peg that does
       not pin the piece is tested (disc of radius 16 px against the piece's collision shape,
       holes ignored); the swing stops at the last pose before a peg starts to overlap (a peg
       that already overlaps does not stop it until it has been left). A pin at the centre
-      (hole within 1 px of the centre of mass) gives no torque: the piece stays;
-    - 0 pins: the piece is released and leaves the board at once.
-  Because release and exit happen together, the status ``RELEASED`` (1) never appears in a
-  settled state; ``progress`` still counts it with weight 0.5 as RULES 2.7 says.
+      (hole within 1 px of the centre of mass) gives no torque: the piece stays. A board
+      within 16 deg of vertical pinned within 48 px of its top end and above its centre
+      hangs as it is (the original stops and sleeps it); one pinned below its centre
+      topples to the side the original's one-off nudge picks (outward for a post more than
+      30 px off the middle of the frame unless it clearly leans the other way, else the
+      side its free top end leans to).
+    - 0 pins: the piece is RELEASED (status 1) and FALLS (``_fall``): straight down in 1 px
+      steps; a board tilted more than 3.5 deg (the friction angle of wood on a peg) slides
+      down along its length when a peg stops it; otherwise it rests when its centre lies
+      over its contacts (within
+      0.25 px: across two pegs, or a pad exactly above a peg as the grid levels have them;
+      Box2D keeps an exactly centred body balanced and rolls one a pixel off down),
+      otherwise it slides sideways off to the side its centre overhangs, or tips about the
+      contact peg on that side when a peg is in the way, and rests when wedged. A resting piece falls on when a peg under it is
+      taken away (only then: it stays where it came to rest otherwise), is pinned again
+      by a screw put into an anchor under one of its holes, and blocks holes like any
+      other piece. Released pieces keep their angle while falling
+      (Box2D would also spin them; a released strip that slides sideways may land on
+      another horizontal strip in the original: not modelled).
+* EXIT / WIN (RULES 2.6): a released piece leaves (status 2) once its bounding circle (half
+  diagonal or disc radius) plus 20 px lies wholly outside x in [-160, 700], y in [-140,
+  1080]; a piece still pinned never leaves. The level is solved when every piece has left.
+* DEADLOCK (RULES 2.6): not solved and no usable hole (``is_dead_end``; every state is
+  settled, so nothing is pending). The original harness ends the level there
+  (``harness_deadlock``: ``no_available_hole_deadlock``); the game itself never says so.
+* PROGRESS (RULES 2.7): (left + 0.5 released and still on the board) / pieces.
 * The renderer gets the settle's intermediate poses from ``move_trace`` (the same ``_move``
   kernel that ``step_into`` runs, with a trace buffer) through ``BoltUnscrew.settle_frames``.
-* Speed shortcuts of the kernels never change a result (a digest of long random walks and
-  the recorded solutions' final-state hashes are unchanged): the blocking test leaves out
-  pieces whose wood misses the sample disc or whose hole contains it (``_disc_clear``), and
-  a swing tests only pegs within reach of the pin, skips a peg for the steps in which it
-  cannot reach the piece, and without a trace jumps over steps where every peg is clear; a
-  settle does not swing again a piece whose swing left it in place in an earlier pass (its
-  pose, pin and the pegs are unchanged, so the swing would again not move it).
-* Solved when every piece has left. ``is_dead_end`` (no usable empty anchor, not solved) is a
-  predicate for evaluators; the game never announces it and moves are still scored normally.
+* Speed shortcuts of the kernels never change a result: the blocking test leaves out pieces
+  whose wood misses the sample disc or whose hole contains it (``_disc_clear``); a swing
+  tests only pegs within reach of the pin, skips a peg for the steps in which it cannot
+  reach the piece, and without a trace jumps over steps where every peg is clear; a fall
+  moves in whole steps over clearances a conservative distance proves (``_gap``); a settle
+  does not swing or drop again a piece that did not move in an earlier pass (its pose,
+  pins and the pegs are unchanged, so it would again not move).
+
+Departures of the earlier model from RULES.md, fixed here: a released piece left the board
+at once (so pads never came to rest on the peg below and holes were almost never spent);
+resting released pieces were left out of the blocking test; near-vertical single-pin boards
+always took the shorter way (the original hangs top-pinned posts as they are and topples
+bottom-pinned posts outward).
 
 Level vector ``lv`` (int32)::
 
@@ -68,6 +104,10 @@ Level vector ``lv`` (int32)::
     lv[12] PEG_R  (Q8)               lv[13] HOLE_R (Q8)
     lv[14] TOL    (Q8, 2.5 px)       lv[15] first outer-ring sample index (37)
     lv[16] outer-ring solid threshold (5)
+    lv[17] FALL_STEP (Q8, 1 px)      lv[18] BALANCE_TOL (Q8, 0.25 px)
+    lv[19..22] exit rectangle x0, y0, x1, y1 (Q8)   lv[23] EXIT_EXTRA (Q8, 20 px)
+    lv[24] near-vertical band (angle units, 16 deg) lv[25] TOP_FREE_GAP (Q8, 48 px)
+    lv[26] SLIP_ANGLE (angle units, 3.5 deg)
     lv[OA + 2a], lv[OA + 2a + 1]     anchor a centre x, y (Q8)
     lv[OP + p*PL + 0..7]             kind (0 board, 1 pad), half-width, half-height,
                                      corner radius (pad: radius), render order, n holes,
@@ -81,7 +121,8 @@ Level vector ``lv`` (int32)::
 State ``s`` (int32, length nA + nP * SS)::
 
     s[a]                     1 if anchor a holds a screw, else 0          (a < nA)
-    s[nA + p*SS + 0]         status of piece p: 0 attached, 1 released, 2 left
+    s[nA + p*SS + 0]         status of piece p: 0 attached (pinned), 1 released (no pin,
+                             resting on pegs), 2 left (out of the frame)
     s[nA + p*SS + 1], +2     centre x, y (Q8)
     s[nA + p*SS + 3]         angle (units, 0 .. N_ANG-1)
     s[nA + p*SS + 4 + k]     anchor index pinning hole k, or -1             (k < H)
@@ -117,7 +158,16 @@ ALIGN_TOL = 2.5
 CORNER_RADIUS = 11.0
 RINGS = ((0.35, 12), (0.68, 24), (1.0, 32))
 OUTER_THRESHOLD = 5
-HEADER = 17
+FALL_STEP = 1.0              # px: a released piece falls / slides in steps of 1 px
+BALANCE_TOL = 0.25           # px: a piece whose centre is within this of its support rests
+SLIP_ANGLE = 3.5             # degrees: a released board tilted more slides down its length
+                             # (atan of the mixed wood / peg friction sqrt(0.12 * 0.03))
+EXIT_RECT = (20.0 - 180.0, 120.0 - 260.0, 520.0 + 180.0, 820.0 + 260.0)   # RULES 2.6
+EXIT_EXTRA = 20.0            # px added to the bounding radius for the exit test
+VERTICAL_BAND = 16.0         # degrees: "near vertical" for the single-pin rules of RULES 2.5
+TOP_FREE_GAP = 48.0          # px: a pin this close to the top end of a vertical board hangs it
+MAX_FALL_ITER = 8192         # bound of the steps of one fall (a guard; levels stay far below)
+HEADER = 27
 MAX_ANCHORS = 64
 MAX_PIECES = 64
 MAX_HOLES = 12
@@ -129,6 +179,14 @@ _ID_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
 _RS_IN = int(math.ceil(SOCKET_RADIUS * RINGS[1][0] * Q)) + 2
 _RS_OUT = int(math.ceil(SOCKET_RADIUS * RINGS[2][0] * Q)) + 2
 _MARGIN = 48
+# RULES 2.5 constants of the single-pin vertical-board rules (Q8): the frame centre x that
+# decides "outward", the distance from it beyond which a post falls outward, the lean
+# dead band, and the 2 px / 1 px thresholds of the original.
+_CX = 270 * Q
+_OUTWARD_BIAS = 30 * Q
+_LEAN_DEADBAND = 18 * Q
+_PX2 = 2 * Q
+_PX1 = 1 * Q
 
 
 # ---------------------------------------------------------------------------- kernels
@@ -282,7 +340,7 @@ def _usable_s(lv, s, a, cand, aligned):
     nc = 0
     for p in range(nP):
         b = nA + p * ss
-        if int(s[b]) != ATTACHED:
+        if int(s[b]) == LEFT:
             continue
         r = int(lv[6]) + p * int(lv[7])
         dx = ax - int(s[b + 1])
@@ -363,15 +421,41 @@ def _swing(lv, d, p, k, trace, tn, cand, prev, skip, arcj):
     delta = (n // 4 - beta - t0) % n
     if delta > n // 2:
         delta -= n
-    if delta == 0:
-        return False, tn
-    sgn = 1 if delta > 0 else -1
-    mag = abs(delta)
     oa = int(lv[5])
     px = int(lv[oa + 2 * pin])
     py = int(lv[oa + 2 * pin + 1])
     lx = int(lv[rb])
     ly = int(lv[rb + 1])
+    rp = int(lv[6]) + p * int(lv[7])
+    if int(lv[rp]) == 0 and abs(t0 % (n // 2) - n // 4) <= int(lv[24]):
+        # RULES 2.5, a near-vertical board on one pin: pinned near its top end and above its
+        # centre it hangs as it is (the original stops and sleeps it); pinned below its
+        # centre it topples to the side the original's nudge chooses (outward for posts off
+        # the middle, else the side its free top end leans to), the long way round if needed.
+        hw = int(lv[rp + 1])
+        topx = hw if _sin(lv, t0) < 0 else -hw
+        gap = abs(topx - lx)
+        cy0 = int(d[b + 2])
+        cx0 = int(d[b + 1])
+        if gap <= int(lv[25]) and py <= cy0 - _PX2:
+            return False, tn
+        if gap >= int(lv[25]) and py > cy0 + _PX2:
+            tx, _ = _rot(lv, topx, ly, t0)
+            lean = cx0 + tx - px
+            outward = -1 if cx0 < _CX else 1
+            lsign = 1 if lean > 0 else (-1 if lean < 0 else 0)
+            if abs(cx0 - _CX) >= _OUTWARD_BIAS and (abs(lean) < _LEAN_DEADBAND or lsign != outward):
+                want = outward
+            elif abs(lean) < _PX1:
+                want = outward
+            else:
+                want = lsign
+            if want * delta < 0:
+                delta += want * n
+    if delta == 0:
+        return False, tn
+    sgn = 1 if delta > 0 else -1
+    mag = abs(delta)
     # Speed-up (no change of result): only pegs that can come within reach of the piece
     # during the swing are tested (the piece stays within |hole| + bounding radius of the
     # pin, and its hole is within TOL of the pin before the first step), and a peg found
@@ -380,7 +464,6 @@ def _swing(lv, d, p, k, trace, tn, cand, prev, skip, arcj):
     # the piece's frame a peg moves at most ``arcj`` a step along its circle about the
     # pinned hole); without a trace, steps in which every peg is known clear are jumped.
     pr = int(lv[12])
-    rp = int(lv[6]) + p * int(lv[7])
     bnd = int(lv[rp + 6]) + pr
     hn = int(math.sqrt(float(lx * lx + ly * ly))) + 2
     reach = hn + bnd + int(lv[14]) + _MARGIN
@@ -487,8 +570,291 @@ def _swing(lv, d, p, k, trace, tn, cand, prev, skip, arcj):
 
 
 @njit(cache=True)
-def _settle(lv, d, trace, tn):
-    """Settle state d in place; returns the number of trace rows written."""
+def _gap(lv, p, cx, cy, t, a):
+    """Clearance (Q8) between the solid peg of anchor a and the wood of piece p posed at
+    (cx, cy, t), holes ignored: at most the true distance (a safety margin far above the
+    rounding is taken off), <= 0 when they may touch. Speed only: ``_fall`` moves a piece
+    in whole steps over clearances this proves, so the result equals 1-step motion."""
+    oa = int(lv[5])
+    r = int(lv[6]) + p * int(lv[7])
+    pr = int(lv[12])
+    dx = int(lv[oa + 2 * a]) - cx
+    dy = int(lv[oa + 2 * a + 1]) - cy
+    rc = int(lv[r + 3])
+    if int(lv[r]) == 1:
+        q2 = dx * dx + dy * dy
+    else:
+        qx, qy = _unrot(lv, dx, dy, t)
+        qx = abs(qx) - (int(lv[r + 1]) - rc)
+        qy = abs(qy) - (int(lv[r + 2]) - rc)
+        if qx < 0:
+            qx = 0
+        if qy < 0:
+            qy = 0
+        q2 = qx * qx + qy * qy
+    return int(math.sqrt(float(q2))) - rc - pr - _MARGIN
+
+
+@njit(cache=True)
+def _blocking(lv, p, cx, cy, t, cand, ign, clr, nearj, nn, acc, reach):
+    """(number, leftmost x, rightmost x) of the near candidate pegs (cand[nearj[q]], not
+    ignored) that overlap piece p posed at (cx, cy, t); a peg whose known clearance
+    clr[j] - acc is at least ``reach`` (the most any point of the piece moved from where
+    it was known) cannot and is not tested."""
+    oa = int(lv[5])
+    cnt = 0
+    lo = 0
+    hi = 0
+    for q in range(nn):
+        j = nearj[q]
+        if ign[j] != 0 or clr[j] - acc >= reach:
+            continue
+        a = cand[j]
+        if _peg_overlaps(lv, p, cx, cy, t, a):
+            ax = int(lv[oa + 2 * a])
+            if cnt == 0 or ax < lo:
+                lo = ax
+            if cnt == 0 or ax > hi:
+                hi = ax
+            cnt += 1
+    return cnt, lo, hi
+
+
+@njit(cache=True)
+def _fall(lv, d, p, trace, tn, cand, ign, clr, nearj):
+    """Let piece p, which no screw pins, fall (RULES 2.5: released pieces collide with the
+    solid pegs of occupied anchors only). Quasi-static, in steps of ``FALL_STEP`` (lv[17]):
+      1. move straight down if no peg is in the way;
+      2. else a board tilted more than SLIP_ANGLE (lv[26]) from horizontal slides one step
+         down along its length if it can; else, with the contacts' x range [lo, hi], the
+         piece RESTS if its centre x lies in [lo - tol, hi + tol] (tol = BALANCE_TOL, lv[18])
+         and it is a pad or a board within SLIP_ANGLE of horizontal: across two pegs, or
+         balanced on one peg exactly below its centre;
+      3. else it slides sideways towards the side its centre overhangs, or, when a peg is in
+         the way of that, tips about the contact peg on that side (rotating by SWING_STEP,
+         never lifting its centre); when neither is possible, or it would have to go back to
+         the side it came from in this fall, it is wedged and rests.
+    Pegs that already overlap the piece where the fall starts are ignored for this fall.
+    The piece EXITS (status LEFT) once its bounding circle plus EXIT_EXTRA (lv[23]) lies
+    outside the exit rectangle lv[19..22] (RULES 2.6). Returns (moved, tn); status is set
+    to RELEASED while it is on the board. cand, ign, clr, nearj: scratch of nA int64
+    entries (candidate peg; ignored; known clearance in Q8 plus the motion bound ``acc``
+    at the time it was known; the candidates tested every step).
+    Speed only: clearances (``_gap``) let it move several steps at once when no peg is
+    near, and keep far pegs out of the fine tests (only pegs within NEARW are looked at
+    each step; the rest are scanned again once the piece may have come near them); the
+    poses are those of 1-step motion."""
+    nA = int(lv[0])
+    n = int(lv[3])
+    b = nA + p * int(lv[11])
+    r = int(lv[6]) + p * int(lv[7])
+    oa = int(lv[5])
+    pr = int(lv[12])
+    step = int(lv[17])
+    tol = int(lv[18])
+    bnd = int(lv[r + 6])
+    ex = bnd + int(lv[23])
+    x0 = int(lv[19])
+    y0 = int(lv[20])
+    x1 = int(lv[21])
+    y1 = int(lv[22])
+    cx = int(d[b + 1])
+    cy = int(d[b + 2])
+    t = int(d[b + 3])
+    d[b] = RELEASED
+    moved = False
+    # candidate pegs: occupied anchors not wholly above the piece (its centre never rises);
+    # a peg overlapping at the start is ignored
+    unk = -(1 << 40)
+    nc = 0
+    reach = bnd + pr + _MARGIN
+    for a in range(nA):
+        if d[a] != 0 and int(lv[oa + 2 * a + 1]) + reach > cy:
+            cand[nc] = a
+            ign[nc] = 1 if _peg_overlaps(lv, p, cx, cy, t, a) else 0
+            clr[nc] = unk
+            nc += 1
+    # the most any point of the piece moves in one tip (about a peg it touches)
+    tipd = int((2 * bnd + pr) * 2.0 * math.pi * int(lv[4]) / n) + 4
+    near = 4 * step           # clearances below this are computed exactly before use
+    nearw = 24 * step         # pegs nearer than this are looked at every step
+    guard = 2 * tipd + 2 * step
+    big = 1 << 50
+    acc = 0                   # bound of the motion of any point of the piece so far
+    scan_acc = 0
+    far_all = big             # smallest clearance of a non-near peg at the last scan
+    far_v = big               # the same over those a fall straight down can meet
+    nn = 0
+    rescan = True
+    it = 0
+    last = 0                  # the side it slid or tipped to in this fall (never reversed)
+    while it < MAX_FALL_ITER:
+        it += 1
+        if cx + ex < x0 or cx - ex > x1 or cy + ex < y0 or cy - ex > y1:
+            d[b] = LEFT
+            d[b + 1] = cx
+            d[b + 2] = cy
+            d[b + 3] = t
+            return True, _record(trace, tn, p, LEFT, cx, cy, t)
+        if rescan or far_all - (acc - scan_acc) < guard or acc - scan_acc > nearw:
+            rescan = False
+            nn = 0
+            far_all = big
+            far_v = big
+            for j in range(nc):
+                if ign[j] != 0:
+                    continue
+                a = cand[j]
+                ax = int(lv[oa + 2 * a])
+                ay = int(lv[oa + 2 * a + 1])
+                if ay + reach < cy:
+                    ign[j] = 1    # passed for good
+                    continue
+                eff = clr[j] - acc
+                if eff < nearw:
+                    ddx = ax - cx
+                    ddy = ay - cy
+                    g = int(math.sqrt(float(ddx * ddx + ddy * ddy))) - bnd - pr - _MARGIN
+                    if g <= near:
+                        g = _gap(lv, p, cx, cy, t, a)
+                    if g < 0:
+                        g = 0
+                    clr[j] = g + acc
+                    eff = g
+                if eff < nearw:
+                    nearj[nn] = j
+                    nn += 1
+                else:
+                    if eff < far_all:
+                        far_all = eff
+                    if abs(ax - cx) <= reach + nearw and eff < far_v:
+                        far_v = eff
+            scan_acc = acc
+        # the smallest clearance of a peg the piece can meet going straight down
+        m = big
+        for q in range(nn):
+            j = nearj[q]
+            if ign[j] != 0:
+                continue
+            a = cand[j]
+            ax = int(lv[oa + 2 * a])
+            ay = int(lv[oa + 2 * a + 1])
+            if ay + reach < cy:
+                ign[j] = 1        # passed for good
+                continue
+            eff = clr[j] - acc
+            if eff < near:
+                ddx = ax - cx
+                ddy = ay - cy
+                g = int(math.sqrt(float(ddx * ddx + ddy * ddy))) - bnd - pr - _MARGIN
+                if g <= near:
+                    g = _gap(lv, p, cx, cy, t, a)
+                if g < 0:
+                    g = 0
+                clr[j] = g + acc
+                eff = g
+            if abs(ax - cx) > reach:
+                continue          # out of reach of a fall straight down
+            if eff < m:
+                m = eff
+        if far_v < big and far_v - (acc - scan_acc) < m:
+            m = far_v - (acc - scan_acc)
+        if m >= big:
+            # nothing left to meet going down: it falls straight out of the frame (to the
+            # first step at which the exit test holds, as a fall step by step would)
+            if cy - ex <= y1:
+                cy += ((y1 + ex - cy) // step + 1) * step
+            moved = True
+            continue
+        if m >= 2 * step:
+            k = m // step - 1
+            cy += k * step
+            acc += k * step
+            moved = True
+            tn = _record(trace, tn, p, RELEASED, cx, cy, t)
+            continue
+        cnt, lo, hi = _blocking(lv, p, cx, cy + step, t, cand, ign, clr, nearj, nn, acc, step)
+        if cnt == 0:
+            cy += step
+            acc += step
+            moved = True
+            tn = _record(trace, tn, p, RELEASED, cx, cy, t)
+            continue
+        if int(lv[r]) == 0:
+            # a board tilted beyond the friction angle slides down along its length
+            ta = t % (n // 2)
+            tilt = ta if ta <= n // 4 else n // 2 - ta
+            if tilt > int(lv[26]):
+                ux = _cos(lv, t)
+                uy = _sin(lv, t)
+                if uy < 0:
+                    ux = -ux
+                    uy = -uy
+                sx = (step * ux + 32768) >> 16
+                sy = (step * uy + 32768) >> 16
+                c1, _, _ = _blocking(lv, p, cx + sx, cy + sy, t, cand, ign, clr, nearj, nn, acc, step + 2)
+                if c1 == 0:
+                    cx += sx
+                    cy += sy
+                    acc += step + 2
+                    moved = True
+                    tn = _record(trace, tn, p, RELEASED, cx, cy, t)
+                    continue
+            elif lo - tol <= cx and cx <= hi + tol:
+                break
+        elif lo - tol <= cx and cx <= hi + tol:
+            break
+        side = 1 if cx > hi + tol else (-1 if cx < lo - tol else 0)
+        if side == 0:
+            break             # a tilted board over its contacts that cannot slide: wedged
+        if side == -last:
+            break             # it would go back the way it came: wedged between pegs
+        last = side
+        c2, _, _ = _blocking(lv, p, cx + side * step, cy, t, cand, ign, clr, nearj, nn, acc, step)
+        if c2 == 0:
+            cx += side * step
+            acc += step
+            moved = True
+            tn = _record(trace, tn, p, RELEASED, cx, cy, t)
+            continue
+        # tip about the contact peg on the overhanging side (side > 0: clockwise)
+        a = -1
+        for q in range(nn):
+            j = nearj[q]
+            if ign[j] == 0 and clr[j] - acc < step:
+                aa = cand[j]
+                if int(lv[oa + 2 * aa]) == (hi if side > 0 else lo) and \
+                        _peg_overlaps(lv, p, cx, cy + step, t, aa):
+                    a = aa
+                    break
+        if a < 0:
+            break
+        ax = int(lv[oa + 2 * a])
+        ay = int(lv[oa + 2 * a + 1])
+        nt = (t + side * int(lv[4])) % n
+        rx, ry = _rot(lv, cx - ax, cy - ay, (side * int(lv[4])) % n)
+        nx = ax + rx
+        ny = ay + ry
+        c3, _, _ = _blocking(lv, p, nx, ny, nt, cand, ign, clr, nearj, nn, acc, tipd)
+        if c3 != 0 or ny < cy:
+            break
+        cx = nx
+        cy = ny
+        t = nt
+        acc += tipd
+        moved = True
+        tn = _record(trace, tn, p, RELEASED, cx, cy, t)
+    d[b + 1] = cx
+    d[b + 2] = cy
+    d[b + 3] = t
+    return moved, tn
+
+
+@njit(cache=True)
+def _settle(lv, d, trace, tn, freed):
+    """Settle state d in place; returns the number of trace rows written. ``freed`` is the
+    anchor whose screw the move took away (-1: none): a released piece resting on pegs
+    falls on only when that peg was within its reach."""
     nA = int(lv[0])
     nP = int(lv[1])
     H = int(lv[2])
@@ -501,7 +867,24 @@ def _settle(lv, d, trace, tn):
     # stuck[p] = 1: p's swing did not move it in an earlier pass of this settle. A swing
     # reads only the piece's own pose and pin and which anchors hold screws, none of which
     # a settle changes for a piece that did not move, so it would not move again: skipped.
+    # The same holds for a fall: a piece at rest is not tried again in this settle.
     stuck = np.zeros(nP, np.uint8)
+    ign = np.empty(nA, np.int64)
+    clr = np.empty(nA, np.int64)
+    nearj = np.empty(nA, np.int64)
+    oa = int(lv[5])
+    for p in range(nP):
+        b = nA + p * ss
+        if int(d[b]) == RELEASED:
+            if freed < 0:
+                stuck[p] = 1
+            else:
+                r = int(lv[6]) + p * int(lv[7])
+                lim = int(lv[r + 6]) + int(lv[12]) + 2 * int(lv[17]) + _MARGIN   # touching: within a step
+                dx = int(lv[oa + 2 * freed]) - int(d[b + 1])
+                dy = int(lv[oa + 2 * freed + 1]) - int(d[b + 2])
+                if dx * dx + dy * dy > lim * lim:
+                    stuck[p] = 1
     for _ in range(16):
         changed = False
         for p in range(nP):
@@ -515,9 +898,13 @@ def _settle(lv, d, trace, tn):
                     npin += 1
                     k1 = k
             if npin == 0:
-                d[b] = LEFT
-                changed = True
-                tn = _record(trace, tn, p, LEFT, int(d[b + 1]), int(d[b + 2]), int(d[b + 3]))
+                if stuck[p] == 0:
+                    st0 = int(d[b])
+                    moved, tn = _fall(lv, d, p, trace, tn, cand, ign, clr, nearj)
+                    if moved or st0 != int(d[b]):
+                        changed = True
+                    else:
+                        stuck[p] = 1
             elif npin == 1 and int(d[b + 4 + H]) != 0 and stuck[p] == 0:
                 moved, tn = _swing(lv, d, p, k1, trace, tn, cand, prev, skip, arcj)
                 if moved:
@@ -576,6 +963,7 @@ def _move(lv, src, dst, action, trace):
                     dst[b + 4 + k] = t
                     lost[p] = 0
                     dst[b + 4 + H] = 1
+                    dst[b] = ATTACHED         # a resting released piece is pinned again
     for p in range(nP):
         if lost[p] == 0:
             continue
@@ -588,7 +976,7 @@ def _move(lv, src, dst, action, trace):
                     if a != t and int(dst[a]) != 0 and _near(lv, hx, hy, a):
                         dst[b + 4 + k] = a
                         break
-    tn = _settle(lv, dst, trace, 0)
+    tn = _settle(lv, dst, trace, 0, f)
     return OK, tn
 
 
@@ -680,7 +1068,7 @@ def settle_into(lv, src, dst, trace):
     """Copy src to dst and settle dst (used for initial states and checks); trace rows."""
     for i in range(src.shape[0]):
         dst[i] = src[i]
-    return _settle(lv, dst, trace, 0)
+    return _settle(lv, dst, trace, 0, -1)
 
 
 @njit(cache=True)
@@ -694,7 +1082,7 @@ def move_trace(lv, src, dst, action, trace):
 def move_summary(lv, before, after, src, dst):
     """Facts of one accepted move src -> dst for the screen's hint line and animation, over
     the pieces not yet gone before it: (released, partial, attached, detached, changed)
-    released  pieces pinned at src that left the board
+    released  pieces pinned at src that no screw holds any more (fallen out or resting)
     partial   pieces pinned at src that stay on the board, not pinned at dst
     attached  pieces pinned at dst after the move
     detached  pieces pinned at src before the move
@@ -721,7 +1109,7 @@ def move_summary(lv, before, after, src, dst):
         if on_src:
             detached += 1
             if not at_dst:
-                if int(after[b]) == LEFT:
+                if int(after[b]) != ATTACHED:
                     released += 1
                 else:
                     partial += 1
@@ -887,7 +1275,9 @@ class BoltUnscrew(Puzzle):
         lv = np.zeros(OC + N_ANG, np.int32)
         lv[:HEADER] = [nA, nP, H, N_ANG, SWING_STEP, OA, OP, PL, OS, len(samples), OC, SS,
                        _q(PEG_RADIUS), _q(HOLE_RADIUS), _q(ALIGN_TOL), 1 + RINGS[0][1] + RINGS[1][1],
-                       OUTER_THRESHOLD]
+                       OUTER_THRESHOLD, _q(FALL_STEP), _q(BALANCE_TOL), *[_q(v) for v in EXIT_RECT],
+                       _q(EXIT_EXTRA), int(round(VERTICAL_BAND * N_ANG / 360.0)), _q(TOP_FREE_GAP),
+                       int(round(SLIP_ANGLE * N_ANG / 360.0))]
         for a, (x, y) in enumerate(axy):
             lv[OA + 2 * a] = _q(x)
             lv[OA + 2 * a + 1] = _q(y)
@@ -1057,6 +1447,9 @@ class BoltUnscrew(Puzzle):
             if pc["status"] == "left":
                 left += 1
                 lines.append(f"  {pc['id']:<22} left")
+            elif pc["status"] == "released":
+                lines.append(f"  {pc['id']:<22} ({pc['x']:6.1f},{pc['y']:6.1f}) {pc['angle']:6.2f} deg  "
+                             f"released, resting on pegs")
             else:
                 lines.append(f"  {pc['id']:<22} ({pc['x']:6.1f},{pc['y']:6.1f}) {pc['angle']:6.2f} deg  "
                              f"pins: {', '.join(pc['pins']) or '-'}")

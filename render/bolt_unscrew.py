@@ -11,8 +11,8 @@ copy plus one blit per live piece and screw; only pieces that moved need drawing
 
 A move animates in two parts: the screw travels from its anchor to the target (MOVE_MS),
 then the pieces swing through the intermediate poses that ``BoltUnscrew.settle_frames``
-computes with the rules' own kernel, while released pieces drop out of the frame
-(SETTLE_MS). The geometry is the level's BoltUnscrewUI (design px), the object the engine
+computes with the rules' own kernel, while released pieces drop out of the frame or fall
+onto the pegs they come to rest on (SETTLE_MS). The geometry is the level's BoltUnscrewUI (design px), the object the engine
 hit-tests with.
 """
 
@@ -283,10 +283,13 @@ class BoltUnscrewDrawing(GameDrawing):
         tr = self._traces.get(key)
         if tr is None:
             after, frames = suite.puzzle.settle_frames(suite.level, before, int(action))
+            # per piece the poses it passes through: its swing, then (when it comes to rest on
+            # pegs) its fall; a piece that leaves the frame swings and then drops out
             seqs: dict[int, list] = {}
             for fr in frames:
-                if fr["status"] == "attached":
-                    seqs.setdefault(self.index[fr["piece"]], []).append((fr["x"], fr["y"], fr["angle"]))
+                p = self.index[fr["piece"]]
+                if fr["status"] == "attached" or (fr["status"] == "released" and int(after[self.nA + p * self.ss]) != LEFT):
+                    seqs.setdefault(p, []).append((fr["x"], fr["y"], fr["angle"]))
             if len(self._traces) > 16:
                 self._traces.clear()
             tr = self._traces[key] = (after, seqs)

@@ -254,7 +254,7 @@ def _summary_reference(lv, before, after, src, dst):
         out[2] += at_dst
         out[3] += on_src
         if on_src and not at_dst:
-            out[0 if after[b] == bu.LEFT else 1] += 1
+            out[0 if after[b] != bu.ATTACHED else 1] += 1          # no screw holds it: released
     return (*out, int(list(before[nA:]) != list(after[nA:])))
 
 

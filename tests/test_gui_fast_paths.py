@@ -189,8 +189,11 @@ def test_layout_hit_index_matches_the_plain_reading_on_random_layouts():
 
 # sha256 over (codes, successors, settle traces) of the walks below, recorded with the kernels
 # as they were before the settle shortcuts (scratch arrays hoisted out of _swing; a piece whose
-# swing did not move it is not swung again in the same settle)
-BOLT_WALKS_SHA256 = "3f81e1e54c46497b7499cf63987364503bf963316291c5aaa703fb9615897b92"
+# swing did not move it is not swung again in the same settle). Re-recorded when released
+# pieces started to fall onto pegs (issue 12); the successors of these walks were checked
+# then to be the same with the fall's shortcuts (clearance jumps, far pegs left out of the
+# fine tests) turned off.
+BOLT_WALKS_SHA256 = "ab4a2f9d558bcfcb1857388d09c373579600953420b7f48c18a6e51f6b11d6f8"
 
 
 def test_bolt_settle_shortcuts_change_no_result():

@@ -1,4 +1,5 @@
-"""Bolt Unscrew (quasi-static model of puzzles/bolt_unscrew.py).
+"""Bolt Unscrew (quasi-static model of puzzles/bolt_unscrew.py; released pieces fall onto
+the pegs of occupied anchors and may rest there, status 1, until a peg under them moves).
 
 solve:   a compiled greedy best-first search (GREEDY_TEMPLATE, specialised per game by
          engine.specialize so its cache follows the model's source) finds a first solution
@@ -44,9 +45,9 @@ def score(lv, s, wp, w1, wpin, wa, wmin, mark):
     least = 0
     for p in range(npieces):
         b = na + p * ss
-        if int(s[b]) != 0:
+        if int(s[b]) == 2:
             continue
-        v += wp
+        v += wp                 # attached, or released and resting on pegs: still to go
         c = 0
         for k in range(holes):
             a = int(s[b + 4 + k])
@@ -58,7 +59,7 @@ def score(lv, s, wp, w1, wpin, wa, wmin, mark):
         v += wpin * c
         if c == 1:
             v -= w1
-        if least == 0 or c < least:
+        if c > 0 and (least == 0 or c < least):
             least = c
     return v + wmin * least
 
