@@ -1337,8 +1337,10 @@ class BoltUnscrew(Puzzle):
     # ------------------------------------------------------------------ bounds
     def state_bounds(self, level):
         """Screws 0/1, status 0..2, angle 0..N_ANG-1, pins -1..nA-1, awake 0/1. A centre is
-        where the level put it, or (once the piece has swung about a pin) within its bounding
-        radius, plus the alignment tolerance and rounding, of some anchor."""
+        where the level put it, or (once the piece has swung about a pin, or rests on a peg)
+        within its bounding radius, plus the alignment tolerance, a fall step and rounding,
+        of some anchor; a falling piece never rises and stops at most a step past the exit
+        rectangle widened by its exit radius."""
         lv, init = level.lv, level.initial
         nA, nP, H, ss = int(lv[0]), int(lv[1]), int(lv[2]), int(lv[11])
         oa, op, pl, tol = int(lv[5]), int(lv[6]), int(lv[7]), int(lv[14])
@@ -1347,14 +1349,18 @@ class BoltUnscrew(Puzzle):
         low = np.zeros_like(init)
         high = np.zeros_like(init)
         high[:nA] = 1
+        step = int(lv[17])
+        x0, y0, x1, y1 = (int(v) for v in lv[19:23])
         for p in range(nP):
             b = nA + p * ss
-            reach = int(lv[op + p * pl + 6]) + tol + 8          # Q8; 8 covers the rounding
+            bnd = int(lv[op + p * pl + 6])
+            reach = bnd + max(tol, int(lv[12]) + 2 * step) + 8   # Q8; 8 covers the rounding
+            ex = bnd + int(lv[23]) + 2 * step                   # past the exit test by a step
             high[b] = LEFT
-            for j, axis in ((1, ax), (2, ay)):
+            for j, axis, lo_out, hi_out in ((1, ax, x0 - ex, x1 + ex), (2, ay, None, y1 + ex)):
                 c0 = int(init[b + j])
-                low[b + j] = min(c0, int(axis.min()) - reach)
-                high[b + j] = max(c0, int(axis.max()) + reach)
+                low[b + j] = min(c0, int(axis.min()) - reach, lo_out if lo_out is not None else c0)
+                high[b + j] = max(c0, int(axis.max()) + reach, hi_out)
             high[b + 3] = int(lv[3]) - 1
             low[b + 4:b + 4 + H] = -1
             high[b + 4:b + 4 + H] = nA - 1
