@@ -72,6 +72,12 @@ class _Group(click.Group):
         except LongPuzzleError as e:
             click.echo(f"error: {e}", err=True)
             ctx.exit(2)
+        except OSError as e:                   # a file or folder given that cannot be read or written
+            if e.filename is None:
+                raise
+            what = f"{e.filename}" + (f" -> {e.filename2}" if e.filename2 else "")
+            click.echo(f"error: {what}: {e.strerror or e}", err=True)
+            ctx.exit(2)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -180,21 +186,28 @@ def _n(k: int, noun: str) -> str:
 @cli.command("replay")
 @click.argument("episode")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def replay_cmd(episode, as_json):
+@click.option("--prefix", "prefix_ok", is_flag=True,
+              help="Accept an interrupted episode folder (killed: no end record) as a valid prefix (exit 0).")
+def replay_cmd(episode, as_json, prefix_ok):
     """Replay an episode: an episode text '<level id>: <move> <move> ...', a checkpoint file,
-    an eval episode folder (re-runs its recorded actions and checks every frame hash and
-    result; reports the first divergence), or an eval output folder (replays every episode
-    in it and sums up). Exit status 1 if any episode diverged."""
+    an eval episode folder (re-runs its recorded actions, checks every frame hash, feedback,
+    private record and snapshot, recomputes result.json and compares it; reports the first
+    divergence and says what was and was not checked), or an eval output folder (replays
+    every episode in it and sums up). Exit status 1 if any episode diverged or is
+    incomplete (killed; accepted with --prefix); 2 for a folder that is not a well-formed
+    episode (records missing or out of order, a deleted private record, bad settings)."""
     from pathlib import Path
     from longpuzzle.engine.session import replay
 
     path = Path(episode)
     if path.is_dir():
-        _replay_folder(path, as_json)
+        _replay_folder(path, as_json, prefix_ok)
         return
     with jit.one_shot():
         if path.is_file():
-            s = Session.from_checkpoint(path.read_text(encoding="utf-8"))
+            from longpuzzle.engine.errors import CheckpointError
+            from longpuzzle.engine.textio import read_text
+            s = Session.from_checkpoint(read_text(path, CheckpointError, f"checkpoint file {path}"))
         else:
             s = replay(episode)
         _replay_text_out(s, as_json)
@@ -214,8 +227,11 @@ def _replay_text_out(s, as_json: bool) -> None:
                f"progress P = {s.progress:.4f}")
 
 
-def _replay_folder(path, as_json: bool) -> None:
-    """One episode folder, or every episode folder below an eval output folder."""
+def _replay_folder(path, as_json: bool, prefix_ok: bool = False) -> None:
+    """One episode folder, or every episode folder below an eval output folder. An episode is
+    VERIFIED when it replays exactly and its recomputed result.json matches; an interrupted
+    one (killed: no end record) is at most a valid prefix, which passes only with --prefix;
+    a folder that is not a well-formed episode is refused with one line."""
     from longpuzzle.agents.harness import HarnessError, replay_episode
     from longpuzzle.agents.report.data import episode_folders
 
@@ -227,12 +243,12 @@ def _replay_folder(path, as_json: bool) -> None:
         if as_json:
             click.echo(json.dumps({**rep.as_dict(), **({"tools": tools} if tools else {})}))
         else:
-            what = "every frame (and every stored frame)" if rep.stored_frames else "every frame"
-            click.echo(f"{path}: {rep.steps} actions replayed; "
-                       + (f"{what} and result matches" if rep.ok and rep.complete else
-                          f"a valid prefix: {what} matches ({rep.note})" if rep.ok else f"DIVERGED: {rep.divergence}")
-                       + (f"; {_n(tools['checked'], 'tool result')} reproduced" if tools and rep.ok else ""))
-        if not rep.ok:
+            tline = f"; {_n(tools['checked'], 'tool result')} reproduced" if tools and rep.ok else ""
+            click.echo(f"{path}: {rep.steps} actions replayed; {_verdict(rep)}{tline}")
+            if rep.ok:
+                click.echo(f"  checked: {'; '.join(rep.checked)}")
+                click.echo(f"  not checked: {'; '.join(rep.not_checked)}")
+        if not rep.ok or not rep.complete and not prefix_ok:
             sys.exit(1)
         return
     folders = episode_folders(path)
@@ -242,25 +258,31 @@ def _replay_folder(path, as_json: bool) -> None:
     for f in folders:
         rel = str(f.relative_to(path))
         try:
-            d = replay_episode(f).as_dict()
+            rep = replay_episode(f)
+            d = rep.as_dict()
             tools = _check_tools(f) if d["ok"] else None
             if tools is not None:
                 d["tools"] = tools
                 if not tools["ok"]:
                     d["ok"], d["divergence"] = False, tools["problems"][0]
-        except HarnessError as e:                  # one unreadable episode does not stop the rest
-            d = {"ok": False, "steps": 0, "divergence": f"unreadable: {e}"}
+                    rep.ok, rep.divergence = False, d["divergence"]
+            line = _verdict(rep)
+        except HarnessError as e:                  # one malformed episode does not stop the rest
+            d = {"ok": False, "steps": 0, "complete": False, "divergence": f"refused: {e}"}
+            line = f"REFUSED: {e}"
         reports.append({"episode": rel, **d})
         if not as_json:
-            click.echo(f"{rel}: {d['steps']} actions replayed; "
-                       + ("every frame and result matches" if d["ok"] else f"DIVERGED: {d['divergence']}"))
+            click.echo(f"{rel}: {d['steps']} actions replayed; {line}")
     bad = sum(not r["ok"] for r in reports)
+    part = sum(r["ok"] and not r.get("complete", True) for r in reports)
+    good = len(reports) - bad - part
     if as_json:
-        click.echo(json.dumps({"folder": str(path), "episodes": reports, "matched": len(reports) - bad,
-                               "diverged": bad}))
+        click.echo(json.dumps({"folder": str(path), "episodes": reports, "matched": good, "diverged": bad,
+                               "incomplete": part}))
     else:
-        click.echo(f"{_n(len(reports), 'episode')} replayed: {len(reports) - bad} matched, {bad} diverged")
-    if bad:
+        click.echo(f"{_n(len(reports), 'episode')} replayed: {good} matched, {bad} diverged"
+                   + (f", {part} incomplete (valid prefixes)" if part else ""))
+    if bad or part and not prefix_ok:
         sys.exit(1)
 
 
@@ -271,6 +293,15 @@ def _check_tools(folder) -> dict | None:
 
     chk = check_tool_records(folder)
     return None if chk is None else chk.as_dict()
+
+
+def _verdict(rep) -> str:
+    what = "every frame (and every stored frame)" if rep.stored_frames else "every frame"
+    if not rep.ok:
+        return f"DIVERGED: {rep.divergence}"
+    if not rep.complete:
+        return f"INCOMPLETE, not verified: a valid prefix, {what} matches ({rep.note})"
+    return f"{what} and result matches (result.json recomputed)"
 
 
 @cli.command("rollout")
@@ -314,7 +345,8 @@ def rollout_cmd(level_id, walks, steps, seed, as_json):
 # imported only when a command that is not a core one is asked for (or the whole list, for
 # --help), so ``longpuzzle show`` does not import the solvers, the renderer or the envs.
 COMMAND_MODULES = ("longpuzzle.solvers.cli", "longpuzzle.render.cli", "longpuzzle.agents.cli", "longpuzzle.envs.cli",
-                   "longpuzzle.agents.report.cli", "longpuzzle.agents.vista.cli")
+                   "longpuzzle.agents.report.cli", "longpuzzle.agents.vista.cli",
+                   "longpuzzle.fuzz.cli")
 _loaded: list[str] = []
 
 

@@ -134,12 +134,15 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
     endpoint through an agent protocol, e.g.
 
         longpuzzle eval --model gpt-6-sol --objective maze_paint/easy --workers 8"""
-    from longpuzzle.agents.harness import Settings
+    from longpuzzle.agents.harness import HarnessError, Settings
     from longpuzzle.agents.runner import RunConfig, execute, load_run, start_run
     from longpuzzle.engine.geometry import parse_viewport
 
     if workers < 1:
         raise click.BadParameter("--workers must be at least 1")
+    if action_timeout is not None and not action_timeout > 0:
+        raise HarnessError(f"--action-timeout must be a positive number of seconds (inf for no limit), not "
+                           f"{action_timeout}")
     if resume_dir:
         out = Path(resume_dir)
         run = load_run(out)
@@ -162,11 +165,14 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
             agent_spec = agent_spec or "solver"
         if action_timeout is None:
             action_timeout = 120.0
-        st = Settings(style=style, scale=scale, frames_per_move=frames_per_move, budget=budget,
-                      max_actions=max_actions, action_timeout=action_timeout or None, save_frames=not no_frames,
-                      certify_budget=certify_budget, invalid_action_policy=invalid_action_policy,
-                      charge_agent_time=charge_agent_time, action_latency=action_latency,
-                      viewport=None if viewport is None else parse_viewport(viewport))
+        try:                            # settings that make no sense: one error line naming the option
+            st = Settings(style=style, scale=scale, frames_per_move=frames_per_move, budget=budget,
+                          max_actions=max_actions, action_timeout=action_timeout or None, save_frames=not no_frames,
+                          certify_budget=certify_budget, invalid_action_policy=invalid_action_policy,
+                          charge_agent_time=charge_agent_time, action_latency=action_latency,
+                          viewport=None if viewport is None else parse_viewport(viewport))
+        except HarnessError as e:
+            raise HarnessError(_option_names(str(e))) from None
         agent_file = None
         if model is None:
             from dataclasses import asdict
@@ -185,6 +191,10 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
             out = Path(out_dir)
             if (out / "run.json").exists():
                 raise click.UsageError(f"{out} already holds a run; continue it with --resume {out}")
+            out.mkdir(parents=True, exist_ok=True)
+            probe = out / ".write-test"
+            probe.write_bytes(b"")      # an unwritable --out: one error line before anything runs
+            probe.unlink()
         else:
             out = new_results_folder()
         start_run(out, run)
@@ -266,6 +276,19 @@ def _print_summary(summary: dict) -> None:
 
 def _cost(c) -> str:
     return "-" if c is None else f"{c:.4f}"
+
+
+_OPTIONS = {"frames_per_move": "--frames-per-move", "max_actions": "--max-actions", "action_timeout": "--action-timeout",
+            "certify_budget": "--certify-budget", "budget": "--budget", "style": "--style", "action_latency":
+            "--action-latency", "invalid_action_policy": "--invalid-actions", "scale": "--scale"}
+
+
+def _option_names(msg: str) -> str:
+    """A Settings message with the setting's name as the eval option that sets it."""
+    for name, opt in _OPTIONS.items():
+        if msg.startswith(name + " "):
+            return opt + msg[len(name):]
+    return msg
 
 
 def _agent_limits(memory, cpu, cpu_per_action, st, protocol):

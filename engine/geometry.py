@@ -46,11 +46,14 @@ class SettingsError(LongPuzzleError, ValueError):
     """A style / scale / screen setting that cannot be used."""
 
 
-def check_scale(scale: Any) -> float:
+MAX_SCALE = 4.0          # frames up to 2160 x 3840 (drawing supersamples them 2x)
+
+
+def check_scale(scale: Any, limit: float = MAX_SCALE) -> float:
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale) or scale <= 0:
         raise SettingsError(f"scale must be a positive number (1 -> 540 x 960, 2 -> 1080 x 1920), not {scale!r}")
-    if round(DESIGN_W * scale) < 1 or round(DESIGN_H * scale) < 1 or scale > 8:
-        raise SettingsError(f"scale {scale} gives an unusable frame size (allowed: up to 8)")
+    if round(DESIGN_W * scale) < 1 or round(DESIGN_H * scale) < 1 or scale > limit:
+        raise SettingsError(f"scale {scale:g} gives an unusable frame size (allowed: above 0 and up to {limit:g})")
     return float(scale)
 
 
@@ -85,14 +88,15 @@ def check_style(style: Any) -> str:
 class Projection:
     """Design px <-> output px for one (style, scale). Immutable; get one with projection()."""
 
-    def __init__(self, style: str = "2d", scale: float = 1.0, viewport: tuple[int, int] | None = None):
+    def __init__(self, style: str = "2d", scale: float = 1.0, viewport: tuple[int, int] | None = None,
+                 _limit: float = MAX_SCALE):
         self.style = check_style(style)
         self.viewport = None if viewport is None else check_viewport(viewport)
         if self.viewport is not None:        # the game fitted into the page (the scale follows)
             scale = min(self.viewport[0] / DESIGN_W, self.viewport[1] / DESIGN_H)
             if scale < 0.1:
                 raise SettingsError(f"viewport {self.viewport} is too small for the game")
-        self.scale = check_scale(scale)
+        self.scale = check_scale(scale, max(_limit, 2 * MAX_SCALE) if self.viewport is not None else _limit)
         gw = max(1, round(DESIGN_W * self.scale))        # the game's rectangle in px
         gh = max(1, round(DESIGN_H * self.scale))
         self.sx = gw / DESIGN_W
@@ -180,7 +184,7 @@ class Projection:
     def supersampled(self, k: int) -> "Projection":
         """The same picture k times finer (for supersampled drawing): every px map times k."""
         if self.viewport is None:
-            return projection(self.style, self.scale * k)
+            return _supersampled(self.style, self.scale, k)
         p = Projection.__new__(Projection)
         p.__dict__.update(self.__dict__)
         p.scale, p.sx, p.sy, p.ox, p.oy = self.scale * k, self.sx * k, self.sy * k, self.ox * k, self.oy * k
@@ -200,6 +204,11 @@ class Projection:
 @lru_cache(maxsize=64)
 def _projection(style: str, scale: float, viewport: tuple[int, int] | None) -> Projection:
     return Projection(style, scale, viewport)
+
+
+@lru_cache(maxsize=64)
+def _supersampled(style: str, scale: float, k: int) -> Projection:
+    return Projection(style, scale * k, _limit=MAX_SCALE * k)
 
 
 def projection(style: str = "2d", scale: float = 1.0, viewport: tuple[int, int] | None = None) -> Projection:

@@ -33,7 +33,7 @@ copy with every default filled in. Validation never runs code of the object it i
 (:func:`plain` reads subclasses of dict, list, str, int and float through their base types)
 and is bounded: a batch holds at most MAX_BATCH actions counting every nested batch, batches
 nest at most MAX_NESTING deep, an action holds at most MAX_VALUES values and texts of at
-most MAX_TEXT characters, integers beyond MAX_INT are refused before any float conversion,
+most MAX_PLAIN_TEXT characters, integers beyond MAX_INT are refused before any float conversion,
 and error messages quote at most a few dozen characters of what they refuse. :func:`expand` turns one (non-batch) action into timed
 low-level events: ``(t_ms, kind, x, y, key)`` with kind one of DOWN, MOVE, UP, KEY, WHEEL,
 WAIT, and t relative to the action's start.
@@ -52,7 +52,7 @@ DOUBLE_CLICK_GAP_MS = 100
 MAX_BATCH = 200          # actions in a batch, nested batches included
 MAX_NESTING = 4          # batch depth
 MAX_VALUES = 4000        # values (numbers, texts, lists, objects) in one action
-MAX_TEXT = 1000          # characters of one text in an action
+MAX_PLAIN_TEXT = 1000    # characters of any one text in an action (plain)
 MAX_INT = 10 ** 15       # integers beyond this are refused (before any float conversion)
 MAX_MS = 600_000
 MAX_VIA = 100             # waypoints of one pointer path
@@ -115,7 +115,7 @@ def plain(action: Any) -> Any:
     str, int or float is read through its base type, so a lying ``__len__`` or a hanging
     ``__iter__`` is never called; exact numpy scalars become numbers). Raises ActionError for
     anything else, or when the action holds more than MAX_VALUES values, texts longer than
-    MAX_TEXT characters, or nesting deeper than 3 * MAX_NESTING + 4."""
+    MAX_PLAIN_TEXT characters, or nesting deeper than 3 * MAX_NESTING + 4."""
     count = [0]
     return _plain(action, count, 0)
 
@@ -126,8 +126,8 @@ def _plain(v: Any, count: list, depth: int) -> Any:
         raise ActionError(f"an action holds at most {MAX_VALUES} values")
     t = type(v)
     if t is str or t is int or t is float or t is bool or v is None:
-        if t is str and len(v) > MAX_TEXT:
-            raise ActionError(f"a text in an action has at most {MAX_TEXT} characters, not {len(v)}")
+        if t is str and len(v) > MAX_PLAIN_TEXT:
+            raise ActionError(f"a text in an action has at most {MAX_PLAIN_TEXT} characters, not {len(v)}")
         return v
     if depth > 3 * MAX_NESTING + 4:
         raise ActionError("the action is nested too deeply")
@@ -139,8 +139,8 @@ def _plain(v: Any, count: list, depth: int) -> Any:
                 if not issubclass(tk, str):
                     raise ActionError(f"field names are text, not {tk.__name__}")
                 k = str.__str__(k)
-            if len(k) > MAX_TEXT:
-                raise ActionError(f"a field name has at most {MAX_TEXT} characters, not {len(k)}")
+            if len(k) > MAX_PLAIN_TEXT:
+                raise ActionError(f"a field name has at most {MAX_PLAIN_TEXT} characters, not {len(k)}")
             out[k] = _plain(x, count, depth + 1)
         return out
     if issubclass(t, (list, tuple)):
@@ -357,7 +357,7 @@ def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int =
             pts = []
             for i, p in enumerate(via):
                 if not isinstance(p, (list, tuple)) or len(p) != 2:
-                    raise ActionError(f"{where}drag via[{i}] must be a point [x, y], not {p!r}")
+                    raise ActionError(f"{where}drag via[{i}] must be a point [x, y], not {short(p)}")
                 pts.append(list(_point({"x": p[0], "y": p[1]}, "x", "y", size, f"{where}drag via[{i}]: ")))
             if pts:
                 out["via"] = pts

@@ -21,21 +21,23 @@ class DisplayError(LongPuzzleError):
 def _read_episode(source: str) -> tuple[list, dict | None]:
     """(actions, the saved episode or None) from a JSON list of GUI actions, an episode file
     saved by ``play``, or JSON lines."""
-    try:
-        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
-    except OSError as e:
-        raise LongPuzzleError(f"cannot read actions from {source}: {e.strerror}") from None
+    from longpuzzle.engine.textio import decode, loads, read_text
+
+    if source == "-":
+        text = decode(sys.stdin.buffer.read(), LongPuzzleError, "the actions on stdin")
+    else:
+        text = read_text(source, LongPuzzleError, f"actions file {source}")
     text = text.strip()
     if not text:
         return [], None
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError:
-        try:
-            doc = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except json.JSONDecodeError as e:
-            raise LongPuzzleError(f"actions in {source} are not JSON (a list, an episode file or one action per "
-                                  f"line): {e.msg} at line {e.lineno}") from None
+        doc = loads(text, LongPuzzleError, f"actions file {source}")
+    except LongPuzzleError as whole:
+        if "not valid JSON" not in str(whole):
+            raise                       # nested too deeply, a number too long: not JSON lines either
+        doc = [loads(line, LongPuzzleError, f"actions in {source} (a list, an episode file or one action per "
+                                            f"line), line {i + 1},") for i, line in enumerate(text.splitlines())
+               if line.strip()]
     episode = None
     if isinstance(doc, dict) and "actions" in doc and doc.get("format") == EPISODE_FORMAT:
         episode, doc = doc, doc["actions"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 from longpuzzle.agents.evaluator import CERTIFY_BUDGET
@@ -12,6 +13,7 @@ from longpuzzle.engine.registry import get_puzzle
 
 DEFAULT_BUDGET = 3600.0
 DEFAULT_ACTION_TIMEOUT = 120.0
+MAX_FRAMES_PER_MOVE = 60          # intermediate frames kept per animation
 # what a refused (malformed) action does to an episode
 WATCHDOG = "watchdog"                 # the paper's: the run stops and is invalidated (unscored)
 DISPATCH_FAILED = "dispatch_failed"   # the original repository's: refused with feedback
@@ -44,7 +46,7 @@ class Settings:
     frames_per_move: int = 0
     budget: float | None = DEFAULT_BUDGET       # charged seconds per objective episode (see clock.py)
     max_actions: int | None = None
-    action_timeout: float | None = DEFAULT_ACTION_TIMEOUT   # seconds per agent call (None or 0: none)
+    action_timeout: float | None = DEFAULT_ACTION_TIMEOUT   # seconds per agent call (None or inf: none)
     certify_budget: int = CERTIFY_BUDGET
     save_frames: bool = True
     # True: the agent's own time counts toward the budget (the paper: model time included);
@@ -62,6 +64,7 @@ class Settings:
     viewport: tuple[int, int] | None = None
 
     def __post_init__(self):
+        self._check_values()
         if self.viewport is not None:
             self.viewport = check_viewport(tuple(self.viewport) if isinstance(self.viewport, list) else self.viewport)
         if self.invalid_action_policy not in (None, *INVALID_ACTION_POLICIES):
@@ -70,6 +73,41 @@ class Settings:
         lat = self.action_latency
         if isinstance(lat, bool) or not isinstance(lat, (int, float)) or not 0 <= lat < 3600:
             raise HarnessError(f"action_latency must be a number of seconds >= 0, not {lat!r}")
+
+    def _check_values(self) -> None:
+        """Every setting that makes no sense is refused here, with its name (HarnessError)."""
+        from longpuzzle.engine.geometry import STYLES, check_scale
+
+        def bad(name, want, v):
+            raise HarnessError(f"{name} must be {want}, not {v!r}")
+
+        def num(v):
+            return not isinstance(v, bool) and isinstance(v, (int, float)) and v == v
+
+        def whole(v):
+            return not isinstance(v, bool) and isinstance(v, int)
+
+        if self.style not in STYLES:
+            bad("style", f"one of {', '.join(STYLES)}", self.style)
+        try:
+            check_scale(self.scale)
+        except LongPuzzleError as e:
+            raise HarnessError(str(e)) from None
+        if not whole(self.frames_per_move) or not 0 <= self.frames_per_move <= MAX_FRAMES_PER_MOVE:
+            bad("frames_per_move", f"an integer from 0 to {MAX_FRAMES_PER_MOVE}", self.frames_per_move)
+        if self.budget is not None and (not num(self.budget) or not 0 < self.budget < math.inf):
+            bad("budget", "a positive number of seconds (or None for no budget)", self.budget)
+        if self.max_actions is not None and (not whole(self.max_actions) or self.max_actions < 1):
+            bad("max_actions", "a positive integer (or None for no cap)", self.max_actions)
+        t = self.action_timeout
+        if t is not None and (not num(t) or t <= 0):
+            bad("action_timeout", "a positive number of seconds (inf or None for no limit)", t)
+        if not whole(self.certify_budget) or self.certify_budget < 0:
+            bad("certify_budget", "a non-negative integer (states searched per move)", self.certify_budget)
+        if not isinstance(self.save_frames, bool):
+            bad("save_frames", "true or false", self.save_frames)
+        if self.charge_agent_time is not None and not isinstance(self.charge_agent_time, bool):
+            bad("charge_agent_time", "true, false or None", self.charge_agent_time)
 
     def resolved(self, protocol: str) -> "Settings":
         """A copy with every protocol-dependent setting left at None filled in."""
