@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Iterable
 
 from longpuzzle.engine import jit
+from longpuzzle.engine.textio import loads, read_text
 from longpuzzle.engine.errors import LevelFormatError, UnknownLevelError, UnknownGameError
 from longpuzzle.engine.protocol import Level
 from longpuzzle.engine.registry import get_puzzle, puzzles
@@ -39,10 +40,7 @@ def _fail(msg: str, file: str, level: str = "", field: str = "") -> LevelFormatE
 
 def parse_level_file(text: str, file: str = "<text>") -> tuple[str, list[Objective], dict[str, Level]]:
     """Parse a level file's text. Returns (game, objectives, levels by id)."""
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise _fail(f"not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})", file) from None
+    doc = loads(text, lambda m: _fail(m, file), "the level file")
     if not isinstance(doc, dict):
         raise _fail("the top level must be a JSON object", file)
     if doc.get("format") != FILE_FORMAT:
@@ -109,10 +107,7 @@ class Catalog:
                 sources[p.id] = (f.read_text(encoding="utf-8"), f"puzzles/levels/{p.id}.json")
         for path in extra_files:
             path = Path(path)
-            try:
-                text = path.read_text(encoding="utf-8")
-            except OSError as e:
-                raise LevelFormatError(f"cannot read: {e.strerror}", file=str(path)) from None
+            text = read_text(path, lambda m: LevelFormatError(m, file=str(path)), "the level file")
             game, _, _ = parse_level_file(text, str(path))
             sources[game] = (text, str(path))
         with jit.one_shot():                   # building levels calls the rules a few times

@@ -207,14 +207,23 @@ class Puzzle:
 
     def validate_state(self, level: Level, state: Sequence[int]) -> np.ndarray:
         """Turn a list of ints (e.g. from a checkpoint) into a state array of the right
-        shape and dtype, or raise ValueError."""
-        arr = np.asarray(state)
-        if arr.shape != level.initial.shape:
-            raise ValueError(f"state has shape {arr.shape}, expected {level.initial.shape}")
-        out = arr.astype(level.initial.dtype)
-        if not np.array_equal(out.astype(np.int64), arr.astype(np.int64)):
-            raise ValueError("state values do not fit the state's integer type")
-        return out
+        shape and dtype, or raise ValueError (for any value that is not an integer, however
+        large, and for a list of the wrong length)."""
+        if isinstance(state, np.ndarray):
+            state = state.tolist() if state.ndim == 1 else [state.tolist()]
+        if type(state) not in (list, tuple):
+            raise ValueError(f"a state is a list of integers, not {type(state).__name__}")
+        n = level.initial.shape[0]
+        if len(state) != n:
+            raise ValueError(f"state has shape ({len(state)},), expected ({n},)")
+        info = np.iinfo(level.initial.dtype)
+        for v in state:
+            if type(v) is not int or not info.min <= v <= info.max:
+                if type(v) is int or isinstance(v, np.integer) and not isinstance(v, bool):
+                    raise ValueError("state values do not fit the state's integer type "
+                                     f"({level.initial.dtype}: {info.min}..{info.max})")
+                raise ValueError(f"state values must be integers, not {type(v).__name__}")
+        return np.array(state, level.initial.dtype)
 
     def state_bounds(self, level: Level) -> tuple[np.ndarray, np.ndarray]:
         """(low, high): two arrays of the state's shape and dtype with ``low[i] <= s[i] <=

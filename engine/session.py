@@ -4,12 +4,14 @@ What lives here (and what undo restores):
 
     state      the rules state (undo and restart restore it exactly)
     moves      the actions applied since the last restart, in order (undo pops one)
-    log        every command given, as text, including "undo" and "restart": the episode
+    log        every command given, as text, including "undo", "restart" and "rejected:<attempt>"
+               (an attempt the screen refused before the rules, counted as rejected): the episode
     counters   accepted moves, no-op moves, rejected moves, undos, restarts (undo never
                lowers a counter; restart never resets one)
 
 Text forms:
-    episode     "<level id>: <token> <token> ..."  tokens are move texts, "undo", "restart"
+    episode     "<level id>: <token> <token> ..."  tokens are move texts, "undo", "restart",
+                "rejected:<attempt>"
     checkpoint  JSON text (see Session.checkpoint) holding the exact state, moves, log and
                 counters, with a checksum; restoring gives a session that behaves
                 identically from then on.
@@ -25,6 +27,7 @@ from typing import Iterable, NamedTuple
 import numpy as np
 
 from longpuzzle.engine.catalog import load_level
+from longpuzzle.engine.textio import loads
 from longpuzzle.engine.errors import (
     CheckpointError,
     IllegalMoveError,
@@ -36,6 +39,9 @@ from longpuzzle.engine.protocol import NOOP, OK, Level, canonical_json
 from longpuzzle.engine.registry import get_puzzle
 
 CHECKPOINT_FORMAT = "longpuzzle-checkpoint/1"
+REJECTED = "rejected:"          # log prefix of an attempt the screen refused before the rules (see reject)
+MAX_COUNT = 2 ** 53             # counters beyond this are not believed
+MAX_TOKEN = 200                 # characters of one log entry
 UNDO, RESTART = "undo", "restart"
 
 
@@ -116,6 +122,9 @@ class Session:
             if token.lower() == RESTART:
                 self.restart()
                 return []
+            if token.startswith(REJECTED):
+                self.reject(token[len(REJECTED):])
+                return []
             actions = self.puzzle.actions(self.level, token)
         else:
             actions = [self.puzzle.check_action(self.level, move)]
@@ -192,6 +201,13 @@ class Session:
             c.noop_moves += 1
         return _outcome(Outcome, (text, action, code, True, code == OK, "", "")), r & 1 == 1
 
+    def reject(self, attempt: str) -> None:
+        """Count a move attempt that the screen refused before it became an action of the rules
+        (e.g. a Rush Hour drag of less than half a cell) as a rejected move, and log it as
+        ``rejected:<attempt>`` so that replaying the episode text gives the same counters."""
+        self.log.append(f"{REJECTED}{attempt}"[:MAX_TOKEN])
+        self.counters.rejected += 1
+
     def undo(self) -> None:
         if not self.puzzle.undo_allowed:
             raise UndoNotAllowedError(f"{self.puzzle.title} has no undo", reason="undo_not_allowed")
@@ -232,7 +248,7 @@ class Session:
         """Restore a checkpoint. A corrupt or mismatched one raises CheckpointError and
         nothing else is touched. ``level`` may supply a level that is not in the catalogue."""
         try:
-            body = json.loads(text)
+            body = loads(text, CheckpointError, "the checkpoint")
         except (json.JSONDecodeError, TypeError) as e:
             raise CheckpointError(f"checkpoint is not valid JSON: {e}") from None
         if not isinstance(body, dict) or body.get("format") != CHECKPOINT_FORMAT:
@@ -252,6 +268,8 @@ class Session:
             raise CheckpointError(f"checkpoint was made on a different version of level {body['level']} "
                                   "(the level data changed); refusing to restore it")
         s = cls(lvl)
+        if not all(type(m) is str and len(m) <= MAX_TOKEN for m in body["moves"]):
+            raise CheckpointError(f"checkpoint moves must be move texts of at most {MAX_TOKEN} characters")
         try:
             for m in body["moves"]:
                 s.play(m)
@@ -262,10 +280,19 @@ class Session:
             raise CheckpointError("checkpoint state differs from the replay of its moves; refusing to restore it")
         counters = body["counters"]
         if set(counters) != set(Counters().as_dict()) or not all(
-                isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counters.values()):
-            raise CheckpointError("checkpoint counters are malformed")
+                type(v) is int and 0 <= v <= MAX_COUNT for v in counters.values()):
+            raise CheckpointError("checkpoint counters are malformed (each a non-negative integer: "
+                                  f"{', '.join(Counters().as_dict())})")
+        if not all(type(x) is str and 0 < len(x) <= MAX_TOKEN for x in body["log"]):
+            raise CheckpointError(f"checkpoint log entries must be move texts of at most {MAX_TOKEN} characters")
+        for i, tok in enumerate(body["log"]):          # the episode record must replay as text
+            if tok not in (UNDO, RESTART) and not tok.startswith(REJECTED):
+                try:
+                    s.puzzle.actions(lvl, tok)
+                except LongPuzzleError as e:
+                    raise CheckpointError(f"checkpoint log entry {i + 1} is not a move: {e}") from None
         s.counters = Counters(**counters)
-        s.log = [str(x) for x in body["log"]]
+        s.log = list(body["log"])
         return s
 
 

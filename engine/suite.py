@@ -39,6 +39,7 @@ import numpy as np
 
 from longpuzzle.engine import gui
 from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.textio import loads
 from longpuzzle.engine.errors import CheckpointError, LongPuzzleError, UndoNotAllowedError
 from longpuzzle.engine.geometry import Layout, Projection, Rect, Widget, projection
 from longpuzzle.engine.protocol import Level, canonical_json
@@ -143,6 +144,17 @@ class GameUI:
     # -- input -----------------------------------------------------------------
     def initial_state(self) -> dict:
         return {}
+
+    def check_ui(self, ui: Any) -> str:
+        """Why ``ui`` (restored from a snapshot) is not a UI state this screen can continue
+        from ("" when it is). The default: exactly the keys of initial_state(), each None or
+        plain data; games whose UI state holds more override this (and call it first)."""
+        if type(ui) is not dict:
+            return f"the UI state is {type(ui).__name__}, not an object"
+        keys = set(self.initial_state())
+        if set(ui) != keys:
+            return f"the UI state has keys {sorted(map(str, ui))[:8]}, expected {sorted(keys)}"
+        return ""
 
     def on_pointer(self, suite: "Suite", kind: str, x: float, y: float, t: int) -> list[dict]:
         """A pointer event on the board (not on a HUD button), design px. ``suite.pointer``
@@ -274,6 +286,14 @@ class Suite:
             self._cur_ui = (self.session, u)
             return u
         u = self._uis.get(level.id)
+        if u is not None and u.level is not level and u.level.sha256 != level.sha256:
+            # the level was replaced under the same id (an edited level file): its geometry
+            # and the layouts built from it are stale
+            u = None
+            for k in [k for k in self._layouts if k[0] in (f"level:{level.id}", f"level:{level.id}:complete")]:
+                del self._layouts[k]
+            self._layout_key = None
+            self._cur_ui = None
         if u is None:
             cls = getattr(get_puzzle(level.game), "ui", None)
             if cls is None:
@@ -370,6 +390,7 @@ class Suite:
         if screen["name"] != "level":
             self.session = None
             self.ui = {}
+            self.anims = []            # animations belong to the level that is no longer shown
         return {"effect": "navigate", "screen": self.screen_name()}
 
     def open_level(self, level_id: str) -> dict:
@@ -782,7 +803,7 @@ class Suite:
     @classmethod
     def restore(cls, text: str) -> "Suite":
         try:
-            body = json.loads(text)
+            body = loads(text, CheckpointError, "the suite snapshot")
         except (json.JSONDecodeError, TypeError) as e:
             raise CheckpointError(f"suite snapshot is not valid JSON: {e}") from None
         if not isinstance(body, dict) or body.get("format") != SNAPSHOT_FORMAT:
@@ -791,29 +812,127 @@ class Suite:
         if chk != hashlib.sha256(canonical_json(body).encode()).hexdigest():
             raise CheckpointError("suite snapshot checksum does not match its content")
         try:
+            missing = [k for k in ("style", "scale", "direct", "action_gap_ms", "clock", "screen", "complete",
+                                   "session", "ui", "pointer", "toast", "shake", "anims") if k not in body]
+            if missing:
+                raise CheckpointError(f"suite snapshot is missing {', '.join(missing)}")
             vp = body.get("viewport")
+            if type(body["direct"]) is not bool or not _int_in(body["action_gap_ms"], 0, 60_000) \
+                    or vp is not None and type(vp) is not list:
+                raise CheckpointError("suite snapshot: direct, action_gap_ms or viewport has the wrong type")
             s = cls("home", style=body["style"], scale=body["scale"], direct=body["direct"],
                     action_gap_ms=body["action_gap_ms"], viewport=None if vp is None else tuple(vp))
-            s.screen = dict(body["screen"])
-            if s.screen.get("name") not in ("home", "difficulty", "level"):
-                raise CheckpointError(f"unknown screen {s.screen!r}")
+            s.screen = _check_screen(body["screen"])
             if body["session"] is not None:
+                if type(body["session"]) is not str:
+                    raise CheckpointError("suite snapshot: the session is not a checkpoint text")
                 s.session = Session.from_checkpoint(body["session"])
             if (s.screen["name"] == "level") != (s.session is not None) or (
                     s.session is not None and s.session.level.id != s.screen.get("level")):
                 raise CheckpointError("suite snapshot: screen and session disagree")
-            s.clock = int(body["clock"])
-            s.complete = bool(body["complete"])
+            if not _int_in(body["clock"], 0, MAX_CLOCK):
+                raise CheckpointError(f"suite snapshot: clock must be whole ms from 0 to {MAX_CLOCK}")
+            s.clock = body["clock"]
+            if type(body["complete"]) is not bool or body["complete"] and not (s.session is not None
+                                                                               and s.session.solved):
+                raise CheckpointError("suite snapshot: 'complete' says the level is won, but its board is not "
+                                      "solved")
+            s.complete = body["complete"]
+            u = s.game_ui() if s.session is not None else None
+            why = u.check_ui(body["ui"]) if u is not None else ("" if body["ui"] == {} else "the UI state of a "
+                                                                "menu screen must be empty")
+            if why:
+                raise CheckpointError(f"suite snapshot: {why}")
             s.ui = body["ui"]
-            s.pointer = _unjson(body["pointer"])
-            s.toast, s.shake = body["toast"], body["shake"]
-            s.anims = [{**a, "before": s.session.puzzle.validate_state(s.session.level, a["before"])}
-                       for a in body["anims"]] if s.session is not None else []
-        except (KeyError, TypeError, ValueError) as e:
-            if isinstance(e, LongPuzzleError):
-                raise
-            raise CheckpointError(f"suite snapshot is malformed: {e}") from None
+            s.pointer = _check_pointer(body["pointer"])
+            s.toast = _check_transient(body["toast"], "toast", "text")
+            s.shake = _check_transient(body["shake"], "shake", "target")
+            s.anims = _check_anims(body["anims"], s)
+        except CheckpointError:
+            raise
+        except LongPuzzleError as e:          # a style, scale or viewport that cannot be used
+            raise CheckpointError(f"suite snapshot: {e}") from None
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as e:
+            raise CheckpointError(f"suite snapshot is malformed: {type(e).__name__}: {str(e)[:200]}") from None
         return s
+
+
+MAX_CLOCK = 2 ** 53                 # ms on the virtual clock a snapshot may claim
+
+
+def _int_in(v: Any, lo: int, hi: int) -> bool:
+    return type(v) is int and lo <= v <= hi
+
+
+def _num_or_nan(v: Any) -> bool:
+    return v is None or type(v) in (int, float) and (v != v or -1e9 < v < 1e9)
+
+
+def _check_screen(screen: Any) -> dict:
+    if type(screen) is not dict:
+        raise CheckpointError("suite snapshot: the screen is not an object")
+    name = screen.get("name")
+    keys = {"home": {"name"}, "difficulty": {"name", "game"}, "level": {"name", "level"}}.get(name)
+    if keys is None or set(screen) != keys:
+        raise CheckpointError(f"suite snapshot: unknown screen {str(screen)[:80]}")
+    if name == "difficulty":
+        g = screen["game"]
+        if type(g) is not str or g not in catalog().games() or len(catalog().objectives(g)) < 2:
+            raise CheckpointError(f"suite snapshot: no difficulty screen for game {str(g)[:40]!r}")
+    if name == "level" and type(screen["level"]) is not str:
+        raise CheckpointError("suite snapshot: the level of the screen is not a level id")
+    return dict(screen)
+
+
+POINTER_KEYS = {"down": bool, "x": "num", "y": "num", "x0": "num", "y0": "num", "t0": int, "target": "text",
+                "button": bool, "locked": bool}
+
+
+def _check_pointer(p: Any) -> dict:
+    """The pointer of a snapshot: released ({"down": false[, "x", "y"]}) or pressed with
+    every field of _down(); values of the right types (NaN as null)."""
+    bad = CheckpointError("suite snapshot: the pointer is malformed")
+    if type(p) is not dict or type(p.get("down")) is not bool or not set(p) <= set(POINTER_KEYS):
+        raise bad
+    need = set(POINTER_KEYS) if p["down"] else {"down"}
+    if not need <= set(p) or not p["down"] and set(p) - {"down", "x", "y"}:
+        raise bad
+    for k, v in p.items():
+        t = POINTER_KEYS[k]
+        ok = (_num_or_nan(v) if t == "num" else v is None or type(v) is str and len(v) <= 200 if t == "text"
+              else _int_in(v, -MAX_CLOCK, MAX_CLOCK) if t is int else type(v) is t)
+        if not ok:
+            raise CheckpointError(f"suite snapshot: pointer field {k!r} has the wrong type or value")
+    return _unjson(p)
+
+
+def _check_transient(v: Any, what: str, text_key: str) -> dict | None:
+    if v is None:
+        return None
+    if type(v) is not dict or set(v) != {text_key, "t0", "until"} or type(v[text_key]) is not str \
+            or len(v[text_key]) > 500 or not _int_in(v["t0"], 0, MAX_CLOCK) or not _int_in(v["until"], 0, MAX_CLOCK):
+        raise CheckpointError(f"suite snapshot: the {what} is malformed")
+    return dict(v)
+
+
+def _check_anims(anims: Any, s: "Suite") -> list[dict]:
+    if type(anims) is not list or len(anims) > 1000:
+        raise CheckpointError("suite snapshot: anims must be a list")
+    if s.session is None:
+        return []                      # (older snapshots kept those of a level left; none are shown)
+    out = []
+    lvl, p = s.session.level, s.session.puzzle
+    for a in anims:
+        if type(a) is not dict or set(a) != {"kind", "t0", "t1", "action", "code", "before"} or a["kind"] != "move" \
+                or not _int_in(a["t0"], 0, MAX_CLOCK) or not _int_in(a["t1"], a["t0"], MAX_CLOCK) \
+                or not _int_in(a["action"], 0, lvl.n_actions - 1) or not _int_in(a["code"], 0, 2 ** 31):
+            raise CheckpointError("suite snapshot: an animation record is malformed")
+        try:
+            before = p.validate_state(lvl, a["before"])
+        except ValueError as e:
+            raise CheckpointError(f"suite snapshot: an animation's state is malformed: {e}") from None
+        out.append({**a, "before": before})
+    return out
 
 
 def _jsonable(d: dict) -> dict:

@@ -142,6 +142,7 @@ import sys
 import numpy as np
 from longpuzzle.engine.jit import njit
 
+from longpuzzle.engine.fields import Fields
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
 
@@ -1215,15 +1216,15 @@ class BoltUnscrew(Puzzle):
                 pid = b.get("id", f"{key}{i}")
                 if not isinstance(pid, str):
                     raise fail("must be text", field + ".id")
+                fb = Fields(b, fail, field + ".")
                 pc = {"id": pid, "kind": kind, "x": num(b, "x", field, -1000, 2000),
-                      "y": num(b, "y", field, -1000, 2000), "order": b.get("render_order", 5)}
-                if isinstance(pc["order"], bool) or not isinstance(pc["order"], int):
-                    raise fail("must be an integer", field + ".render_order")
+                      "y": num(b, "y", field, -1000, 2000),
+                      "order": fb.integer("render_order", lo=-1000, hi=1000, default=5)}
                 if kind == 0:
                     pc["rot"] = num(b, "rotation_degrees", field, -360, 360)
                     pc["w"] = num(b, "collision_width", field, 4, 2000)
                     pc["h"] = num(b, "collision_height", field, 4, 2000)
-                    pc["texture_index"] = b.get("texture_index", 1)
+                    pc["texture_index"] = fb.integer("texture_index", lo=0, hi=1000, default=1)
                 else:
                     pc["rot"] = 0.0
                     pc["radius"] = num(b, "radius", field, 4, 1000, default=70)
@@ -1248,8 +1249,8 @@ class BoltUnscrew(Puzzle):
                     if aid is None:
                         pins.append(-1)
                         continue
-                    if aid not in index:
-                        raise fail(f"unknown anchor {aid!r}", f"{field}.attached_anchors[{k}]")
+                    if type(aid) is not str or aid not in index:
+                        raise fail(f"unknown anchor {aid!r:.40}", f"{field}.attached_anchors[{k}]")
                     if not occ[index[aid]]:
                         raise fail(f"anchor {aid!r} holds no screw, so it cannot pin a piece",
                                    f"{field}.attached_anchors[{k}]")
@@ -1332,7 +1333,7 @@ class BoltUnscrew(Puzzle):
         extra = {"anchor_ids": ids, "anchors": axy, "pieces": pieces,
                  "piece_ids": [pc["id"] for pc in pieces], "n_anchors": nA, "n_pieces": nP}
         return Level(self.id, difficulty, number, lv, settled, nA * nA, record, extra, where,
-                     record.get("name", ""))
+                     Fields(record, fail).text("name", default=""))
 
     # ------------------------------------------------------------------ bounds
     def state_bounds(self, level):
@@ -1568,6 +1569,17 @@ class BoltUnscrewUI(GameUI):
 
     def initial_state(self):
         return {"selected": None, "hint": None}
+
+    def check_ui(self, ui):
+        why = super().check_ui(ui)
+        if why:
+            return why
+        sel, hint = ui["selected"], ui["hint"]
+        if sel is not None and not (type(sel) is int and 0 <= sel < self.n):
+            return f"selected must be an anchor index 0..{self.n - 1} or null"
+        if hint is not None and not (type(hint) is str and len(hint) <= 300):
+            return "hint must be a short text or null"
+        return ""
 
     # -- input
     def on_pointer(self, suite, kind, x, y, t):

@@ -67,6 +67,7 @@ import numpy as np
 from longpuzzle.engine.jit import njit
 
 from longpuzzle.engine import gui
+from longpuzzle.engine.fields import Fields
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.geometry import Circle, Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
@@ -372,7 +373,7 @@ class ColorConnect(Puzzle):
             "solution": list(solution or []),
         }
         return Level(self.id, difficulty, number, lv, state, n + 1 + 3 * k, record, extra, where,
-                     record.get("name", ""))
+                     Fields(record, fail).text("name", default=""))
 
     def state_bounds(self, level):
         """Colours 0..K (0 = none), lengths and counts 0..N, path positions and active-path
@@ -629,6 +630,20 @@ class ColorConnectUI(GameUI):
 
     def initial_state(self):
         return {"g": None}
+
+    def check_ui(self, ui):
+        why = super().check_ui(ui)
+        g = None if why else ui["g"]
+        if g is None:
+            return why
+        prev, last = g.get("prev") if type(g) is dict else None, g.get("last") if type(g) is dict else None
+        if not (type(g) is dict and set(g) == {"prev", "last", "moved"} and type(g["moved"]) is bool
+                and type(prev) is list and len(prev) == 2
+                and all(type(v) in (int, float) and -100 <= v <= 100 for v in prev)
+                and type(last) is list and len(last) == 2 and all(type(v) is int for v in last)
+                and 0 <= last[0] < self.rows and 0 <= last[1] < self.cols):
+            return "g must be null or {prev: [x, y] on the grid, last: [row, col], moved: true/false}"
+        return ""
 
     def active_cells(self, state) -> list[int]:
         base = self.path_base

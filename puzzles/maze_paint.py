@@ -24,6 +24,7 @@ import sys
 import numpy as np
 from longpuzzle.engine.jit import njit
 
+from longpuzzle.engine.fields import Fields
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.geometry import Circle, Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, NOOP, OK, Level, Puzzle
@@ -164,7 +165,8 @@ class MazePaint(Puzzle):
         state = np.zeros(2 + ncell, np.int16)
         state[0], state[1], state[2 + s0] = s0, 1, 1
         extra = {"rows": rows, "cols": cols, "optimal_moves": opt}
-        return Level(self.id, difficulty, number, lv, state, 4, record, extra, where, record.get("name", ""))
+        return Level(self.id, difficulty, number, lv, state, 4, record, extra, where,
+                     Fields(record, fail).text("name", default=""))
 
     def state_bounds(self, level):
         """Ball: a floor cell; painted count: from the start's up to every floor cell; a paint

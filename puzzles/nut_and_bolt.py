@@ -27,6 +27,7 @@ import sys
 import numpy as np
 from longpuzzle.engine.jit import njit
 
+from longpuzzle.engine.fields import Fields
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.geometry import Circle, Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, NOOP, OK, Level, Puzzle, Rejection
@@ -176,6 +177,7 @@ class NutAndBolt(Puzzle):
         def fail(msg, field=""):
             return LevelFormatError(msg, file=where, level=lid, field=field)
 
+        f = Fields(record, fail)
         cap = record.get("capacity")
         if not isinstance(cap, int) or isinstance(cap, bool) or not 1 <= cap <= 30:
             raise fail("must be an integer from 1 to 30", "capacity")
@@ -194,16 +196,14 @@ class NutAndBolt(Puzzle):
             if len(nuts) > cap:
                 raise fail(f"bolt {b + 1} holds {len(nuts)} nuts, over the capacity {cap}", field + ".nuts")
             for i, name in enumerate(nuts):
-                if name not in COLOUR_ID:
+                if type(name) is not str or name not in COLOUR_ID:
                     raise fail(f"unknown colour {name!r} (known: {', '.join(COLOUR_ID)})", f"{field}.nuts[{i}]")
                 state[n + b * cap + i] = COLOUR_ID[name]
                 counts[name] = counts.get(name, 0) + 1
             state[b] = len(nuts)
             for key, out in (("x", xs), ("base_y", ys)):
-                v = bolt.get(key, 0)
-                if not isinstance(v, (int, float)) or isinstance(v, bool):
-                    raise fail("must be a number (authoring pixels, 430 x 932 frame)", f"{field}.{key}")
-                out.append(float(v))
+                # authoring pixels of a 430 x 932 frame: anywhere near it
+                out.append(float(f.number(key, lo=-2000, hi=3000, default=0, source=bolt, field=f"{field}.{key}")))
         if not counts:
             raise fail("the level has no nuts", "bolts")
         for name, k in counts.items():
@@ -211,9 +211,10 @@ class NutAndBolt(Puzzle):
                 raise fail(f"colour {name!r} appears {k} times, not a multiple of the capacity {cap}; "
                            "the level could never be solved", "bolts")
         lv = np.array([n, cap, len(counts)], np.int32)
-        extra = {"x": xs, "base_y": ys, "nut_step": record.get("nut_step", 24),
-                 "cap_base_offset": record.get("cap_base_offset", 45),
-                 "visual_size": record.get("visual_size", "regular")}
+        extra = {"x": xs, "base_y": ys, "nut_step": f.number("nut_step", default=24, lo=1, hi=200),
+                 "cap_base_offset": f.number("cap_base_offset", default=45, lo=0, hi=400),
+                 "visual_size": f.text("visual_size", default="regular", choices=NUT_WIDTH)}
+        f.text("name", default="")
         return Level(self.id, difficulty, number, lv, state, n * n, record, extra, where, record.get("name", ""))
 
     def state_bounds(self, level):
@@ -347,6 +348,13 @@ class NutAndBoltUI(GameUI):
 
     def initial_state(self):
         return {"selected": None}
+
+    def check_ui(self, ui):
+        why = super().check_ui(ui)
+        sel = ui.get("selected") if not why else None
+        if not why and sel is not None and not (type(sel) is int and 0 <= sel < self.n):
+            why = f"selected must be a bolt index 0..{self.n - 1} or null"
+        return why
 
     def on_pointer(self, suite, kind, x, y, t):
         if kind != "up":

@@ -51,6 +51,7 @@ import sys
 import numpy as np
 from longpuzzle.engine.jit import njit
 
+from longpuzzle.engine.fields import Fields
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.geometry import Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
@@ -320,7 +321,8 @@ class RushHour(Puzzle):
                 raise fail("must be text", f"{field}.id")
             occupy(b["row"], b["col"], f"blocker {bid!r}", field)
             grid[b["row"] * cols + b["col"]] = 1
-            bush_extra.append({"id": bid, "row": b["row"], "col": b["col"], "style": b.get("style", "bush")})
+            bush_extra.append({"id": bid, "row": b["row"], "col": b["col"],
+                               "style": Fields(b, fail, f"{field}.").text("style", default="bush", max_len=40)})
 
         vehicles = record.get("vehicles")
         if not isinstance(vehicles, list) or not 1 <= len(vehicles) <= MAX_VEHICLES:
@@ -363,10 +365,11 @@ class RushHour(Puzzle):
                 raise fail("must be true or false", f"{field}.target")
             if is_target:
                 targets.append(v)
+            f = Fields(veh, fail, f"{field}.")
             veh_extra.append({"id": vid, "length": length, "orientation": orient, "target": is_target,
-                              "style": veh.get("style", "target" if is_target else "sedan"),
-                              "color": veh.get("color", "red" if is_target else "white"),
-                              "flip_visual": bool(veh.get("flip_visual", False))})
+                              "style": f.text("style", default="target" if is_target else "sedan", max_len=40),
+                              "color": f.text("color", default="red" if is_target else "white", max_len=40),
+                              "flip_visual": f.flag("flip_visual", default=False)})
         if len(targets) != 1:
             raise fail(f"exactly one vehicle must have \"target\": true (found {len(targets)})", "vehicles")
         t = targets[0]
@@ -421,10 +424,11 @@ class RushHour(Puzzle):
         lv = np.concatenate(parts).astype(np.int32)
         extra = {"rows": rows, "cols": cols, "exit_row": exit_row, "exit_side": "right",
                  "vehicles": veh_extra, "ids": ids, "target": t, "blockers": bush_extra,
-                 "hint_count": record.get("hint_count", 0), "optimal_moves": opt if opt is not None else
+                 "hint_count": Fields(record, fail).integer("hint_count", lo=0, hi=1000, default=0),
+                 "optimal_moves": opt if opt is not None else
                  (k if k >= 0 else None), "reference_actions": actions, "max_distance": m}
         return Level(self.id, difficulty, number, lv, state, n * 2 * m, record, extra, where,
-                     record.get("name", ""))
+                     Fields(record, fail).text("name", default=""))
 
     @staticmethod
     def _parse(index, m, text):
@@ -589,6 +593,23 @@ class RushHourUI(GameUI):
     def initial_state(self):
         return {"drag": None, "snap": None}
 
+    def check_ui(self, ui):
+        why = super().check_ui(ui)
+        if why:
+            return why
+        d, sn, m = ui["drag"], ui["snap"], self.m
+
+        def num(v):
+            return type(v) in (int, float) and -m - 1 <= v <= m + 1     # (False for NaN)
+        if d is not None and not (type(d) is dict and set(d) == {"v", "lo", "hi", "off"} and type(d["v"]) is int
+                                  and 0 <= d["v"] < self.n and type(d["lo"]) is int and type(d["hi"]) is int
+                                  and -m <= d["lo"] <= 0 <= d["hi"] <= m and num(d["off"])):
+            return "drag must be null or {v: vehicle, lo, hi: the travel, off: the offset}"
+        if sn is not None and not (type(sn) is dict and set(sn) == {"v", "from"} and type(sn["v"]) is int
+                                   and 0 <= sn["v"] < self.n and num(sn["from"])):
+            return "snap must be null or {v: vehicle, from: offset}"
+        return ""
+
     def _offset(self, d: dict, x: float, y: float, x0: float, y0: float) -> float:
         disp = (x - x0) if self.horiz[d["v"]] else (y - y0)
         off = disp / self.cell
@@ -631,7 +652,7 @@ class RushHourUI(GameUI):
             reason, msg = "cancelled", "the drag was cancelled"
         else:
             reason, msg = "below-snap-threshold", "moved less than half a cell"
-        suite.session.counters.rejected += 1            # a recorded invalid attempt
+        suite.session.reject(f"{self.level.extra['ids'][v]}+0")     # a recorded invalid attempt (logged)
         return [{"effect": "rejected", "move": f"{self.level.extra['ids'][v]}+0", "reason": reason,
                  "message": msg, "target": f"vehicle:{v}"}]
 

@@ -32,6 +32,7 @@ import sys
 import numpy as np
 from longpuzzle.engine.jit import njit
 
+from longpuzzle.engine.fields import Fields
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.geometry import Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
@@ -176,14 +177,12 @@ class TruckEscape(Puzzle):
                     raise fail(f"truck {tid!r} overlaps truck {owner[cell]!r} on cell {list(cell)}", field)
                 owner[cell] = tid
             geo[3 * i:3 * i + 3] = (tr * cols + tc, hr * cols + hc, di)
+            ft = Fields(t, fail, f"{field}.")
             extra_t = {"id": tid, "tail": [tr, tc], "head": [hr, hc], "direction": d,
-                       "color": t.get("color", "yellow")}
+                       "color": ft.text("color", default="yellow", max_len=40)}
             for key in ("center_field", "center_screen"):
                 if key in t:
-                    val = t[key]
-                    if not isinstance(val, list) or len(val) != 2 or not all(_is_num(x) for x in val):
-                        raise fail("must be [x, y]", f"{field}.{key}")
-                    extra_t[key] = [float(val[0]), float(val[1])]
+                    extra_t[key] = [float(v) for v in ft.point(key)]
             info.append(extra_t)
 
         # blocking matrix: j blocks i iff j covers a cell ahead of i's head
@@ -223,24 +222,22 @@ class TruckEscape(Puzzle):
                 raise fail(f"leaves {int(cur[0])} trucks on the field", "clearing_order")
 
         screen = {}
-        for key in ("cell_size", "truck_length", "truck_width", "screen_scale", "screen_cell_size"):
+        fr = Fields(record, fail)
+        for key, hi in (("cell_size", 500), ("truck_length", 2000), ("truck_width", 2000), ("screen_scale", 20),
+                        ("screen_cell_size", 500)):
             if key in record:
-                if not _is_num(record[key]) or record[key] <= 0:
-                    raise fail("must be a positive number", key)
-                screen[key] = record[key]
+                screen[key] = fr.number(key, lo=0, hi=hi, positive=True)
         if "screen_field_origin" in record:
-            val = record["screen_field_origin"]
-            if not isinstance(val, list) or len(val) != 2 or not all(_is_num(x) for x in val):
-                raise fail("must be [x, y] (design px of the 540 x 960 frame)", "screen_field_origin")
-            screen["screen_field_origin"] = [float(val[0]), float(val[1])]
+            screen["screen_field_origin"] = [float(v) for v in fr.point("screen_field_origin")]
         extra = {"rows": rows, "cols": cols, "ids": ids, "trucks": info,
                  "cell_size": screen.get("cell_size", 60), "truck_length": screen.get("truck_length", 120),
                  "truck_width": screen.get("truck_width", 51), "screen_scale": screen.get("screen_scale"),
                  "screen_field_origin": screen.get("screen_field_origin"),
                  "screen_cell_size": screen.get("screen_cell_size"),
-                 "title": record.get("title", ""), "instruction": record.get("instruction", ""),
+                 "title": fr.text("title", default="", max_len=500),
+                 "instruction": fr.text("instruction", default="", max_len=2000),
                  "clearing_actions": order_actions}
-        return Level(self.id, difficulty, number, lv, state, n, record, extra, where, record.get("name", ""))
+        return Level(self.id, difficulty, number, lv, state, n, record, extra, where, fr.text("name", default=""))
 
     def state_bounds(self, level):
         """Trucks left: 0 .. the initial count; a truck's flag only ever goes from 1 to 0."""

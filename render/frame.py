@@ -536,6 +536,13 @@ def drawings() -> dict[str, type]:
 
 # ---- the renderer ------------------------------------------------------------------------
 
+def level_key(level) -> tuple:
+    """What the renderer's caches know a level by: its id AND its content digest, so a level
+    replaced under the same id (an edited level file loaded in the same process) is drawn
+    afresh instead of from the old level's cached drawing."""
+    return (level.id, level.sha256)
+
+
 class Renderer:
     """Renders suites at one (style, scale), with caches of static layers and game drawings."""
 
@@ -562,17 +569,21 @@ class Renderer:
 
     def drawing(self, suite: Suite) -> GameDrawing | None:
         lvl = suite.level
-        d = self._drawings.get(lvl.id)
+        key = level_key(lvl)
+        d = self._drawings.get(key)
         if d is None:
             cls = drawings().get(lvl.game)
             if cls is None:
                 return None
-            d = self._drawings[lvl.id] = cls(suite.game_ui(), self.proj)
+            if len(self._drawings) > 256:
+                self._drawings.clear()
+            d = self._drawings[key] = cls(suite.game_ui(), self.proj)
         return d
 
     def static_layer(self, suite: Suite) -> np.ndarray:
         name = suite.screen["name"]
-        key = (name, suite.screen.get("game"), suite.screen.get("level"), suite.direct)
+        lvl = suite.level if name == "level" else None
+        key = (name, suite.screen.get("game"), level_key(lvl) if lvl is not None else None, suite.direct)
         arr = self._layers.get(key)
         if arr is not None:
             return arr
@@ -713,7 +724,7 @@ class Renderer:
 
     def _card(self, f: Frame, suite: Suite) -> None:
         u = suite.game_ui()
-        key = ("card", suite.level.id, suite.direct, np.asarray(suite.session.state).tobytes())
+        key = ("card", level_key(suite.level), suite.direct, np.asarray(suite.session.state).tobytes())
         layer = self._layers.get(key)
         if layer is None:
             cls = drawings().get(suite.level.game)

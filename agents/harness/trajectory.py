@@ -231,15 +231,22 @@ def read_episode(folder: str | Path) -> tuple[list[dict], bool]:
         if not line.strip():
             continue
         try:
-            out.append(json.loads(line))
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            rec = json.loads(line)
+        except (ValueError, RecursionError, UnicodeDecodeError):     # JSONDecodeError is a ValueError
             raise HarnessError(f"{p}: line {i + 1} is not valid JSON (corrupt episode)") from None
+        if type(rec) is not dict:
+            raise HarnessError(f"{p}: line {i + 1} is not a JSON object (corrupt episode)")
+        out.append(rec)
     cut_off = False
     if tail.strip():
         try:
-            out.append(json.loads(tail))
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            rec = json.loads(tail)
+        except (ValueError, RecursionError, UnicodeDecodeError):
             cut_off = True
+        else:
+            if type(rec) is not dict:
+                raise HarnessError(f"{p}: its last line is not a JSON object (corrupt episode)")
+            out.append(rec)
     if not out or out[0].get("type") != "header" or out[0].get("format") != EVENTS_FORMAT:
         raise HarnessError(f"{p}: missing or unknown header")
     return out, cut_off
