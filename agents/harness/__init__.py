@@ -29,7 +29,8 @@ The modules, one job each:
     objective.py    ObjectiveEpisode (the paper's protocol, driven one agent step at a time:
                     by run_objective's agent calls, or by a tool server) and run_objective
     level.py        run_level_chain: the original repository's protocol
-    replay.py       replay_episode, restore_step, continue_episode
+    replay.py       replay_episode (re-runs every action, checks every frame, record and snapshot,
+                    recomputes result.json; refuses tampered folders), restore_step, continue_episode
 
 Everything a caller needs is importable from ``longpuzzle.agents.harness``.
 """

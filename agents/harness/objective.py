@@ -33,10 +33,10 @@ from longpuzzle.agents.base import AgentError, InfrastructureError, BaseAgent, F
 from longpuzzle.agents.evaluator import Evaluator
 from longpuzzle.agents.harness.agent_call import caller_isolation, jsonable_action, make_caller
 from longpuzzle.agents.harness.clock import BudgetClock
-from longpuzzle.agents.harness.results import EpisodeResult, result_core
+from longpuzzle.agents.harness.results import EpisodeResult, objective_results, result_core
 from longpuzzle.agents.harness.run import Run
 from longpuzzle.agents.harness.settings import WATCHDOG, HarnessError, Settings, instruction_for
-from longpuzzle.agents.metrics import BENCHMARK, action_step_kind, aggregate
+from longpuzzle.agents.metrics import BENCHMARK, action_step_kind
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.suite import Suite
 
@@ -191,8 +191,8 @@ class ObjectiveEpisode:
         end, err, ev, run, st, clock = self.end, self.error, self.ev, self.run, self.settings, self.clock
         clock.stop()
         remaining = not clock.expired()
-        outcome = ev.outcome(end, budget_remaining=remaining and end not in ("budget", "max_actions"))
-        outcome.native_steps, outcome.other_steps = self.steps["native"], self.steps["other"]
+        outcome, levels, derived = objective_results(ev, end, remaining and end not in ("budget", "max_actions"),
+                                                     run.level_presses, self.steps["native"], self.steps["other"])
         times = clock.parts()
         res = EpisodeResult(self.obj.id, "objective", self.agent_name, end, run.step, times["real"], outcome,
                             error=err, folder=str(self.folder or ""), time=times, presses=run.presses,
@@ -201,14 +201,9 @@ class ObjectiveEpisode:
                                    "charge_agent_time": st.charge_agent_time, "action_latency": st.action_latency,
                                    "budget": st.budget, "first_action": "wait", "viewport": st.viewport},
                             extra=dict(extra or {}))
-        scores = ev.level_scores(end)
-        res.levels = [_level_row(ev, l, sc, run.level_presses.get(l, 0)) for l, sc in zip(ev.targets, scores)]
+        res.levels = levels
         out = res.as_dict()
-        won_rows = [l for l in res.levels if l.get("moves_before_win") is not None]
-        out["moves"] = sum(l.get("moves") or 0 for l in res.levels)       # the winning moves included
-        out["moves_before_win"] = sum(l["moves_before_win"] for l in won_rows)   # over won levels, as the paper sums
-        out["metrics"] = {k: v for k, v in aggregate([outcome]).items() if k not in ("objectives", "games")}
-        out["metrics"]["score"] = sum(scores) / len(scores)
+        out.update(derived)
         run.traj.write({"type": "end", "end": end, "error": err, "result": result_core(out)})
         run.traj.result(out)
         run.traj.close()
@@ -280,16 +275,3 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
     return ep.finish({"agent_isolation": caller_isolation(caller)})
 
 
-def _level_row(ev: Evaluator, lid: str, score: float, presses: int) -> dict:
-    """A target level's line in the result: its score, pointer presses made on it, and its
-    move counts: ``moves`` = the accepted moves of the level's last visit (restarts do not
-    reset it) INCLUDING the winning move; ``moves_before_win`` leaves the winning move out,
-    which is how the paper's per-level sums count (its Rush Hour totals are consistent with
-    it); None for a level not won."""
-    row = {"level": lid, "score": round(score, 4), "presses": presses}
-    st = ev.level_stats.get(lid)
-    if st is not None and st.get("moves") is not None:
-        won = ev.outcomes[lid].won
-        row["moves"] = st["moves"]
-        row["moves_before_win"] = st["moves"] - 1 if won and st["moves"] else None
-    return row

@@ -3,18 +3,20 @@ restoring any recorded step exactly, and continuing an episode from there (inter
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from longpuzzle.agents.base import BaseAgent
+from longpuzzle.agents.base import NO_VISIBLE_EFFECT, BaseAgent
 from longpuzzle.agents.evaluator import Evaluator
 from longpuzzle.agents.harness.feedback import FeedbackTracker
 from longpuzzle.agents.harness.objective import run_objective
-from longpuzzle.agents.harness.results import EpisodeResult
+from longpuzzle.agents.harness.results import EpisodeResult, objective_results
 from longpuzzle.agents.harness.run import Run
 from longpuzzle.agents.harness.settings import HarnessError, Settings
 from longpuzzle.agents.harness.frames import FRAMES_FILE, LEGACY_DIR, FrameStoreError, hasher, open_frames
 from longpuzzle.agents.harness.trajectory import Trajectory, read_episode, read_events
+from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.suite import Suite
 from longpuzzle.render.frame import renderer
 
@@ -28,19 +30,28 @@ class ReplayReport:
     note: str = ""               # what was not there to check (interrupted episode)
     frames: int = 0              # frames re-rendered and compared with the recorded hashes
     stored_frames: bool = False  # the folder's stored frames were decoded and checked too
+    checked: list = field(default_factory=list)       # what the replay verified
+    not_checked: list = field(default_factory=list)   # what it could not verify, and why
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
 
 
 def replay_episode(folder: str | Path) -> ReplayReport:
-    """Re-run the recorded actions from the recorded start; check every frame hash, every
-    private record and the result, and every stored frame (decoded, its pixels hashed and
-    compared with the recorded hash). Reports the first divergence. An episode that was
-    killed (no end record, no result.json) is checked as a prefix: every recorded step
-    must replay exactly, a last line cut off by the kill is dropped, a last step without
-    its private record is checked on its public record alone; ``complete`` is False and
-    ``note`` says what was missing."""
+    """Re-run the recorded actions from the recorded start and check everything a replay can:
+    every frame hash (and every stored frame, decoded), every public feedback, every private
+    record and suite snapshot, the end record, and result.json RECOMPUTED from what the
+    suite did (success, levels, scores, moves, metrics: a forged ``success`` is a
+    divergence). ``checked`` / ``not_checked`` say exactly what was and was not verified
+    (real-time figures cannot be: the agent's time, a budget end).
+
+    A folder that is not a well-formed episode is refused with HarnessError (one line): no
+    or a malformed header, records missing keys or out of order, a step without its private
+    record, records after the end, result.json without an end record, settings that make no
+    sense. An episode that was killed (no end record, no result.json) is checked as a
+    prefix: every recorded step must replay exactly, a last line cut off by the kill is
+    dropped, a last step without its private record is checked on its public record alone;
+    ``complete`` is False and ``note`` says what was missing."""
     ev_lines, cut_off = read_episode(folder)
     head = ev_lines[0]
     hf = hasher(head.get("frame_hash"))
@@ -48,15 +59,21 @@ def replay_episode(folder: str | Path) -> ReplayReport:
     has_result = (Path(folder) / "result.json").is_file()
     if has_result and not has_end:
         return ReplayReport(False, 0, "result.json exists but events.jsonl has no end record")
+    result = _read_result(folder) if has_result else None
+    _check_structure(ev_lines, folder)
+    if len(ev_lines) == 1 and not has_result:
+        raise HarnessError(f"{folder}: the episode holds only its header (no action was recorded)")
     store = None
     if (Path(folder) / FRAMES_FILE).is_file() or (Path(folder) / LEGACY_DIR).is_dir():
         try:
             store = open_frames(folder)
         except FrameStoreError as e:
             return ReplayReport(False, 0, str(e))
-    rep = _replay(ev_lines, head, hf, store)
-    if store is not None:
-        store.close()
+    try:
+        rep = _replay(ev_lines, head, hf, store, result)
+    finally:
+        if store is not None:
+            store.close()
     notes = []
     if not has_end:
         notes.append("interrupted: no end record and no result.json")
@@ -71,7 +88,71 @@ def replay_episode(folder: str | Path) -> ReplayReport:
     rep.note = "; ".join(notes)
     if rep.ok and store is not None and has_end and len(store) != rep.frames:
         rep.ok, rep.divergence = False, f"{len(store)} frames are stored but the events name {rep.frames}"
+    if store is None:
+        rep.not_checked.append("stored frames (none are stored: the episode ran with --no-frames)")
     return rep
+
+
+def _read_result(folder) -> dict:
+    from longpuzzle.engine.textio import read_text, loads
+    p = Path(folder) / "result.json"
+    doc = loads(read_text(p, HarnessError, str(p)), HarnessError, str(p))
+    if type(doc) is not dict:
+        raise HarnessError(f"{p} is not a JSON object")
+    return doc
+
+
+_PUBLIC = {"step": int, "action": object, "feedback": dict, "frames": list}
+_HEADER = {"format": str, "protocol": str, "start": str, "settings": dict, "frame": str}
+
+
+def _check_structure(lines: list[dict], folder) -> None:
+    """Refuse (HarnessError, one line) a folder whose events are not a well-formed episode."""
+    head = lines[0]
+    where = f"{folder}/events.jsonl"
+    for k, t in _HEADER.items():
+        if type(head.get(k)) is not t and not (t is object and k in head):
+            raise HarnessError(f"{where}: the header has no {k!r} (or it has the wrong type)")
+    if head["protocol"] not in ("objective", "level"):
+        raise HarnessError(f"{where}: unknown protocol {str(head['protocol'])[:40]!r}")
+    if head["protocol"] == "objective" and type(head.get("objective")) is not str:
+        raise HarnessError(f"{where}: the header has no objective")
+    step, ended, pending = 0, False, None
+    for i, rec in enumerate(lines[1:], 2):
+        if ended:
+            raise HarnessError(f"{where}: line {i} comes after the end record")
+        if rec.get("type") == "end":
+            if pending is not None:
+                raise HarnessError(f"{where}: step {pending} has no private record (it was deleted?)")
+            if type(rec.get("end")) is not str or type(rec.get("result")) is not dict:
+                raise HarnessError(f"{where}: line {i}: the end record needs 'end' and 'result'")
+            ended = True
+            continue
+        stream = rec.get("stream")
+        if stream == "public":
+            if pending is not None:
+                raise HarnessError(f"{where}: step {pending} has no private record (it was deleted?)")
+            if type(rec.get("step")) is not int or rec["step"] != step + 1:
+                raise HarnessError(f"{where}: line {i}: step {str(rec.get('step'))[:20]} where step {step + 1} "
+                                   "was due (records missing or out of order)")
+            if "action" in rec:
+                for k, t in _PUBLIC.items():
+                    if k not in rec or t is not object and type(rec[k]) is not t:
+                        raise HarnessError(f"{where}: line {i}: step {rec['step']} has no {k!r}")
+                step = rec["step"]
+                pending = step
+            elif "final_answer" in rec or "late_action" in rec:
+                step = rec["step"]                   # nothing was dispatched: no private record
+            else:
+                raise HarnessError(f"{where}: line {i}: a public record without an action")
+        elif stream == "private":
+            if rec.get("step") != pending or type(rec.get("record")) is not dict:
+                raise HarnessError(f"{where}: line {i}: a private record of step {str(rec.get('step'))[:20]} "
+                                   f"where {'step ' + str(pending) if pending else 'none'} was due")
+            pending = None
+        elif rec.get("type") == "header":
+            raise HarnessError(f"{where}: line {i}: a second header")
+        # other records (a driver's own lines, e.g. tool calls) are not part of the replay
 
 
 class _Hashes(Trajectory):
@@ -103,24 +184,44 @@ def _check_stored(store, k: int, want: str) -> str:
     return ""
 
 
-def _replay(ev_lines, head, hf, store) -> ReplayReport:
-    suite = Suite.restore(head["start"])
-    st = Settings(**{k: v for k, v in head["settings"].items() if k in Settings.__dataclass_fields__})
+def _settings(head: dict) -> Settings:
+    try:
+        return Settings(**{k: v for k, v in head["settings"].items() if k in Settings.__dataclass_fields__})
+    except (HarnessError, LongPuzzleError, TypeError) as e:
+        raise HarnessError(f"the episode's recorded settings cannot be used: {e}") from None
+
+
+def _replay(ev_lines, head, hf, store, result: dict | None) -> ReplayReport:
+    try:
+        suite = Suite.restore(head["start"])
+    except LongPuzzleError as e:
+        raise HarnessError(f"the episode's start cannot be restored: {e}") from None
+    st = _settings(head)
     if head["protocol"] == "objective":
-        game, diff = head["objective"].split("/")
+        try:
+            game, diff = head["objective"].split("/")
+            catalog().objective(head["objective"])
+        except (ValueError, LongPuzzleError):
+            raise HarnessError(f"the episode names an unknown objective {head['objective'][:60]!r}") from None
     else:
+        if suite.level is None:
+            raise HarnessError("a level-protocol episode must start on a level")
         lvl = suite.level
         game, diff = lvl.game, lvl.difficulty
     ev = Evaluator(game, diff, st.certify_budget)
     for lid, o in (head.get("evaluator_start") or {}).items():
-        if lid in ev.outcomes:
+        if lid in ev.outcomes and type(o) is dict:
             ev.outcomes[lid].reached, ev.outcomes[lid].won, ev.outcomes[lid].max_progress = \
-                o["reached"], o["won"], o["max_P"]
+                bool(o.get("reached")), bool(o.get("won")), float(o.get("max_P") or 0.0)
     ev.mismatch = bool(head.get("mismatch_start", False))
     rend = renderer(suite.style, suite.scale, suite.viewport)
     run = Run.__new__(Run)
     run.suite, run.ev, run.st, run.rend = suite, ev, st, rend
     run.traj = _Hashes(hf)
+    run.presses = 0
+    run.level_presses = {}
+    run.on_action = None
+    run.need_wait = bool(head.get("first_wait", False))
     f0 = rend.render(suite)
     if hf(f0) != head["frame"]:
         return ReplayReport(False, 0, "the first frame differs")
@@ -131,22 +232,43 @@ def _replay(ev_lines, head, hf, store) -> ReplayReport:
     run.last_frame = f0
     run.fb_tracker = FeedbackTracker(head["frame"])
     run.step = 0
-    run.need_wait = bool(head.get("first_wait", False))
-    run.level_presses = {}
     ev.observe(suite, [])
     steps = 0
     pending_private = None
     last = len(ev_lines) - 1
     note = ""
+    summary_refusals = 0
+    tally = {"invalid": 0, "noop": 0, "repeated": 0, "prev": None, "final": None, "late": False, "last_refused": 0}
     for pos, rec in enumerate(ev_lines[1:], 1):
         if rec.get("stream") == "public" and "action" in rec:
             run.traj.recent = []
-            fb, prv, frames, _ = run.do(rec["action"], 0.0, rec.get("cut_at"))
+            raw = rec["action"]
+            if rec["feedback"].get("executed") is False and _summary(raw):
+                # refused and recorded in summary form (too large or unreadable to keep): the
+                # refusal is taken as recorded, its reason cannot be re-derived
+                fb, prv = run.refuse(raw, str(rec["feedback"].get("message", "")), 0.0)
+                frames = []
+                summary_refusals += 1
+            else:
+                cut = rec.get("cut_at")           # the deadline fell inside this action
+                fb, prv, frames, a = run.do(raw, 0.0, cut if type(cut) is int else None)
             steps += 1
+            if not fb.executed:
+                tally["invalid"] += 1
+                tally["last_refused"] += 1
+            else:
+                tally["last_refused"] = 0
+                if fb.status == NO_VISIBLE_EFFECT:
+                    tally["noop"] += 1
+                    if tally["prev"] is not None and tally["prev"] == a:
+                        tally["repeated"] += 1
+                tally["prev"] = a
             hashes = run.traj.recent
             if hashes != rec["frames"]:
                 return ReplayReport(False, steps, f"step {rec['step']}: frames differ", frames=n_frames)
-            if fb.__dict__ != rec["feedback"]:
+            want_fb = {k: v for k, v in rec["feedback"].items()}
+            if fb.__dict__ != want_fb and not (summary_refusals and not fb.executed
+                                               and {**fb.__dict__, "message": ""} == {**want_fb, "message": ""}):
                 return ReplayReport(False, steps, f"step {rec['step']}: public feedback differs",
                                     frames=n_frames)
             for h in hashes:
@@ -157,13 +279,15 @@ def _replay(ev_lines, head, hf, store) -> ReplayReport:
             if pos == last:
                 note = f"step {rec['step']} has no private record (interrupted); checked on its public record"
             pending_private = prv
+        elif rec.get("stream") == "public":
+            tally["final" if "final_answer" in rec else "late"] = True
         elif rec.get("stream") == "private":
             want = rec["record"]
             got = pending_private or {}
             keys = ("screen", "level", "P", "win", "certificate", "restarts", "undos", "rejected")
             if any(got.get(k) != want.get(k) for k in keys):
-                diff = [k for k in keys if got.get(k) != want.get(k)]
-                return ReplayReport(False, steps, f"step {rec['step']}: evaluator record differs in {diff}")
+                diff_keys = [k for k in keys if got.get(k) != want.get(k)]
+                return ReplayReport(False, steps, f"step {rec['step']}: evaluator record differs in {diff_keys}")
             if "snapshot" in rec and suite.snapshot() != rec["snapshot"]:
                 return ReplayReport(False, steps, f"step {rec['step']}: suite state differs")
         elif rec.get("type") == "end":
@@ -176,9 +300,113 @@ def _replay(ev_lines, head, hf, store) -> ReplayReport:
                 if got != want:
                     return ReplayReport(False, steps, "the result differs")
             else:
-                if bool(suite.session.solved) != bool(want["success"]) or want["steps"] != steps:
+                if bool(suite.session.solved) != bool(want.get("success")) or want.get("steps") != steps:
                     return ReplayReport(False, steps, "the result differs")
-    return ReplayReport(True, steps, note=note, frames=n_frames)
+            why = _end_consistent(rec["end"], head["protocol"], ev, suite, st, steps, tally)
+            if why:
+                return ReplayReport(False, steps, f"the recorded end {rec['end']!r} {why}")
+    rep = ReplayReport(True, steps, note=note, frames=n_frames)
+    rep.checked += ["the start state and its frame", f"{steps} actions validated and dispatched again",
+                    f"{n_frames} frame hashes", "every public feedback", "every private evaluator record and suite "
+                    "snapshot", "the end record's result"]
+    if store is not None:
+        rep.checked.append("every stored frame, decoded")
+    if summary_refusals:
+        rep.not_checked.append(f"the reasons of {summary_refusals} refused actions recorded in summary form "
+                               "(too large or unreadable to keep); their refusal is taken as recorded")
+    rep.not_checked.append("the agent's own time per step and every real-time figure (seconds, time, "
+                           "charged_seconds)")
+    if result is not None:
+        why = _compare_result(result, head, ev, run, steps, tally, rep)
+        if why:
+            rep.ok, rep.divergence = False, f"result.json {why}"
+    return rep
+
+
+def _summary(action) -> bool:
+    return type(action) is dict and (set(action) in ({"unreadable"}, {"unrecordable", "kind"}, {"oversized"}))
+
+
+def _end_consistent(end: str, protocol: str, ev, suite, st: Settings, steps: int, tally: dict) -> str:
+    """"" when the recorded end agrees with what the replay saw, else why not."""
+    if protocol == "objective":
+        if ev.complete and end != "completed":
+            return "does not agree: every level was won (the episode ends 'completed')"
+        if end == "completed" and not ev.complete:
+            return "does not agree: not every level was won"
+        if end == "final_answer" and not tally["final"]:
+            return "has no final answer in the events"
+        if end == "max_actions" and st.max_actions != steps:
+            return f"does not agree: {steps} actions, the cap was {st.max_actions}"
+        if end in ("invalidated", "invalid_action_limit") and not tally["last_refused"]:
+            return "does not agree: the last action was not refused"
+        return ""
+    s = suite.session
+    if end == "success" and not (s is not None and s.solved):
+        return "does not agree: the level is not solved"
+    if end != "success" and s is not None and s.solved:
+        return "does not agree: the level is solved"
+    if end == "invalid_action_limit" and tally["last_refused"] < 3:
+        return "does not agree: the last actions were not refused three times in a row"
+    return ""
+
+
+def _compare_result(res: dict, head: dict, ev, run, steps: int, tally: dict, rep: ReplayReport) -> str:
+    """Recompute what result.json derives from the suite and compare it field by field."""
+    want: dict = {}
+    if head["protocol"] == "objective":
+        if type(res.get("budget_remaining")) is not bool or type(res.get("end")) is not str:
+            return "lacks 'end' or 'budget_remaining'"
+        native, other = res.get("native_steps"), res.get("other_steps")
+        if not all(v is None or type(v) is int and 0 <= v <= 10 ** 12 for v in (native, other)):
+            return "has malformed step counts (native_steps, other_steps)"
+        outcome, levels, derived = objective_results(ev, res["end"], res["budget_remaining"], run.level_presses,
+                                                     native, other)
+        want = {"objective": head["objective"], "protocol": "objective", "scored": outcome.scored, "actions": steps,
+                "success": outcome.success, "solved": outcome.solved_count, "target_levels": len(outcome.levels),
+                "levels_outcome": [{"reached": l.reached, "won": l.won, "max_P": l.max_progress}
+                                   for l in outcome.levels],
+                "mismatch": outcome.mismatch, "levels": levels, "presses": run.presses,
+                "invalid_actions": tally["invalid"], **derived}
+        rep.checked.append("result.json recomputed: success, levels won, reached and their P, scores, moves, "
+                           "presses, refused actions and every metric")
+        rep.not_checked.append("whether a budget end and budget_remaining happened as recorded (they depend on "
+                               "real time; the metrics were recomputed with the recorded budget_remaining)")
+        rep.not_checked.append("the NGAR step counts (native_steps, other_steps: the driver counts them)")
+    else:
+        from longpuzzle.agents.metrics import BENCHMARK, LevelRun, level_score
+        s = run.suite.session
+        elapsed = res.get("elapsed")
+        if type(elapsed) not in (int, float) or type(res.get("termination")) is not str:
+            return "lacks 'elapsed' or 'termination'"
+        success = res["termination"] == "success"
+        cfg = BENCHMARK["games"][s.level.game]
+        lr = LevelRun(s.puzzle.id, success, s.progress, steps=steps, elapsed=float(elapsed),
+                      termination=res["termination"], invalid=tally["invalid"] + s.counters.rejected
+                      + s.counters.noop_moves, repeated=tally["repeated"], noop=tally["noop"],
+                      max_steps=run.st.max_actions or cfg["max_steps"], optimal_moves=s.level.data.get("optimal_moves"),
+                      moves=s.counters.moves)
+        want = {"level": s.level.id, "success": success, "steps": steps, "presses": run.presses,
+                "moves": s.counters.moves, "moves_before_win": s.counters.moves - 1 if success and s.counters.moves
+                else None, "invalid_actions": tally["invalid"], "progress": s.progress,
+                "score": round(level_score(lr), 4)}
+        rep.checked.append("result.json recomputed: success, steps, moves, presses, refused actions, progress and "
+                           "the composite score (with the recorded elapsed time)")
+        rep.not_checked.append("the elapsed time and a timeout end (they depend on real time)")
+    for k, v in want.items():
+        if _jsonish(res.get(k)) != _jsonish(v):
+            return f"differs from the replay in {k!r} (recorded {_short(res.get(k))}, replayed {_short(v)})"
+    return ""
+
+
+def _jsonish(v):
+    import json
+    return json.loads(json.dumps(v, sort_keys=True, default=str))
+
+
+def _short(v) -> str:
+    s = repr(v)
+    return s if len(s) <= 60 else s[:57] + "..."
 
 
 def restore_step(folder: str | Path, step: int) -> Suite:
