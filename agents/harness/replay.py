@@ -400,8 +400,19 @@ def _compare_result(res: dict, head: dict, ev, run, steps: int, tally: dict, rep
 
 
 def _jsonish(v):
+    """``v`` as result.json holds it (NaN is written as null; tuples are lists)."""
     import json
-    return json.loads(json.dumps(v, sort_keys=True, default=str))
+    import math
+
+    def clean(x):
+        if isinstance(x, float) and math.isnan(x):
+            return None
+        if isinstance(x, dict):
+            return {k: clean(y) for k, y in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [clean(y) for y in x]
+        return x
+    return clean(json.loads(json.dumps(v, sort_keys=True, default=str)))
 
 
 def _short(v) -> str:
