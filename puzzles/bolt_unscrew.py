@@ -622,6 +622,82 @@ def _blocking(lv, p, cx, cy, t, cand, ign, clr, nearj, nn, acc, reach):
 
 
 @njit(cache=True)
+def _glide(lv, p, cx, cy, t, sx, sy, cand, ign, clr, nearj, nn, acc, room, far_room,
+           x0, y0, x1, y1, ex):
+    """Speed only: how many slide steps (sx, sy) down the length of tilted board p, from a
+    pose where one such step is free and the step straight down is blocked, give the same
+    poses as that many single steps of ``_fall`` (at least 1). A translation along the
+    board's length keeps its distance to a peg lying against its flat side, so while every
+    peg stopping the step down stays against the flat side, the step down stays blocked
+    and the slide free; every other peg must be farther than the whole glide can reach,
+    and the glide stays inside the region the fall's peg scan vouches for (``room``,
+    ``far_room``) and inside the exit rectangle."""
+    oa = int(lv[5])
+    r = int(lv[6]) + p * int(lv[7])
+    step = int(lv[17])
+    rc = int(lv[r + 3])
+    flat = int(lv[r + 1]) - rc - _PX1          # local |x| of the flat side, with a margin
+    per = step + 2
+    k = 512
+    lim = min(room, far_room) // per - 1
+    if lim < k:
+        k = lim
+    for q in range(nn):
+        j = nearj[q]
+        if ign[j] != 0:
+            continue
+        a = cand[j]
+        eff = clr[j] - acc
+        if eff < 2 * per and _peg_overlaps(lv, p, cx, cy + step, t, a):
+            # a peg stopping the step down: it must stay against the flat side all the way
+            lx, _ = _unrot(lv, int(lv[oa + 2 * a]) - cx, int(lv[oa + 2 * a + 1]) - cy, t)
+            if abs(lx) > flat:
+                return 1
+            # local x moves by about one step per slide step; keep the end within the flat side
+            lo = 1
+            hi = k
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                ex2, _ = _unrot(lv, int(lv[oa + 2 * a]) - (cx + mid * sx),
+                                int(lv[oa + 2 * a + 1]) - (cy + mid * sy), t)
+                if abs(ex2) <= flat:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            k = lo
+        else:
+            # any other peg must stay out of reach of the glide and of its last step down
+            g = eff // per - 2
+            if g < k:
+                k = g
+    if k < 1:
+        return 1
+    # The steps are rounded, so the board also drifts a little across its length: its gap
+    # to a contact peg changes linearly along the glide. So the last pose must still be
+    # clear and its step down still blocked by every contact peg (each holds on an interval
+    # of k that contains the start), and it must lie inside the exit rectangle (convex:
+    # then so does every pose before it). Halve k until all hold.
+    while k > 1:
+        fx = cx + k * sx
+        fy = cy + k * sy
+        ok = not (fx + ex < x0 or fx - ex > x1 or fy + ex < y0 or fy - ex > y1)
+        if ok:
+            for q in range(nn):
+                j = nearj[q]
+                if ign[j] != 0 or clr[j] - acc >= 2 * per:
+                    continue
+                a = cand[j]
+                if _peg_overlaps(lv, p, cx, cy + step, t, a):
+                    if _peg_overlaps(lv, p, fx, fy, t, a) or not _peg_overlaps(lv, p, fx, fy + step, t, a):
+                        ok = False
+                        break
+        if ok:
+            break
+        k //= 2
+    return k
+
+
+@njit(cache=True)
 def _fall(lv, d, p, trace, tn, cand, ign, clr, nearj):
     """Let piece p, which no screw pins, fall (RULES 2.5: released pieces collide with the
     solid pegs of occupied anchors only). Quasi-static, in steps of ``FALL_STEP`` (lv[17]):
@@ -795,9 +871,14 @@ def _fall(lv, d, p, trace, tn, cand, ign, clr, nearj):
                 sy = (step * uy + 32768) >> 16
                 c1, _, _ = _blocking(lv, p, cx + sx, cy + sy, t, cand, ign, clr, nearj, nn, acc, step + 2)
                 if c1 == 0:
-                    cx += sx
-                    cy += sy
-                    acc += step + 2
+                    k = 1
+                    if trace.shape[0] == 0:
+                        k = _glide(lv, p, cx, cy, t, sx, sy, cand, ign, clr, nearj, nn, acc,
+                                   nearw - (acc - scan_acc), far_all - (acc - scan_acc) - guard,
+                                   x0, y0, x1, y1, ex)
+                    cx += k * sx
+                    cy += k * sy
+                    acc += k * (step + 2)
                     moved = True
                     tn = _record(trace, tn, p, RELEASED, cx, cy, t)
                     continue
