@@ -275,4 +275,7 @@ def _import_agent_file(path: Path, kwargs: dict) -> BaseAgent:
         raise LongPuzzleError(f"{path} must define exactly one BaseAgent subclass (found {len(found)})")
     cls = found[0]
     params = inspect.signature(cls.__init__).parameters
-    return cls(**{k: v for k, v in kwargs.items() if k in params})
+    try:
+        return cls(**{k: v for k, v in kwargs.items() if k in params})
+    except Exception as e:  # noqa: BLE001 - the file's own __init__ failed: one line, nothing run
+        raise LongPuzzleError(f"agent file {path}: {cls.__name__}() raised {type(e).__name__}: {e}") from None

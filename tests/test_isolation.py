@@ -215,6 +215,7 @@ class Cheater(BaseAgent):
         report["paths"] = [p for p in sys.path + [os.getcwd()] + list(os.environ.values()) + sys.argv
                            if "longpuzzle" in p or "/work" in p]
         report["base"] = sorted(n for n in dir(sys.modules["longpuzzle.agents.base"]) if not n.startswith("_"))
+        report["fds"] = sorted(int(f) for f in os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else []
         return FinalAnswer(json.dumps(report))
 '''
 
@@ -245,13 +246,15 @@ def test_an_agent_file_cannot_cheat(tmp_path):
     assert res["agent_isolation"] == {"trusted": True, "mode": "in-process"}
 
     # ... and does nothing from an agent file
-    r = run_objective(load_agent(str(src)), "maze_paint", "easy", settings=Settings(budget=60), folder=out)
+    agent = load_agent(str(src), seed=3, style="2d")     # (no __init__: the options it does not take are dropped)
+    r = run_objective(agent, "maze_paint", "easy", settings=Settings(budget=60), folder=out)
     rep = _final_answer(out)
     assert r.end == "final_answer" and not r.outcome.success and r.outcome.solved_count == 0
     assert all(not lo.won and not lo.reached for lo in r.outcome.levels)
     assert rep["heap"] == 0 and rep["frames"] == [] and rep["pygame"] == 0
     assert rep["import"] == rep["render"] == "failed: ModuleNotFoundError"
     assert rep["paths"] == []
+    assert len(rep["fds"]) <= 8, rep["fds"]          # stdio, the channel, the shared frame buffer: nothing inherited
     assert "BaseAgent" in rep["base"] and "FinalAnswer" in rep["base"] and "Suite" not in rep["base"]
     if LANDLOCK:
         assert rep["levels"] == rep["write_result"] == "failed: PermissionError"

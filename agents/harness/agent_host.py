@@ -95,9 +95,8 @@ def _load(call):
     if call.get("instantiate"):
         kwargs = call.get("kwargs") or {}
         try:
-            params = inspect.signature(cls.__init__).parameters
-            takes_all = any(p.kind is p.VAR_KEYWORD for p in params.values())
-            _agent = cls(**{k: v for k, v in kwargs.items() if takes_all or k in params})
+            params = inspect.signature(cls.__init__).parameters      # (as load_agent does in-process)
+            _agent = cls(**{k: v for k, v in kwargs.items() if k in params})
         except BaseException as e:  # noqa: BLE001 - an exception in __init__
             r = _raised(e)
             r["in"] = "__init__"
