@@ -291,8 +291,6 @@ class Sandbox:
             msg, _ = self._ep.recv(deadline, _TICK, self._check_cpu_total)
         except channel.ChannelError as e:
             self._fail(e, "starting")
-        except SandboxError:
-            raise
         ready = msg.get("ready")
         if type(ready) is not dict:
             self._kill("it did not report ready")

@@ -330,3 +330,15 @@ def test_replay_recomputes_the_result_and_refuses_tampered_folders(tmp_path):
     rep = replay_episode(killed)
     assert rep.ok and not rep.complete
     assert run("replay", killed).exit_code == 1 and run("replay", killed, "--prefix").exit_code == 0
+
+
+class Exits(BaseAgent):
+    def act(self, obs):
+        raise SystemExit(3)
+
+
+@pytest.mark.parametrize("timeout", [None, 30.0])
+def test_sys_exit_in_a_trusted_agent_is_an_agent_error_with_the_result_written(tmp_path, timeout):
+    r = run_objective(Exits(), "maze_paint", "easy", settings=Settings(action_timeout=timeout), folder=tmp_path)
+    assert r.end == "agent_error" and "SystemExit" in r.error
+    assert json.loads((tmp_path / "result.json").read_text())["end"] == "agent_error"

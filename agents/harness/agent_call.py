@@ -140,8 +140,8 @@ def _guarded(fn, args):
         raise
     except AgentError:
         raise
-    except Exception as e:                   # noqa: BLE001 - any agent failure ends its episode
-        raise AgentError("raised", f"{type(e).__name__}: {e}") from e
+    except (Exception, SystemExit) as e:     # noqa: BLE001 - any agent failure ends its episode (sys.exit too;
+        raise AgentError("raised", f"{type(e).__name__}: {e}") from e      # Ctrl+C still stops the run)
 
 
 def _worker(jobs: queue.SimpleQueue) -> None:
