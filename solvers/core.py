@@ -78,7 +78,15 @@ def search_kernels(game: str):
     got = _SEARCH_MODULES.get(game)
     if got is not None:
         return got
-    p = get_puzzle(game)
+    got = _SEARCH_MODULES[game] = specialize(get_puzzle(game), hook_source(game) + CORE, "search")
+    return got
+
+
+def hook_source(game: str) -> str:
+    """The source text of a game's solver hooks (pack, unpack, expand, heuristic, successors:
+    imported from its knowledge kernels, else the generic ones), with the imports and the
+    UNPACK_FOR_SUCCESSORS flag they need: the head of every generated solver module (the
+    search here, the state graph of solvers/profile.py)."""
     k = knowledge(game)
     parts = ["import numpy as np\nfrom numba import njit\n"]
     tsrc = inspect.getsource(template_module)
@@ -97,9 +105,7 @@ def search_kernels(game: str):
             parts.append(f"from {mod.__name__} import {name}  # noqa: F401\n")
         else:
             parts.append(DEFAULT_HOOKS[name])
-    parts.append(CORE)
-    got = _SEARCH_MODULES[game] = specialize(p, "".join(parts), "search")
-    return got
+    return "".join(parts)
 
 
 def _writable(state: np.ndarray, level: Level) -> np.ndarray:

@@ -1,0 +1,525 @@
+"""Certified difficulty figures of a level: the whole reachable state graph, searched once.
+
+    p = profile("maze_paint/hard/3")        # Profile: solvable, optimal, states, ...
+    p.as_dict()
+
+Figures (every one certified by exhaustive search, or marked as a bound):
+
+    status               solvable / unsolvable / unknown (the state budget ran out first)
+    optimal              the optimal solution length in moves (None where only bounds are proven)
+    lower_bound, upper_bound
+                         proven bounds on the optimal length (equal to it where it is known)
+    states               reachable states, counted up to the solver's exact symmetries (Nut and
+                         Bolt: bolts are interchangeable); a won level ends the episode, so solved
+                         states are terminal (nothing reachable only through a win is counted);
+                         ``states_exact`` False: a lower bound (the budget ran out)
+    dead_end_density     games with dead ends (puzzle.dead_ends): the share of reachable states
+                         from which no solved state can be reached (exhaustive), or of states
+                         sampled by random play and certified (``dead_end_method`` "sampled")
+    optimal_first_moves  how many legal first moves begin an optimal solution
+    first_moves          how many legal first moves there are
+
+The generic method is one breadth-first search that stores the state graph (successor ids
+per state, CSR arrays) through the game's own solver hooks (solvers/template.py contracts),
+then a backward breadth-first search from the solved states gives every state's distance to
+the nearest win: optimal = distance of the start, a dead end = a state with no distance.
+A game's knowledge may replace it (``Knowledge.profile``): Truck Escape counts its states
+without enumerating them, Color Connect works on routes.
+
+``StateGraph`` is also the generators' tool for reverse play: a search from a SOLVED board
+without terminal states gives every position connected to it with its distance to a win.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from longpuzzle.engine.catalog import load_level
+from longpuzzle.engine.protocol import OK, Level
+from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.engine.specialize import specialize
+from longpuzzle.solvers.knowledge import knowledge
+
+DEFAULT_PROFILE_BUDGET = 10_000_000
+SAMPLE_WALKS = 200           # random-play dead-end sampling (spaces past the budget)
+SAMPLE_CERTIFY_BUDGET = 200_000
+
+
+@dataclass
+class Profile:
+    level: str
+    game: str
+    status: str                               # "solvable" | "unsolvable" | "unknown"
+    optimal: int | None = None
+    lower_bound: int | None = None
+    upper_bound: int | None = None
+    states: int = 0
+    states_exact: bool = False
+    dead_end_density: float | None = None
+    dead_end_method: str = ""                 # "exhaustive" | "sampled" | "" (game without dead ends)
+    dead_end_samples: int = 0                 # sampled states certified (sampled method)
+    optimal_first_moves: int | None = None
+    first_moves: int = 0
+    seconds: float = 0.0
+    method: str = ""
+    solution: list[str] = field(default_factory=list)     # move texts of an optimal (or best) solution
+    extra: dict = field(default_factory=dict)             # game-specific figures
+
+    def as_dict(self) -> dict:
+        d = {"level": self.level, "game": self.game, "status": self.status, "optimal": self.optimal,
+             "lower_bound": self.lower_bound, "upper_bound": self.upper_bound, "states": int(self.states),
+             "states_exact": bool(self.states_exact), "dead_end_density": self.dead_end_density,
+             "dead_end_method": self.dead_end_method, "optimal_first_moves": self.optimal_first_moves,
+             "first_moves": int(self.first_moves), "seconds": round(self.seconds, 4), "method": self.method}
+        if self.dead_end_method == "sampled":
+            d["dead_end_samples"] = self.dead_end_samples
+        if self.extra:
+            d.update(self.extra)
+        return d
+
+    def figures(self) -> dict:
+        """The numeric figures a tier is described by (see longpuzzle.generators.tiers)."""
+        out = {"optimal": self.optimal if self.optimal is not None else self.lower_bound,
+               "states": self.states, "optimal_first_moves": self.optimal_first_moves,
+               "dead_end_density": self.dead_end_density}
+        out.update({k: v for k, v in self.extra.items() if isinstance(v, (int, float)) and not isinstance(v, bool)})
+        return out
+
+
+GRAPH_TEMPLATE = '''
+from longpuzzle.solvers.template import _GOLD, _HI, _LO  # noqa: F401
+
+
+@njit(cache=True)
+def graph_probe(keys, tk, meta, w, q, qoff):
+    """(slot, id) of the key q[qoff:qoff+w] in the table over ``keys`` (id -1: absent, slot =
+    the empty slot where it would go). Table entries: (hash & HI) | (id + 1)."""
+    hx = np.uint64(0)
+    sd = _GOLD
+    for j in range(w):
+        x = q[qoff + j] ^ sd
+        sd += _GOLD
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        hx ^= x ^ (x >> np.uint64(31))
+    bits = meta[0]
+    mask = (np.int64(1) << bits) - 1
+    slot = np.int64(hx >> np.uint64(64 - bits))
+    hi = hx & _HI
+    t = tk[slot]
+    while t != 0:
+        if (t & _HI) == hi:
+            b = (np.int64(t & _LO) - 1) * w
+            j = 0
+            while j < w and keys[b + j] == q[qoff + j]:
+                j += 1
+            if j == w:
+                return slot, np.int64(t & _LO) - 1
+        slot = (slot + 1) & mask
+        t = tk[slot]
+    return slot, np.int64(-1)
+
+
+@njit(cache=True)
+def graph_root(lv, aux, w, init, keys, tk, meta, solvedf):
+    """Store ``init`` as state 0."""
+    pack(lv, aux, init, keys, 0)
+    slot, found = graph_probe(keys, tk, meta, w, keys, 0)
+    hx = np.uint64(0)
+    sd = _GOLD
+    for j in range(w):
+        x = keys[j] ^ sd
+        sd += _GOLD
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        hx ^= x ^ (x >> np.uint64(31))
+    tk[slot] = (hx & _HI) | np.uint64(1)
+    meta[1] = 1
+    solvedf[0] = is_solved(lv, init)
+
+
+@njit(cache=True)
+def graph_bfs(lv, aux, w, terminal, max_states, keys, tk, meta, off, edges, solvedf, ctl,
+              cur, succ, skflat, skeys, acts, solvedv, hv):
+    """Breadth-first search storing the graph: state u's successor ids are
+    edges[off[u]:off[u+1]] (one entry per generated move, repeats kept). ``terminal``: solved
+    states are not expanded. ctl = [n stored, head (next state to expand), edges stored,
+    status]. Returns 0 done (status 0 complete, -1 the budget ran out), 1 the key array is
+    full, 2 the table is over half full, 3 the edge array is full (grow, then call again)."""
+    n = ctl[0]
+    head = ctl[1]
+    ne = ctl[2]
+    na = succ.shape[0]
+    cap = keys.shape[0] // w
+    while head < n:
+        if n + na > cap:
+            ctl[0] = n
+            ctl[1] = head
+            ctl[2] = ne
+            return 1
+        if 2 * (meta[1] + na) > (np.int64(1) << meta[0]):
+            ctl[0] = n
+            ctl[1] = head
+            ctl[2] = ne
+            return 2
+        if ne + na > edges.shape[0]:
+            ctl[0] = n
+            ctl[1] = head
+            ctl[2] = ne
+            return 3
+        u = head
+        off[u] = ne
+        if terminal and solvedf[u]:
+            head += 1
+            continue
+        if UNPACK_FOR_SUCCESSORS:
+            unpack(lv, aux, keys, u * w, cur)
+        c = successors(lv, aux, cur, keys, u * w, succ, skeys, acts, solvedv, hv, False, 0)
+        for i in range(c):
+            slot, found = graph_probe(keys, tk, meta, w, skflat, i * w)
+            if found < 0:
+                if n >= max_states:
+                    ctl[0] = n
+                    ctl[1] = head
+                    ctl[2] = ne
+                    ctl[3] = -1
+                    return 0
+                for j in range(w):
+                    keys[n * w + j] = skflat[i * w + j]
+                hx = np.uint64(0)
+                sd = _GOLD
+                for j in range(w):
+                    x = keys[n * w + j] ^ sd
+                    sd += _GOLD
+                    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+                    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+                    hx ^= x ^ (x >> np.uint64(31))
+                tk[slot] = (hx & _HI) | np.uint64(n + 1)
+                meta[1] += 1
+                solvedf[n] = solvedv[i]
+                found = n
+                n += 1
+            edges[ne] = found
+            ne += 1
+        head += 1
+    off[n] = ne
+    ctl[0] = n
+    ctl[1] = head
+    ctl[2] = ne
+    ctl[3] = 0
+    return 0
+
+
+@njit(cache=True)
+def graph_lookup(lv, aux, w, keys, tk, meta, s, key):
+    """The id of state s in the graph (-1: not in it); key: W scratch words."""
+    for j in range(w):
+        key[j] = 0
+    pack(lv, aux, s, key, 0)
+    slot, found = graph_probe(keys, tk, meta, w, key, 0)
+    return found
+'''
+
+
+@njit(cache=True)
+def _backward_distances(n, roff, rsrc, solved, dist, queue):
+    """dist[u] = moves from u to the nearest solved state (-1: none), by a breadth-first
+    search over reversed edges (predecessors of v: rsrc[roff[v]:roff[v+1]])."""
+    qn = 0
+    for u in range(n):
+        if solved[u]:
+            dist[u] = 0
+            queue[qn] = u
+            qn += 1
+        else:
+            dist[u] = -1
+    h = 0
+    while h < qn:
+        v = queue[h]
+        h += 1
+        for e in range(roff[v], roff[v + 1]):
+            p = rsrc[e]
+            if dist[p] < 0:
+                dist[p] = dist[v] + 1
+                queue[qn] = p
+                qn += 1
+    return qn
+
+
+@njit(cache=True)
+def _forward_reach(n, off, edges, start, solved, terminal, seen, queue):
+    """Mark the states reachable from ``start`` (solved states not expanded if terminal)."""
+    for u in range(n):
+        seen[u] = False
+    seen[start] = True
+    queue[0] = start
+    qn = 1
+    h = 0
+    while h < qn:
+        u = queue[h]
+        h += 1
+        if terminal and solved[u]:
+            continue
+        for e in range(off[u], off[u + 1]):
+            v = edges[e]
+            if not seen[v]:
+                seen[v] = True
+                queue[qn] = v
+                qn += 1
+    return qn
+
+
+_GRAPH_MODULES: dict = {}
+
+
+def graph_kernels(game: str):
+    got = _GRAPH_MODULES.get(game)
+    if got is None:
+        from longpuzzle.solvers.core import hook_source
+        got = _GRAPH_MODULES[game] = specialize(get_puzzle(game), hook_source(game) + GRAPH_TEMPLATE, "graph")
+    return got
+
+
+class StateGraph:
+    """Every state reachable from ``state`` (default: the level's start) with its successor
+    ids, stored by one breadth-first search. ``terminal``: solved states are not expanded
+    (the game ends at a win). ``complete`` is False when ``budget`` states were stored before
+    the search ended (then the graph is a part of the space and distances are not proven).
+
+        g = StateGraph(level)
+        g.n, g.complete, g.solved (bool per state), g.off / g.edges (CSR successor ids)
+        g.distances()   -> int32 per state: moves to the nearest win (-1: dead end)
+        g.lookup(state) -> id or -1
+        g.state(i)      -> the (canonical) state array of id i
+    """
+
+    def __init__(self, level: Level | str, state: np.ndarray | None = None, *, terminal: bool = True,
+                 budget: int = DEFAULT_PROFILE_BUDGET):
+        from longpuzzle.solvers.core import level_aux
+        from longpuzzle.solvers.template import table_arrays, table_rehash
+
+        self.level = level = load_level(level)
+        self.mod = mod = graph_kernels(level.game)
+        self.aux, self.w = level_aux(level)
+        w = self.w
+        init = np.array(level.initial if state is None else state, dtype=level.initial.dtype, copy=True)
+        na = int(level.n_actions)
+        t0 = time.perf_counter()
+        cap = 4096
+        keys = np.zeros(cap * w, np.uint64)
+        bits = 13
+        tk, _ = table_arrays(bits, 2, ids=False)
+        meta = np.array([bits, 0, 0, 0], np.int64)
+        off = np.zeros(cap + 1, np.int64)
+        edges = np.empty(cap * 4, np.int32)
+        solvedf = np.zeros(cap, np.bool_)
+        ctl = np.zeros(4, np.int64)
+        cur = init.copy()
+        succ = np.empty((na, init.shape[0]), init.dtype)
+        skflat = np.zeros(na * w, np.uint64)
+        skeys = skflat.reshape(na, w)
+        acts = np.empty(na, np.int64)
+        solvedv = np.zeros(na, np.bool_)
+        hv = np.zeros(na, np.int64)
+        w64 = np.int64(w)
+        mod.graph_root(level.lv, self.aux, w64, init, keys, tk, meta, solvedf)
+        ctl[0] = 1
+        limit = max(int(budget), 1)
+        dummy = np.zeros(1, np.int32)
+        while True:
+            r = mod.graph_bfs(level.lv, self.aux, w64, bool(terminal), np.int64(limit), keys, tk, meta, off, edges,
+                              solvedf, ctl, cur, succ, skflat, skeys, acts, solvedv, hv)
+            if r == 0:
+                break
+            if r == 1:
+                cap *= 2
+                keys = _grow(keys, cap * w)
+                off = _grow(off, cap + 1)
+                solvedf = _grow(solvedf, cap)
+            elif r == 2:
+                tk2, _ = table_arrays(int(meta[0]) + 1, 2, ids=False)
+                table_rehash(tk, dummy, tk2, dummy, meta, np.int64(2))
+                tk = tk2
+            else:
+                edges = _grow(edges, edges.shape[0] * 2)
+        self.n = n = int(ctl[0])
+        self.complete = int(ctl[3]) == 0
+        if not self.complete:        # states from head on are not (fully) expanded: no edges
+            h = int(ctl[1])
+            off[h:n + 1] = off[h]
+        self.keys, self.tk, self.meta = keys, tk, meta
+        self.off = off[:n + 1]
+        self.edges = edges[:int(self.off[n])]
+        self.solved = solvedf[:n]
+        self.terminal = bool(terminal)
+        self.seconds = time.perf_counter() - t0
+        self._dist = None
+
+    def distances(self) -> np.ndarray:
+        """Moves from each state to the nearest solved state (-1: none reachable)."""
+        if self._dist is None:
+            n = self.n
+            counts = np.diff(self.off)
+            src = np.repeat(np.arange(n, dtype=np.int32), counts)
+            order = np.argsort(self.edges, kind="stable")
+            rsrc = src[order]
+            roff = np.zeros(n + 1, np.int64)
+            np.cumsum(np.bincount(self.edges, minlength=n), out=roff[1:])
+            dist = np.empty(n, np.int32)
+            _backward_distances(n, roff, rsrc, self.solved, dist, np.empty(n, np.int32))
+            self._dist = dist
+        return self._dist
+
+    def reachable(self, start: int = 0, terminal: bool = True) -> np.ndarray:
+        """Bool per state: reachable from state ``start`` (solved states not expanded if terminal)."""
+        seen = np.zeros(self.n, np.bool_)
+        _forward_reach(self.n, self.off, self.edges, int(start), self.solved, bool(terminal), seen,
+                       np.empty(self.n, np.int32))
+        return seen
+
+    def lookup(self, state: np.ndarray) -> int:
+        key = np.zeros(self.w, np.uint64)
+        s = np.ascontiguousarray(state, dtype=self.level.initial.dtype)
+        return int(self.mod.graph_lookup(self.level.lv, self.aux, np.int64(self.w), self.keys, self.tk, self.meta,
+                                         s, key))
+
+    def state(self, i: int) -> np.ndarray:
+        from longpuzzle.solvers.core import search_kernels
+        s = np.empty_like(self.level.initial)
+        search_kernels(self.level.game).unpack_one(self.level.lv, self.aux,
+                                                   np.ascontiguousarray(self.keys[i * self.w:(i + 1) * self.w]), s)
+        return s
+
+    def first_moves(self, state: np.ndarray) -> list[tuple[int, int]]:
+        """(action, successor id) for every legal move of ``state`` (id -1: not in the graph)."""
+        p = get_puzzle(self.level.game)
+        out = []
+        for a in p.legal_moves(self.level, state):
+            nxt, code = p.step(self.level, state, a)
+            if code == OK:
+                out.append((a, self.lookup(nxt)))
+        return out
+
+    def path_to_win(self, state: np.ndarray) -> list[int] | None:
+        """Actions of a shortest solution from ``state`` (a state of the graph), following
+        decreasing distances; None if no win is reachable."""
+        p = get_puzzle(self.level.game)
+        dist = self.distances()
+        cur = np.array(state, copy=True)
+        u = self.lookup(cur)
+        if u < 0 or dist[u] < 0:
+            return None
+        acts = []
+        while dist[u] > 0:
+            for a, v in self.first_moves(cur):
+                if v >= 0 and dist[v] == dist[u] - 1:
+                    cur, _ = p.step(self.level, cur, a)
+                    acts.append(a)
+                    u = v
+                    break
+            else:  # pragma: no cover - the graph and the rules disagree
+                raise RuntimeError(f"no move lowers the distance on {self.level.id}")
+        return acts
+
+
+def _grow(a: np.ndarray, n: int) -> np.ndarray:
+    b = np.zeros(n, a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+def profile(level: Level | str, *, budget: int = DEFAULT_PROFILE_BUDGET, solution: bool = True) -> Profile:
+    """The certified difficulty figures of a level (see the module docstring)."""
+    level = load_level(level)
+    k = knowledge(level.game)
+    own = getattr(k, "profile", None)
+    if own is not None:
+        got = own(level, budget=budget)
+        if got is not None:
+            return got
+    return graph_profile(level, budget=budget, solution=solution)
+
+
+def graph_profile(level: Level, *, budget: int = DEFAULT_PROFILE_BUDGET, solution: bool = True,
+                  graph: StateGraph | None = None) -> Profile:
+    """The generic profile: the whole state graph from the start (solved states terminal)."""
+    t0 = time.perf_counter()
+    p = get_puzzle(level.game)
+    g = graph if graph is not None else StateGraph(level, budget=budget)
+    legal = p.legal_moves(level, level.initial)
+    prof = Profile(level.id, level.game, "unknown", states=g.n, states_exact=g.complete,
+                   first_moves=len(legal), method="graph")
+    if g.complete:
+        dist = g.distances()
+        d0 = int(dist[0])
+        if d0 >= 0:
+            prof.status = "solvable"
+            prof.optimal = prof.lower_bound = prof.upper_bound = d0
+            prof.optimal_first_moves = 0 if d0 == 0 else sum(
+                1 for _, v in g.first_moves(level.initial) if v >= 0 and dist[v] == d0 - 1)
+            if solution:
+                prof.solution = p.format_moves(level, g.path_to_win(level.initial))
+        else:
+            prof.status = "unsolvable"
+            prof.optimal_first_moves = 0
+        if p.dead_ends:
+            prof.dead_end_density = float(np.count_nonzero(dist < 0)) / g.n
+            prof.dead_end_method = "exhaustive"
+    else:
+        _bounded(level, prof, budget)
+    prof.seconds = time.perf_counter() - t0
+    return prof
+
+
+def _bounded(level: Level, prof: Profile, budget: int) -> None:
+    """Figures of a level whose space is larger than the budget: the game's own solver for
+    the length (optimal or proven bounds), random-play sampling for dead ends."""
+    from longpuzzle.solvers.core import solve
+    r = solve(level, budget=budget)
+    prof.method = f"graph>budget; {r.method or 'search'}"
+    if r.status == "solvable":
+        prof.status = "solvable"
+        prof.upper_bound = r.length
+        prof.lower_bound = r.lower_bound if r.lower_bound is not None else (r.length if r.optimal else None)
+        prof.optimal = r.length if r.optimal else None
+        prof.solution = list(r.routes or r.moves)
+    elif r.status == "unsolvable":
+        prof.status = "unsolvable"
+    else:
+        prof.lower_bound = r.lower_bound
+    if get_puzzle(level.game).dead_ends:
+        dens, n = sampled_dead_end_density(level)
+        prof.dead_end_density, prof.dead_end_samples = dens, n
+        prof.dead_end_method = "sampled"
+
+
+def sampled_dead_end_density(level: Level, *, walks: int = SAMPLE_WALKS, seed: int = 0,
+                             certify_budget: int = SAMPLE_CERTIFY_BUDGET) -> tuple[float | None, int]:
+    """Share of certified dead ends among states sampled by random play from the start (each
+    walk stops at a random length up to twice the number of actions; states the certificate
+    leaves ``unknown`` are not counted). Returns (share or None, states certified)."""
+    from longpuzzle.solvers.core import certify
+    p = get_puzzle(level.game)
+    rng = np.random.default_rng(seed)
+    dead = known = 0
+    for _ in range(walks):
+        cur = level.initial
+        steps = int(rng.integers(1, 2 * max(level.n_actions, 1) + 1))
+        for _ in range(steps):
+            legal = p.legal_moves(level, cur)
+            if not legal or p.is_solved(level, cur):
+                break
+            cur, _ = p.step(level, cur, legal[int(rng.integers(len(legal)))])
+        if p.is_solved(level, cur):
+            known += 1
+            continue
+        r = certify(level, cur, budget=certify_budget)
+        if r.status == "unknown":
+            continue
+        known += 1
+        dead += r.status == "unsolvable"
+    return (dead / known if known else None), known
