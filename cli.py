@@ -19,6 +19,7 @@ import numpy as np
 
 from longpuzzle.engine import jit
 from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.catalog_store import catalog_option
 from longpuzzle.engine.errors import IllegalMoveError, LongPuzzleError
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.session import Session
@@ -93,6 +94,7 @@ def _split_moves(moves: str | None) -> list[str]:
 @cli.command("levels")
 @click.option("--game", help="Only this game (e.g. maze_paint).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@catalog_option
 def levels_cmd(game, as_json):
     """List the objectives (game x difficulty) and their levels."""
     cat = catalog()
@@ -100,13 +102,15 @@ def levels_cmd(game, as_json):
     if as_json:
         out = [{"objective": o.id, "game": o.game, "difficulty": o.difficulty,
                 "levels": [{"id": lid, "name": cat.level(lid).name} for lid in o.level_ids]} for o in objs]
-        click.echo(json.dumps({"objectives": out, "level_count": sum(len(o.level_ids) for o in objs)}, indent=1))
+        click.echo(json.dumps({"catalog": cat.identity(), "objectives": out,
+                               "level_count": sum(len(o.level_ids) for o in objs)}, indent=1))
         return
     for o in objs:
         ids = o.level_ids
         span = ids[0] if len(ids) == 1 else f"{ids[0]} .. {ids[-1]}"
         click.echo(f"{o.id:<28} {_n(len(ids), 'level'):>9}   {span}")
-    click.echo(f"{_n(len(objs), 'objective')}, {_n(sum(len(o.level_ids) for o in objs), 'level')}")
+    click.echo(f"{_n(len(objs), 'objective')}, {_n(sum(len(o.level_ids) for o in objs), 'level')} "
+               f"(catalogue {cat.label}, hash {cat.content_hash[:16]})")
 
 
 @cli.command("show")
@@ -346,7 +350,7 @@ def rollout_cmd(level_id, walks, steps, seed, as_json):
 # --help), so ``longpuzzle show`` does not import the solvers, the renderer or the envs.
 COMMAND_MODULES = ("longpuzzle.solvers.cli", "longpuzzle.render.cli", "longpuzzle.agents.cli", "longpuzzle.envs.cli",
                    "longpuzzle.agents.report.cli", "longpuzzle.agents.vista.cli",
-                   "longpuzzle.fuzz.cli")
+                   "longpuzzle.fuzz.cli", "longpuzzle.generators.cli")
 _loaded: list[str] = []
 
 

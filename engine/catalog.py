@@ -8,7 +8,9 @@ every problem in them is reported with the file, the level and the field.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -17,10 +19,16 @@ from typing import Iterable
 from longpuzzle.engine import jit
 from longpuzzle.engine.textio import loads, read_text
 from longpuzzle.engine.errors import LevelFormatError, UnknownLevelError, UnknownGameError
-from longpuzzle.engine.protocol import Level
+from longpuzzle.engine.protocol import Level, canonical_json
 from longpuzzle.engine.registry import get_puzzle, puzzles
 
 FILE_FORMAT = "longpuzzle-levels/1"
+BEYOND = "beyond"      # the generators' tier above a game's hardest: a difficulty of every game, ordered last
+
+
+def difficulty_order(puzzle) -> tuple[str, ...]:
+    """A game's difficulties in order, ``beyond`` (every game's, for generated levels) last."""
+    return tuple(puzzle.difficulties) + ((BEYOND,) if BEYOND not in puzzle.difficulties else ())
 
 
 @dataclass(frozen=True)
@@ -64,8 +72,8 @@ def parse_level_file(text: str, file: str = "<text>") -> tuple[str, list[Objecti
         diff = obj.get("difficulty")
         if not isinstance(diff, str) or not diff:
             raise _fail("missing difficulty", file, field=f"objectives[{oi}].difficulty")
-        if puzzle.difficulties and diff not in puzzle.difficulties:
-            raise _fail(f"unknown difficulty {diff!r} for {game} (known: {', '.join(puzzle.difficulties)})",
+        if puzzle.difficulties and diff not in difficulty_order(puzzle):
+            raise _fail(f"unknown difficulty {diff!r} for {game} (known: {', '.join(difficulty_order(puzzle))})",
                         file, field=f"objectives[{oi}].difficulty")
         if diff in seen:
             raise _fail(f"difficulty {diff!r} appears twice", file, field=f"objectives[{oi}].difficulty")
@@ -91,20 +99,41 @@ def parse_level_file(text: str, file: str = "<text>") -> tuple[str, list[Objecti
     return game, objectives, levels
 
 
+BUILTIN = "builtin"
+
+
+def builtin_sources() -> dict[str, tuple[str, str]]:
+    """{game: (text, file)} of the built-in level files."""
+    base = resources.files("longpuzzle.puzzles") / "levels"
+    sources: dict[str, tuple[str, str]] = {}
+    for p in puzzles():
+        f = base / f"{p.id}.json"
+        if f.is_file():
+            sources[p.id] = (f.read_text(encoding="utf-8"), f"puzzles/levels/{p.id}.json")
+    return sources
+
+
 class Catalog:
     """Objectives and levels of every registered game, from the built-in level files plus
-    any extra files given (an extra file for a game replaces the built-in one)."""
+    any extra files given (an extra file for a game replaces the built-in one).
 
-    def __init__(self, extra_files: Iterable[str | Path] = ()):
+    A catalogue has an identity that every result records: ``name`` ("builtin", or a
+    snapshot's name: engine/catalog_store.py), ``version`` (a snapshot's, else None) and
+    ``content_hash`` (sha256 of its objectives and level records, canonical JSON: equal
+    hashes mean the same levels). ``sources``: {game: (level-file text, file name)} instead
+    of the built-in files (a snapshot's games only)."""
+
+    def __init__(self, extra_files: Iterable[str | Path] = (), *, sources: dict[str, tuple[str, str]] | None = None,
+                 name: str | None = None, version: int | None = None, generators: dict | None = None):
         self._objectives: dict[str, list[Objective]] = {}
         self._levels: dict[str, Level] = {}
         self._files: dict[str, str] = {}
-        base = resources.files("longpuzzle.puzzles") / "levels"
-        sources: dict[str, tuple[str, str]] = {}
-        for p in puzzles():
-            f = base / f"{p.id}.json"
-            if f.is_file():
-                sources[p.id] = (f.read_text(encoding="utf-8"), f"puzzles/levels/{p.id}.json")
+        self._records: dict[str, list] = {}
+        extra_files = list(extra_files)
+        self.name = name or (BUILTIN if sources is None and not extra_files else "custom")
+        self.version = version
+        self.generators = dict(generators or {})
+        sources = dict(builtin_sources() if sources is None else sources)
         for path in extra_files:
             path = Path(path)
             text = read_text(path, lambda m: LevelFormatError(m, file=str(path)), "the level file")
@@ -116,6 +145,33 @@ class Catalog:
                 self._objectives[g] = objectives
                 self._levels.update(levels)
                 self._files[g] = file
+        self._hash = None
+
+    @property
+    def content_hash(self) -> str:
+        """sha256 over the catalogue's games, objectives and level records (canonical JSON)."""
+        if self._hash is None:
+            body = [{"game": g, "objectives": [{"difficulty": o.difficulty,
+                                                "levels": [self._levels[lid].data for lid in o.level_ids]}
+                                               for o in self._objectives[g]]} for g in self.games()]
+            self._hash = hashlib.sha256(canonical_json(body).encode()).hexdigest()
+        return self._hash
+
+    @property
+    def label(self) -> str:
+        """``name`` or ``name@version``."""
+        return self.name if self.version is None else f"{self.name}@{self.version}"
+
+    def identity(self) -> dict:
+        """What result files record: {"name", "version", "hash"}."""
+        return {"name": self.name, "version": self.version, "hash": self.content_hash}
+
+    def level_file(self, game: str) -> dict:
+        """The game's part of the catalogue as a level-file document."""
+        objs = self.objectives(game)
+        return {"format": FILE_FORMAT, "game": game, "source": f"catalogue {self.label}",
+                "objectives": [{"difficulty": o.difficulty, "levels": [self._levels[lid].data for lid in o.level_ids]}
+                               for o in objs]}
 
     def games(self) -> list[str]:
         order = [p.id for p in puzzles()]
@@ -166,9 +222,11 @@ class Catalog:
 
 
 _DEFAULT: Catalog | None = None
+_ACTIVE: Catalog | None = None
+CATALOG_ENV = "LONGPUZZLE_CATALOG"
 
 
-def catalog() -> Catalog:
+def builtin_catalog() -> Catalog:
     """The catalogue of the built-in level files (loaded once)."""
     global _DEFAULT
     if _DEFAULT is None:
@@ -176,8 +234,66 @@ def catalog() -> Catalog:
     return _DEFAULT
 
 
+def catalog() -> Catalog:
+    """The catalogue in use: the one chosen with use_catalog(), else the one named by
+    $LONGPUZZLE_CATALOG (a snapshot name, NAME@VERSION or a snapshot file), else the built-in
+    one. Everything that looks levels up by id (sessions, the suite's menus, the harness,
+    the evaluator) reads this one."""
+    global _ACTIVE
+    if _ACTIVE is None:
+        spec = os.environ.get(CATALOG_ENV, "").strip()
+        if spec and spec != BUILTIN:
+            from longpuzzle.engine.catalog_store import open_catalog
+            _ACTIVE = open_catalog(spec)
+        else:
+            _ACTIVE = builtin_catalog()
+    return _ACTIVE
+
+
+def use_catalog(which: "Catalog | str | None") -> "CatalogChoice":
+    """Make a catalogue the one in use for this process: a Catalog, a snapshot name,
+    NAME@VERSION, a snapshot file, or None / "builtin" for the built-in one. Processes
+    started from here on inherit the choice through $LONGPUZZLE_CATALOG when it names a
+    stored snapshot. Returns a handle (``.catalog``) that is also a context manager:
+    ``with use_catalog("mine") as cat: ...`` puts the previous choice back afterwards."""
+    global _ACTIVE
+    prev, prev_env = _ACTIVE, os.environ.get(CATALOG_ENV)
+    if which is None or which == BUILTIN:
+        cat = builtin_catalog()
+    elif isinstance(which, Catalog):
+        cat = which
+    else:
+        from longpuzzle.engine.catalog_store import open_catalog
+        cat = open_catalog(str(which))
+    _ACTIVE = cat
+    spec = getattr(cat, "spec", "")
+    if cat is builtin_catalog():
+        os.environ.pop(CATALOG_ENV, None)
+    elif spec:
+        os.environ[CATALOG_ENV] = spec
+    return CatalogChoice(cat, prev, prev_env)
+
+
+class CatalogChoice:
+    """What use_catalog returns: ``.catalog``, and a context manager restoring the previous choice."""
+
+    def __init__(self, cat: Catalog, prev: Catalog | None, prev_env: str | None):
+        self.catalog, self._prev, self._prev_env = cat, prev, prev_env
+
+    def __enter__(self) -> Catalog:
+        return self.catalog
+
+    def __exit__(self, *exc) -> None:
+        global _ACTIVE
+        _ACTIVE = self._prev
+        if self._prev_env is None:
+            os.environ.pop(CATALOG_ENV, None)
+        else:
+            os.environ[CATALOG_ENV] = self._prev_env
+
+
 def load_level(level_id: str | Level) -> Level:
-    """A level from the built-in catalogue by id (a Level passes through)."""
+    """A level of the catalogue in use by id (a Level passes through)."""
     if isinstance(level_id, Level):
         return level_id
     return catalog().level(level_id)

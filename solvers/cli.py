@@ -9,6 +9,7 @@ import time
 import click
 
 from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.catalog_store import catalog_option
 from longpuzzle.solvers.core import DEFAULT_BUDGET, solve
 from longpuzzle.solvers.verify import verify_level
 
@@ -44,15 +45,30 @@ def solve_cmd(level_id, as_json, budget):
 @click.option("--game", help="Only this game.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per level.")
 @click.option("--budget", type=int, default=None, help="Most states per level (default: per game).")
-def verify_cmd(game, as_json, budget):
+@click.option("--profile", "with_profile", is_flag=True,
+              help="Certified difficulty figures per level (optimal length, reachable states, dead-end density, "
+                   "optimal first moves) and each tier's ranges.")
+@click.option("--tiers-out", type=click.Path(dir_okay=False), default=None,
+              help="With --profile: write the tier data the generators read (generators/tiers.json).")
+@catalog_option
+def verify_cmd(game, as_json, budget, with_profile, tiers_out):
     """Solve every catalogue level, replay each solution, and compare with the recorded optima.
-    Exit status 1 if any level is not verified."""
-    ids = catalog().level_ids(game)
+    Exit status 1 if any level is not verified.
+
+    --profile: instead, the certified figures of every level (solvers/profile.py), then the
+    range of each figure per tier."""
+    cat = catalog()
+    ids = cat.level_ids(game)
+    if tiers_out and not with_profile:
+        raise click.BadParameter("--tiers-out needs --profile")
     bar = None
     if sys.stderr.isatty():
         from tqdm import tqdm
 
         bar = tqdm(total=len(ids), unit="level", file=sys.stderr)
+    if with_profile:
+        _profile_all(cat, ids, as_json, budget, tiers_out, bar)
+        return
     per_game: dict[str, float] = {}
     bad = 0
     for lid in ids:
@@ -76,6 +92,65 @@ def verify_cmd(game, as_json, budget):
         bar.close()
     summary = ", ".join(f"{g} {t:.2f} s" for g, t in per_game.items())
     click.echo(f"{len(ids) - bad}/{len(ids)} levels verified; time per game: {summary}", err=True)
+    if bad:
+        sys.exit(1)
+
+
+def _fig(v, exact=True) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return f"{v:,}" if exact else f">={v:,}"
+
+
+def _profile_all(cat, ids, as_json, budget, tiers_out, bar) -> None:
+    from longpuzzle.solvers.profile import DEFAULT_PROFILE_BUDGET, profile
+
+    profs = {}
+    bad = 0
+    if not as_json:
+        click.echo(f"{'level':<28} {'status':<10} {'optimal':>9} {'states':>14} {'dead ends':>9} "
+                   f"{'opt 1st':>7} {'1st':>4} {'seconds':>8}")
+    for lid in ids:
+        p = profile(cat.level(lid), budget=budget or DEFAULT_PROFILE_BUDGET)
+        d = p.as_dict()
+        d["catalog"] = cat.label
+        profs[lid] = d
+        bad += p.status != "solvable"
+        if as_json:
+            click.echo(json.dumps(d))
+        else:
+            opt = str(p.optimal) if p.optimal is not None else f"{p.lower_bound}..{p.upper_bound}"
+            click.echo(f"{lid:<28} {p.status:<10} {opt:>9} {_fig(p.states, p.states_exact):>14} "
+                       f"{_fig(p.dead_end_density):>9} {_fig(p.optimal_first_moves):>7} {p.first_moves:>4} "
+                       f"{p.seconds:8.3f}")
+        if bar is not None:
+            bar.set_postfix_str(lid)
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    from longpuzzle.generators.tiers import build, tier_table
+
+    rows = tier_table(profs, cat)
+    if as_json:
+        click.echo(json.dumps({"tiers": rows, "catalog": cat.identity()}))
+    else:
+        click.echo("")
+        click.echo(f"tiers of catalogue {cat.label} (min-max over each objective's levels; * = defining figure)")
+        for r in rows:
+            cells = []
+            for fig, (lo, hi) in r["figures"].items():
+                if fig in ("lower_bound", "upper_bound"):
+                    continue
+                mark = "*" if fig in r["defining"] else ""
+                cells.append(f"{mark}{fig} {_fig(lo)}-{_fig(hi)}")
+            click.echo(f"  {r['objective']:<24} {r['levels']:>3} levels  " + "; ".join(cells))
+    if tiers_out:
+        from pathlib import Path
+        Path(tiers_out).write_text(json.dumps(build(profs, cat), indent=1) + "\n", encoding="utf-8")
+        click.echo(f"wrote {tiers_out}", err=True)
+    click.echo(f"{len(ids) - bad}/{len(ids)} levels certified solvable", err=True)
     if bad:
         sys.exit(1)
 

@@ -91,13 +91,12 @@ class Profile:
 
 
 GRAPH_TEMPLATE = '''
-from longpuzzle.solvers.template import _GOLD, _HI, _LO  # noqa: F401
+from longpuzzle.solvers.template import prefetch, _GOLD, _HI, _LO  # noqa: F401
 
 
 @njit(cache=True)
-def graph_probe(keys, tk, meta, w, q, qoff):
-    """(slot, id) of the key q[qoff:qoff+w] in the table over ``keys`` (id -1: absent, slot =
-    the empty slot where it would go). Table entries: (hash & HI) | (id + 1)."""
+def graph_hash(q, qoff, w):
+    """The search's key hash (solvers/template.key_hash) of q[qoff:qoff+w]."""
     hx = np.uint64(0)
     sd = _GOLD
     for j in range(w):
@@ -106,9 +105,29 @@ def graph_probe(keys, tk, meta, w, q, qoff):
         x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         hx ^= x ^ (x >> np.uint64(31))
+    return hx
+
+
+@njit(cache=True)
+def graph_probe(keys, tk, tid, meta, w, q, qoff, hx):
+    """(slot, id) of the key q[qoff:qoff+w] (hash hx) in the table over ``keys``; id -1:
+    absent, and slot is the empty slot where it goes (-1: the one-word key of hash 0, kept in
+    meta[2]). Layout as the search's (solvers/template.py): one-word keys store the hash (a
+    bijection of the key) with the id in tid; longer keys store (hash & HI) | (id + 1) and
+    are confirmed against the stored words."""
     bits = meta[0]
     mask = (np.int64(1) << bits) - 1
     slot = np.int64(hx >> np.uint64(64 - bits))
+    if w == 1:
+        if hx == 0:
+            return np.int64(-1), meta[2] - 1
+        t = tk[slot]
+        while t != hx and t != 0:
+            slot = (slot + 1) & mask
+            t = tk[slot]
+        if t == hx:
+            return slot, np.int64(tid[slot])
+        return slot, np.int64(-1)
     hi = hx & _HI
     t = tk[slot]
     while t != 0:
@@ -125,30 +144,37 @@ def graph_probe(keys, tk, meta, w, q, qoff):
 
 
 @njit(cache=True)
-def graph_root(lv, aux, w, init, keys, tk, meta, solvedf):
-    """Store ``init`` as state 0."""
-    pack(lv, aux, init, keys, 0)
-    slot, found = graph_probe(keys, tk, meta, w, keys, 0)
-    hx = np.uint64(0)
-    sd = _GOLD
-    for j in range(w):
-        x = keys[j] ^ sd
-        sd += _GOLD
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        hx ^= x ^ (x >> np.uint64(31))
-    tk[slot] = (hx & _HI) | np.uint64(1)
-    meta[1] = 1
-    solvedf[0] = is_solved(lv, init)
+def graph_put(tk, tid, meta, w, slot, hx, i):
+    """Enter id i (hash hx) at the slot graph_probe found for it."""
+    if w == 1:
+        if slot < 0:
+            meta[2] = i + 1
+        else:
+            tk[slot] = hx
+            tid[slot] = i
+    else:
+        tk[slot] = (hx & _HI) | np.uint64(i + 1)
+    meta[1] += 1
 
 
 @njit(cache=True)
-def graph_bfs(lv, aux, w, terminal, max_states, keys, tk, meta, off, edges, solvedf, ctl,
-              cur, succ, skflat, skeys, acts, solvedv, hv):
+def graph_root(lv, aux, w, init, keys, tk, tid, meta, solvedf):
+    """Store ``init`` as state 0."""
+    pack(lv, aux, init, keys, 0)
+    hx = graph_hash(keys, 0, w)
+    slot, found = graph_probe(keys, tk, tid, meta, w, keys, 0, hx)
+    graph_put(tk, tid, meta, w, slot, hx, 0)
+    solvedf[0] = is_solved(lv, init)
+
+
+@njit(cache=True, nogil=True)
+def graph_bfs(lv, aux, w, terminal, max_states, keys, tk, tid, meta, off, edges, solvedf, ctl,
+              cur, tmp, succ, skflat, skeys, acts, solvedv, hv, hs):
     """Breadth-first search storing the graph: state u's successor ids are
     edges[off[u]:off[u+1]] (one entry per generated move, repeats kept). ``terminal``: solved
     states are not expanded. ctl = [n stored, head (next state to expand), edges stored,
-    status]. Returns 0 done (status 0 complete, -1 the budget ran out), 1 the key array is
+    status]. A state's successors are all hashed and their home slots prefetched before any
+    is probed. Returns 0 done (status 0 complete, -1 the budget ran out), 1 the key array is
     full, 2 the table is over half full, 3 the edge array is full (grow, then call again)."""
     n = ctl[0]
     head = ctl[1]
@@ -156,21 +182,15 @@ def graph_bfs(lv, aux, w, terminal, max_states, keys, tk, meta, off, edges, solv
     na = succ.shape[0]
     cap = keys.shape[0] // w
     while head < n:
-        if n + na > cap:
+        if n + na > cap or 2 * (meta[1] + na) > (np.int64(1) << meta[0]) or ne + na > edges.shape[0]:
             ctl[0] = n
             ctl[1] = head
             ctl[2] = ne
-            return 1
-        if 2 * (meta[1] + na) > (np.int64(1) << meta[0]):
-            ctl[0] = n
-            ctl[1] = head
-            ctl[2] = ne
+            if n + na > cap:
+                return 1
+            if ne + na > edges.shape[0]:
+                return 3
             return 2
-        if ne + na > edges.shape[0]:
-            ctl[0] = n
-            ctl[1] = head
-            ctl[2] = ne
-            return 3
         u = head
         off[u] = ne
         if terminal and solvedf[u]:
@@ -179,8 +199,14 @@ def graph_bfs(lv, aux, w, terminal, max_states, keys, tk, meta, off, edges, solv
         if UNPACK_FOR_SUCCESSORS:
             unpack(lv, aux, keys, u * w, cur)
         c = successors(lv, aux, cur, keys, u * w, succ, skeys, acts, solvedv, hv, False, 0)
+        sh = np.uint64(64 - meta[0])
         for i in range(c):
-            slot, found = graph_probe(keys, tk, meta, w, skflat, i * w)
+            hx = graph_hash(skflat, i * w, w)
+            hs[i] = hx
+            prefetch(tk, np.int64(hx >> sh))
+        for i in range(c):
+            hx = hs[i]
+            slot, found = graph_probe(keys, tk, tid, meta, w, skflat, i * w, hx)
             if found < 0:
                 if n >= max_states:
                     ctl[0] = n
@@ -190,17 +216,10 @@ def graph_bfs(lv, aux, w, terminal, max_states, keys, tk, meta, off, edges, solv
                     return 0
                 for j in range(w):
                     keys[n * w + j] = skflat[i * w + j]
-                hx = np.uint64(0)
-                sd = _GOLD
-                for j in range(w):
-                    x = keys[n * w + j] ^ sd
-                    sd += _GOLD
-                    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-                    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-                    hx ^= x ^ (x >> np.uint64(31))
-                tk[slot] = (hx & _HI) | np.uint64(n + 1)
-                meta[1] += 1
-                solvedf[n] = solvedv[i]
+                graph_put(tk, tid, meta, w, slot, hx, n)
+                # the rules decide (a hook's solved flag may only mark the moves that win)
+                unpack(lv, aux, keys, n * w, tmp)
+                solvedf[n] = is_solved(lv, tmp)
                 found = n
                 n += 1
             edges[ne] = found
@@ -215,14 +234,26 @@ def graph_bfs(lv, aux, w, terminal, max_states, keys, tk, meta, off, edges, solv
 
 
 @njit(cache=True)
-def graph_lookup(lv, aux, w, keys, tk, meta, s, key):
+def graph_lookup(lv, aux, w, keys, tk, tid, meta, s, key):
     """The id of state s in the graph (-1: not in it); key: W scratch words."""
     for j in range(w):
         key[j] = 0
     pack(lv, aux, s, key, 0)
-    slot, found = graph_probe(keys, tk, meta, w, key, 0)
+    slot, found = graph_probe(keys, tk, tid, meta, w, key, 0, graph_hash(key, 0, w))
     return found
 '''
+
+
+@njit(cache=True)
+def _reverse_edges(n, off, edges, roff, rsrc):
+    """Predecessor lists (a counting sort of the edges by target): the predecessors of v
+    are rsrc[roff[v]:roff[v+1]] (roff: prefix sums of the in-degrees)."""
+    fill = roff[:n].copy()
+    for u in range(n):
+        for e in range(off[u], off[u + 1]):
+            v = edges[e]
+            rsrc[fill[v]] = u
+            fill[v] += 1
 
 
 @njit(cache=True)
@@ -312,7 +343,7 @@ class StateGraph:
         cap = 4096
         keys = np.zeros(cap * w, np.uint64)
         bits = 13
-        tk, _ = table_arrays(bits, 2, ids=False)
+        tk, tid = table_arrays(bits, w, ids=True)
         meta = np.array([bits, 0, 0, 0], np.int64)
         off = np.zeros(cap + 1, np.int64)
         edges = np.empty(cap * 4, np.int32)
@@ -325,14 +356,15 @@ class StateGraph:
         acts = np.empty(na, np.int64)
         solvedv = np.zeros(na, np.bool_)
         hv = np.zeros(na, np.int64)
+        hs = np.zeros(na, np.uint64)
+        tmp = init.copy()
         w64 = np.int64(w)
-        mod.graph_root(level.lv, self.aux, w64, init, keys, tk, meta, solvedf)
+        mod.graph_root(level.lv, self.aux, w64, init, keys, tk, tid, meta, solvedf)
         ctl[0] = 1
         limit = max(int(budget), 1)
-        dummy = np.zeros(1, np.int32)
         while True:
-            r = mod.graph_bfs(level.lv, self.aux, w64, bool(terminal), np.int64(limit), keys, tk, meta, off, edges,
-                              solvedf, ctl, cur, succ, skflat, skeys, acts, solvedv, hv)
+            r = mod.graph_bfs(level.lv, self.aux, w64, bool(terminal), np.int64(limit), keys, tk, tid, meta, off,
+                              edges, solvedf, ctl, cur, tmp, succ, skflat, skeys, acts, solvedv, hv, hs)
             if r == 0:
                 break
             if r == 1:
@@ -341,9 +373,9 @@ class StateGraph:
                 off = _grow(off, cap + 1)
                 solvedf = _grow(solvedf, cap)
             elif r == 2:
-                tk2, _ = table_arrays(int(meta[0]) + 1, 2, ids=False)
-                table_rehash(tk, dummy, tk2, dummy, meta, np.int64(2))
-                tk = tk2
+                tk2, tid2 = table_arrays(int(meta[0]) + 1, w, ids=True)
+                table_rehash(tk, tid, tk2, tid2, meta, w64)
+                tk, tid = tk2, tid2
             else:
                 edges = _grow(edges, edges.shape[0] * 2)
         self.n = n = int(ctl[0])
@@ -351,7 +383,7 @@ class StateGraph:
         if not self.complete:        # states from head on are not (fully) expanded: no edges
             h = int(ctl[1])
             off[h:n + 1] = off[h]
-        self.keys, self.tk, self.meta = keys, tk, meta
+        self.keys, self.tk, self.tid, self.meta = keys, tk, tid, meta
         self.off = off[:n + 1]
         self.edges = edges[:int(self.off[n])]
         self.solved = solvedf[:n]
@@ -363,12 +395,10 @@ class StateGraph:
         """Moves from each state to the nearest solved state (-1: none reachable)."""
         if self._dist is None:
             n = self.n
-            counts = np.diff(self.off)
-            src = np.repeat(np.arange(n, dtype=np.int32), counts)
-            order = np.argsort(self.edges, kind="stable")
-            rsrc = src[order]
             roff = np.zeros(n + 1, np.int64)
             np.cumsum(np.bincount(self.edges, minlength=n), out=roff[1:])
+            rsrc = np.empty(self.edges.shape[0], np.int32)
+            _reverse_edges(n, self.off, self.edges, roff, rsrc)
             dist = np.empty(n, np.int32)
             _backward_distances(n, roff, rsrc, self.solved, dist, np.empty(n, np.int32))
             self._dist = dist
@@ -384,8 +414,8 @@ class StateGraph:
     def lookup(self, state: np.ndarray) -> int:
         key = np.zeros(self.w, np.uint64)
         s = np.ascontiguousarray(state, dtype=self.level.initial.dtype)
-        return int(self.mod.graph_lookup(self.level.lv, self.aux, np.int64(self.w), self.keys, self.tk, self.meta,
-                                         s, key))
+        return int(self.mod.graph_lookup(self.level.lv, self.aux, np.int64(self.w), self.keys, self.tk, self.tid,
+                                         self.meta, s, key))
 
     def state(self, i: int) -> np.ndarray:
         from longpuzzle.solvers.core import search_kernels

@@ -212,7 +212,7 @@ class ColorConnectKnowledge(Knowledge):
         return prof
 
 
-STATES_SAMPLE = 20_000      # states counted (as a lower bound) for the profile
+STATES_SAMPLE = 2_000       # states counted (as a lower bound) for the profile
 
 
 def shortest_route(rows, cols, a, b, avoid) -> int | None:
