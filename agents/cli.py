@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog_store import catalog_option
 
 DEFAULT_OBJECTIVE = "maze_paint/easy"
 
@@ -121,6 +122,7 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
 @click.option("--resize", default=None, metavar="RULE",
               help="Resize screenshots for the model: none, longest:N or smart_resize [uitars default smart_resize].")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
+@catalog_option
 def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout,
              invalid_action_policy, charge_agent_time, action_latency, viewport, style,
              scale, frames_per_move, no_frames, certify_budget, seed, trusted_agent, agent_memory, agent_cpu,
@@ -146,6 +148,10 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
     if resume_dir:
         out = Path(resume_dir)
         run = load_run(out)
+        if run.catalog:                      # a resumed run goes on with the catalogue it began with
+            from longpuzzle.agents.harness.replay import recorded_catalog
+            from longpuzzle.engine.catalog import use_catalog
+            use_catalog(recorded_catalog(run.catalog))
     else:
         objs = _objectives(objective, all_)
         for o in objs:
@@ -185,6 +191,7 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
                 first.check()               # an agent file that cannot load: one error line, nothing run
             agent_file = {"limits": asdict(limits), "pass_env": list(agent_env), "trusted": trusted_agent}
         run = RunConfig(agent=agent_spec, objectives=objs, episodes=episodes, protocol=protocol, mode=mode,
+                        catalog=catalog().identity(),
                         settings=st.as_dict(), seed=seed, model=model, agent_options=agent_options,
                         infra_retries=infra_retries, agent_file=agent_file)
         if out_dir:

@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 from longpuzzle.agents.harness import HarnessError
 from longpuzzle.agents.metrics import UNSCORED_ENDS, EpisodeOutcome, LevelOutcome, aggregate
+from longpuzzle.engine.catalog import catalog
 
 RUN_FORMAT = "longpuzzle-run/1"
 DEFAULT_INFRA_RETRIES = 2
@@ -54,6 +55,7 @@ class RunConfig:
     agent_options: dict = field(default_factory=dict)   # prompt_setting, language, history_images, resize, scale_factor
     infra_retries: int = DEFAULT_INFRA_RETRIES
     agent_file: dict | None = None         # an agent file's sandbox: limits (sandbox.Limits fields), pass_env, trusted
+    catalog: dict | None = None            # the level catalogue's identity (name, version, hash)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -427,7 +429,8 @@ def summarise(run: RunConfig, results: list[dict]) -> dict:
             cells.setdefault(r["objective"], []).append(sum(l["score"] for l in r["levels"]) / len(r["levels"]))
     cell_scores = {k: sum(v) / len(v) for k, v in cells.items()}
     metrics["score"] = sum(cell_scores.values()) / len(cell_scores) if cell_scores else None
-    summary = {"agent": run.agent, "protocol": run.protocol, "settings": run.settings, "metrics": metrics,
+    summary = {"agent": run.agent, "protocol": run.protocol, "catalog": run.catalog or catalog().identity(),
+               "settings": run.settings, "metrics": metrics,
                "objectives": per_obj, "cells": cell_scores, "episodes": results}
     if run.agent in TOOL_AGENTS:                # the action setting its tools come from
         summary["setting"] = "code" if run.agent == "code-cua" else "vista"

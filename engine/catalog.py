@@ -102,6 +102,17 @@ def parse_level_file(text: str, file: str = "<text>") -> tuple[str, list[Objecti
 BUILTIN = "builtin"
 
 
+def levels_hash(docs: dict[str, dict]) -> str:
+    """The content hash of a catalogue given as {game: level-file document}: sha256 of the
+    canonical JSON of [{"game", "objectives": [{"difficulty", "levels": [records]}]}] in the
+    benchmark's game order (sources, names of files and other top-level keys do not count)."""
+    order = [p.id for p in puzzles()]
+    body = [{"game": g, "objectives": [{"difficulty": o["difficulty"], "levels": o["levels"]}
+                                       for o in docs[g]["objectives"]]}
+            for g in sorted(docs, key=lambda g: order.index(g) if g in order else len(order))]
+    return hashlib.sha256(canonical_json(body).encode()).hexdigest()
+
+
 def builtin_sources() -> dict[str, tuple[str, str]]:
     """{game: (text, file)} of the built-in level files."""
     base = resources.files("longpuzzle.puzzles") / "levels"
@@ -151,10 +162,7 @@ class Catalog:
     def content_hash(self) -> str:
         """sha256 over the catalogue's games, objectives and level records (canonical JSON)."""
         if self._hash is None:
-            body = [{"game": g, "objectives": [{"difficulty": o.difficulty,
-                                                "levels": [self._levels[lid].data for lid in o.level_ids]}
-                                               for o in self._objectives[g]]} for g in self.games()]
-            self._hash = hashlib.sha256(canonical_json(body).encode()).hexdigest()
+            self._hash = levels_hash({g: self.level_file(g) for g in self.games()})
         return self._hash
 
     @property

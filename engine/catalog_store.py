@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Iterable
 
 from longpuzzle.engine.catalog import (
-    BUILTIN, Catalog, builtin_catalog, builtin_sources, difficulty_order, parse_level_file,
+    BUILTIN, Catalog, builtin_catalog, builtin_sources, difficulty_order, levels_hash, parse_level_file,
 )
 from longpuzzle.engine.errors import LevelFormatError, LongPuzzleError
 from longpuzzle.engine.protocol import canonical_json
@@ -164,6 +164,8 @@ def load_snapshot_file(path: str | Path, spec: str = "") -> Catalog:
         name, version, docs = body["name"], int(body["version"]), body["games"]
         if not isinstance(docs, dict) or not docs:
             raise TypeError("no games")
+        if levels_hash(docs) != body.get("hash"):
+            raise CatalogError(f"catalogue {path}: its levels do not match its recorded hash (changed or corrupt)")
         cat = _catalog_of(docs, name=str(name), version=version, generators=dict(body.get("generators") or {}),
                           where=f"{name}@{version}")
     except (KeyError, TypeError, ValueError) as e:

@@ -7,6 +7,7 @@ import warnings
 
 import click
 
+from longpuzzle.engine.catalog_store import catalog_option
 from longpuzzle.engine.errors import LongPuzzleError
 
 
@@ -23,6 +24,7 @@ def _describe(space) -> str:
 @click.command("envs")
 @click.option("--check", is_flag=True, help="Run gymnasium's check_env on every id in every mode.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@catalog_option
 def envs_cmd(check, as_json):
     """List the Gymnasium environment ids (longpuzzle/<Game>-v0 in rules and pixel mode, and
     longpuzzle/Suite-v0) with their spaces for the default level; --check runs Gymnasium's

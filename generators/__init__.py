@@ -116,6 +116,8 @@ class LevelSampler:
             i = int(rng.integers(0, self.pool))
         return self[i].level
 
+    sample = __call__          # the name Gymnasium-style level sources look for (sample(rng))
+
     def __iter__(self) -> Iterator[GeneratedLevel]:
         i = 0
         while True:

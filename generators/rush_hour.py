@@ -27,7 +27,7 @@ SHORT = (("sedan", "white"), ("sedan", "blue"), ("coupe", "white"), ("coupe", "c
          ("pickup", "white"))
 LONG = (("bus", "purple"), ("bus", "sand"), ("semi", "sand"), ("semi", "purple"))
 COMPONENT_FACTOR = 6          # a component may hold this many times the tier's largest state count,
-COMPONENT_CAP = 150_000       # and no more than this (larger boards are drawn again: time)
+COMPONENT_CAP = 100_000       # and no more than this (larger boards are drawn again: time)
 
 
 class RushHourGenerator(Generator):

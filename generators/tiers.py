@@ -5,8 +5,9 @@ tier's levels) of every certified figure of solvers/profile.py, the tier's struc
 (each level's board size and piece counts, as the game's generator reads them) and the
 ACCEPTED range of the figures that define the game's tiers (DEFINING below): a generated
 level of tier T must lie inside T's accepted ranges. Accepted = the catalogue's range, except
-for a tier of fewer than MIN_LEVELS levels (Nut and Bolt nightmare has one), whose range is
-widened by WIDEN of each end's value (a single level gives no range to draw from).
+for a tier of fewer than MIN_LEVELS levels (Nut and Bolt nightmare has one): a single level
+gives no range, so such a tier is defined by the game's first defining figure alone (its
+optimal length), widened by WIDEN of each end's value.
 
 The file is data made from the built-in catalogue by
 
@@ -55,7 +56,10 @@ def figure_ranges(profiles: list[dict]) -> dict:
 
 def accepted(game: str, ranges: dict, n_levels: int) -> dict:
     out = {}
-    for fig in DEFINING.get(game, ()):
+    defining = DEFINING.get(game, ())
+    if n_levels < MIN_LEVELS:
+        defining = defining[:1]
+    for fig in defining:
         if fig not in ranges:
             continue
         lo, hi = ranges[fig]

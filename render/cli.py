@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from longpuzzle.engine.catalog_store import catalog_option
 from longpuzzle.engine.errors import LongPuzzleError
 
 EPISODE_FORMAT = "longpuzzle-gui-episode/1"
@@ -110,6 +111,7 @@ def _display_available() -> bool:
               help="Where to save the episode (actions, moves, final snapshot).")
 @click.option("--frames", "frames_dir", type=click.Path(file_okay=False), help="Also save every frame as PNG here.")
 @click.option("--frames-per-move", type=int, default=0, show_default=True, help="Intermediate animation frames.")
+@catalog_option
 @click.pass_context
 def play_cmd(ctx, start, headless, actions_file, style, scale, save, frames_dir, frames_per_move):
     """Play from the home screen or a level, with the mouse and keyboard (or scripted, --headless).

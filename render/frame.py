@@ -42,6 +42,7 @@ import pygame  # noqa: E402
 from longpuzzle.engine.geometry import (  # noqa: E402
     DESIGN_H, DESIGN_W, Circle, Projection, Rect, Widget, circle_points, projection, rounded_rect_points,
 )
+from longpuzzle.engine.catalog import catalog  # noqa: E402
 from longpuzzle.engine.registry import get_puzzle  # noqa: E402
 from longpuzzle.engine.suite import CARD, Suite, difficulty_label  # noqa: E402
 
@@ -583,7 +584,9 @@ class Renderer:
     def static_layer(self, suite: Suite) -> np.ndarray:
         name = suite.screen["name"]
         lvl = suite.level if name == "level" else None
-        key = (name, suite.screen.get("game"), level_key(lvl) if lvl is not None else None, suite.direct)
+        # menus show the catalogue in use (its games, objectives, level counts): keyed by its content
+        key = (name, suite.screen.get("game"), level_key(lvl) if lvl is not None else None, suite.direct,
+               None if lvl is not None else catalog().content_hash)
         arr = self._layers.get(key)
         if arr is not None:
             return arr

@@ -11,6 +11,7 @@ import click
 from longpuzzle.engine.catalog import catalog, load_level
 from longpuzzle.engine.catalog_store import catalog_option
 from longpuzzle.solvers.core import DEFAULT_BUDGET, solve
+from longpuzzle.solvers.knowledge import knowledge
 from longpuzzle.solvers.verify import verify_level
 
 
@@ -113,7 +114,8 @@ def _profile_all(cat, ids, as_json, budget, tiers_out, bar) -> None:
         click.echo(f"{'level':<28} {'status':<10} {'optimal':>9} {'states':>14} {'dead ends':>9} "
                    f"{'opt 1st':>7} {'1st':>4} {'seconds':>8}")
     for lid in ids:
-        p = profile(cat.level(lid), budget=budget or DEFAULT_PROFILE_BUDGET)
+        lvl = cat.level(lid)
+        p = profile(lvl, budget=budget or max(knowledge(lvl.game).verify_budget or 0, DEFAULT_PROFILE_BUDGET))
         d = p.as_dict()
         d["catalog"] = cat.label
         profs[lid] = d

@@ -217,9 +217,13 @@ def graph_bfs(lv, aux, w, terminal, max_states, keys, tk, tid, meta, off, edges,
                 for j in range(w):
                     keys[n * w + j] = skflat[i * w + j]
                 graph_put(tk, tid, meta, w, slot, hx, n)
-                # the rules decide (a hook's solved flag may only mark the moves that win)
-                unpack(lv, aux, keys, n * w, tmp)
-                solvedf[n] = is_solved(lv, tmp)
+                if terminal:
+                    # the parent is not solved: the hook's flag is exact (the search relies on it too)
+                    solvedf[n] = solvedv[i]
+                else:
+                    # from a solved parent a hook may mark only the moves that win: the rules decide
+                    unpack(lv, aux, keys, n * w, tmp)
+                    solvedf[n] = is_solved(lv, tmp)
                 found = n
                 n += 1
             edges[ne] = found

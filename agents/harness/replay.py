@@ -15,7 +15,7 @@ from longpuzzle.agents.harness.run import Run
 from longpuzzle.agents.harness.settings import HarnessError, Settings
 from longpuzzle.agents.harness.frames import FRAMES_FILE, LEGACY_DIR, FrameStoreError, hasher, open_frames
 from longpuzzle.agents.harness.trajectory import Trajectory, read_episode, read_events
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import catalog, use_catalog
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.suite import Suite
 from longpuzzle.render.frame import renderer
@@ -51,8 +51,39 @@ def replay_episode(folder: str | Path) -> ReplayReport:
     sense. An episode that was killed (no end record, no result.json) is checked as a
     prefix: every recorded step must replay exactly, a last line cut off by the kill is
     dropped, a last step without its private record is checked on its public record alone;
-    ``complete`` is False and ``note`` says what was missing."""
+    ``complete`` is False and ``note`` says what was missing.
+    The episode is replayed on the catalogue it recorded (found by name and version,
+    checked by hash)."""
     ev_lines, cut_off = read_episode(folder)
+    head = ev_lines[0] if ev_lines and isinstance(ev_lines[0], dict) else {}
+    with use_catalog(recorded_catalog(head.get("catalog"))):
+        return _replay_folder(folder, ev_lines, cut_off)
+
+
+def recorded_catalog(ident: dict | None):
+    """The catalogue a result file names ({"name", "version", "hash"}): the one in use when it
+    matches, else the stored snapshot of that name and version; HarnessError if none has the
+    recorded hash."""
+    from longpuzzle.engine.catalog_store import CatalogError, open_catalog
+
+    cur = catalog()
+    if not ident or ident.get("hash") == cur.content_hash:
+        return cur
+    label = ident.get("name") or "builtin"
+    if ident.get("version") is not None:
+        label = f"{label}@{ident['version']}"
+    try:
+        cat = open_catalog(label)
+    except CatalogError as e:
+        raise HarnessError(f"the episode ran on catalogue {label} (hash {str(ident.get('hash'))[:16]}), "
+                           f"which is not available here: {e}") from None
+    if cat.content_hash != ident.get("hash"):
+        raise HarnessError(f"the episode ran on catalogue {label} with hash {str(ident.get('hash'))[:16]}, "
+                           f"but {label} here has hash {cat.content_hash[:16]}")
+    return cat
+
+
+def _replay_folder(folder, ev_lines: list, cut_off) -> ReplayReport:
     head = ev_lines[0]
     hf = hasher(head.get("frame_hash"))
     has_end = any(r.get("type") == "end" for r in ev_lines)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from longpuzzle.engine.catalog import catalog
+
 
 @dataclass
 class EpisodeResult:
@@ -35,7 +37,7 @@ class EpisodeResult:
             "success": o.success, "solved": o.solved_count, "target_levels": len(o.levels),
             "levels_outcome": [{"reached": l.reached, "won": l.won, "max_P": l.max_progress} for l in o.levels],
             "mismatch": o.mismatch, "budget_remaining": o.budget_remaining, "levels": self.levels,
-            **o.steps_dict(), **self.extra,
+            **o.steps_dict(), **self.extra, "catalog": catalog().identity(),
         }
 
 

@@ -17,6 +17,7 @@ from longpuzzle.agents.harness.feedback import FeedbackTracker
 from longpuzzle.agents.harness.settings import Settings
 from longpuzzle.agents.harness.trajectory import EVENTS_FORMAT, Trajectory
 from longpuzzle.engine import gui
+from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.suite import Suite, difficulty_label
 from longpuzzle.render.frame import renderer
@@ -48,7 +49,7 @@ class Run:
         self.level_presses: dict[str, int] = {}
         extra = {"first_wait": True} if first_wait else {}
         self.traj.write({"type": "header", "format": EVENTS_FORMAT, **header, **extra,
-                         "settings": settings.as_dict(), "start": suite.snapshot(),
+                         "settings": settings.as_dict(), "catalog": catalog().identity(), "start": suite.snapshot(),
                          "frame_hash": self.traj.frame_hash, "frame": h0})
         self.step = 0
 

@@ -18,14 +18,16 @@ import click
               help="[default: mp4 where imageio-ffmpeg is installed, else gif]")
 @click.option("--reference", "references", multiple=True, type=click.Path(dir_okay=False),
               help="Reference rows for Table 2 (a JSON file; see `longpuzzle leaderboard --help`).")
-def report_cmd(folders, out_dir, videos, video_format, references):
+@click.option("--merge-catalogs", is_flag=True,
+              help="Pool runs made on different level catalogues (kept apart otherwise: their levels differ).")
+def report_cmd(folders, out_dir, videos, video_format, references, merge_catalogs):
     """Write report.html for eval output folders (or episode folders): the paper's tables and
     figures, trajectory analytics, and each episode's video."""
     from longpuzzle.agents.report.leaderboard import load_reference
     from longpuzzle.agents.report.page import make_report
 
     refs = [r for f in references for r in load_reference(f)]
-    click.echo(f"wrote {make_report(list(folders), out_dir, videos=videos, video_format=video_format, references=refs)}")
+    click.echo(f"wrote {make_report(list(folders), out_dir, videos=videos, video_format=video_format, references=refs, merge_catalogs=merge_catalogs)}")
 
 
 @click.command("analyze")

@@ -31,7 +31,7 @@ from pathlib import Path
 from longpuzzle.agents.harness import HarnessError
 from longpuzzle.agents.report import analytics as an
 from longpuzzle.agents.report import figures
-from longpuzzle.agents.report.data import RunData, load_run
+from longpuzzle.agents.report.data import RunData, catalog_label, load_run
 from longpuzzle.agents.report.tables import (
     MISSING, TABLE18, TABLE18_TITLES, Row, easiest_tier_lc, fmt, group_runs, help_for, horizon_curve,
     solved_text, table2_columns,
@@ -99,16 +99,30 @@ class _Page:
         self.add("".join(t))
 
 
+def merge_catalog_identities(runs: list) -> None:
+    """Let runs that differ only in their catalogue pool into one row, labelled with every
+    catalogue they ran on (``report --merge-catalogs``)."""
+    labels = sorted({catalog_label(r.identity) for r in runs})
+    if len(labels) > 1:
+        merged = {"name": " + ".join(labels)}
+        for r in runs:
+            r.identity = {**r.identity, "catalog": merged}
+
+
 def make_report(dirs, out: str | Path | None = None, *, videos: bool = True, video_format: str | None = None,
-                references: list | None = None, fps: float = 4.0) -> Path:
+                references: list | None = None, fps: float = 4.0, merge_catalogs: bool = False) -> Path:
     """Write report.html for eval output folders (or lone episode folders); returns its path.
     ``out``: the folder for the page (default: the run folder when there is one, else
-    required). ``references``: leaderboard reference rows to show in Table 2."""
+    required). ``references``: leaderboard reference rows to show in Table 2. Runs on
+    different level catalogues (their recorded name and content hash) are never pooled into
+    one row unless ``merge_catalogs``."""
     if isinstance(dirs, (str, Path)):
         dirs = [dirs]
     runs = [load_run(d) for d in dirs]
     if not runs:
         raise HarnessError("no run folders given")
+    if merge_catalogs:
+        merge_catalog_identities(runs)
     if out is None:
         if len(runs) > 1:
             raise HarnessError("several runs: say where the report goes (--out DIR)")
@@ -178,17 +192,19 @@ def _table2(page: _Page, rows: list[Row]) -> None:
 
 def _runs_section(page: _Page, runs: list[RunData]) -> None:
     page.add("<h2>Runs</h2>")
-    head = ["folder", "agent", "protocol", "objectives", "episodes", "unscored", "SMR", "score", "settings"]
+    head = ["folder", "agent", "protocol", "catalogue", "objectives", "episodes", "unscored", "SMR", "score",
+            "settings"]
     body = []
     for r in runs:
         s = r.summary
         m = s.get("metrics") or {}
         st = s.get("settings") or {}
         body.append([(r.folder.name,), (r.label,), (r.identity.get("protocol") or MISSING,),
+                     (catalog_label(r.identity),),
                      fmt(len(s.get("objectives") or [])), fmt(len(r.episodes)), fmt(m.get("unscored")),
                      fmt(m.get("SMR")), fmt(m.get("score")),
                      (", ".join(f"{k} {v}" for k, v in st.items() if v is not None) or MISSING,)])
-    page.table(head, body, titles=["", "", "", "", "", help_for("unscored"), help_for("SMR"), help_for("score"), ""])
+    page.table(head, body, titles=["", "", "", "", "", "", help_for("unscored"), help_for("SMR"), help_for("score"), ""])
 
 
 USAGE_KEYS = ("calls", "input_uncached", "input_cached", "output", "reasoning", "latency", "retries",

@@ -1,0 +1,168 @@
+"""Named catalogue snapshots and --catalog: versions, hashes, corrupt files, the catalogue in use
+(inherited by child processes), the commands, result files recording the catalogue, replay on
+the recorded catalogue and report refusing to merge catalogues."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from longpuzzle.cli import main
+from longpuzzle.engine.catalog import Catalog, builtin_catalog, catalog, load_level, use_catalog
+from longpuzzle.engine.catalog_store import CatalogError, list_catalogs, open_catalog, snapshot
+from longpuzzle.generators import generate, level_file
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setenv("LONGPUZZLE_CATALOG_DIR", str(tmp_path / "store"))
+    monkeypatch.delenv("LONGPUZZLE_CATALOG", raising=False)
+    yield tmp_path
+    use_catalog(None)
+
+
+def _file(tmp_path, game, tier, count, seed=0, name=None):
+    path = tmp_path / (name or f"{game}-{tier}-{seed}.json")
+    path.write_text(json.dumps(level_file(list(generate(game, tier, seed=seed, count=count)))), encoding="utf-8")
+    return path
+
+
+def run(args, capsys):
+    """One command, as its own process would run it (the catalogue choice does not carry over)."""
+    try:
+        with pytest.raises(SystemExit) as e:
+            main(args)
+    finally:
+        use_catalog(None)
+    out = capsys.readouterr()
+    return e.value.code or 0, out.out, out.err
+
+
+def test_snapshot_versions_hash_and_merge(store):
+    a = _file(store, "maze_paint", "easy", 2)
+    b = _file(store, "maze_paint", "medium", 1)
+    t = _file(store, "truck_escape", "default", 1)
+    v1 = snapshot("mix", [b, a, t])
+    assert v1["version"] == 1 and v1["created"] and v1["levels"] == 4 and v1["objectives"] == 3
+    cat = open_catalog("mix")
+    assert [o.id for o in cat.objectives()] == ["truck_escape/default", "maze_paint/easy", "maze_paint/medium"]
+    assert cat.label == "mix@1" and cat.content_hash == v1["hash"]
+    assert cat.generators == {"maze_paint": 1, "truck_escape": 1}
+    again = snapshot("mix", [a, b, t])                 # same levels: no new version
+    assert again["version"] == 1 and not again["created"]
+    v2 = snapshot("mix", [a])
+    assert v2["version"] == 2 and v2["hash"] != v1["hash"]
+    assert open_catalog("mix").version == 2 and open_catalog("mix@1").content_hash == v1["hash"]
+    assert [(r["name"], r["version"], r["latest"]) for r in list_catalogs()] == [("mix", 1, False), ("mix", 2, True)]
+    with pytest.raises(CatalogError, match="comes from both"):
+        snapshot("dup", [a, a])
+    with_builtin = open_catalog(snapshot("full", [a], with_builtin=True)["path"])
+    assert len(with_builtin.level_ids()) == 114 - 30 + 2
+
+
+def test_bad_names_unknown_versions_and_corrupt_files(store):
+    a = _file(store, "truck_escape", "default", 1)
+    for bad in ("builtin", "../x", "", "a b"):
+        with pytest.raises(CatalogError, match="not a usable catalogue name"):
+            snapshot(bad, [a])
+    with pytest.raises(CatalogError, match="no catalogue 'ghost'"):
+        open_catalog("ghost")
+    info = snapshot("c", [a])
+    with pytest.raises(CatalogError, match="no version '7'"):
+        open_catalog("c@7")
+    path = Path(info["path"])
+    body = json.loads(path.read_text())
+    body["games"]["truck_escape"]["objectives"][0]["levels"][0]["trucks"].pop()
+    path.write_text(json.dumps(body))
+    with pytest.raises(CatalogError, match="do not match its recorded hash"):
+        open_catalog("c")
+    path.write_text("{not json")
+    with pytest.raises(CatalogError, match="not valid JSON"):
+        open_catalog("c")
+
+
+def test_the_catalogue_in_use_and_its_inheritance(store):
+    a = _file(store, "maze_paint", "easy", 1)
+    snapshot("mine", [a])
+    assert catalog() is builtin_catalog()
+    with use_catalog("mine") as cat:
+        assert catalog() is cat and load_level("maze_paint/easy/1").data["name"].startswith("gen:")
+        assert os.environ["LONGPUZZLE_CATALOG"] == "mine@1"
+        # a child process sees the same catalogue
+        env = {**os.environ, "PYTHONPATH": str(ROOT.parent)}
+        out = subprocess.run([sys.executable, "-m", "longpuzzle", "levels", "--json"], env=env,
+                             capture_output=True, text=True, check=True).stdout
+        assert json.loads(out)["catalog"]["name"] == "mine"
+    assert catalog() is builtin_catalog() and "LONGPUZZLE_CATALOG" not in os.environ
+    custom = Catalog([a])
+    assert custom.name == "custom" and len(custom.level_ids()) == 114 - 30 + 1
+
+
+def test_commands_generate_snapshot_levels_verify(store, capsys):
+    out_file = store / "rh.json"
+    code, out, err = run(["generate", "rush_hour", "--tier", "easy", "--count", "2", "--seed", "5",
+                          "--out", str(out_file)], capsys)
+    assert code == 0 and "wrote 2 rush_hour easy levels" in out
+    doc = json.loads(out_file.read_text())
+    assert doc["generator"]["name"] == "longpuzzle.generators.rush_hour"
+    assert all(r["reference_solution"] and r["profile"]["states_exact"] for r in doc["objectives"][0]["levels"])
+    code, out, err = run(["generate", "rush_hour", "--tier", "mythic", "--count", "1"], capsys)
+    assert code == 2 and err.startswith("error: rush_hour has no tier 'mythic'") and len(err.splitlines()) == 1
+    code, out, err = run(["catalog", "snapshot", "rh", "--from", str(out_file)], capsys)
+    assert code == 0 and "saved rh@1" in out
+    code, out, err = run(["catalog", "show", "rh", "--json"], capsys)
+    assert json.loads(out)["objectives"] == [{"objective": "rush_hour/easy", "levels": 2}]
+    code, out, err = run(["levels", "--catalog", "rh"], capsys)
+    assert "1 objective, 2 levels (catalogue rh@1" in out
+    code, out, err = run(["verify", "--catalog", "rh", "--profile", "--json"], capsys)
+    lines = [json.loads(x) for x in out.splitlines()]
+    assert [d["level"] for d in lines[:2]] == ["rush_hour/easy/1", "rush_hour/easy/2"]
+    assert all(d["catalog"] == "rh@1" and d["status"] == "solvable" for d in lines[:2])
+    assert lines[2]["tiers"][0]["objective"] == "rush_hour/easy" and lines[2]["catalog"]["name"] == "rh"
+    code, out, err = run(["levels", "--catalog", "nothing-here"], capsys)
+    assert code == 2 and "error: no catalogue 'nothing-here'" in err
+    code, out, err = run(["verify", "--game", "maze_paint", "--profile", "--tiers-out", str(store / "t.json")],
+                         capsys)
+    assert code == 0 and json.loads((store / "t.json").read_text())["games"]["maze_paint"]["tiers"]["hard"]["accept"] \
+        == {"optimal": [18, 25], "states": [547, 107243]}
+
+
+def test_results_record_the_catalogue_replay_uses_it_and_report_keeps_catalogues_apart(store, capsys):
+    a = _file(store, "maze_paint", "easy", 1, seed=3)
+    snapshot("one", [a])
+    out = store / "ev"
+    code, o, e = run(["eval", "--catalog", "one", "--objective", "maze_paint/easy", "--out", str(out / "mine"),
+                      "--no-frames", "--budget", "120", "--max-actions", "40"], capsys)
+    assert code == 0
+    res = json.loads((out / "mine" / "maze_paint_easy" / "episode_001" / "result.json").read_text())
+    assert res["catalog"]["name"] == "one" and res["catalog"]["version"] == 1 and res["success"]
+    summary = json.loads((out / "mine" / "summary.json").read_text())
+    assert summary["catalog"] == res["catalog"]
+    # replayed on the catalogue it recorded, though the built-in one is in use here
+    code, o, e = run(["replay", str(out / "mine" / "maze_paint_easy" / "episode_001")], capsys)
+    assert code == 0 and "every frame and result matches" in o
+    code, o, e = run(["eval", "--objective", "maze_paint/easy", "--out", str(out / "builtin"), "--no-frames",
+                      "--budget", "120", "--max-actions", "40"], capsys)
+    assert code == 0
+    # runs on different catalogues are never pooled into one row, unless asked
+    from longpuzzle.agents.report.data import load_run
+    from longpuzzle.agents.report.page import merge_catalog_identities
+    from longpuzzle.agents.report.tables import group_runs
+    runs = [load_run(out / "mine"), load_run(out / "builtin")]
+    assert [r.identity["catalog"]["name"] for r in runs] == ["one", "builtin"]
+    assert len(group_runs(runs)) == 2
+    merge_catalog_identities(runs)
+    assert len(group_runs(runs)) == 1
+    code, o, e = run(["report", str(out / "mine"), str(out / "builtin"), "--out", str(out / "r"), "--no-videos"],
+                     capsys)
+    assert code == 0, e
+    page = (out / "r" / "report.html").read_text()
+    assert "one #" in page and "builtin #" in page
+    code, o, e = run(["report", str(out / "mine"), str(out / "builtin"), "--out", str(out / "m"), "--no-videos",
+                      "--merge-catalogs"], capsys)
+    assert code == 0 and "builtin #" in (out / "m" / "report.html").read_text()

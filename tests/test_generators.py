@@ -1,0 +1,184 @@
+"""Level generators: determinism, the sampler API, tier ranges (20 levels per game and tier),
+the beyond tier, level files, and generated levels played through the real suite by gestures."""
+
+import json
+
+import numpy as np
+import pytest
+
+from longpuzzle.engine.catalog import BEYOND, Catalog, builtin_catalog, parse_level_file, use_catalog
+from longpuzzle.engine.geometry import DESIGN_H, DESIGN_W, Rect
+from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.engine.suite import Suite
+from longpuzzle.generators import GenerationError, LevelSampler, generate, generator, generators, level_file
+from longpuzzle.generators.tiers import DEFINING, catalog_tiers, tier_data
+from longpuzzle.render.frame import renderer
+from longpuzzle.solvers.core import check_solution
+
+GAMES = [g.game for g in generators()]
+# tiers whose 20 levels take more than a second or two: the slow test below
+SLOW = {("maze_paint", "hard"), ("rush_hour", "medium"), ("rush_hour", "hard"), ("nut_and_bolt", "hard"),
+        ("nut_and_bolt", "extreme"), ("nut_and_bolt", "nightmare")}
+TIERS = [(g, t) for g in GAMES for t in catalog_tiers(g)]
+
+
+def test_every_game_with_levels_but_bolt_unscrew_has_a_generator_and_tiers():
+    have = set(GAMES)
+    assert {"maze_paint", "rush_hour", "nut_and_bolt", "truck_escape", "color_connect"} <= have
+    for g in GAMES:
+        gen = generator(g)
+        cat_tiers = [o.difficulty for o in builtin_catalog().objectives(g)]
+        assert gen.tiers() == cat_tiers + [BEYOND]
+        assert set(catalog_tiers(g)) == set(cat_tiers)
+
+
+def test_generation_is_deterministic_in_game_tier_seed_and_index():
+    a = [x.record for x in generate("maze_paint", "easy", seed=11, count=3)]
+    b = [x.record for x in generate("maze_paint", "easy", seed=11, count=3)]
+    assert a == b
+    c = [x.record for x in generate("maze_paint", "easy", seed=12, count=3)]
+    assert [r["layout"] for r in c] != [r["layout"] for r in a]
+    # random access: level 2 alone is level 2 of the run
+    alone = next(generate("maze_paint", "easy", seed=11, start=2, count=1))
+    assert alone.record == a[2] and alone.level.id == "maze_paint/easy/3"
+    assert a[0]["generator"] == {"name": "longpuzzle.generators.maze_paint", "version": generator("maze_paint").version,
+                                 "tier": "easy", "seed": 11, "index": 0, "attempts": a[0]["generator"]["attempts"]}
+
+
+def test_level_sampler_is_an_iterator_and_a_callable():
+    s = LevelSampler("truck_escape", "default", seed=3)
+    first = s()
+    second = s()
+    assert first.id == "truck_escape/default/1" and second.id == "truck_escape/default/2"
+    assert s[0].record == next(iter(s)).record
+    rng = np.random.default_rng(5)
+    picks = [s(rng).data for _ in range(2)]
+    rng = np.random.default_rng(5)
+    again = [LevelSampler("truck_escape", "default", seed=3)(rng).data for _ in range(2)]
+    assert picks == again
+    with pytest.raises(GenerationError, match="no tier 'impossible'"):
+        LevelSampler("truck_escape", "impossible")
+
+
+def _check_in_tier(g, game, tier):
+    spec = generator(game).tier_spec(tier)
+    prof = g.profile
+    assert prof.status == "solvable"
+    figs = prof.figures()
+    for fig, (lo, hi) in spec.accept.items():
+        v = figs[fig]
+        assert v is not None and (lo is None or v >= lo) and (hi is None or v <= hi), (g.level.id, fig, v, lo, hi)
+    # the record carries the certified figures, and its certified solution replays to a win
+    assert g.record["profile"]["status"] == "solvable"
+    assert g.record["profile"]["optimal"] == prof.optimal
+    p = get_puzzle(game)
+    acts = [a for t in prof.solution for a in p.actions(g.level, t)]
+    assert check_solution(g.level, g.level.initial, acts)
+
+
+@pytest.mark.parametrize("game, tier", [t for t in TIERS if t not in SLOW])
+def test_twenty_generated_levels_fall_inside_the_catalogue_tier(game, tier):
+    for g in generate(game, tier, seed=2026, count=20):
+        _check_in_tier(g, game, tier)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game, tier", sorted(SLOW))
+def test_twenty_generated_levels_of_the_expensive_tiers(game, tier):
+    for g in generate(game, tier, seed=2026, count=20):
+        _check_in_tier(g, game, tier)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+def test_beyond_lies_above_the_catalogues_hardest_tier(game):
+    gen = generator(game)
+    hardest = tier_data()["games"][game]["tiers"][list(catalog_tiers(game))[-1]]["figures"]
+    primary = DEFINING[game][0]
+    for g in generate(game, BEYOND, seed=1, count=1):
+        _check_in_tier(g, game, BEYOND)
+        assert g.profile.figures()[primary] > hardest[primary][1]
+    assert gen.beyond.note
+
+
+def test_defining_figures_of_the_tiers_are_the_catalogue_ranges():
+    for game, g in tier_data()["games"].items():
+        for tier, t in g["tiers"].items():
+            for fig, rng in t["accept"].items():
+                lo, hi = t["figures"][fig]
+                assert rng[0] <= lo and rng[1] >= hi
+                if t["levels"] >= 3:
+                    assert rng == [lo, hi]
+            if t["levels"] < 3:
+                assert list(t["accept"]) == [g["defining"][0]]
+
+
+def test_level_files_round_trip_through_the_catalogue_parser(tmp_path):
+    made = list(generate("nut_and_bolt", "medium", seed=4, count=2)) + list(generate("nut_and_bolt", "easy", seed=4, count=1))
+    doc = level_file(made)
+    assert [o["difficulty"] for o in doc["objectives"]] == ["easy", "medium"]
+    game, objs, levels = parse_level_file(json.dumps(doc), "gen.json")
+    assert game == "nut_and_bolt" and [len(o.level_ids) for o in objs] == [1, 2]
+    assert levels["nut_and_bolt/medium/2"].data == made[1].record
+    with pytest.raises(GenerationError):
+        level_file([])
+
+
+def test_unknown_game_tier_and_generator_errors():
+    from longpuzzle.engine.errors import UnknownGameError
+    with pytest.raises(UnknownGameError):
+        generator("chess")
+    with pytest.raises(GenerationError, match="tiers: easy, medium, hard, beyond"):
+        next(generate("maze_paint", "legendary"))
+
+
+def _bounds(shape):
+    if isinstance(shape, Rect):
+        return shape.x0, shape.y0, shape.x1, shape.y1
+    return shape.cx - shape.r, shape.cy - shape.r, shape.cx + shape.r, shape.cy + shape.r
+
+
+def _fits_the_design_frame(suite):
+    """Every widget inside the 540 x 960 frame; no board target under a HUD button."""
+    lay = suite.layout()
+    buttons = [w for w in lay.widgets if w.kind != "target"]
+    for w in lay.widgets:
+        x0, y0, x1, y1 = _bounds(w.shape)
+        assert 0 <= x0 and x1 <= DESIGN_W and 0 <= y0 and y1 <= DESIGN_H, (w.id, (x0, y0, x1, y1))
+        if w.kind == "target":
+            for b in buttons:
+                bx0, by0, bx1, by1 = _bounds(b.shape)
+                assert x1 <= bx0 or bx1 <= x0 or y1 <= by0 or by1 <= y0, (w.id, b.id)
+
+
+@pytest.mark.parametrize("game, tier", [("maze_paint", "medium"), ("nut_and_bolt", "medium"), ("rush_hour", "easy"),
+                                        ("truck_escape", "default"), ("color_connect", "hard"),
+                                        ("truck_escape", BEYOND), ("color_connect", BEYOND)])
+def test_generated_levels_are_played_through_the_suite_by_gestures(tmp_path, game, tier):
+    """A generated level in a catalogue of its own: the suite opens it from its menus like a
+    catalogue level, it fits the 540 x 960 frame, every legal first move has a gesture that
+    makes exactly that move, and its certified solution played as gestures wins it."""
+    g = next(generate(game, tier, seed=7, count=1))
+    path = tmp_path / f"{game}.json"
+    path.write_text(json.dumps(level_file([g])), encoding="utf-8")
+    cat = Catalog([path])
+    with use_catalog(cat):
+        s = Suite("home")
+        fb = s.dispatch({"type": "click", "x": 270, "y": dict(s.home_games())[game]})
+        if s.screen["name"] == "difficulty":
+            card = next(w for w in s.layout().widgets if w.id == f"difficulty:{tier}")
+            x0, y0, x1, y1 = card.shape.bounds()
+            fb = s.dispatch({"type": "click", "x": round((x0 + x1) / 2), "y": round((y0 + y1) / 2)})
+        assert s.screen == {"name": "level", "level": g.level.id}, fb.as_dict()
+        assert s.level.data == g.record
+        _fits_the_design_frame(s)
+        frame = renderer("2d", 1.0).render(s)             # the game's screen draws it
+        assert frame.shape == (960, 540, 3) and frame.std() > 0
+        p = get_puzzle(game)
+        for a in p.legal_moves(s.level, s.session.state):
+            assert s.interpret(s.gesture_for(a)) == [a]
+        acts = [a for t in g.profile.solution for a in p.actions(g.level, t)]
+        for a in acts:
+            fb = s.dispatch(s.gesture_for(a))
+            assert fb.kind == "move", (a, fb.as_dict())
+        assert s.session.solved and s.complete

@@ -1,0 +1,118 @@
+"""Certified difficulty figures (solvers/profile.py) checked against plain readings: the
+solver's optimum, a breadth-first count of states, certificates of every state, solves from
+every first move; Truck Escape's counted states against enumeration; the tier data."""
+
+import numpy as np
+import pytest
+
+from longpuzzle.engine.catalog import builtin_catalog
+from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.generators.tiers import tier_data
+from longpuzzle.solvers.core import certify, explore, solve
+from longpuzzle.solvers.knowledge.truck_escape import count_removal_sets
+from longpuzzle.solvers.profile import StateGraph, profile, sampled_dead_end_density
+
+SMALL = ["maze_paint/easy/1", "maze_paint/medium/9", "rush_hour/easy/2", "rush_hour/hard/1", "nut_and_bolt/easy/3",
+         "nut_and_bolt/medium/3"]
+
+
+@pytest.mark.parametrize("lid", SMALL)
+def test_profile_agrees_with_the_solver_and_plain_searches(lid):
+    level = builtin_catalog().level(lid)
+    p = get_puzzle(level.game)
+    prof = profile(level)
+    r = solve(level)
+    assert prof.status == "solvable" and prof.optimal == r.length and prof.states_exact
+    # without terminal wins the graph is the whole space explore() counts
+    assert StateGraph(level, terminal=False).n == explore(level).n
+    assert prof.states <= explore(level).n
+    # optimal first moves: a solve from every legal first move
+    legal = p.legal_moves(level, level.initial)
+    assert prof.first_moves == len(legal)
+    opt_first = 0
+    for a in legal:
+        nxt, _ = p.step(level, level.initial, a)
+        s = solve(level, state=nxt)
+        opt_first += s.status == "solvable" and s.length == prof.optimal - 1
+    assert prof.optimal_first_moves == opt_first
+    assert len(prof.solution) == prof.optimal
+
+
+def test_dead_end_density_is_the_share_of_certified_dead_ends():
+    level = builtin_catalog().level("nut_and_bolt/medium/3")
+    g = StateGraph(level)
+    dist = g.distances()
+    dead = 0
+    for i in range(g.n):
+        c = certify(level, g.state(i))
+        assert (c.status == "unsolvable") == (dist[i] < 0)
+        dead += c.status == "unsolvable"
+    prof = profile(level)
+    assert prof.dead_end_method == "exhaustive"
+    assert prof.dead_end_density == pytest.approx(dead / g.n) and 0 < prof.dead_end_density < 1
+
+
+def test_budget_gives_bounds_and_sampled_dead_ends():
+    level = builtin_catalog().level("nut_and_bolt/hard/1")
+    prof = profile(level, budget=1000)
+    assert not prof.states_exact and prof.states == 1000
+    assert prof.status == "solvable" and prof.lower_bound <= 32 <= prof.upper_bound and prof.dead_end_method == "sampled"
+    assert prof.dead_end_samples > 0 and 0 <= prof.dead_end_density <= 1
+    dens, n = sampled_dead_end_density(level, walks=30, seed=1)
+    assert n > 0 and dens == sampled_dead_end_density(level, walks=30, seed=1)[0]
+
+
+def test_games_without_dead_ends_report_none_and_unsolvable_levels_are_certified():
+    prof = profile("maze_paint/easy/2")
+    assert prof.dead_end_density is None and prof.dead_end_method == ""
+    p = get_puzzle("nut_and_bolt")
+    rec = {"capacity": 2, "bolts": [{"x": 100, "base_y": 400, "nuts": ["red", "blue"]},
+                                    {"x": 200, "base_y": 400, "nuts": ["blue", "red"]}]}
+    lvl = p.build_level(rec, difficulty="easy", number=1, where="test")
+    prof = profile(lvl)
+    assert prof.status == "unsolvable" and prof.optimal is None and prof.dead_end_density == 1.0
+
+
+@pytest.mark.parametrize("lid", ["truck_escape/default/1", "truck_escape/default/2"])
+def test_truck_escape_counts_its_states_without_enumerating_them(lid):
+    level = builtin_catalog().level(lid)
+    prof = profile(level)
+    assert prof.states_exact and prof.states == explore(level).n == count_removal_sets(level, level.initial)
+    assert prof.optimal == int(level.lv[2]) and prof.method == "greedy+count"
+
+
+def test_color_connect_profile_bounds_the_optimum():
+    prof = profile("color_connect/hard/1")
+    assert prof.status == "solvable" and prof.lower_bound <= prof.upper_bound == 56
+    assert prof.optimal_first_moves == 2 * prof.extra["pairs"] and prof.extra["cells"] == 56
+    assert not prof.states_exact
+
+
+def test_tier_data_matches_the_catalogue():
+    """tiers.json was made from the built-in catalogue: a sample of levels recomputed lies on
+    the recorded ranges, and every tier of every game with a generator is there."""
+    data = tier_data()
+    for lid in ("maze_paint/hard/4", "nut_and_bolt/extreme/2", "rush_hour/hard/6", "truck_escape/default/3"):
+        level = builtin_catalog().level(lid)
+        figs = profile(level).figures()
+        t = data["games"][level.game]["tiers"][level.difficulty]
+        for fig, (lo, hi) in t["figures"].items():
+            if figs.get(fig) is not None:
+                assert lo <= figs[fig] <= hi, (lid, fig)
+    for game, g in data["games"].items():
+        assert list(g["tiers"]) == [o.difficulty for o in builtin_catalog().objectives(game)]
+
+
+def test_the_builtin_catalogue_keeps_its_114_levels_and_ids():
+    cat = builtin_catalog()
+    counts = {o.id: len(o.level_ids) for o in cat.objectives()}
+    assert sum(counts.values()) == 114 and len(counts) == 16
+    assert counts == {"bolt_unscrew/easy": 8, "bolt_unscrew/hard": 8, "rush_hour/easy": 10, "rush_hour/medium": 10,
+                      "rush_hour/hard": 10, "nut_and_bolt/easy": 3, "nut_and_bolt/medium": 3, "nut_and_bolt/hard": 3,
+                      "nut_and_bolt/extreme": 3, "nut_and_bolt/nightmare": 1, "truck_escape/default": 5,
+                      "maze_paint/easy": 10, "maze_paint/medium": 10, "maze_paint/hard": 10,
+                      "color_connect/easy": 10, "color_connect/hard": 10}
+    for o in cat.objectives():
+        assert list(o.level_ids) == [f"{o.id}/{i + 1}" for i in range(len(o.level_ids))]
+    assert cat.name == "builtin" and cat.version is None and len(cat.content_hash) == 64
+    assert np.all([cat.level(l).id == l for l in cat.level_ids()])
