@@ -106,8 +106,8 @@ class ColorConnectGenerator(Generator):
     version = 1
     beyond = TierSpec("color_connect", "beyond", {"cells": (122, 200), "pairs": (13, MAX_COLORS)},
                       tuple({"rows": r, "cols": c, "pairs": k} for r, c, k in
-                            ((12, 11, 15), (12, 12, 15), (11, 12, 15), (12, 12, 14))),
-                      "above hard (49-121 cells, 5-15 pairs): 132-144 cells with 13-15 pairs")
+                            ((12, 11, 15), (11, 12, 15), (12, 11, 14), (11, 12, 14))),
+                      "above hard (49-121 cells, 5-15 pairs): 132 cells with 13-15 pairs")
 
     confirm_with_solver = False      # the profile is the route search's own certificate
     node_budget = 30_000             # route-search nodes per draw: a board needing more is drawn again
