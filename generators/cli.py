@@ -9,8 +9,6 @@ from pathlib import Path
 
 import click
 
-from longpuzzle.engine.errors import LongPuzzleError
-
 
 @click.command("generate")
 @click.argument("game")
@@ -129,4 +127,3 @@ def show_cmd(name, as_json):
 
 
 COMMANDS = [generate_cmd, catalog_group]
-__all__ = ["COMMANDS", "LongPuzzleError"]

@@ -23,6 +23,7 @@ import math
 from functools import lru_cache
 from importlib import resources
 
+from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.generators.base import TierSpec
 
 TIERS_FORMAT = "longpuzzle-tiers/1"
@@ -85,7 +86,7 @@ def build(profiles: dict[str, dict], catalog=None) -> dict:
             continue
         try:
             gen = generator(obj.game)
-        except Exception:           # a game without a generator: figures only
+        except LongPuzzleError:     # a game without a generator: figures only
             gen = None
         ranges = figure_ranges(profs)
         entry = {"levels": len(obj.level_ids), "figures": ranges,

@@ -3,6 +3,7 @@
     from longpuzzle.solvers import solve, certify
     r = solve("rush_hour/hard/3")          # Result: status, actions, moves, optimal, states, ...
     c = certify("nut_and_bolt/hard/1", state)   # solvable / unsolvable (dead end) / unknown
+    p = profile("maze_paint/hard/3")       # certified difficulty figures (solvers/profile.py)
 
 The generic compiled search lives in core.py (templated per game, cached on disk);
 game-specific knowledge (canonical keys, heuristics, direct solvers) in knowledge/<game>.py.
@@ -10,7 +11,15 @@ game-specific knowledge (canonical keys, heuristics, direct solvers) in knowledg
 
 from longpuzzle.solvers.core import Result, certify, explore, solve
 
-__all__ = ["Result", "certify", "explore", "solve", "verify_level"]
+__all__ = ["Result", "certify", "explore", "profile", "solve", "verify_level"]
+
+
+def profile(level, **kw):
+    """The level's certified difficulty figures (solvers/profile.py): solvable, optimal length
+    or bounds, reachable states, dead-end density, optimal first moves."""
+    from longpuzzle.solvers.profile import profile as _p
+
+    return _p(level, **kw)
 
 
 def verify_level(level, *, budget=None):

@@ -115,7 +115,7 @@ def _profile_all(cat, ids, as_json, budget, tiers_out, bar) -> None:
                    f"{'opt 1st':>7} {'1st':>4} {'seconds':>8}")
     for lid in ids:
         lvl = cat.level(lid)
-        p = profile(lvl, budget=budget or max(knowledge(lvl.game).verify_budget or 0, DEFAULT_PROFILE_BUDGET))
+        p = profile(lvl, budget=budget or knowledge(lvl.game).verify_budget or DEFAULT_PROFILE_BUDGET)
         d = p.as_dict()
         d["catalog"] = cat.label
         profs[lid] = d
