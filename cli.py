@@ -18,7 +18,7 @@ import click
 import numpy as np
 
 from longpuzzle.engine import jit
-from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.catalog import builtin_catalog, catalog, load_level
 from longpuzzle.engine.catalog_store import catalog_option
 from longpuzzle.engine.errors import IllegalMoveError, LongPuzzleError
 from longpuzzle.engine.registry import get_puzzle
@@ -109,8 +109,8 @@ def levels_cmd(game, as_json):
         ids = o.level_ids
         span = ids[0] if len(ids) == 1 else f"{ids[0]} .. {ids[-1]}"
         click.echo(f"{o.id:<28} {_n(len(ids), 'level'):>9}   {span}")
-    click.echo(f"{_n(len(objs), 'objective')}, {_n(sum(len(o.level_ids) for o in objs), 'level')} "
-               f"(catalogue {cat.label}, hash {cat.content_hash[:16]})")
+    where = "" if cat is builtin_catalog() else f" (catalogue {cat.label}, hash {cat.content_hash[:16]})"
+    click.echo(f"{_n(len(objs), 'objective')}, {_n(sum(len(o.level_ids) for o in objs), 'level')}{where}")
 
 
 @cli.command("show")
