@@ -15,9 +15,13 @@ dict nor a FinalAnswer raises ``AgentError("garbage", ...)``. An InfrastructureE
 by the agent passes through unchanged (it is not the agent's failure). After a timeout the
 caller is spent: the agent may still be running, so every later call raises a timeout too.
 
-:class:`AgentCaller` is the in-process caller for trusted agents (the built-in ones): the
-agent runs on one daemon worker thread, so a hung agent never keeps the process alive. Other
-callers (an agent in a separate process) implement the same four methods.
+:class:`AgentCaller` is the in-process caller for trusted agents (the built-in ones). On the
+main thread it calls the agent directly, with the deadline enforced by an interval timer
+(SIGALRM raises inside the agent's code when its time is up; a call that still returns late,
+e.g. from compiled code that does not look at signals, is a timeout all the same): no thread
+handoff per action. Elsewhere (episodes on worker threads, or SIGALRM in use by someone
+else) the agent runs on one daemon worker thread, so a hung agent never keeps the process
+alive. Other callers (an agent in a separate process) implement the same four methods.
 """
 
 from __future__ import annotations
@@ -26,7 +30,10 @@ import hashlib
 import json
 import math
 import queue
+import signal
 import threading
+import time
+import weakref
 from typing import Any
 
 from longpuzzle.agents.base import AgentError, BaseAgent, FinalAnswer, InfrastructureError
@@ -45,6 +52,7 @@ class AgentCaller:
         self.timeout = timeout
         self._jobs: queue.SimpleQueue | None = None
         self._spent = ""                     # why the caller can no longer be used
+        self._alarm = None                   # _Alarm while this caller holds it (main thread)
 
     # ---- the interface ------------------------------------------------------------------
     def reset(self, instruction: str, action_spec: Any, timeout: float | None = None) -> None:
@@ -60,6 +68,9 @@ class AgentCaller:
         if self._jobs is not None and not self._spent:
             self._jobs.put(_STOP)
         self._jobs = None
+        if self._alarm is not None:
+            self._alarm = None
+            self._release()
 
     # ---- machinery ----------------------------------------------------------------------
     def _limit(self, timeout: float | None) -> float | None:
@@ -76,6 +87,13 @@ class AgentCaller:
             return _guarded(fn, args)
         if limit <= 0:
             raise AgentError("timeout", "no time left for the agent")
+        if self._alarm is None and self._jobs is None:
+            self._alarm = _Alarm.take()
+            if self._alarm is not None:      # given back on close(), or when the caller is collected
+                self._release = weakref.finalize(self, _Alarm.release)
+        if self._alarm is not None and threading.current_thread() is threading.main_thread() \
+                and not _Alarm.armed:
+            return self._call_here(fn, args, limit)
         if self._jobs is None:
             self._jobs = queue.SimpleQueue()
             threading.Thread(target=_worker, args=(self._jobs,), name="agent", daemon=True).start()
@@ -90,6 +108,86 @@ class AgentCaller:
         if ok:
             return value
         raise value
+
+    def _call_here(self, fn, args: tuple, limit: float):
+        """The agent called on this (the main) thread, interrupted at ``limit`` seconds."""
+        alarm = self._alarm
+        t0 = time.perf_counter()
+        try:
+            alarm.arm(limit)
+            try:
+                value = _guarded(fn, args)
+            finally:
+                alarm.disarm()
+        except _Deadline:
+            value = _Deadline
+        if value is _Deadline or time.perf_counter() - t0 > limit:
+            self._spent = f"no answer within {limit:g} s"
+            raise AgentError("timeout", self._spent)
+        return value
+
+
+class _Deadline(BaseException):
+    """Raised inside a directly called agent when its time is up (a BaseException, so that
+    the agent's own ``except Exception`` does not swallow it)."""
+
+
+def _on_alarm(signum, frame):
+    if _Alarm.armed:
+        _Alarm.armed = False
+        raise _Deadline()
+
+
+class _Alarm:
+    """SIGALRM and the real-time interval timer, shared by the callers on the main thread while
+    nobody else uses them: the handler is installed when the first caller takes it and put
+    back when the last one is closed (or collected), so a call costs two setitimer calls."""
+
+    users = 0
+    armed = False
+    prev = None
+
+    @classmethod
+    def take(cls) -> "type[_Alarm] | None":
+        if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+            return None
+        try:
+            if cls.users == 0:
+                if signal.getsignal(signal.SIGALRM) is not signal.SIG_DFL \
+                        or signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0):
+                    return None             # someone else's timer: leave it alone
+                cls.prev = signal.signal(signal.SIGALRM, _on_alarm)
+            elif signal.getsignal(signal.SIGALRM) is not _on_alarm:
+                return None                 # replaced since: not ours any more
+        except (ValueError, OSError):
+            return None
+        cls.users += 1
+        return cls
+
+    @classmethod
+    def arm(cls, seconds: float) -> bool:
+        """Start the timer; False if it is running already (a call inside a call)."""
+        if cls.armed:
+            return False
+        cls.armed = True
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        return True
+
+    @classmethod
+    def disarm(cls) -> None:
+        cls.armed = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+    @classmethod
+    def release(cls) -> None:
+        cls.users -= 1
+        if cls.users == 0:
+            try:
+                if signal.getsignal(signal.SIGALRM) is _on_alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    signal.signal(signal.SIGALRM, cls.prev or signal.SIG_DFL)
+            except (ValueError, OSError):   # not on the main thread (a collected caller)
+                pass
 
 
 def make_caller(agent: BaseAgent, timeout: float | None) -> AgentCaller:
