@@ -265,6 +265,23 @@ def _fast_drag(action: dict, size: tuple[int, int]) -> dict | None:
     return {"type": "drag", "x0": x0, "y0": y0, "x1": x1, "y1": y1, "steps": steps, "ms": ms}
 
 
+_SWIPE_STEPS, _SWIPE_MS = SCHEMA["swipe"][1]["steps"], SCHEMA["swipe"][1]["ms"]
+
+
+def _fast_swipe(action: dict, size: tuple[int, int]) -> dict | None:
+    """The normalised copy of a swipe given by its end points alone (or with steps and ms too),
+    all plainly valid, else None."""
+    if len(action) == 5:
+        if "x0" not in action or "y0" not in action or "x1" not in action or "y1" not in action:
+            return None
+        action = {**action, "steps": _SWIPE_STEPS, "ms": _SWIPE_MS}        # the defaults
+    f = drag_fields(action, size)
+    if f is None:
+        return None
+    x0, y0, x1, y1, steps, ms = f
+    return {"type": "swipe", "x0": x0, "y0": y0, "x1": x1, "y1": y1, "steps": steps, "ms": ms}
+
+
 def drag_fields(action: dict, size: tuple[int, int]) -> tuple | None:
     """(x0, y0, x1, y1, steps, ms) of a drag dict whose fields are all present and plainly
     valid for a frame of ``size`` (other keys are not looked at), else None."""
@@ -305,6 +322,10 @@ def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int =
                         return {"type": "batch", "actions": out}
         elif t == "drag" and len(action) == 7:
             a = _fast_drag(action, size)           # a drag with every field given
+            if a is not None:
+                return a
+        elif t == "swipe" and (len(action) == 5 or len(action) == 7):
+            a = _fast_swipe(action, size)          # a swipe by its end points
             if a is not None:
                 return a
     if _count is None:                             # the top level: read it as plain data, once

@@ -229,9 +229,16 @@ class Session:
     def episode_text(self) -> str:
         return f"{self.level.id}: {' '.join(self.log)}".rstrip()
 
+    def move_text(self, action: int) -> str:
+        """The text of one action of this level (as move_texts gives it; cached)."""
+        text = self._texts.get(action)
+        if text is None:
+            text = self._texts[action] = self.puzzle.format_move(self.level, int(action))
+        return text
+
     def checkpoint(self) -> str:
         """The exact session as JSON text."""
-        body = {
+        return encode_checkpoint({
             "format": CHECKPOINT_FORMAT,
             "level": self.level.id,
             "level_sha256": self.level.sha256,
@@ -239,9 +246,7 @@ class Session:
             "moves": self.move_texts(),
             "log": list(self.log),
             "counters": self.counters.as_dict(),
-        }
-        body["checksum"] = _checksum(body)
-        return json.dumps(body)
+        })
 
     @classmethod
     def from_checkpoint(cls, text: str, level: Level | None = None) -> "Session":
@@ -294,6 +299,14 @@ class Session:
         s.counters = Counters(**counters)
         s.log = list(body["log"])
         return s
+
+
+def encode_checkpoint(body: dict) -> str:
+    """The checkpoint text of a body (its fields in Session.checkpoint's order, without the
+    checksum): what checkpoint() writes, so a body rebuilt from parts gives the same text."""
+    body = {k: v for k, v in body.items() if k != "checksum"}
+    body["checksum"] = _checksum(body)
+    return json.dumps(body)
 
 
 def _checksum(body: dict) -> str:

@@ -73,6 +73,26 @@ _DOWN, _MOVE, _UP, _KEY, _WHEEL, _WAIT, _CLICK_MS = gui.DOWN, gui.MOVE, gui.UP, 
 _click_point, _drag_fields = gui.click_point, gui.drag_fields
 
 
+# GameUIs (level geometry, no mutable state) and level screens' layouts, shared by every
+# Suite of the process (harness, agents' models, clones): built once per level, not per suite
+_SHARED_UIS: dict = {}           # (ui class, level id, level sha256) -> GameUI
+_SHARED_LAYOUTS: dict = {}       # ("level", GameUI, direct) | ("complete", direct, last) -> Layout
+SHARED_KEPT = 1024               # entries kept in each (the oldest are dropped)
+
+
+def _shared(cache: dict, key, make):
+    v = cache.get(key)
+    if v is None:
+        v = make()
+        if len(cache) >= SHARED_KEPT:
+            try:
+                del cache[next(iter(cache))]
+            except (KeyError, RuntimeError, StopIteration):     # another thread got there first
+                pass
+        cache[key] = v
+    return v
+
+
 class ScreenUnavailableError(LongPuzzleError):
     """A level of a game that has no screen (no GameUI) was asked for."""
 
@@ -298,7 +318,8 @@ class Suite:
             cls = getattr(get_puzzle(level.game), "ui", None)
             if cls is None:
                 return None
-            u = self._uis[level.id] = cls(get_puzzle(level.game), level)
+            u = self._uis[level.id] = _shared(_SHARED_UIS, (cls, level.id, level.sha256),
+                                              lambda: cls(get_puzzle(level.game), level))
         return u
 
     def screen_name(self) -> str:
@@ -353,11 +374,18 @@ class Suite:
             bx, by, bw, bh = BACK_BUTTON_AT.get(g, BACK_BUTTON)
             ws.append(Widget("back", Rect.centred(bx, by, bw, bh), "pill_button", "Back"))
         else:
-            u = self.game_ui()
+            # a level's layouts are shared by every suite (its GameUI is, and holds no state)
+            u, direct = self.game_ui(), self.direct
             if self.complete:
-                ws = [CARD_REPLAY] if self.direct else [CARD_MENU if self.last_level() else CARD_NEXT, CARD_REPLAY]
+                last = self.last_level()
+                lay = _shared(_SHARED_LAYOUTS, ("complete", direct, last), lambda: Layout(
+                    [CARD_REPLAY] if direct else [CARD_MENU if last else CARD_NEXT, CARD_REPLAY]))
             else:
-                ws = list(u.targets()) + list(u.buttons(self.direct))
+                lay = _shared(_SHARED_LAYOUTS, ("level", u, direct),
+                              lambda: Layout(list(u.targets()) + list(u.buttons(direct))))
+            self._layout = self._layouts[key] = lay
+            self._layout_key = key
+            return lay
         self._layout = self._layouts[key] = Layout(ws)
         self._layout_key = key
         return self._layout
@@ -561,6 +589,23 @@ class Suite:
         if self.anims:
             self.anims = []
         effects: list[dict] = []
+        typ = a["type"]
+        start = self.clock + self.action_gap_ms
+        if typ == "click" and start + _CLICK_MS < until or (typ == "drag" or typ == "swipe") and "via" not in a \
+                and start + a["ms"] < until:
+            # every event of the action comes before the deadline: the fast paths of dispatch,
+            # then only the animations it started can run into the deadline (as in _events)
+            if typ == "click":
+                self._click(a["x"], a["y"], effects)
+            else:
+                self._drag(a["x0"], a["y0"], a["x1"], a["y1"], a["steps"], a["ms"], effects)
+            fb = Feedback(effects, self.screen_name(), self.clock)
+            if self.clock > until:
+                self.clock = until
+                fb.clock = until
+                fb.cut = True
+            fb.presses = 1
+            return fb
         runs = [0]                          # presses that happened
         cut = self._run_until(a, effects, until, runs)
         fb = Feedback(effects, self.screen_name(), self.clock)
@@ -787,18 +832,23 @@ class Suite:
 
     # ---- snapshots ----------------------------------------------------------------------
     def snapshot(self) -> str:
+        return encode_snapshot(self.snapshot_fields(), self.session.checkpoint() if self.session else None)
+
+    def snapshot_fields(self) -> dict:
+        """The snapshot's body but its session and checksum, as plain data (the app's screen,
+        UI state, pointer, transient feedback, animations and clock; containers are the
+        suite's own, to be encoded at once): ``encode_snapshot(fields, checkpoint)`` is
+        ``snapshot()``."""
         body = {
             "format": SNAPSHOT_FORMAT,
             "style": self.style, "scale": self.scale, "direct": self.direct, "action_gap_ms": self.action_gap_ms,
             "clock": self.clock, "screen": self.screen, "complete": self.complete,
-            "session": self.session.checkpoint() if self.session else None,
             "ui": self.ui, "pointer": _jsonable(self.pointer), "toast": self.toast, "shake": self.shake,
             "anims": [{**a, "before": [int(v) for v in a["before"]]} for a in self.anims],
         }
         if self.viewport is not None:
             body["viewport"] = list(self.viewport)
-        body["checksum"] = hashlib.sha256(canonical_json(body).encode()).hexdigest()
-        return json.dumps(body)
+        return body
 
     @classmethod
     def restore(cls, text: str) -> "Suite":
@@ -933,6 +983,19 @@ def _check_anims(anims: Any, s: "Suite") -> list[dict]:
             raise CheckpointError(f"suite snapshot: an animation's state is malformed: {e}") from None
         out.append({**a, "before": before})
     return out
+
+
+def encode_snapshot(fields: dict, session: str | None) -> str:
+    """The snapshot text of ``fields`` (Suite.snapshot_fields) and the session's checkpoint
+    text (None: no session), exactly as Suite.snapshot writes it."""
+    body = {}
+    for k, v in fields.items():
+        if k != "checksum":
+            body[k] = v
+        if k == "complete":
+            body["session"] = session
+    body["checksum"] = hashlib.sha256(canonical_json(body).encode()).hexdigest()
+    return json.dumps(body)
 
 
 def _jsonable(d: dict) -> dict:

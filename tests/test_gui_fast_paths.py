@@ -223,3 +223,44 @@ def test_bolt_settle_shortcuts_change_no_result():
                 if B.is_solved(level.lv, s):
                     break
     assert h.hexdigest() == BOLT_WALKS_SHA256
+
+
+def _generic_until(suite, action, until):
+    """suite.dispatch(action, until) through the generic event path alone (the reference)."""
+    from longpuzzle.engine import gui
+    from longpuzzle.engine.suite import Feedback
+    a = gui.validate(action, suite.proj.size)
+    suite.anims = []
+    effects, runs = [], [0]
+    cut = suite._run_until(a, effects, until, runs)
+    fb = Feedback(effects, suite.screen_name(), suite.clock)
+    fb.cut, fb.presses = cut, runs[0]
+    return fb
+
+
+def test_a_deadline_near_an_action_cuts_it_as_the_generic_event_path_does():
+    """Clicks, drags and swipes under a deadline take the fast paths when all their events come
+    before it (only an animation can then run into it): the same effects, cut, presses, clock
+    and state as the generic path, for deadlines before, inside and after each action."""
+    rng = random.Random(11)
+    for lid in ("maze_paint/easy/1", "rush_hour/easy/1", "nut_and_bolt/easy/1", "color_connect/easy/1",
+                "bolt_unscrew/easy/2", "truck_escape/default/1"):
+        a, b = Suite(lid), Suite(lid)
+        legal = a.session.legal_moves
+        for i in range(40):
+            moves = legal()
+            if moves and rng.random() < 0.7:
+                act = a.gesture_for(rng.choice(moves))
+            else:
+                w, h = a.frame_size
+                act = rng.choice([{"type": "click", "x": rng.randrange(w), "y": rng.randrange(h)},
+                                  {"type": "swipe", "x0": rng.randrange(w), "y0": rng.randrange(h),
+                                   "x1": rng.randrange(w), "y1": rng.randrange(h)}])
+            until = a.clock + a.action_gap_ms + rng.choice([0, 20, 39, 40, 41, 150, 299, 300, 301, 420, 900, 5000])
+            fa, fb = a.dispatch(act, until), _generic_until(b, act, until)
+            assert (fa.effects, fa.cut, fa.presses, fa.clock, fa.screen) == \
+                   (fb.effects, fb.cut, fb.presses, fb.clock, fb.screen), (lid, i, act, until)
+            assert a.snapshot() == b.snapshot(), (lid, i, act)
+            if a.screen["name"] != "level" or a.complete:
+                a, b = Suite(lid), Suite(lid)
+                legal = a.session.legal_moves

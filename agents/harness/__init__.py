@@ -25,6 +25,8 @@ The modules, one job each:
     trajectory.py   the episode folder (events.jsonl, frames.lpf, result.json): crash-safe writing
                     off the main thread, reading the events back
     frames.py       frame hashes, the lossless frame file, and the API that reads stored frames
+    snapshots.py    the exact suite state in private records (full snapshots now and then, deltas
+                    between) and rebuilding the state after any step
     results.py      EpisodeResult and the part of a result that a replay must reproduce
     objective.py    ObjectiveEpisode (the paper's protocol, driven one agent step at a time:
                     by run_objective's agent calls, or by a tool server) and run_objective

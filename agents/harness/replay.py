@@ -14,6 +14,7 @@ from longpuzzle.agents.harness.results import EpisodeResult, objective_results
 from longpuzzle.agents.harness.run import Run
 from longpuzzle.agents.harness.settings import HarnessError, Settings
 from longpuzzle.agents.harness.frames import FRAMES_FILE, LEGACY_DIR, FrameStoreError, hasher, open_frames
+from longpuzzle.agents.harness.snapshots import StateRebuilder, SuiteStates
 from longpuzzle.agents.harness.trajectory import Trajectory, read_episode, read_events
 from longpuzzle.engine.catalog import catalog, use_catalog
 from longpuzzle.engine.errors import LongPuzzleError
@@ -201,6 +202,14 @@ class _Hashes(Trajectory):
         return h
 
 
+class _Unrecorded:
+    """The replayed Run's suite states: nothing is written (the replay checks each recorded
+    state itself, in the form it was recorded in)."""
+
+    def record(self, suite) -> dict:
+        return {}
+
+
 def _check_stored(store, k: int, want: str) -> str:
     """'' if stored frame k exists, decodes to pixels with hash ``want``; else what is wrong."""
     if store is None:
@@ -253,6 +262,8 @@ def _replay(ev_lines, head, hf, store, result: dict | None) -> ReplayReport:
     run.level_presses = {}
     run.on_action = None
     run.need_wait = bool(head.get("first_wait", False))
+    run.states = _Unrecorded()
+    states = SuiteStates(suite)          # each recorded state is checked in the form it was recorded in
     f0 = rend.render(suite)
     if hf(f0) != head["frame"]:
         return ReplayReport(False, 0, "the first frame differs")
@@ -319,7 +330,7 @@ def _replay(ev_lines, head, hf, store, result: dict | None) -> ReplayReport:
             if any(got.get(k) != want.get(k) for k in keys):
                 diff_keys = [k for k in keys if got.get(k) != want.get(k)]
                 return ReplayReport(False, steps, f"step {rec['step']}: evaluator record differs in {diff_keys}")
-            if "snapshot" in rec and suite.snapshot() != rec["snapshot"]:
+            if not states.check(suite, rec):
                 return ReplayReport(False, steps, f"step {rec['step']}: suite state differs")
         elif rec.get("type") == "end":
             want = rec["result"]
@@ -456,11 +467,16 @@ def restore_step(folder: str | Path, step: int) -> Suite:
     ev_lines = read_events(folder)
     if step == 0:
         return Suite.restore(ev_lines[0]["start"])
+    rb = StateRebuilder(ev_lines[0]["start"])        # the last full snapshot, then each delta after it
     for rec in ev_lines:
-        if rec.get("stream") == "private" and rec.get("step") == step:
-            if "snapshot" not in rec:
+        if rec.get("stream") != "private":
+            continue
+        if rec.get("step") == step:
+            if "snapshot" not in rec and "suite" not in rec:
                 raise HarnessError(f"step {step} was refused before dispatch; restore step {step - 1} instead")
-            return Suite.restore(rec["snapshot"])
+            rb.apply(rec)
+            return Suite.restore(rb.snapshot())
+        rb.apply(rec)
     raise HarnessError(f"{folder} has no step {step}")
 
 

@@ -15,6 +15,7 @@ from longpuzzle.agents.evaluator import Evaluator
 from longpuzzle.agents.harness.agent_call import UnreadableAction, jsonable_action
 from longpuzzle.agents.harness.feedback import FeedbackTracker
 from longpuzzle.agents.harness.settings import Settings
+from longpuzzle.agents.harness.snapshots import SuiteStates
 from longpuzzle.agents.harness.trajectory import EVENTS_FORMAT, Trajectory
 from longpuzzle.engine import gui
 from longpuzzle.engine.catalog import catalog
@@ -51,6 +52,7 @@ class Run:
         self.traj.write({"type": "header", "format": EVENTS_FORMAT, **header, **extra,
                          "settings": settings.as_dict(), "catalog": catalog().identity(), "start": suite.snapshot(),
                          "frame_hash": self.traj.frame_hash, "frame": h0})
+        self.states = SuiteStates(suite)       # the suite state of every private record
         self.step = 0
 
     def public_screen(self) -> dict:
@@ -135,7 +137,7 @@ class Run:
         self.traj.write(pub)
         rec = self.ev.observe(suite, res.effects)
         rec["effects"] = res.effects
-        self.traj.write({"stream": "private", "step": self.step, "record": rec, "snapshot": suite.snapshot()})
+        self.traj.write({"stream": "private", "step": self.step, "record": rec, **self.states.record(suite)})
         if self.on_action is not None:
             self.on_action(self.step, rec)
         return fb, rec, frames, a

@@ -2,7 +2,8 @@
 
     events.jsonl   a header line, then per action one "public" record (the action as
                    dispatched, timings, public feedback, frame hashes) and one "private"
-                   record (the evaluator's, with an exact suite snapshot), then an end line
+                   record (the evaluator's, with the exact suite state: snapshots.py), then
+                   an end line
     frames.lpf     every frame, lossless (frames.py: format, hashes and the reading API);
                    frame 0 is the first observation
     result.json    the outcome and metrics, written last
@@ -31,7 +32,8 @@ import numpy as np
 from longpuzzle.agents.harness.frames import FRAME_HASH, FRAMES_FILE, FrameEncoder, frame_hash
 from longpuzzle.agents.harness.settings import HarnessError
 
-EVENTS_FORMAT = "longpuzzle-episode/1"
+EVENTS_FORMAT = "longpuzzle-episode/2"   # 2: suite states as deltas between full snapshots (snapshots.py)
+EVENTS_FORMATS = ("longpuzzle-episode/1", EVENTS_FORMAT)     # what read_episode reads
 QUEUE_BATCHES = 4         # batches waiting for the writer (bounds the memory held)
 BATCH_ITEMS = 256         # the episode hands a batch over at this many lines and frames
 BATCH_FRAMES = 8          # or this many frames; the writer collects a batch left this long:
@@ -247,7 +249,7 @@ def read_episode(folder: str | Path) -> tuple[list[dict], bool]:
             if type(rec) is not dict:
                 raise HarnessError(f"{p}: its last line is not a JSON object (corrupt episode)")
             out.append(rec)
-    if not out or out[0].get("type") != "header" or out[0].get("format") != EVENTS_FORMAT:
+    if not out or out[0].get("type") != "header" or out[0].get("format") not in EVENTS_FORMATS:
         raise HarnessError(f"{p}: missing or unknown header")
     return out, cut_off
 

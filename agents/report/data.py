@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from longpuzzle.agents.harness import HarnessError, read_events
+from longpuzzle.agents.harness.snapshots import StateRebuilder
 
 # key -> where it is read from, first hit wins: a top-level summary field, else a settings field
 IDENTITY_KEYS: dict[str, tuple[str, ...]] = {
@@ -103,6 +104,7 @@ def load_trajectory(folder: str | Path) -> Trajectory:
     folder = Path(folder)
     lines = read_events(folder)
     head, steps, end = lines[0], [], None
+    states = StateRebuilder(head["start"]) if head.get("start") else None     # each step's exact state
     pending: dict[int, dict] = {}
     n_frames = 1                                  # frame 0: the first observation
     for rec in lines[1:]:
@@ -114,8 +116,12 @@ def load_trajectory(folder: str | Path) -> Trajectory:
         elif rec.get("stream") == "private":
             pub = pending.pop(rec["step"], {})
             hashes = pub.get("frames", [])
+            snap = None
+            if states is not None and ("snapshot" in rec or "suite" in rec):
+                states.apply(rec)
+                snap = states.snapshot()
             steps.append(Step(rec["step"], pub.get("action"), pub.get("feedback", {}), hashes, n_frames,
-                              rec.get("record", {}), rec.get("snapshot")))
+                              rec.get("record", {}), snap))
             n_frames += len(hashes)
         elif rec.get("type") == "end":
             end = rec
