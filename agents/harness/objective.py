@@ -161,7 +161,7 @@ class ObjectiveEpisode:
         if self.ev.complete:
             self.end = "completed"
         controls = [e["effect"] for e in rec.get("effects", ()) if e.get("effect") in PUBLIC_CONTROLS]
-        return StepOutcome(fb, frames, a, "", self.end, first, controls)
+        return StepOutcome(fb, frames, a, "", self.end, first, controls, run.last_hashes)
 
     def stop(self, end: str, error: str = "", agent_seconds: float | None = None) -> None:
         """End the episode from outside (``agent_seconds``: the agent's time in the step it
@@ -219,7 +219,8 @@ class StepOutcome:
     among the episode's frames; ``message`` why it was refused or not executed; ``ended``
     the episode's end when this step ended it; ``controls`` the labelled controls the
     action pressed that acted ("restart": Restart or Replay, "undo": Undo), which the
-    screen shows (the board back at its start, one move taken back)."""
+    screen shows (the board back at its start, one move taken back); ``hashes`` the frame
+    hash of each of ``frames`` (frames.frame_hash, as recorded)."""
     feedback: Feedback | None
     frames: list
     action: dict | None
@@ -227,6 +228,7 @@ class StepOutcome:
     ended: str | None = None
     first_frame: int | None = None
     controls: list = field(default_factory=list)
+    hashes: list = field(default_factory=list)
 
 
 PUBLIC_CONTROLS = ("restart", "undo")

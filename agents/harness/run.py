@@ -33,6 +33,7 @@ class Run:
     need_wait = False          # objective protocol: no action but a wait until the first wait
     presses = 0                # pointer presses dispatched (one per click, drag or swipe)
     on_action = None           # on_action(step, private_record) after every recorded action
+    last_hashes: list = []     # the frame hashes of the last dispatched action's frames
 
     def __init__(self, suite: Suite, evaluator: Evaluator, settings: Settings, folder, header: dict,
                  first_wait: bool = False):
@@ -124,7 +125,7 @@ class Run:
         if lvl is not None and n_press:
             self.level_presses[lvl] = self.level_presses.get(lvl, 0) + n_press
         frames = self.frames_of_action()
-        hashes = [self.traj.frame(f) for f in frames]
+        hashes = self.last_hashes = [self.traj.frame(f) for f in frames]
         status = self.fb_tracker.status(a, hashes[-1])
         fb = Feedback(status, True, "", len(frames))
         self.last_frame = frames[-1]
