@@ -313,36 +313,59 @@ def _verdict(rep) -> str:
 @click.option("--walks", default=10000, show_default=True, help="Number of random walks.")
 @click.option("--steps", default=200, show_default=True, help="Maximum moves per walk.")
 @click.option("--seed", default=0, show_default=True)
+@click.option("--env", "env_mode", type=click.Choice(["rules", "pixels"]), default=None,
+              help="Play --episodes episodes of the level's Gymnasium env in this mode (random legal actions) "
+              "instead of compiled walks.")
+@click.option("--episodes", default=100, show_default=True, help="Env episodes (with --env).")
+@click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Run the walks or episodes in this process or as Ray tasks.")
+@click.option("--address", default=None, help="Ray cluster address for --backend ray [default: a local Ray].")
+@click.option("--chunks", type=int, default=None,
+              help="Jobs the work is split into [default: 1 locally, the cluster's CPUs with Ray].")
 @click.option("--json", "as_json", is_flag=True)
-def rollout_cmd(level_id, walks, steps, seed, as_json):
+def rollout_cmd(level_id, walks, steps, seed, env_mode, episodes, backend_name, address, chunks, as_json):
     """Run random legal-move walks on a level in compiled code and report how many solve it
-    and the throughput (the headless rollout job)."""
-    from longpuzzle.engine.batch import kernels
+    and the throughput (the headless rollout job); with --env, episodes of the level's
+    Gymnasium environment. --backend ray spreads the work over a Ray cluster (job 0 keeps
+    --seed, so one chunk is exactly the local run)."""
+    from longpuzzle.cluster.rollouts import env_episodes, random_walks
 
-    if walks < 1 or steps < 1:
-        raise click.BadParameter("--walks and --steps must be at least 1")
+    if walks < 1 or steps < 1 or episodes < 1:
+        raise click.BadParameter("--walks, --steps and --episodes must be at least 1")
+    if chunks is not None and chunks < 1:
+        raise click.BadParameter("--chunks must be at least 1")
+    backend = None
+    if backend_name == "ray":
+        from longpuzzle.cluster.ray_backend import RayBackend
+        backend = RayBackend(address)
+    elif address:
+        raise click.UsageError("--address is for --backend ray")
     level = load_level(level_id)
-    k = kernels(get_puzzle(level.game))
-    final = np.empty((walks, level.initial.shape[0]), level.initial.dtype)
-    solved = np.zeros(walks, np.bool_)
-    t0 = time.perf_counter()
-    k.random_walks(level.lv, level.initial, 1, 1, seed, level.n_actions, final[:1], solved[:1])  # compile / load
-    warm = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    total = k.random_walks(level.lv, level.initial, walks, steps, seed, level.n_actions, final, solved)
-    dt = time.perf_counter() - t0
-    p = get_puzzle(level.game)
-    prog = [p.progress(level, final[i]) for i in range(walks)]
-    res = {"level": level.id, "walks": walks, "max_steps": steps, "seed": seed,
-           "solved": int(solved.sum()), "solved_rate": float(solved.mean()), "mean_final_progress": float(np.mean(prog)),
-           "moves": int(total), "seconds": round(dt, 4), "warmup_seconds": round(warm, 4), "moves_per_second": round(total / dt) if dt > 0 else None}
+    if env_mode:
+        from longpuzzle.envs.registration import env_id
+        res = env_episodes({"id": env_id(level.game), "level": level.id, "mode": env_mode}, episodes, seed,
+                           backend=backend, chunks=chunks)
+        res.pop("records")
+        if as_json:
+            click.echo(json.dumps(res))
+            return
+        click.echo(f"{level.id}: {_n(episodes, 'episode')} of {res['config']['id']} ({env_mode}, random legal "
+                   f"actions, seed {seed}) in {_n(res['jobs'], 'job')}")
+        click.echo(f"  solved {res['solved']} ({100 * res['solved_rate']:.1f}%), mean return {res['mean_return']:.3f}, "
+                   f"{res['steps']} steps in {res['wall_seconds']:.2f} s ({res['steps_per_second']:,} steps/s)")
+        return
+    res = random_walks(level.id, walks, steps, seed, backend=backend, chunks=chunks)
     if as_json:
         click.echo(json.dumps(res))
     else:
-        click.echo(f"{level.id}: {walks} random walks of at most {steps} moves (seed {seed})")
+        jobs = "" if res["jobs"] == 1 else f" in {res['jobs']} jobs"
+        click.echo(f"{level.id}: {walks} random walks of at most {steps} moves (seed {seed}){jobs}")
         click.echo(f"  solved {res['solved']} ({100 * res['solved_rate']:.1f}%), mean final P {res['mean_final_progress']:.3f}")
-        click.echo(f"  {total} moves in {dt:.3f} s ({res['moves_per_second']:,} moves/s; "
-                   f"{warm:.2f} s to compile or load the kernels first)")
+        click.echo(f"  {res['moves']} moves in {res['seconds']:.3f} s ({res['moves_per_second']:,} moves/s; "
+                   f"{res['warmup_seconds']:.2f} s to compile or load the kernels first)")
+        if res["jobs"] > 1:
+            click.echo(f"  {res['wall_seconds']:.2f} s in all ({res['moves_per_wall_second']:,} moves/s with "
+                       "start-up and scheduling)")
 
 
 # subpackages contributing commands: each has a module with a COMMANDS list. They are
@@ -350,7 +373,8 @@ def rollout_cmd(level_id, walks, steps, seed, as_json):
 # --help), so ``longpuzzle show`` does not import the solvers, the renderer or the envs.
 COMMAND_MODULES = ("longpuzzle.solvers.cli", "longpuzzle.render.cli", "longpuzzle.agents.cli", "longpuzzle.envs.cli",
                    "longpuzzle.agents.report.cli", "longpuzzle.agents.vista.cli",
-                   "longpuzzle.fuzz.cli", "longpuzzle.generators.cli")
+                   "longpuzzle.fuzz.cli", "longpuzzle.generators.cli",
+                   "longpuzzle.datasets.cli")
 _loaded: list[str] = []
 
 

@@ -91,6 +91,13 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder [default: results/eval-<time>].")
 @click.option("--workers", default=1, show_default=True, help="Episodes run at once (threads; 32 is fine for models).")
+@click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Where episodes run: this process (with --workers threads) or Ray tasks (a local Ray, or "
+              "the cluster at --address); same folders, results and --resume.")
+@click.option("--address", default=None,
+              help="Ray cluster address for --backend ray (auto, host:port, ray://host:10001) [default: a local Ray].")
+@click.option("--cpus-per-episode", type=float, default=1.0, show_default=True,
+              help="CPUs Ray reserves per episode (a model agent's episode mostly waits: e.g. 0.1).")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False), default=None,
               help="Continue the run in this folder: finished episodes are kept, the others run again.")
 @click.option("--infra-retries", default=2, show_default=True,
@@ -126,7 +133,7 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
 def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout,
              invalid_action_policy, charge_agent_time, action_latency, viewport, style,
              scale, frames_per_move, no_frames, certify_budget, seed, trusted_agent, agent_memory, agent_cpu,
-             agent_cpu_per_action, agent_env, out_dir, workers, resume_dir, infra_retries,
+             agent_cpu_per_action, agent_env, out_dir, workers, backend_name, address, cpus_per_episode, resume_dir, infra_retries,
              model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens, reasoning_effort,
              request_timeout, max_retries, context_tokens, prompt_setting, language, history_images, scale_factor,
              resize, as_json):
@@ -205,7 +212,13 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
         else:
             out = new_results_folder()
         start_run(out, run)
-    summary = execute(out, run, workers=workers, quiet=as_json)
+    backend = None
+    if backend_name == "ray":
+        from longpuzzle.cluster.ray_backend import RayBackend
+        backend = RayBackend(address, workers=workers if workers > 1 else None, num_cpus=cpus_per_episode)
+    elif address:
+        raise click.UsageError("--address is for --backend ray")
+    summary = execute(out, run, workers=workers, backend=backend, quiet=as_json)
     if as_json:
         click.echo(json.dumps({**summary["metrics"], "objectives": summary["objectives"],
                                "usage": summary.get("usage"), "out": str(out)}))

@@ -6,8 +6,9 @@
                agents wait on the network, so threads suffice (N = 32 on two cores). Each
                episode has its own suite, clock, evaluator, agent and folder, and its seed
                depends only on its place in the plan, so results equal a sequential run's.
-               Another backend (e.g. Ray) implements ``Backend.run`` over the picklable job
-               function ``run_episode(run, spec, out)``.
+               ``longpuzzle.cluster.RayBackend``: episodes as Ray tasks (``--backend ray``;
+               it implements ``Backend.run`` over the picklable job function
+               ``run_episode(run, spec, out)`` and brings folders back from remote nodes).
     resume     ``--resume DIR`` keeps the finished episodes and runs the others again.
                Episodes ended by an infrastructure failure (unscored) run again up to
                ``infra_retries`` times, the failed attempt kept as ``<episode>.attempt-N``;
@@ -183,6 +184,10 @@ class Backend:
 
     shares_memory = False
     workers = 1
+
+    def output(self, out: Path) -> None:
+        """The run's output folder, given before any job runs (a backend whose jobs may run
+        where that folder is not, e.g. cluster.RayBackend, brings their files back there)."""
 
     def run(self, jobs: list[tuple[Any, Callable, tuple]], on_done: Callable, on_tick: Callable | None = None) -> None:
         raise NotImplementedError
@@ -363,6 +368,7 @@ def execute(out: str | Path, run: RunConfig, *, workers: int = 1, backend: Backe
     """Run (or resume) every planned episode of ``run`` in ``out``; returns the summary."""
     out = Path(out)
     backend = backend or make_backend(workers)
+    backend.output(out)
     plan = run.plan()
     results: dict[str, dict] = {}
     todo = []
