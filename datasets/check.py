@@ -1,0 +1,131 @@
+"""Checking a dataset against its manifest and against a replay of its episodes.
+
+    shards     every shard the manifest names exists with its recorded size, SHA-256 and
+               row count
+    frames     every row's PNG decodes (Pillow) to a frame of the recorded size whose pixel
+               hash is the recorded ``frame_hash``
+    replay     every episode is played again from a fresh suite: the opening wait, then each
+               row's action; before it the screen must be the row's frame (by hash), after it
+               the moves made, P, the solved state and the next frame must be the row's.
+               (An episode that ended at its budget may have had its last action cut at the
+               deadline: its last row's after-state is not compared.)
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+
+from longpuzzle.agents.harness import frame_hash
+from longpuzzle.datasets.build import read_manifest
+from longpuzzle.datasets.shards import DatasetError, file_sha256, read_rows
+
+MAX_PROBLEMS = 20
+
+
+def decode_png(data: bytes) -> np.ndarray:
+    from PIL import Image
+    return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+
+
+class _Replay:
+    """One episode played again in a fresh suite."""
+
+    def __init__(self, ep: dict):
+        from longpuzzle.engine.suite import Suite
+        from longpuzzle.render.frame import renderer
+        vp = tuple(ep["viewport"]) if ep.get("viewport") else None
+        self.suite = Suite("home", style=ep["style"], scale=ep["scale"], viewport=vp)
+        self.rend = renderer(ep["style"], ep["scale"], vp)
+        if ep.get("opening") is not None:
+            self.suite.dispatch(ep["opening"])
+        self.hash = frame_hash(self.rend.render(self.suite))
+
+    def step(self, action: dict) -> dict:
+        fb = self.suite.dispatch(action)
+        s = self.suite
+        on_level = s.session is not None and s.screen.get("name") == "level"
+        self.hash = frame_hash(self.rend.render(s))
+        return {"moves": fb.moves, "P": s.session.progress if on_level else None,
+                "solved": bool(on_level and s.session.solved), "next_frame_hash": self.hash}
+
+
+def check_dataset(folder: str | Path, *, replay: bool = True, frames: bool = True) -> dict:
+    """Check a dataset folder (module doc); returns a report with ``ok`` and ``problems``."""
+    folder = Path(folder)
+    m = read_manifest(folder)
+    problems: list[str] = []
+
+    def problem(text: str) -> None:
+        if len(problems) < MAX_PROBLEMS:
+            problems.append(text)
+    episodes = {e["id"]: e for e in m["episodes"]}
+    replays: dict[str, _Replay] = {}
+    next_index: dict[str, int] = {}
+    rows = checked_frames = replayed = 0
+    for s in m["shards"]:
+        f = folder / s["file"]
+        if not f.is_file():
+            problem(f"{s['file']}: missing")
+            continue
+        if f.stat().st_size != s["bytes"] or file_sha256(f) != s["sha256"]:
+            problem(f"{s['file']}: its content is not what the manifest recorded (size or SHA-256)")
+            continue
+        n = 0
+        try:
+            for row in read_rows(f):
+                n += 1
+                rows += 1
+                where = f"{s['file']} row {row['key']}"
+                if frames:
+                    px = decode_png(row["image"])
+                    if px.shape != (row["height"], row["width"], 3) or frame_hash(px) != row["frame_hash"]:
+                        problem(f"{where}: the image is not the recorded frame")
+                    checked_frames += 1
+                if not replay:
+                    continue
+                ep = episodes.get(row["episode"])
+                if ep is None:
+                    problem(f"{where}: episode {row['episode']} is not in the manifest")
+                    continue
+                if next_index.get(row["episode"], 0) != row["index"]:
+                    problem(f"{where}: rows of episode {row['episode']} out of order")
+                    continue
+                next_index[row["episode"]] = row["index"] + 1
+                r = replays.get(row["episode"])
+                if isinstance(r, _Dead):
+                    continue
+                if r is None:
+                    r = replays[row["episode"]] = _Replay(ep)
+                if r.hash != row["frame_hash"]:
+                    problem(f"{where}: the replayed screen before the action is not the row's frame")
+                    replays[row["episode"]] = _Dead()
+                    continue
+                got = r.step(json.loads(row["action"]))
+                replayed += 1
+                if row["last"] and ep["end"] == "budget":
+                    continue
+                want = {k: row[k] for k in got}
+                if got != want:
+                    diff = ", ".join(f"{k}: replay {got[k]!r} vs row {want[k]!r}" for k in got if got[k] != want[k])
+                    problem(f"{where}: the replayed action differs ({diff})")
+        except DatasetError as e:
+            problem(str(e))
+            continue
+        if n != s["rows"]:
+            problem(f"{s['file']}: {n} rows, the manifest says {s['rows']}")
+    for eid, e in episodes.items():
+        if replay and next_index.get(eid, 0) != e["rows"]:
+            problem(f"episode {eid}: {next_index.get(eid, 0)} rows found, the manifest says {e['rows']}")
+    if rows != m["counts"]["rows"]:
+        problem(f"{rows} rows in the shards, the manifest counts {m['counts']['rows']}")
+    return {"folder": str(folder), "ok": not problems, "shards": len(m["shards"]), "rows": rows,
+            "episodes": len(episodes), "frames_checked": checked_frames, "actions_replayed": replayed,
+            "problems": problems}
+
+
+class _Dead:
+    """An episode whose replay diverged: its later rows are not compared again."""

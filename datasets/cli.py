@@ -1,0 +1,139 @@
+"""``longpuzzle dataset`` (write a dataset of GUI trajectories) and ``dataset-check``."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+
+def _list(values, conv, what):
+    out = []
+    for v in values:
+        for part in str(v).split(","):
+            part = part.strip()
+            if part:
+                try:
+                    out.append(conv(part))
+                except ValueError:
+                    raise click.BadParameter(f"{what}: {part!r} is not valid") from None
+    return out
+
+
+@click.command("dataset")
+@click.option("--objective", "objectives", multiple=True, metavar="G/D",
+              help="Objective to play (repeatable), e.g. maze_paint/hard.")
+@click.option("--all", "all_", is_flag=True, help="Every objective of the catalogue.")
+@click.option("--episodes", default=1, show_default=True, help="Episodes per objective.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None, help="Output folder (new).")
+@click.option("--agent", "agent_spec", default="solver", show_default=True,
+              help="solver, greedy, random, random_anywhere or an agent FILE.py.")
+@click.option("--style", "styles", multiple=True, default=("2d",), show_default=True,
+              help="Frame style; several (2d,3d) are drawn from per episode.")
+@click.option("--scale", "scales", multiple=True, default=("1.0",), show_default=True,
+              help="Frame scale; several (0.75,1,1.25) are drawn from per episode.")
+@click.option("--detours", type=float, default=0.0, show_default=True,
+              help="Probability per board step of a random legal move off the plan.")
+@click.option("--restarts", type=float, default=0.0, show_default=True,
+              help="Probability per board step of pressing the level's Restart.")
+@click.option("--gestures", type=click.Choice(["runs", "moves"]), default="runs", show_default=True,
+              help="runs: the agent's own gestures (a run of moves in one press where possible); moves: one "
+              "gesture per move, which every model convention can express.")
+@click.option("--format", "fmt", type=click.Choice(["parquet", "webdataset"]), default="parquet", show_default=True)
+@click.option("--shard-size", default=2000, show_default=True, help="Rows (steps) per shard at most.")
+@click.option("--jobs", type=int, default=None,
+              help="Jobs the episodes are split into [default: 1, or the Ray cluster's CPUs].")
+@click.option("--seed", default=0, show_default=True)
+@click.option("--budget", type=float, default=3600.0, show_default=True, help="Charged seconds per episode.")
+@click.option("--max-actions", type=int, default=None, help="Actions per episode at most.")
+@click.option("--viewport", default=None, metavar="WxH", help="Frames of the suite letterboxed into a W x H page.")
+@click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Run the jobs in this process or as Ray tasks.")
+@click.option("--address", default=None, help="Ray cluster address for --backend ray [default: a local Ray].")
+@click.option("--resume", "resume_dir", type=click.Path(file_okay=False), default=None,
+              help="Finish the dataset in this folder: complete jobs are kept, the others run again.")
+@click.option("--json", "as_json", is_flag=True, help="Print the manifest's counts as JSON.")
+def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales, detours, restarts, gestures, fmt,
+                shard_size, jobs, seed, budget, max_actions, viewport, backend_name, address, resume_dir, as_json):
+    """Play objectives through the GUI and write every step as training data: the frame (a
+    lossless PNG), the action in frame pixels and in the model conventions (general_e2e,
+    Qwen-VL, UI-TARS), the moves it made, P and the solved state, in Parquet or WebDataset
+    shards with a manifest (manifest.json). E.g.
+
+        longpuzzle dataset --objective maze_paint/hard --episodes 20 --detours 0.05 --out data/mp"""
+    from pathlib import Path
+
+    from longpuzzle.datasets.build import DatasetConfig, build
+    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.geometry import parse_viewport
+
+    backend = None
+    if backend_name == "ray":
+        from longpuzzle.cluster.ray_backend import RayBackend
+        backend = RayBackend(address)
+    elif address:
+        raise click.UsageError("--address is for --backend ray")
+    if resume_dir:
+        out = Path(resume_dir)
+        cfg = None
+    else:
+        if not out_dir:
+            raise click.UsageError("--out DIR is required (a new folder), or --resume DIR")
+        objs = [o.id for o in catalog().objectives()] if all_ else list(objectives)
+        if not objs:
+            raise click.UsageError("name an objective (--objective G/D) or --all")
+        settings = {"budget": budget, "max_actions": max_actions}
+        if viewport:
+            settings["viewport"] = list(parse_viewport(viewport))
+        if jobs is None:
+            jobs = backend.cluster_cpus() if backend is not None else 1
+        cfg = DatasetConfig(objectives=objs, episodes=episodes, agent=agent_spec,
+                            styles=_list(styles, str, "--style"), scales=_list(scales, float, "--scale"),
+                            detours=detours, restarts=restarts, gestures=gestures, seed=seed, format=fmt,
+                            shard_size=shard_size, jobs=jobs, settings=settings)
+        from longpuzzle.datasets.agents import make_agent
+        make_agent(agent_spec, detours=detours, restarts=restarts, gestures=gestures)   # bad agent: now
+        out = Path(out_dir)
+
+    def on_job(part):
+        if not as_json:
+            click.echo(f"job {part['job']}: {len(part['episodes'])} episodes, {part['rows']} rows, "
+                       f"{len(part['shards'])} shards ({part['seconds']:.1f} s)", err=True)
+    m = build(out, cfg, backend=backend, resume=bool(resume_dir), on_job=on_job)
+    c = m["counts"]
+    if as_json:
+        click.echo(json.dumps({"out": str(out), **c, "timing": m["timing"]}))
+        return
+    click.echo(f"{c['rows']} steps from {c['episodes']} episodes in {c['shards']} {m['shard_format']} shards "
+               f"({c['bytes'] / 1e6:.1f} MB), {c['detours']} detours, {c['restarts']} restarts")
+    for o, d in c["objectives"].items():
+        click.echo(f"  {o:<24} {d['episodes']:>4} episodes {d['rows']:>7} steps  levels solved "
+                   f"{d['solved_levels']}/{d['target_levels']}")
+    click.echo(f"manifest: {out / 'manifest.json'}")
+
+
+@click.command("dataset-check")
+@click.argument("folder", type=click.Path(file_okay=False, exists=True))
+@click.option("--no-replay", is_flag=True, help="Check shards and frames only, without replaying the episodes.")
+@click.option("--json", "as_json", is_flag=True)
+def dataset_check_cmd(folder, no_replay, as_json):
+    """Check a dataset: every shard against the manifest's SHA-256, every frame against its
+    recorded hash, and every episode replayed action by action (frames before and after,
+    moves, P, solved). Exit status 1 if anything differs."""
+    from longpuzzle.datasets.check import check_dataset
+
+    rep = check_dataset(folder, replay=not no_replay)
+    if as_json:
+        click.echo(json.dumps(rep))
+    else:
+        click.echo(f"{folder}: {rep['shards']} shards, {rep['rows']} rows, {rep['episodes']} episodes; "
+                   f"{rep['frames_checked']} frames checked, {rep['actions_replayed']} actions replayed: "
+                   + ("everything matches" if rep["ok"] else f"{len(rep['problems'])} problems"))
+        for p in rep["problems"]:
+            click.echo(f"  {p}")
+    if not rep["ok"]:
+        sys.exit(1)
+
+
+COMMANDS = [dataset_cmd, dataset_check_cmd]

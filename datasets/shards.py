@@ -1,0 +1,197 @@
+"""Shard files: writing rows (schema.py) in a standard format, and reading them back.
+
+    parquet      one Parquet file per shard (pyarrow): a column per field, the frame a
+                 lossless PNG in the binary column ``image`` (stored as is: PNG is already
+                 deflated; the other columns zstd-compressed), row groups of ROW_GROUP rows.
+                 Read with pyarrow.parquet, pandas, polars, DuckDB, Hugging Face datasets.
+    webdataset   one uncompressed tar per shard, as WebDataset reads it: per sample
+                 ``<key>.png`` (the frame) and ``<key>.json`` (every other column), in row
+                 order. Read with webdataset, or tarfile and json from the standard library.
+
+Shards are byte-for-byte reproducible: the same rows give the same file (tar members carry
+no time or owner; Parquet's own metadata only names the pyarrow version), so a shard's
+SHA-256 in the manifest identifies its content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tarfile
+from pathlib import Path
+from typing import Iterator
+
+from longpuzzle.datasets.schema import COLUMNS, META_COLUMNS
+from longpuzzle.engine.errors import LongPuzzleError
+
+FORMATS = ("parquet", "webdataset")
+EXTENSIONS = {"parquet": ".parquet", "webdataset": ".tar"}
+ROW_GROUP = 256
+
+
+class DatasetError(LongPuzzleError, ValueError):
+    """A dataset problem a user can act on (bad option, unreadable or altered shard)."""
+
+
+def check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise DatasetError(f"unknown format {fmt!r}: use {' or '.join(FORMATS)}")
+    if fmt == "parquet":
+        _pyarrow()
+    return fmt
+
+
+def _pyarrow():
+    try:
+        import pyarrow
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:
+        raise DatasetError("the parquet format needs pyarrow (pip install 'longpuzzle[dataset]'); "
+                           "--format webdataset needs nothing more") from None
+    return pyarrow
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class ShardWriter:
+    """Writes rows to one shard file: ``add(row)`` then ``close()`` -> its manifest entry
+    (file name, rows, bytes, sha256). The file is written under a temporary name and
+    renamed when complete, so a shard that exists is whole."""
+
+    ext = ""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.tmp = self.path.with_name(self.path.name + ".part")
+        self.rows = 0
+
+    def add(self, row: dict) -> None:
+        raise NotImplementedError
+
+    def _finish(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> dict:
+        self._finish()
+        os.replace(self.tmp, self.path)
+        return {"file": self.path.name, "rows": self.rows, "bytes": self.path.stat().st_size,
+                "sha256": file_sha256(self.path)}
+
+
+def _arrow_type(pa, t: str):
+    t = t.rstrip("?")
+    return {"str": pa.string(), "int32": pa.int32(), "float64": pa.float64(), "bool": pa.bool_(),
+            "binary": pa.binary(), "list<str>": pa.list_(pa.string()), "list<int32>": pa.list_(pa.int32())}[t]
+
+
+def arrow_schema():
+    """The Parquet shards' Arrow schema (nullable exactly where the type ends in '?')."""
+    pa = _pyarrow()
+    return pa.schema([pa.field(k, _arrow_type(pa, t), nullable=t.endswith("?")) for k, (t, _) in COLUMNS.items()])
+
+
+class ParquetShard(ShardWriter):
+    ext = ".parquet"
+
+    def __init__(self, path):
+        super().__init__(path)
+        pa = _pyarrow()
+        import pyarrow.parquet as pq
+        self._pa = pa
+        self.schema = arrow_schema()
+        comp = {k: ("none" if k == "image" else "zstd") for k in COLUMNS}
+        self._w = pq.ParquetWriter(self.tmp, self.schema, compression=comp, write_statistics=False)
+        self._cols: dict[str, list] = {k: [] for k in COLUMNS}
+
+    def add(self, row):
+        cols = self._cols
+        for k in COLUMNS:
+            cols[k].append(row[k])
+        self.rows += 1
+        if len(cols["key"]) >= ROW_GROUP:
+            self._flush()
+
+    def _flush(self):
+        if self._cols["key"]:
+            self._w.write_table(self._pa.Table.from_pydict(self._cols, schema=self.schema))
+            self._cols = {k: [] for k in COLUMNS}
+
+    def _finish(self):
+        self._flush()
+        self._w.close()
+
+
+class WebDatasetShard(ShardWriter):
+    ext = ".tar"
+
+    def __init__(self, path):
+        super().__init__(path)
+        self._f = open(self.tmp, "wb")
+        self._tar = tarfile.open(fileobj=self._f, mode="w", format=tarfile.USTAR_FORMAT)
+
+    def _member(self, name: str, data: bytes) -> None:
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        info.mode = 0o644
+        info.mtime = 0                      # reproducible bytes
+        self._tar.addfile(info, io.BytesIO(data))
+
+    def add(self, row):
+        key = row["key"]
+        self._member(f"{key}.png", row["image"])
+        meta = {k: row[k] for k in META_COLUMNS}
+        self._member(f"{key}.json", json.dumps(meta, separators=(",", ":")).encode())
+        self.rows += 1
+
+    def _finish(self):
+        self._tar.close()
+        self._f.close()
+
+
+def open_shard(fmt: str, path: str | Path) -> ShardWriter:
+    return ParquetShard(path) if fmt == "parquet" else WebDatasetShard(path)
+
+
+def read_rows(path: str | Path) -> Iterator[dict]:
+    """Every row of a shard (either format, by its extension), in order, as dicts of the
+    schema's columns (``image``: the PNG bytes)."""
+    path = Path(path)
+    if path.suffix == ".parquet":
+        _pyarrow()
+        import pyarrow.parquet as pq
+        try:
+            pf = pq.ParquetFile(path)
+            for batch in pf.iter_batches(batch_size=ROW_GROUP):
+                yield from batch.to_pylist()
+        except (OSError, ValueError) as e:          # ArrowInvalid is a ValueError
+            raise DatasetError(f"{path.name}: not a readable Parquet shard ({e})") from None
+        return
+    if path.suffix == ".tar":
+        try:
+            with tarfile.open(path, "r:") as tar:
+                pending: dict[str, dict] = {}
+                for m in tar:
+                    key, _, ext = m.name.partition(".")
+                    data = tar.extractfile(m).read() if m.isfile() else b""
+                    d = pending.setdefault(key, {})
+                    if ext == "png":
+                        d["image"] = data
+                    elif ext == "json":
+                        d.update(json.loads(data))
+                    if "image" in d and "key" in d:
+                        yield pending.pop(key)
+                if pending:
+                    raise DatasetError(f"{path.name}: samples without both a .png and a .json: "
+                                       f"{', '.join(sorted(pending)[:3])}")
+        except (tarfile.TarError, json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise DatasetError(f"{path.name}: not a readable WebDataset shard ({e})") from None
+        return
+    raise DatasetError(f"{path.name}: not a shard (.parquet or .tar)")

@@ -1,0 +1,170 @@
+"""The shard writer of one dataset job: rows in, shard files out, off the episode's thread.
+
+``StepWriter.add(meta, frame)`` queues one step (its metadata and the frame array the agent
+saw, which must not change afterwards: the harness hands out frames that nothing writes to
+again); a writer thread encodes the frame as a lossless PNG (png.py: bands of rows already
+compressed for a recent frame are not compressed again), takes its pixel hash from ``meta["frame_hash"]`` (the harness hashed every frame
+already; computed with frames.frame_hash when absent), writes the action in the
+model conventions (conventions.py) and appends the row to the current shard, starting a
+new shard every ``shard_size`` rows. ``end_episode(final_frame)`` completes the episode's
+last row (its ``next_frame_hash``). ``close()`` waits for everything and returns the shard
+entries of the manifest. ``cpu_seconds``: the writer thread's own CPU time (what dataset
+writing costs per core, whatever else runs beside it; 0 when ``threaded=False`` writes in
+the caller's thread).
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+from collections import OrderedDict
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from longpuzzle.agents.harness import frame_hash
+from longpuzzle.datasets.conventions import Conventions
+from longpuzzle.datasets.png import PngStream
+from longpuzzle.datasets.schema import sample_key
+from longpuzzle.datasets.shards import EXTENSIONS, DatasetError, open_shard
+
+DEFAULT_SHARD_SIZE = 2000
+RECENT_FRAMES = 64
+_END, _STOP = "end", "stop"
+
+
+def shard_name(job: int, k: int, fmt: str) -> str:
+    return f"shard-{job:05d}-{k:04d}{EXTENSIONS[fmt]}"
+
+
+class StepWriter:
+    def __init__(self, out: str | Path, fmt: str, job: int, shard_size: int = DEFAULT_SHARD_SIZE,
+                 threaded: bool = True, queue_size: int = 64):
+        if shard_size < 1:
+            raise DatasetError("the shard size must be at least 1 row")
+        self.out, self.fmt, self.job, self.shard_size = Path(out), fmt, job, shard_size
+        self.shards: list[dict] = []
+        self.rows = 0
+        self.cpu_seconds = 0.0
+        self._shard = None
+        self._pending: dict | None = None         # the episode's last row, waiting for its next frame
+        self._conv: dict[tuple, Conventions] = {}
+        self._png = PngStream()
+        self._recent: OrderedDict = OrderedDict()     # frame hash -> PNG of the frames just written
+        self._error: BaseException | None = None
+        self._q: queue.Queue | None = None
+        if threaded:
+            self._q = queue.Queue(queue_size)
+            self._thread = threading.Thread(target=self._loop, name=f"dataset-writer-{job}", daemon=True)
+            self._thread.start()
+
+    # ---- the episode's side -------------------------------------------------------------
+    def add(self, meta: dict, frame: np.ndarray) -> None:
+        self._put(("step", meta, frame))
+
+    def end_episode(self, final_frame: np.ndarray | None, final_hash: str | None = None) -> None:
+        self._put((_END, final_hash, final_frame))
+
+    def close(self) -> list[dict]:
+        """Write everything queued, close the last shard; returns the shard entries."""
+        if self._q is not None:
+            self._put((_STOP, None, None))
+            self._thread.join()
+            self._q = None
+        self._raise()
+        if self._pending is not None:                    # an episode never ended: its last row as is
+            self._write(self._pending)
+            self._pending = None
+        if self._shard is not None:
+            self.shards.append(self._shard.close())
+            self._shard = None
+        return self.shards
+
+    def _put(self, item) -> None:
+        self._raise()
+        if self._q is None:
+            self._handle(item)
+            return
+        while True:
+            try:
+                self._q.put(item, timeout=0.5)
+                return
+            except queue.Full:
+                self._raise()
+                if not self._thread.is_alive():
+                    raise DatasetError("the dataset writer thread stopped")
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            e, self._error = self._error, None
+            raise e
+
+    # ---- the writer thread -----------------------------------------------------------------
+    def _loop(self) -> None:
+        t0 = time.thread_time()           # (once: reading a thread's CPU clock can cost a system call)
+        try:
+            while True:
+                item = self._q.get()
+                if item[0] == _STOP:
+                    return
+                if self._error is not None:
+                    continue                              # drain; the error is raised on the other side
+                try:
+                    self._handle(item)
+                except BaseException as e:  # noqa: BLE001 - handed to the episode's thread
+                    self._error = e
+        finally:
+            self.cpu_seconds = time.thread_time() - t0
+
+    def _handle(self, item) -> None:
+        kind, meta, frame = item
+        if kind == _END:
+            row = self._pending
+            self._pending = None
+            if row is not None:
+                if not row["next_frame_hash"]:
+                    row["next_frame_hash"] = meta or (frame_hash(frame) if frame is not None else "")
+                row["last"] = True
+                self._write(row)
+            return
+        h = meta.get("frame_hash") or frame_hash(frame)        # the harness's, when the caller has it
+        prev = self._pending
+        if prev is not None:
+            if prev["episode"] == meta["episode"] and not prev["next_frame_hash"]:
+                prev["next_frame_hash"] = h
+            self._write(prev)
+        action = meta["action"]
+        height, width = frame.shape[:2]
+        conv = self._conv.get((width, height))
+        if conv is None:
+            conv = self._conv[(width, height)] = Conventions((width, height))
+        names = conv.all(action)
+        row = dict(meta)
+        row.update(key=sample_key(meta["episode"], meta["step"]), width=width, height=height,
+                   image=self._image(frame, h), frame_hash=h, action=json.dumps(action, separators=(",", ":")),
+                   action_general_e2e=names["general_e2e"], action_qwen=names["qwen"],
+                   action_uitars=names["uitars"], next_frame_hash=meta.get("next_frame_hash") or "", last=False)
+        self._pending = row
+
+    def _image(self, frame: np.ndarray, h: str) -> bytes:
+        """The frame's PNG: again the same bytes for a frame just written (a screen that an
+        action left as it was), else from the band encoder."""
+        png = self._recent.get(h)
+        if png is None:
+            png = self._recent[h] = self._png.encode(frame)
+            if len(self._recent) > RECENT_FRAMES:
+                self._recent.popitem(last=False)
+        else:
+            self._recent.move_to_end(h)
+        return png
+
+    def _write(self, row: dict) -> None:
+        if self._shard is None:
+            self._shard = open_shard(self.fmt, self.out / shard_name(self.job, len(self.shards), self.fmt))
+        self._shard.add(row)
+        self.rows += 1
+        if self._shard.rows >= self.shard_size:
+            self.shards.append(self._shard.close())
+            self._shard = None
