@@ -45,7 +45,9 @@ def _list(values, conv, what):
 @click.option("--jobs", type=int, default=None,
               help="Jobs the episodes are split into [default: 1, or the Ray cluster's CPUs].")
 @click.option("--seed", default=0, show_default=True)
-@click.option("--budget", type=float, default=3600.0, show_default=True, help="Charged seconds per episode.")
+@click.option("--budget", type=float, default=None,
+              help="Charged seconds per episode, as eval's [default: none: an episode cut by the clock would "
+              "depend on the machine's speed, and a dataset is reproducible].")
 @click.option("--max-actions", type=int, default=None, help="Actions per episode at most.")
 @click.option("--viewport", default=None, metavar="WxH", help="Frames of the suite letterboxed into a W x H page.")
 @click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]), default="local", show_default=True,

@@ -30,9 +30,10 @@ def play_episode(spec: dict, settings: dict, writer) -> dict:
     """Play the planned episode ``spec`` (id, objective, seed, style, scale, and the agent's
     options) and queue its rows on ``writer``; returns the episode's manifest entry."""
     game, diff = spec["objective"].split("/")
+    opts = {"budget": None, **settings}               # no clock unless asked: reproducible episodes
     st = Settings(style=spec["style"], scale=spec["scale"], save_frames=False,
-                  **{k: v for k, v in settings.items() if k in ("budget", "max_actions", "action_timeout",
-                                                                 "certify_budget", "viewport")})
+                  **{k: v for k, v in opts.items() if k in ("budget", "max_actions", "action_timeout",
+                                                             "certify_budget", "viewport")})
     agent = make_agent(spec["agent"], style=spec["style"], seed=spec["seed"], detours=spec.get("detours", 0.0),
                        restarts=spec.get("restarts", 0.0), gestures=spec.get("gestures", "runs"))
     recs: list[dict] = []
