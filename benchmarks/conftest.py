@@ -45,6 +45,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         # ratios only where the reference is the comparable workload (rules steps)
         ratio = f"{best / ref[0]:8.1f}x ({median / ref[1]:.1f}x)" if ref and group in RATIO_GROUPS else ""
         tr.write_line(f"{group:<12} {name:<58} {best:>13,.0f} /s ({median:,.0f}) {ratio}")
+    # workloads that also record their CPU time (the least of the rounds, every thread of the
+    # process): per CPU second is what a core does, whatever else the shared machine runs
+    cpu = [b for b in bs.benchmarks if b.extra_info.get("cpu_min") and not b.extra_info.get("baseline_min")
+           and b.extra_info.get("ops")]
+    if cpu:
+        tr.section("per CPU second (all threads of the process; the least of the rounds)")
+        for b in sorted(cpu, key=lambda b: (b.group or "", b.name)):
+            x = b.extra_info
+            tr.write_line(f"{b.group or '':<12} {b.name:<58} {x['ops'] / x['cpu_min']:>13,.0f} /s  {x.get('unit', '')}")
     # workloads timed with today's code beside the baseline's (benchmarks/baseline.py)
     pairs = [b for b in bs.benchmarks if b.extra_info.get("baseline_min") and b.stats and b.stats.median]
     if pairs:
