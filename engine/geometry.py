@@ -184,7 +184,7 @@ class Projection:
     def supersampled(self, k: int) -> "Projection":
         """The same picture k times finer (for supersampled drawing): every px map times k."""
         if self.viewport is None:
-            return _supersampled(self.style, self.scale, k)
+            return supersampled_projection(self.style, self.scale, k)
         p = Projection.__new__(Projection)
         p.__dict__.update(self.__dict__)
         p.scale, p.sx, p.sy, p.ox, p.oy = self.scale * k, self.sx * k, self.sy * k, self.ox * k, self.oy * k
@@ -207,7 +207,9 @@ def _projection(style: str, scale: float, viewport: tuple[int, int] | None) -> P
 
 
 @lru_cache(maxsize=64)
-def _supersampled(style: str, scale: float, k: int) -> Projection:
+def supersampled_projection(style: str, scale: float, k: int) -> Projection:
+    """The (cached) projection of (style, scale * k): the drawing's supersampled canvas, which
+    may exceed MAX_SCALE by the factor k."""
     return Projection(style, scale * k, _limit=MAX_SCALE * k)
 
 

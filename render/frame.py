@@ -41,6 +41,7 @@ import pygame  # noqa: E402
 
 from longpuzzle.engine.geometry import (  # noqa: E402
     DESIGN_H, DESIGN_W, Circle, Projection, Rect, Widget, circle_points, projection, rounded_rect_points,
+    supersampled_projection,
 )
 from longpuzzle.engine.catalog import catalog  # noqa: E402
 from longpuzzle.engine.registry import get_puzzle  # noqa: E402
@@ -317,7 +318,7 @@ class LayerBase:
 
     def __init__(self, proj: Projection, draw_base: Callable[[Painter], None] | None):
         self.proj = proj
-        self.big = projection(proj.style, proj.scale * SS)
+        self.big = supersampled_projection(proj.style, proj.scale, SS)
         self.draw_base = draw_base
         self._lock = threading.Lock()
         self.exact = self.big.size == (proj.width * SS, proj.height * SS)

@@ -342,3 +342,14 @@ def test_sys_exit_in_a_trusted_agent_is_an_agent_error_with_the_result_written(t
     r = run_objective(Exits(), "maze_paint", "easy", settings=Settings(action_timeout=timeout), folder=tmp_path)
     assert r.end == "agent_error" and "SystemExit" in r.error
     assert json.loads((tmp_path / "result.json").read_text())["end"] == "agent_error"
+
+
+@pytest.mark.parametrize("scale", [3, 4])
+def test_the_largest_scales_draw_every_screen(scale):
+    """(The soak found it: at scale 3 a level screen's supersampled base broke the new bound.)"""
+    s = Suite("rush_hour/easy/1", scale=scale)
+    rend = Renderer("2d", scale)
+    assert rend.render(s).shape == (960 * scale, 540 * scale, 3)
+    s.dispatch(s.gesture_for(s.session.legal_moves()[0]))
+    rend.render(s)
+    assert Renderer("3d", scale).render(Suite("home", style="3d", scale=scale)).shape[0] == 960 * scale
