@@ -3,9 +3,10 @@
 Consecutive frames of an episode differ in a few places (the piece that moved, a counter):
 most of each frame is the same pixels as in a frame just written. ``PngStream.encode``
 writes a standard, self-contained PNG (8-bit RGB, filter None, one zlib stream) whose zlib
-stream is made of independently compressed bands of BAND_ROWS scanlines: each band is a
-raw deflate stream ended by a sync flush (byte-aligned, no reference outside the band), so
-the bands concatenate into one valid deflate stream (closed by an empty final block), and
+stream is made of independently compressed bands of BAND_ROWS scanlines: each band is raw
+deflate ended by a full flush (byte-aligned, and the compressor's history reset, so nothing
+refers outside the band), so the bands concatenate into one valid deflate stream in any
+order (closed by an empty final block), and
 the zlib checksum is the Adler-32 of the bands combined. A band seen recently (the same
 pixels, by their xxh3-128 digest, at the same place and width) is not compressed again.
 Any PNG decoder reads the result; it decodes to exactly the frame (tests compare pixels).
@@ -56,6 +57,7 @@ class PngStream:
         self.level, self.band_rows, self.cache_bands = level, band_rows, cache_bands
         self._cache: OrderedDict = OrderedDict()     # (row, width, digest) -> (deflated, adler, length)
         self._raw: np.ndarray | None = None
+        self._compressor = None
         self.bands = self.compressed = 0             # bands written / compressed (not found again)
 
     def encode(self, frame: np.ndarray) -> bytes:
@@ -70,6 +72,9 @@ class PngStream:
         parts = [_ZLIB_HEADER]
         adler = 1
         cache = self._cache
+        c = self._compressor                       # one for every band (creating one costs more)
+        if c is None:
+            c = self._compressor = _z.compressobj(self.level, _z.DEFLATED, -15)
         for r0 in range(0, h, self.band_rows):
             r1 = min(h, r0 + self.band_rows)
             key = (r0, w, xxhash.xxh3_128_intdigest(f[r0:r1]))
@@ -78,8 +83,9 @@ class PngStream:
                 n = r1 - r0
                 raw[:n, 1:] = f[r0:r1].reshape(n, w * 3)
                 band = raw[:n].data
-                c = _z.compressobj(self.level, _z.DEFLATED, -15)
-                hit = (c.compress(band) + c.flush(_z.Z_SYNC_FLUSH), _z.adler32(band), n * line)
+                # a full flush ends the band byte-aligned and resets the compressor's history:
+                # what follows never refers back into it, so any band can follow any other
+                hit = (c.compress(band) + c.flush(_z.Z_FULL_FLUSH), _z.adler32(band), n * line)
                 cache[key] = hit
                 if len(cache) > self.cache_bands:
                     cache.popitem(last=False)
