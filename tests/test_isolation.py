@@ -340,7 +340,7 @@ class Hostile(BaseAgent):
     ("flood", "agent_error", "garbage"),
     ("memory", "agent_error", "MemoryError"),
     ("garbage", "agent_error", "garbage"),
-    ("infra", "infrastructure_error", "provider down"),
+    ("infra", "agent_error", "provider down"),             # an untrusted claim: scored
     ("print", "final_answer", ""),
     ("junk", "invalid_action_limit", ""),
     ("nested", "invalid_action_limit", ""),
@@ -366,6 +366,9 @@ def test_hostile_agent_files_end_cleanly(tmp_path, capfd, mode, end, says):
     assert sandbox_children() == []
     captured = capfd.readouterr()
     assert "Traceback" not in captured.out + captured.err and "yyyy" not in captured.out + captured.err
+    if mode == "print":                      # what the agent printed is kept, bounded, for its author
+        log = (folder / "agent.log").read_text()
+        assert "yyyy" in log and "a fake one" in log and len(log) < 200_000
     if mode in ("junk", "nested"):
         pub = [json.loads(l) for l in (folder / "events.jsonl").read_text().splitlines()]
         refused = [p for p in pub if p.get("stream") == "public" and "action" in p]

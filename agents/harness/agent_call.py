@@ -211,6 +211,23 @@ def caller_isolation(caller: Any) -> dict:
     return {"trusted": bool(getattr(caller, "trusted", True)), "mode": "in-process"}
 
 
+AGENT_LOG = "agent.log"
+
+
+def save_agent_log(caller: Any, folder) -> None:
+    """Write what an isolated agent printed (its stdout and stderr, bounded by the sandbox)
+    to ``agent.log`` in the episode folder, so its author can debug it; nothing when it
+    printed nothing or runs in-process (its output then goes where the harness's does)."""
+    log = getattr(caller, "log", None)
+    if folder is None or not callable(log):
+        return
+    text = log()
+    if text:
+        from pathlib import Path
+
+        Path(folder, AGENT_LOG).write_text(text, encoding="utf-8", errors="replace")
+
+
 def _act_plain(agent: BaseAgent, observation: Any) -> Any:
     """agent.act(observation), and what it returned read as plain data, all inside the timed
     call: an action comes back as an exact dict (a dict subclass is read through gui.plain,

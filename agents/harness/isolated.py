@@ -235,4 +235,11 @@ class IsolatedAgentCaller:
             where = " in __init__" if r.get("in") == "__init__" else ""
             raise AgentError("raised", f"{str(r['raised'])[:2000]}{where}")
         if "infrastructure" in r:
-            raise InfrastructureError(f"{str(r['infrastructure'])[:2000]} (reported by the isolated agent)")
+            # An isolated agent is untrusted: its own claim that its infrastructure failed
+            # cannot be checked, and honouring it would let an agent turn any bad episode
+            # into an unscored one that --resume reruns. It is the agent's failure here;
+            # only trusted agents (built-in, or --trusted-agent) can end an episode unscored.
+            raise AgentError("infrastructure_claim",
+                             f"{str(r['infrastructure'])[:2000]} (an InfrastructureError raised by an isolated "
+                             "agent is scored as its own failure; run it with --trusted-agent to have such "
+                             "episodes left unscored)")

@@ -12,7 +12,7 @@ from longpuzzle.agents.base import (
     NO_VISIBLE_EFFECT, AgentError, BaseAgent, FinalAnswer, InfrastructureError, Observation, action_spec, make_frame,
 )
 from longpuzzle.agents.evaluator import Evaluator
-from longpuzzle.agents.harness.agent_call import caller_isolation, make_caller
+from longpuzzle.agents.harness.agent_call import caller_isolation, make_caller, save_agent_log
 from longpuzzle.agents.harness.clock import BudgetClock
 from longpuzzle.agents.harness.cycles import CycleDetector
 from longpuzzle.agents.harness.results import EpisodeResult
@@ -182,6 +182,7 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
            "moves": s.counters.moves, "moves_before_win": s.counters.moves - 1 if success and s.counters.moves else None,
            "invalid_actions": invalid_total, "progress": s.progress, "score": round(score, 4), "error": err,
            "agent_isolation": caller_isolation(caller)}
+    save_agent_log(caller, folder)
     run.traj.write({"type": "end", "end": termination, "error": err, "result": out})
     run.traj.result(out)
     run.traj.close()

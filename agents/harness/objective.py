@@ -31,7 +31,7 @@ from pathlib import Path
 
 from longpuzzle.agents.base import AgentError, InfrastructureError, BaseAgent, Feedback, FinalAnswer, Observation, action_spec, make_frame
 from longpuzzle.agents.evaluator import Evaluator
-from longpuzzle.agents.harness.agent_call import caller_isolation, jsonable_action, make_caller
+from longpuzzle.agents.harness.agent_call import caller_isolation, jsonable_action, make_caller, save_agent_log
 from longpuzzle.agents.harness.clock import BudgetClock
 from longpuzzle.agents.harness.results import EpisodeResult, objective_results, result_core
 from longpuzzle.agents.harness.run import Run
@@ -274,6 +274,7 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
     finally:
         caller.close()
         ep.clock.stop()
+    save_agent_log(caller, folder)
     return ep.finish({"agent_isolation": caller_isolation(caller)})
 
 
