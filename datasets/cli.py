@@ -8,6 +8,10 @@ import sys
 import click
 
 
+def _n(k: int, noun: str) -> str:
+    return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
+
+
 def _list(values, conv, what):
     out = []
     for v in values:
@@ -100,17 +104,18 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
 
     def on_job(part):
         if not as_json:
-            click.echo(f"job {part['job']}: {len(part['episodes'])} episodes, {part['rows']} rows, "
-                       f"{len(part['shards'])} shards ({part['seconds']:.1f} s)", err=True)
+            click.echo(f"job {part['job']}: {_n(len(part['episodes']), 'episode')}, {_n(part['rows'], 'row')}, "
+                       f"{_n(len(part['shards']), 'shard')} ({part['seconds']:.1f} s)", err=True)
     m = build(out, cfg, backend=backend, resume=bool(resume_dir), on_job=on_job)
     c = m["counts"]
     if as_json:
         click.echo(json.dumps({"out": str(out), **c, "timing": m["timing"]}))
         return
-    click.echo(f"{c['rows']} steps from {c['episodes']} episodes in {c['shards']} {m['shard_format']} shards "
-               f"({c['bytes'] / 1e6:.1f} MB), {c['detours']} detours, {c['restarts']} restarts")
+    click.echo(f"{_n(c['rows'], 'step')} from {_n(c['episodes'], 'episode')} in {c['shards']} {m['shard_format']} "
+               f"shard{'s' if c['shards'] != 1 else ''} ({c['bytes'] / 1e6:.1f} MB), {_n(c['detours'], 'detour')}, "
+               f"{_n(c['restarts'], 'restart')}")
     for o, d in c["objectives"].items():
-        click.echo(f"  {o:<24} {d['episodes']:>4} episodes {d['rows']:>7} steps  levels solved "
+        click.echo(f"  {o:<24} {_n(d['episodes'], 'episode'):>12} {_n(d['rows'], 'step'):>12}  levels solved "
                    f"{d['solved_levels']}/{d['target_levels']}")
     click.echo(f"manifest: {out / 'manifest.json'}")
 
@@ -129,9 +134,10 @@ def dataset_check_cmd(folder, no_replay, as_json):
     if as_json:
         click.echo(json.dumps(rep))
     else:
-        click.echo(f"{folder}: {rep['shards']} shards, {rep['rows']} rows, {rep['episodes']} episodes; "
-                   f"{rep['frames_checked']} frames checked, {rep['actions_replayed']} actions replayed: "
-                   + ("everything matches" if rep["ok"] else f"{len(rep['problems'])} problems"))
+        click.echo(f"{folder}: {_n(rep['shards'], 'shard')}, {_n(rep['rows'], 'row')}, "
+                   f"{_n(rep['episodes'], 'episode')}; {_n(rep['frames_checked'], 'frame')} checked, "
+                   f"{_n(rep['actions_replayed'], 'action')} replayed: "
+                   + ("everything matches" if rep["ok"] else _n(len(rep["problems"]), "problem")))
         for p in rep["problems"]:
             click.echo(f"  {p}")
     if not rep["ok"]:
