@@ -23,12 +23,17 @@ its part file, lands last) and then reports the job done. ``folders="shared"`` o
 ``"return"`` forces one way. Ray retries a task whose worker died (its system failures);
 an exception the job raises is raised here, as the job's own exception.
 
+Jobs see the caller's level catalogue: a catalogue other than the built-in one (``--catalog``,
+``use_catalog``) goes to the workers with the jobs (as level data, checked by its content
+hash), so generated or snapshot catalogues need not be stored on every node.
+
 Nodes of a remote cluster need longpuzzle importable: installed on every node, or shipped
 with the job (``ship_code=True``: Ray's runtime_env py_modules uploads this package).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -81,9 +86,39 @@ def connect(address: str | None = None, *, num_cpus: int | None = None, ship_cod
     return ray
 
 
-def _remote_job(fn, args: tuple, out: str | None, token: str, mode: str):
-    """Runs on a Ray worker: the job, in ``out`` when this node sees it, else in a
-    temporary folder whose files come back with the result."""
+def catalogue_doc() -> dict | None:
+    """The catalogue in use, as data a worker can rebuild it from (None: the built-in one,
+    which every worker has)."""
+    from longpuzzle.engine.catalog import builtin_catalog, catalog
+
+    cat = catalog()
+    if cat is builtin_catalog() or cat.content_hash == builtin_catalog().content_hash:
+        return None
+    return {"hash": cat.content_hash, "name": cat.name, "version": cat.version,
+            "generators": dict(getattr(cat, "generators", {}) or {}),
+            "sources": {g: (json.dumps(cat.level_file(g)), f"{cat.label}:{g}") for g in cat.games()}}
+
+
+def use_catalogue_doc(doc: dict | None) -> None:
+    """In a worker: make the caller's catalogue the one in use (once per worker process)."""
+    from longpuzzle.engine.catalog import Catalog, builtin_catalog, catalog, use_catalog
+
+    if doc is None:
+        if catalog() is not builtin_catalog():
+            use_catalog(None)
+        return
+    if catalog().content_hash != doc["hash"]:
+        cat = Catalog(sources={g: tuple(v) for g, v in doc["sources"].items()}, name=doc["name"],
+                      version=doc["version"], generators=doc["generators"])
+        if cat.content_hash != doc["hash"]:
+            raise ClusterError("the catalogue rebuilt on a worker is not the caller's (its hash differs)")
+        use_catalog(cat)
+
+
+def _remote_job(fn, args: tuple, out: str | None, token: str, mode: str, catalogue: dict | None = None):
+    """Runs on a Ray worker: the job, with the caller's level catalogue, in ``out`` when
+    this node sees it, else in a temporary folder whose files come back with the result."""
+    use_catalogue_doc(catalogue)
     if out is None or mode == "shared" or (mode == "auto" and _sees(out, token)):
         return fn(*args), None
     staging = tempfile.mkdtemp(prefix="longpuzzle-ray-")
@@ -146,6 +181,8 @@ class RayBackend(Backend):
     def run(self, jobs, on_done, on_tick=None):
         ray = connect(self.address, num_cpus=self.local_cpus, ship_code=self.ship_code)
         task = ray.remote(num_cpus=self.num_cpus)(_remote_job)
+        doc = catalogue_doc()
+        cat_ref = ray.put(doc) if doc is not None else None
         token = uuid.uuid4().hex
         out = str(self.out.resolve()) if self.out is not None else None
         marker = None
@@ -163,7 +200,7 @@ class RayBackend(Backend):
                     key, fn, args = todo.pop()
                     args = tuple(out if out is not None and isinstance(a, (str, os.PathLike))
                                  and str(Path(a).resolve()) == out else a for a in args)
-                    pending[task.remote(fn, args, out, token, self.folders)] = key
+                    pending[task.remote(fn, args, out, token, self.folders, cat_ref)] = key
                 ready, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
                 for ref in ready:
                     key = pending.pop(ref)

@@ -12,7 +12,9 @@
     resume     ``resume=True`` keeps every job whose part file names shards that exist with
                the recorded SHA-256, and runs the others again (with the plan of dataset.json)
     manifest   ``manifest.json``, written last: format, settings, schema, shards, episodes,
-               counts, and the catalogue (every level played: its id and content digest)
+               counts, and the catalogue (its name, version and hash, and every level
+               played: its id and content digest); with ``resume``, the catalogue recorded
+               in the plan is used again
 """
 
 from __future__ import annotations
@@ -50,8 +52,11 @@ class DatasetConfig:
     shard_size: int = DEFAULT_SHARD_SIZE
     jobs: int = 1
     settings: dict = field(default_factory=dict)     # harness settings: budget, max_actions, viewport ...
+    catalog: dict | None = None            # the level catalogue's identity (name, version, hash)
 
     def __post_init__(self):
+        if self.catalog is None:
+            self.catalog = catalog().identity()
         if not self.objectives:
             raise DatasetError("name at least one objective (--objective G/D)")
         for o in self.objectives:
@@ -156,6 +161,11 @@ def load_plan(out: Path) -> DatasetConfig:
         raise DatasetError(f"{p} is not valid JSON") from None
     if d.get("format") != FORMAT:
         raise DatasetError(f"{p}: not a {FORMAT} plan")
+    ident = d["config"].get("catalog")
+    if ident:                                   # a resumed dataset goes on with its catalogue
+        from longpuzzle.agents.harness.replay import recorded_catalog
+        from longpuzzle.engine.catalog import use_catalog
+        use_catalog(recorded_catalog(ident))
     return DatasetConfig.from_dict(d["config"])
 
 
@@ -229,7 +239,7 @@ def make_manifest(out: Path, config: DatasetConfig, parts: list[dict], seconds: 
                    "bytes": sum(s["bytes"] for s in shards), "objectives": by_obj,
                    "detours": sum(e["detours"] for e in episodes), "restarts": sum(e["restarts"] for e in episodes),
                    "ends": _count(e["end"] for e in episodes)},
-        "catalogue": {"levels": levels},
+        "catalogue": {**(config.catalog or cat.identity()), "levels": levels},
         "shards": shards, "episodes": episodes,
         "timing": {"seconds": round(seconds, 3), "writer_cpu_seconds": round(cpu, 3),
                    "rows_per_writer_cpu_second": round(rows / cpu) if cpu > 0 else None},

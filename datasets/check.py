@@ -54,9 +54,20 @@ class _Replay:
 
 
 def check_dataset(folder: str | Path, *, replay: bool = True, frames: bool = True) -> dict:
-    """Check a dataset folder (module doc); returns a report with ``ok`` and ``problems``."""
+    """Check a dataset folder (module doc); returns a report with ``ok`` and ``problems``.
+    The episodes are replayed on the catalogue the manifest names (the one in use when its
+    hash matches, else the stored snapshot of that name and version)."""
+    from longpuzzle.agents.harness.replay import recorded_catalog
+    from longpuzzle.engine.catalog import use_catalog
+
     folder = Path(folder)
     m = read_manifest(folder)
+    ident = {k: m.get("catalogue", {}).get(k) for k in ("name", "version", "hash")}
+    with use_catalog(recorded_catalog(ident if ident["hash"] else None)):
+        return _check(folder, m, replay, frames)
+
+
+def _check(folder: Path, m: dict, replay: bool, frames: bool) -> dict:
     problems: list[str] = []
 
     def problem(text: str) -> None:

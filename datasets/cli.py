@@ -7,6 +7,8 @@ import sys
 
 import click
 
+from longpuzzle.engine.catalog_store import catalog_option
+
 
 def _n(k: int, noun: str) -> str:
     return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
@@ -60,6 +62,7 @@ def _list(values, conv, what):
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False), default=None,
               help="Finish the dataset in this folder: complete jobs are kept, the others run again.")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest's counts as JSON.")
+@catalog_option
 def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales, detours, restarts, gestures, fmt,
                 shard_size, jobs, seed, budget, max_actions, viewport, backend_name, address, resume_dir, as_json):
     """Play objectives through the GUI and write every step as training data: the frame (a

@@ -79,6 +79,19 @@ def test_folders_come_back_from_nodes_without_the_filesystem(tmp_path):
     assert res["folder"] == summary["episodes"][0]["folder"]            # no temporary path leaks in
 
 
+def test_workers_play_the_callers_catalogue(tmp_path):
+    """A catalogue other than the built-in one goes to the workers with the jobs: here Maze
+    Paint easy cut to its first two levels (the built-in objective has ten)."""
+    from longpuzzle.engine.catalog import Catalog, builtin_catalog, use_catalog
+    doc = builtin_catalog().level_file("maze_paint")
+    doc["objectives"] = [dict(o, levels=o["levels"][:2]) for o in doc["objectives"] if o["difficulty"] == "easy"]
+    cat = Catalog(sources={"maze_paint": (json.dumps(doc), "two.json")}, name="two-levels")
+    with use_catalog(cat):
+        summary = _run(tmp_path / "cat", RayBackend(), episodes=1, max_actions=None)
+    ep = summary["episodes"][0]
+    assert ep["target_levels"] == 2 and ep["solved"] == 2 and summary["catalog"]["name"] == "two-levels"
+
+
 def test_dataset_jobs_on_ray_write_the_same_shards(tmp_path):
     from longpuzzle.datasets.build import DatasetConfig, build
     from longpuzzle.datasets.check import check_dataset

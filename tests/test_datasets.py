@@ -220,3 +220,16 @@ def test_cli_dataset_and_dataset_check(tmp_path):
     assert res.exit_code == 2 and "keeps a model of the app" in res.output
     res = r.invoke(cli, ["dataset-check", str(tmp_path)])
     assert res.exit_code == 2 and "no manifest.json" in res.output
+
+
+def test_a_dataset_records_and_replays_on_its_catalogue(tmp_path):
+    from longpuzzle.engine.catalog import Catalog, builtin_catalog, use_catalog
+    doc = builtin_catalog().level_file("maze_paint")
+    doc["objectives"] = [dict(o, levels=o["levels"][:2]) for o in doc["objectives"] if o["difficulty"] == "easy"]
+    cat = Catalog(sources={"maze_paint": (json.dumps(doc), "two.json")}, name="two-levels")
+    with use_catalog(cat):
+        m = build(tmp_path / "two", DatasetConfig(objectives=["maze_paint/easy"], format="webdataset"))
+        assert check_dataset(tmp_path / "two")["ok"]
+    assert m["catalogue"]["name"] == "two-levels" and m["catalogue"]["hash"] == cat.content_hash
+    assert sorted(m["catalogue"]["levels"]) == ["maze_paint/easy/1", "maze_paint/easy/2"]
+    assert m["episodes"][0]["target_levels"] == 2 and m["episodes"][0]["end"] == "completed"
