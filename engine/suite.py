@@ -256,8 +256,11 @@ class Suite:
         self.shake: dict | None = None
         self.anims: list[dict] = []
         self.complete = False
-        self._uis: dict[str, GameUI] = {}          # level id -> its GameUI (shared by clones)
-        self._layouts: dict[tuple, Layout] = {}    # (screen name, direct) -> Layout (shared by clones)
+        # (level id, content digest) -> its GameUI: ids repeat across catalogues and generated
+        # levels, so the id alone would hand one level another's geometry (shared by clones)
+        self._uis: dict[tuple[str, str], GameUI] = {}
+        # (screen name, direct, level digest, catalogue in use) -> Layout (shared by clones)
+        self._layouts: dict[tuple, Layout] = {}
         self._layout_key = None
         self._layout: Layout | None = None
         self._last_hit = None
@@ -305,21 +308,14 @@ class Suite:
             u = self.game_ui(self.session.level)
             self._cur_ui = (self.session, u)
             return u
-        u = self._uis.get(level.id)
-        if u is not None and u.level is not level and u.level.sha256 != level.sha256:
-            # the level was replaced under the same id (an edited level file): its geometry
-            # and the layouts built from it are stale
-            u = None
-            for k in [k for k in self._layouts if k[0] in (f"level:{level.id}", f"level:{level.id}:complete")]:
-                del self._layouts[k]
-            self._layout_key = None
-            self._cur_ui = None
+        key = (level.id, level.sha256)
+        u = self._uis.get(key)
         if u is None:
             cls = getattr(get_puzzle(level.game), "ui", None)
             if cls is None:
                 return None
-            u = self._uis[level.id] = _shared(_SHARED_UIS, (cls, level.id, level.sha256),
-                                              lambda: cls(get_puzzle(level.game), level))
+            u = _shared(self._uis, key, lambda: _shared(_SHARED_UIS, (cls, level.id, level.sha256),
+                                                        lambda: cls(get_puzzle(level.game), level)))
         return u
 
     def screen_name(self) -> str:
@@ -352,7 +348,10 @@ class Suite:
         """The widgets of the current screen (cached; rebuilt when the screen changes)."""
         if self._layout_key is not None and self._layout is not None:
             return self._layout
-        key = (self.screen_name(), self.direct)
+        # a level screen is its level's (by content); every screen lists or links the
+        # objectives of the catalogue in use
+        key = (self.screen_name(), self.direct, self.session.level.sha256 if self.session is not None else None,
+               catalog())
         lay = self._layouts.get(key)
         if lay is not None:
             self._layout, self._layout_key = lay, key
@@ -383,10 +382,10 @@ class Suite:
             else:
                 lay = _shared(_SHARED_LAYOUTS, ("level", u, direct),
                               lambda: Layout(list(u.targets()) + list(u.buttons(direct))))
-            self._layout = self._layouts[key] = lay
+            self._layout = _shared(self._layouts, key, lambda: lay)
             self._layout_key = key
             return lay
-        self._layout = self._layouts[key] = Layout(ws)
+        self._layout = _shared(self._layouts, key, lambda: Layout(ws))
         self._layout_key = key
         return self._layout
 

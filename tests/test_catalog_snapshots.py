@@ -103,6 +103,40 @@ def test_the_catalogue_in_use_and_its_inheritance(store):
     assert custom.name == "custom" and len(custom.level_ids()) == 114 - 30 + 1
 
 
+def test_one_suite_keeps_levels_of_the_same_id_from_two_catalogues_apart(store, monkeypatch):
+    """Level ids repeat across catalogues: a suite that opens maze_paint/easy/1 of one
+    catalogue, then of another, then of the first again gets each level's own screen (its
+    GameUI, targets and menus), and the first one's UI back without rebuilding it."""
+    from longpuzzle.engine import suite as suite_module
+    from longpuzzle.engine.suite import Suite
+    cats = []
+    for seed, n in ((1, 1), (2, 3)):
+        path = store / f"m{seed}.json"
+        made = list(generate("maze_paint", "easy", seed=seed, count=n)) + list(generate("maze_paint", "medium", count=1))
+        path.write_text(json.dumps(level_file(made)), encoding="utf-8")
+        cats.append(Catalog([path]))
+    s = Suite("home")
+    seen = []
+    for cat in (cats[0], cats[1], cats[0]):
+        with use_catalog(cat):
+            lvl = load_level("maze_paint/easy/1")
+            s.open_level("maze_paint/easy/1")
+            u = s.game_ui()
+            assert u.level is lvl and s.level is lvl
+            assert list(s.layout().widgets[:len(u.targets())]) == list(u.targets())
+            seen.append((lvl.sha256, u))
+            s.go_home()
+            s.dispatch({"type": "click", "x": 270, "y": dict(s.home_games())["maze_paint"]})
+            cards = {w.id: w.data for w in s.layout().widgets if w.id.startswith("difficulty:")}
+            assert cards["difficulty:easy"] == (len(cat.objective("maze_paint/easy").level_ids),)
+    assert seen[0][0] != seen[1][0] and seen[0][1] is not seen[1][1] and seen[2][1] is seen[0][1]
+    # an endless stream of generated levels keeps a bounded number of screens
+    monkeypatch.setattr(suite_module, "SHARED_KEPT", 8)
+    for g in generate("truck_escape", "default", seed=3, count=12):
+        s.game_ui(g.level)
+    assert len(s._uis) <= 8
+
+
 def test_commands_generate_snapshot_levels_verify(store, capsys):
     out_file = store / "rh.json"
     code, out, err = run(["generate", "rush_hour", "--tier", "easy", "--count", "2", "--seed", "5",
