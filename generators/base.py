@@ -53,9 +53,21 @@ class TierSpec:
     note: str = ""
 
     def accepts(self, figures: dict) -> bool:
+        """Every defining figure PROVEN inside its range (Profile.figures): the optimal
+        length by its proven bounds (both inside), a state count that is a lower bound only
+        against a lower end."""
         for fig, (lo, hi) in self.accept.items():
             v = figures.get(fig)
-            if v is None or (lo is not None and v < lo) or (hi is not None and v > hi):
+            if v is None:
+                return False
+            v_lo = v_hi = v
+            if fig == "optimal":
+                v_lo, v_hi = figures.get("lower_bound", v), figures.get("upper_bound", v)
+            elif fig == "states" and not figures.get("states_exact", True):
+                v_hi = None                       # at least v: no proof against an upper end
+            if lo is not None and (v_lo is None or v_lo < lo):
+                return False
+            if hi is not None and (v_hi is None or v_hi > hi):
                 return False
         return True
 

@@ -11,6 +11,18 @@ with wins terminal, optimal first moves, an optimal solution, recorded as the le
 ``reference_solution`` for the progress measure) are read off the same graph; the driver
 then confirms it with the exhaustive solver.
 
+Medium is a tier of large boards (7 x 7 and 8 x 7, 8-14 vehicles) with SHORT solutions: its
+optimal lengths (3-10) overlap easy (4-6) and hard (7-15); what sets it apart is the state
+count, at least 34,898 (its largest level has more than the profile's 10 M budget, so that
+end of the range is open). Searching whole components that large per draw is what made it
+slow (about one level a second), so a tier defined by a floor on the states is drawn from the
+first LAYER_BUDGET states around the solved board (a start whose stored distance to a win is
+the largest the tier allows), and certified by a breadth-first graph from the start cut off
+at the floor: its state count is then a proven lower bound ("at least 34,898"), and its
+whole first layers prove the optimum and the optimal first moves exactly
+(solvers.profile.StateGraph.certified_depth); a start whose optimum lies past them is drawn
+again.
+
 Shapes (from the catalogue tier): rows, cols, vehicles, 3-cell vehicles, bushes.
 """
 
@@ -28,6 +40,7 @@ SHORT = (("sedan", "white"), ("sedan", "blue"), ("coupe", "white"), ("coupe", "c
 LONG = (("bus", "purple"), ("bus", "sand"), ("semi", "sand"), ("semi", "purple"))
 COMPONENT_FACTOR = 6          # a component may hold this many times the tier's largest state count,
 COMPONENT_CAP = 100_000       # and no more than this (larger boards are drawn again: time)
+LAYER_BUDGET = 8_000          # states of the layers around a solved board that a floor tier draws starts from
 
 
 class RushHourGenerator(Generator):
@@ -88,7 +101,9 @@ class RushHourGenerator(Generator):
                   "blockers": bushes}
         p = get_puzzle(self.game)
         level = p.build_level(solved, difficulty=tier.name, number=1, where="<generator>")
-        hi = tier.accept.get("states", (None, None))[1]
+        lo_st, hi = tier.accept.get("states", (None, None))
+        if hi is None:
+            return self._layered_start(rng, tier, level, solved, vehicles, int(lo_st or 0))
         budget = min(int(hi) * COMPONENT_FACTOR, COMPONENT_CAP) if hi is not None else COMPONENT_CAP
         g = StateGraph(level, terminal=False, budget=budget)
         if not g.complete:
@@ -112,12 +127,42 @@ class RushHourGenerator(Generator):
                 veh["row"] = int(start[v])
         return Proposal(solved, (g, sid))
 
+    def _layered_start(self, rng, tier, level, solved, vehicles, floor):
+        """A start for a tier defined by a FLOOR on the reachable states (medium: at least
+        34,898; its largest catalogue level has more than the profile's budget): the first
+        breadth-first layers around the solved board (LAYER_BUDGET states) give starts at a
+        known distance from it (at most their optimum); certify then counts the start's
+        states up to the floor and proves the optimum from the layers it expanded."""
+        from longpuzzle.solvers.profile import StateGraph
+
+        g = StateGraph(level, terminal=False, budget=LAYER_BUDGET)
+        dist = g.distances()           # over the stored moves: at least the true distance to a win
+        lo_opt, hi_opt = tier.accept.get("optimal", (1, None))
+        top = min(int(dist.max()), int(hi_opt) if hi_opt is not None else 1 << 30)
+        want_lo = max(int(lo_opt or 1), 1)
+        if top < want_lo:
+            return None
+        d = top if rng.random() < 0.6 else rng.randint(want_lo, top)
+        ids = np.flatnonzero(dist == d)
+        start = g.state(int(ids[rng.randrange(ids.shape[0])]))
+        for v, veh in enumerate(vehicles):
+            if veh["orientation"] == "horizontal":
+                veh["col"] = int(start[v])
+            else:
+                veh["row"] = int(start[v])
+        return Proposal(solved, ("floor", max(floor, 1)))
+
     def certify(self, level, tier, context=None):
         """The start's figures from the component graph its proposal searched (wins terminal
-        from the start: the states reachable before any win)."""
-        from longpuzzle.solvers.profile import Profile
+        from the start: the states reachable before any win); for a tier with a floor on the
+        states, a breadth-first graph from the start cut off at the floor (states: exact
+        below it, else the floor as a proven lower bound; the optimum and the optimal first
+        moves proven by its whole layers, solvers.profile.StateGraph.certified_depth)."""
+        from longpuzzle.solvers.profile import Profile, graph_profile
         if context is None:
             return super().certify(level, tier)
+        if context[0] == "floor":
+            return graph_profile(level, budget=context[1], bounded=False)
         g, sid = context
         p = get_puzzle(self.game)
         dist = g.distances()

@@ -55,7 +55,16 @@ def figure_ranges(profiles: list[dict]) -> dict:
     return out
 
 
-def accepted(game: str, ranges: dict, n_levels: int) -> dict:
+def open_ends(profiles: list[dict]) -> set[str]:
+    """Figures whose largest value over the profiles is only a lower bound (the state count
+    of a level whose search the budget cut off): their accepted range has no upper end."""
+    if not profiles:
+        return set()
+    top = max(profiles, key=lambda d: d.get("states") or 0)
+    return set() if top.get("states_exact", True) else {"states"}
+
+
+def accepted(game: str, ranges: dict, n_levels: int, open_hi: set[str] = frozenset()) -> dict:
     out = {}
     defining = DEFINING.get(game, ())
     if n_levels < MIN_LEVELS:
@@ -64,11 +73,13 @@ def accepted(game: str, ranges: dict, n_levels: int) -> dict:
         if fig not in ranges:
             continue
         lo, hi = ranges[fig]
+        if fig in open_hi:
+            hi = None
         if n_levels < MIN_LEVELS:
-            if isinstance(lo, int) and isinstance(hi, int):
-                lo, hi = math.floor(lo * (1 - WIDEN)), math.ceil(hi * (1 + WIDEN))
+            if isinstance(lo, int) and isinstance(hi, (int, type(None))):
+                lo, hi = math.floor(lo * (1 - WIDEN)), None if hi is None else math.ceil(hi * (1 + WIDEN))
             else:
-                lo, hi = round(lo * (1 - WIDEN), 6), round(hi * (1 + WIDEN), 6)
+                lo, hi = round(lo * (1 - WIDEN), 6), None if hi is None else round(hi * (1 + WIDEN), 6)
         out[fig] = [lo, hi]
     return out
 
@@ -90,7 +101,7 @@ def build(profiles: dict[str, dict], catalog=None) -> dict:
             gen = None
         ranges = figure_ranges(profs)
         entry = {"levels": len(obj.level_ids), "figures": ranges,
-                 "accept": accepted(obj.game, ranges, len(obj.level_ids))}
+                 "accept": accepted(obj.game, ranges, len(obj.level_ids), open_ends(profs))}
         if gen is not None:
             entry["shapes"] = [gen.shape(cat.level(lid)) for lid in obj.level_ids]
         g = games.setdefault(obj.game, {"defining": list(DEFINING.get(obj.game, ())), "tiers": {}})

@@ -82,10 +82,16 @@ class Profile:
         return d
 
     def figures(self) -> dict:
-        """The numeric figures a tier is described by (see longpuzzle.generators.tiers)."""
-        out = {"optimal": self.optimal if self.optimal is not None else self.lower_bound,
-               "states": self.states, "optimal_first_moves": self.optimal_first_moves,
-               "dead_end_density": self.dead_end_density}
+        """The numeric figures a tier is described by (see longpuzzle.generators.tiers):
+        ``optimal`` is the optimum or, where only bounds are proven, the lower bound;
+        ``lower_bound`` / ``upper_bound`` the proven bounds; ``states_exact`` whether
+        ``states`` is the count or a lower bound."""
+        exact = self.optimal is not None
+        out = {"optimal": self.optimal if exact else self.lower_bound,
+               "lower_bound": self.optimal if exact else self.lower_bound,
+               "upper_bound": self.optimal if exact else self.upper_bound,
+               "states": self.states, "states_exact": self.states_exact,
+               "optimal_first_moves": self.optimal_first_moves, "dead_end_density": self.dead_end_density}
         out.update({k: v for k, v in self.extra.items() if isinstance(v, (int, float)) and not isinstance(v, bool)})
         return out
 
@@ -308,6 +314,29 @@ def _forward_reach(n, off, edges, start, solved, terminal, seen, queue):
     return qn
 
 
+@njit(cache=True)
+def _depths(n, off, edges, depth, queue):
+    """depth[u] = moves from state 0 to u by a breadth-first search over the stored edges
+    (-1: not reached). In a graph stored by breadth-first search these are the search's own
+    depths, also for states whose successors were not stored."""
+    for u in range(n):
+        depth[u] = -1
+    depth[0] = 0
+    queue[0] = 0
+    qn = 1
+    h = 0
+    while h < qn:
+        u = queue[h]
+        h += 1
+        for e in range(off[u], off[u + 1]):
+            v = edges[e]
+            if depth[v] < 0:
+                depth[v] = depth[u] + 1
+                queue[qn] = v
+                qn += 1
+    return qn
+
+
 _GRAPH_MODULES: dict = {}
 
 
@@ -327,7 +356,9 @@ class StateGraph:
 
         g = StateGraph(level)
         g.n, g.complete, g.solved (bool per state), g.off / g.edges (CSR successor ids)
+        g.expanded      states whose successors are stored (ids below it; n when complete)
         g.distances()   -> int32 per state: moves to the nearest win (-1: dead end)
+        g.certified_depth() -> every state within this many moves of the start is expanded
         g.lookup(state) -> id or -1
         g.state(i)      -> the (canonical) state array of id i
     """
@@ -384,9 +415,11 @@ class StateGraph:
                 edges = _grow(edges, edges.shape[0] * 2)
         self.n = n = int(ctl[0])
         self.complete = int(ctl[3]) == 0
-        if not self.complete:        # states from head on are not (fully) expanded: no edges
+        self.expanded = n
+        if not self.complete:        # the head state's successors are stored in part, later states' not at all
             h = int(ctl[1])
-            off[h:n + 1] = off[h]
+            off[h + 1:n + 1] = int(ctl[2])
+            self.expanded = h
         self.keys, self.tk, self.tid, self.meta = keys, tk, tid, meta
         self.off = off[:n + 1]
         self.edges = edges[:int(self.off[n])]
@@ -394,6 +427,7 @@ class StateGraph:
         self.terminal = bool(terminal)
         self.seconds = time.perf_counter() - t0
         self._dist = None
+        self._depth = None
 
     def distances(self) -> np.ndarray:
         """Moves from each state to the nearest solved state (-1: none reachable)."""
@@ -407,6 +441,28 @@ class StateGraph:
             _backward_distances(n, roff, rsrc, self.solved, dist, np.empty(n, np.int32))
             self._dist = dist
         return self._dist
+
+    def depths(self) -> np.ndarray:
+        """Moves from the start to each state (int32; the breadth-first search's own depths,
+        also for states whose successors were not stored)."""
+        if self._depth is None:
+            depth = np.empty(self.n, np.int32)
+            _depths(self.n, self.off, self.edges, depth, np.empty(self.n, np.int32))
+            self._depth = depth
+        return self._depth
+
+    def certified_depth(self) -> int:
+        """A depth D such that every state within D moves of the start is stored WITH its
+        successors (the whole graph: its deepest state). States are stored in breadth-first
+        order, so the expanded ones are exactly the first layers: D is the depth of the
+        first unexpanded state minus one. Within it a partial graph proves what a whole one
+        does: a win at distance d0 <= D + 1 from the start is the optimum (every shorter path
+        would stay inside the expanded layers), and so are the distances of the first moves
+        that begin an optimal solution."""
+        depth = self.depths()
+        if self.expanded >= self.n:
+            return int(depth.max()) if self.n else 0
+        return int(depth[self.expanded]) - 1
 
     def reachable(self, start: int = 0, terminal: bool = True) -> np.ndarray:
         """Bool per state: reachable from state ``start`` (solved states not expanded if terminal)."""
@@ -479,8 +535,10 @@ def profile(level: Level | str, *, budget: int = DEFAULT_PROFILE_BUDGET, solutio
 
 
 def graph_profile(level: Level, *, budget: int = DEFAULT_PROFILE_BUDGET, solution: bool = True,
-                  graph: StateGraph | None = None) -> Profile:
-    """The generic profile: the whole state graph from the start (solved states terminal)."""
+                  graph: StateGraph | None = None, bounded: bool = True) -> Profile:
+    """The generic profile: the whole state graph from the start (solved states terminal).
+    Past the budget: what the graph's whole layers prove, else (``bounded``) the game's
+    solver for bounds and sampled dead ends, or (not ``bounded``) status ``unknown``."""
     t0 = time.perf_counter()
     p = get_puzzle(level.game)
     g = graph if graph is not None else StateGraph(level, budget=budget)
@@ -503,10 +561,34 @@ def graph_profile(level: Level, *, budget: int = DEFAULT_PROFILE_BUDGET, solutio
         if p.dead_ends:
             prof.dead_end_density = float(np.count_nonzero(dist < 0)) / g.n
             prof.dead_end_method = "exhaustive"
-    else:
+    elif not _layered(level, g, prof, solution) and bounded:
         _bounded(level, prof, budget)
     prof.seconds = time.perf_counter() - t0
     return prof
+
+
+def _layered(level: Level, g: StateGraph, prof: Profile, solution: bool) -> bool:
+    """Figures of a graph cut off by its budget that its breadth-first layers still prove
+    (StateGraph.certified_depth): the optimum and the optimal first moves when a win lies
+    within one move past the expanded layers; states are then a lower bound (the budget) and
+    dead ends are sampled. False when the layers prove nothing."""
+    dist = g.distances()
+    d0 = int(dist[0])
+    if d0 < 0 or g.certified_depth() < d0 - 1:
+        return False
+    p = get_puzzle(level.game)
+    prof.status = "solvable"
+    prof.optimal = prof.lower_bound = prof.upper_bound = d0
+    prof.optimal_first_moves = 0 if d0 == 0 else sum(
+        1 for _, v in g.first_moves(level.initial) if v >= 0 and dist[v] == d0 - 1)
+    if solution:
+        prof.solution = p.format_moves(level, g.path_to_win(level.initial))
+    prof.method = f"graph, first {g.certified_depth()} layers whole"
+    if p.dead_ends:
+        dens, n = sampled_dead_end_density(level)
+        prof.dead_end_density, prof.dead_end_samples = dens, n
+        prof.dead_end_method = "sampled"
+    return True
 
 
 def _bounded(level: Level, prof: Profile, budget: int) -> None:

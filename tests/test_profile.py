@@ -10,7 +10,7 @@ from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.generators.tiers import tier_data
 from longpuzzle.solvers.core import certify, explore, solve
 from longpuzzle.solvers.knowledge.truck_escape import count_removal_sets
-from longpuzzle.solvers.profile import StateGraph, profile, sampled_dead_end_density
+from longpuzzle.solvers.profile import StateGraph, graph_profile, profile, sampled_dead_end_density
 
 SMALL = ["maze_paint/easy/1", "maze_paint/medium/9", "rush_hour/easy/2", "rush_hour/hard/1", "nut_and_bolt/easy/3",
          "nut_and_bolt/medium/3"]
@@ -36,6 +36,34 @@ def test_profile_agrees_with_the_solver_and_plain_searches(lid):
         opt_first += s.status == "solvable" and s.length == prof.optimal - 1
     assert prof.optimal_first_moves == opt_first
     assert len(prof.solution) == prof.optimal
+
+
+@pytest.mark.parametrize("lid", ["rush_hour/medium/1", "rush_hour/hard/7", "rush_hour/easy/10"])
+def test_a_graph_cut_off_by_its_budget_proves_what_its_whole_layers_prove(lid):
+    """A breadth-first graph cut off by its budget holds its first layers whole; where a win
+    lies within one move past them, its optimum and optimal first moves are the whole
+    graph's, its state count is a lower bound; where not, nothing is claimed."""
+    level = builtin_catalog().level(lid)
+    full = profile(level)
+    proven = 0
+    for part in (2, 4, 10):
+        budget = full.states // part
+        g = StateGraph(level, budget=budget)
+        depth = g.depths()
+        d = g.certified_depth()
+        assert not g.complete and g.expanded < g.n
+        assert np.all(depth[:g.expanded] <= d + 1) and np.all(depth[g.expanded:] >= d + 1)
+        prof = graph_profile(level, budget=budget, bounded=False)
+        assert prof.states == g.n == budget and not prof.states_exact
+        d0 = int(g.distances()[0])
+        if 0 <= d0 <= d + 1:
+            proven += 1
+            assert prof.status == "solvable" and prof.method.startswith("graph, first")
+            assert (prof.optimal, prof.optimal_first_moves) == (full.optimal, full.optimal_first_moves)
+            assert len(prof.solution) == full.optimal
+        else:
+            assert prof.status == "unknown" and prof.optimal is None
+    assert proven >= 1
 
 
 def test_dead_end_density_is_the_share_of_certified_dead_ends():
