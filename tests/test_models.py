@@ -228,6 +228,42 @@ def test_every_protocol_completes_the_objective_through_http(tmp_path, protocol,
     assert res["model"]["usage"]["calls"] == u["calls"] and res["model"]["protocol"] == protocol
 
 
+@pytest.mark.parametrize("api", ["openai-chat", "openai-responses", "anthropic"])
+def test_native_function_calls_are_answered_by_their_results(tmp_path, api):
+    """Every tool call of the model is answered, in the next request, by a tool result with
+    its id (the screenshot in the last one), as real endpoints require (they refuse a
+    request with an unanswered call)."""
+    objective = "maze_paint/easy"
+    script = ReplayScript(gesture_script("native", gestures(objective), FRAME))
+    with ScriptedServer(script) as srv:
+        srv.keep_bodies = 1
+        run = run_config(srv, "native", [objective], api, settings={"max_actions": 5})
+        start_run(tmp_path, run)
+        execute(tmp_path, run)
+    bodies = [b["body"] for b in srv.bodies]
+    assert len(bodies) >= 4
+    last = bodies[-1]
+    if api == "anthropic":
+        calls = [p["id"] for m in last["messages"] if m["role"] == "assistant"
+                 for p in m["content"] if isinstance(p, dict) and p.get("type") == "tool_use"]
+        answered = [p["tool_use_id"] for m in last["messages"] if m["role"] == "user"
+                    for p in (m["content"] if isinstance(m["content"], list) else [])
+                    if isinstance(p, dict) and p.get("type") == "tool_result"]
+    elif api == "openai-responses":
+        items = last["input"]
+        calls = [i["call_id"] for i in items if i.get("type") == "function_call"]
+        answered = [i["call_id"] for i in items if i.get("type") == "function_call_output"]
+    else:
+        msgs = last["messages"]
+        calls = [c["id"] for m in msgs if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+        answered = [m["tool_call_id"] for m in msgs if m["role"] == "tool"]
+        for k, m in enumerate(msgs):                # each call's results right after it
+            ids = [c["id"] for c in m.get("tool_calls") or []]
+            if ids:
+                assert [x.get("tool_call_id") for x in msgs[k + 1:k + 1 + len(ids)]] == ids
+    assert len(calls) >= 3 and answered == calls
+
+
 # ---- malformed replies, claims, retries, failures -----------------------------------------
 
 def test_malformed_replies_are_parse_failures_with_a_corrective_message(tmp_path):

@@ -163,7 +163,7 @@ class ModelAgent(BaseAgent):
                     again += 1
                     continue
                 return FinalAnswer(d.final)
-            if obs.frame is None and not (d.final is None and d.actions and d.actions[0]["type"] == "wait"):            self.pending_calls = list(d.call_ids)
+            self.pending_calls = list(d.call_ids)
             if len(d.actions) == 1:
                 return d.actions[0]
             return {"type": "batch", "actions": d.actions}
