@@ -177,12 +177,19 @@ class RandomAgent(_ModelAgent):
         return {"type": "swipe", "direction": r.choice(["up", "down", "left", "right"]), "x": x, "y": y}
 
 
+# the solver agent's plans, per (level id, level digest, state, budget): the searches are
+# exact and deterministic, so a position met again (the next episode of an objective, the
+# level's start after a restart) is planned once per process
+_PLANS: dict = {}
+PLANS_KEPT = 4096
+
+
 class SolverAgent(_ModelAgent):
     """Plans with the solvers and plays each plan with as few pointer presses as a person
     would: one gesture per run of moves the game's screen can take in one press (a whole
     Color Connect route in one drag), else one per move. ``plans`` may give known solutions
     (level id -> move texts or action ints) used from a level's initial state instead of a
-    search."""
+    search; the plans it searched for are remembered for the process (_PLANS)."""
     name = "solver"
 
     def __init__(self, style: str = "2d", seed: int = 0, budget: int = 20_000_000, plans: dict | None = None):
@@ -198,10 +205,17 @@ class SolverAgent(_ModelAgent):
         if known is not None and not s.moves and np.array_equal(s.state, s.level.initial):
             self.plan = [m if isinstance(m, int) else s.puzzle.parse_move(s.level, m) for m in known]
             return True
-        res = solve(s.level, state=s.state.copy(), budget=self.budget)
-        if res.status != "solvable":
+        key = (s.level.id, s.level.sha256, s.state.tobytes(), self.budget)
+        plan = _PLANS.get(key, False)
+        if plan is False:
+            res = solve(s.level, state=s.state.copy(), budget=self.budget)
+            plan = tuple(res.actions) if res.status == "solvable" else None
+            if len(_PLANS) >= PLANS_KEPT:
+                _PLANS.pop(next(iter(_PLANS)), None)
+            _PLANS[key] = plan
+        if plan is None:
             return False                 # a dead end (or out of budget): restart
-        self.plan = list(res.actions)
+        self.plan = list(plan)
         return True
 
     def gesture(self, obs):
