@@ -379,19 +379,29 @@ class Layout:
         return wid in self.by_id
 
 
+@lru_cache(maxsize=64)
+def _corner_trig(seg: int) -> tuple:
+    """(cos, sin) of each rounded corner's angles, as rounded_rect_points uses them."""
+    return tuple(tuple((math.cos(a), math.sin(a)) for a in (math.radians(a0 + 90 * i / seg) for i in range(seg + 1)))
+                 for a0 in (-90, 0, 90, 180))
+
+
+@lru_cache(maxsize=64)
+def _circle_trig(n: int) -> tuple:
+    return tuple((math.cos(2 * math.pi * i / n), math.sin(2 * math.pi * i / n)) for i in range(n))
+
+
 def rounded_rect_points(r: Rect, radius: float, seg: int = 6) -> list[tuple[float, float]]:
     """Outline of a rounded rectangle in design px (for projected drawing)."""
     rad = max(0.0, min(radius, r.w / 2, r.h / 2))
     if rad <= 0:
         return [(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)]
     pts = []
-    for cx, cy, a0 in ((r.x1 - rad, r.y0 + rad, -90), (r.x1 - rad, r.y1 - rad, 0),
-                       (r.x0 + rad, r.y1 - rad, 90), (r.x0 + rad, r.y0 + rad, 180)):
-        for i in range(seg + 1):
-            a = math.radians(a0 + 90 * i / seg)
-            pts.append((cx + rad * math.cos(a), cy + rad * math.sin(a)))
+    for (cx, cy), trig in zip(((r.x1 - rad, r.y0 + rad), (r.x1 - rad, r.y1 - rad), (r.x0 + rad, r.y1 - rad),
+                               (r.x0 + rad, r.y0 + rad)), _corner_trig(seg)):
+        pts.extend([(cx + rad * c, cy + rad * s) for c, s in trig])
     return pts
 
 
 def circle_points(cx: float, cy: float, r: float, n: int = 40) -> list[tuple[float, float]]:
-    return [(cx + r * math.cos(2 * math.pi * i / n), cy + r * math.sin(2 * math.pi * i / n)) for i in range(n)]
+    return [(cx + r * c, cy + r * s) for c, s in _circle_trig(n)]

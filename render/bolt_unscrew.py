@@ -63,6 +63,7 @@ def _ease(q: float) -> float:
 class BoltUnscrewDrawing(GameDrawing):
     background = ((245, 226, 195), (226, 196, 150))
     accent = (160, 104, 52)
+    hud_under = False         # the board covers the whole screen (its own header and hint)
 
     def __init__(self, ui, proj):
         super().__init__(ui, proj)

@@ -78,8 +78,17 @@ def mix(c1, c2, f: float):
     return tuple(int(round(a + (b - a) * f)) for a, b in zip(c1, c2))
 
 
+_SHADES: dict = {}
+
+
 def shade(c, f: float):
-    return tuple(max(0, min(255, int(round(v * f)))) for v in c)
+    key = (c, f) if type(c) is tuple else None
+    out = _SHADES.get(key) if key is not None else None
+    if out is None:
+        out = tuple(max(0, min(255, int(round(v * f)))) for v in c)
+        if key is not None and len(_SHADES) < 8192:
+            _SHADES[key] = out
+    return out
 
 
 def hex_rgb(h: str) -> tuple[int, int, int]:
@@ -122,13 +131,20 @@ class Painter:
         return a - self.ox, b - self.oy
 
     def pts(self, pts, z=0.0):
-        # point by point in Python: the same float operations as Projection.to_px_array, and
-        # several times faster for the few points of a shape
-        to, ox, oy, z = self.proj.to_px, self.ox, self.oy, float(z)
+        # point by point in Python: Projection.to_px written out (the same float operations in
+        # the same order), several times faster than arrays for the few points of a shape
+        pr, ox, oy, z = self.proj, self.ox, self.oy, float(z)
+        sx, sy, pox, poy = pr.sx, pr.sy, pr.ox, pr.oy
+        if not pr.is_3d:
+            return [[q[0] * sx + pox - ox, q[1] * sy + poy - oy] for q in pts]
+        f, s, c, kf, cx, cy = pr._f, pr._s, pr._c, pr._k * pr._f, pr._cx, pr._cy
+        hw, hh = DESIGN_W / 2, DESIGN_H / 2
         out = []
         for q in pts:
-            a, b = to(q[0], q[1], q[2] if len(q) > 2 else z)
-            out.append([a - ox, b - oy])
+            zz = q[2] if len(q) > 2 else z
+            X, Y = q[0] - hw, q[1] - hh
+            m = kf / (f - Y * s - zz * c)
+            out.append([(cx + m * X) * sx + pox - ox, (cy + m * (Y * c - zz * s)) * sy + poy - oy])
         return out
 
     def scale_at(self, x, y) -> float:
@@ -414,62 +430,148 @@ def draw_sprite(proj: Projection, box, draw: Callable[[Painter], None], key_colo
     return pygame.transform.smoothscale(big, (x1 - x0, y1 - y0))
 
 
+class Changes:
+    """What changed in a base layer that its drawing keeps up to date in place (e.g. Maze
+    Paint's board as painted): ``version`` counts the updates, ``changed(boxes)`` records
+    one, ``since(v)`` gives the px boxes (x0, y0, x1, y1) changed after version v, or None
+    when that goes back further than the log kept (then a frame copies the whole base)."""
+
+    KEPT = 512                                # boxes of the latest updates kept
+
+    def __init__(self):
+        self.version = 0
+        self._log: list[tuple[int, tuple]] = []   # (version, box), oldest first
+        self._known = 0                           # since(v) is known for every v >= this
+
+    def changed(self, boxes) -> None:
+        self.version += 1
+        v = self.version
+        self._log.extend((v, b) for b in boxes)
+        if len(self._log) > 2 * self.KEPT:
+            cut = len(self._log) - self.KEPT
+            self._known = self._log[cut - 1][0]
+            del self._log[:cut]
+
+    def since(self, v: int) -> list | None:
+        if v < self._known:
+            return None
+        log = self._log
+        i = len(log)
+        while i and log[i - 1][0] > v:
+            i -= 1
+        return [b for _, b in log[i:]]
+
+
 class Frame:
     """The frame being composed: ``buf`` (H, W, 3) shared with the pygame surface ``surf``.
-    Every frame is composed in an array of its own (``start`` copies the static layer into
-    it) and handed out by ``finish`` read-only: nothing writes to it afterwards, so the
-    harness hashes, stores and shows it to the agent without another copy."""
+    Every frame is composed in an array of its own and handed out by ``finish`` read-only:
+    nothing writes to it afterwards, so the harness hashes, stores and shows it to the agent
+    without another copy.
+
+    ``start`` begins a frame as a copy of its base (the static layer, or a game's base
+    layer). The arrays are pooled, and an array a later frame reuses still holds the frame
+    it was: when that frame started from the same base, and everything drawn over it went
+    through ``put`` and ``blit`` (which note the boxes they touch), only those boxes and the
+    boxes the base changed in since then (its ``Changes``; a read-only base never changes)
+    are copied from the base - the same pixels as copying all of it. Reaching ``buf`` or
+    ``surf`` directly makes the frame's drawing unknown, and its array is copied whole next
+    time."""
 
     def __init__(self, proj: Projection):
         self.proj = proj
-        self.buf = np.zeros((proj.height, proj.width, 3), np.uint8)
-        self.surf = pygame.image.frombuffer(self.buf, proj.size, "RGB")
+        self._buf = np.zeros((proj.height, proj.width, 3), np.uint8)
+        self._surf = pygame.image.frombuffer(self._buf, proj.size, "RGB")
         self.static: np.ndarray | None = None
+        self._pool: list[np.ndarray] = []
+        self._made: dict[int, tuple] = {}        # pool index -> (base, its version, boxes drawn over it)
+        self._cur: tuple = (None, None, 0)       # the frame being drawn: pool index, base, version
+        self._boxes: list | None = None          # boxes drawn over the base (None: not known)
 
     POOL = 32                                 # frame arrays kept for reuse
+    track = True                              # False: every frame copies its whole base
 
-    def start(self, base: np.ndarray) -> None:
-        """Begin a frame as a copy of ``base`` (the static layer, or a game's base layer)."""
-        buf = self._free_array()
-        np.copyto(buf, base)
-        self.buf = buf
-        self.surf = pygame.image.frombuffer(buf, self.proj.size, "RGB")
+    @property
+    def buf(self) -> np.ndarray:
+        self._boxes = None                    # drawn on directly: not tracked
+        return self._buf
+
+    @property
+    def surf(self) -> pygame.Surface:
+        self._boxes = None
+        return self._surf
+
+    def start(self, base: np.ndarray, changes: Changes | None = None) -> None:
+        """Begin a frame as a copy of ``base`` (the static layer, or a game's base layer;
+        ``changes``: the base's record of what its in-place updates changed)."""
+        i, buf = self._free_array()
+        version = changes.version if changes is not None else 0
+        made = self._made.pop(i, None) if i is not None else None
+        boxes = None
+        if made is not None and made[0] is base and made[2] is not None and self.track:
+            if changes is not None:
+                boxes = changes.since(made[1])
+            elif not base.flags.writeable and made[1] == 0:
+                boxes = []                    # a read-only base never changes
+            if boxes is not None:
+                boxes = boxes + made[2]
+        if boxes is None:
+            np.copyto(buf, base)
+        else:
+            for x0, y0, x1, y1 in boxes:
+                buf[y0:y1, x0:x1] = base[y0:y1, x0:x1]
+        self._buf = buf
+        self._surf = pygame.image.frombuffer(buf, self.proj.size, "RGB")
+        self._cur = (i, base, version)
+        self._boxes = []
 
     def finish(self) -> np.ndarray:
-        out = self.buf
-        self.surf = None                      # the surface no longer refers to the frame
+        out = self._buf
+        self._surf = None                     # the surface no longer refers to the frame
         out.setflags(write=False)
+        i, base, version = self._cur
+        if i is not None:
+            self._made[i] = (base, version, self._boxes)
+        self._cur = (None, None, 0)
         return out
 
-    def _free_array(self) -> np.ndarray:
-        """An array for the next frame: a pooled one that nobody holds any more (handed-out
-        frames are never written again while anyone can see them), else a new one. Reuse
-        spares the page faults of fresh memory on every frame."""
-        pool = getattr(self, "_pool", None)
-        if pool is None:
-            pool = self._pool = []
+    def _free_array(self) -> tuple[int | None, np.ndarray]:
+        """(pool index or None, an array for the next frame): a pooled one that nobody holds
+        any more (handed-out frames are never written again while anyone can see them), else
+        a new one. Reuse spares the page faults of fresh memory on every frame."""
+        pool = self._pool
         for i in range(len(pool)):
             a = pool[i]
             # references: the pool's, ``a``, getrefcount's argument; any more is a user's
             if sys.getrefcount(a) <= 3:
                 a.setflags(write=True)
-                return a
+                return i, a
         a = np.empty((self.proj.height, self.proj.width, 3), np.uint8)
         if len(pool) < self.POOL:
             pool.append(a)
-        return a
+            return len(pool) - 1, a
+        return None, a
+
+    def _touch(self, x0: int, y0: int, x1: int, y1: int) -> None:
+        b = self._boxes
+        if b is not None:
+            H, W = self._buf.shape[:2]
+            x0, y0, x1, y1 = max(0, x0), max(0, y0), min(W, x1), min(H, y1)
+            if x1 > x0 and y1 > y0:
+                b.append((x0, y0, x1, y1))
 
     def put(self, patch: np.ndarray, x0: int, y0: int) -> None:
         h, w = patch.shape[:2]
-        H, W = self.buf.shape[:2]
+        H, W = self._buf.shape[:2]
         sx0, sy0 = max(0, -x0), max(0, -y0)
         dx0, dy0 = max(0, x0), max(0, y0)
         dx1, dy1 = min(W, x0 + w), min(H, y0 + h)
         if dx1 > dx0 and dy1 > dy0:
-            self.buf[dy0:dy1, dx0:dx1] = patch[sy0:sy0 + dy1 - dy0, sx0:sx0 + dx1 - dx0]
+            self._buf[dy0:dy1, dx0:dx1] = patch[sy0:sy0 + dy1 - dy0, sx0:sx0 + dx1 - dx0]
+            self._touch(dx0, dy0, dx1, dy1)
 
     def blit(self, sprite: pygame.Surface, x0: int, y0: int) -> None:
-        self.surf.blit(sprite, (int(x0), int(y0)))
+        r = self._surf.blit(sprite, (int(x0), int(y0)))
+        self._touch(r.x, r.y, r.x + r.w, r.y + r.h)
 
 
 # ---- drawing-module registry ---------------------------------------------------------------
@@ -512,8 +614,17 @@ class GameDrawing:
                    phase: float) -> np.ndarray | None:
         """Optionally, a full frame to start this frame from instead of ``static`` (e.g. the
         static layer with the board as it stands, kept up to date incrementally), so that
-        draw_dynamic only adds what moves. Called just before draw_dynamic, same arguments."""
+        draw_dynamic only adds what moves. Called just before draw_dynamic, same arguments.
+        A base kept up to date in place records what each update changed in ``base_changes``
+        (a Changes; None: frames copy all of it)."""
         return None
+
+    base_changes: "Changes | None" = None
+    # the level screen's HUD (difficulty label, instructions, buttons) may be drawn into the
+    # game's cached base, under the level's own static drawing: no pixel of one touches the
+    # other. False for a drawing whose static parts cover the HUD's place (then the HUD is
+    # drawn over them for every level)
+    hud_under = True
 
 
 _DRAWINGS: dict[str, type] | None = None
@@ -598,11 +709,22 @@ class Renderer:
         elif name == "difficulty":
             arr = draw_layer(self.proj, lambda p: self._draw_difficulty(p, suite))
         else:
-            # a level screen: the game's background and title are drawn once (a LayerBase);
-            # what each level adds over them is drawn, and smoothed, alone
+            # a level screen over a cached base (a LayerBase): the game's background and title
+            # and the HUD every level of an objective shows alike (difficulty label,
+            # instructions, buttons) are drawn once; what a level adds (its number and its
+            # board) is drawn, and smoothed, alone. The HUD goes under the level's parts
+            # instead of over them: no pixel of one touches the other (tested on every level
+            # against the whole drawing, _draw_level), so the order does not show
             bg, title = self._level_look(suite), suite.puzzle.title
-            base = layer_base(self.proj, ("level", bg, title), lambda p: self._draw_level_base(p, bg, title))
-            arr = base.over(lambda p: self._draw_level_rest(p, suite))
+            cls = drawings().get(suite.level.game)
+            if cls is None or cls.hud_under:
+                hud = self._level_hud(suite)
+                base = layer_base(self.proj, ("level", bg, title, hud),
+                                  lambda p: (self._draw_level_base(p, bg, title), self._draw_level_hud(p, suite)))
+                arr = base.over(lambda p: self._draw_level_own(p, suite))
+            else:
+                base = layer_base(self.proj, ("level", bg, title), lambda p: self._draw_level_base(p, bg, title))
+                arr = base.over(lambda p: self._draw_level_rest(p, suite))
         arr.setflags(write=False)
         self._layers[key] = arr
         return arr
@@ -665,6 +787,31 @@ class Renderer:
         for w in u.buttons(suite.direct):
             draw_widget(p, w, acc)
 
+    def _level_hud(self, suite: Suite) -> tuple:
+        """What _draw_level_hud draws, as a key: equal for levels whose HUDs look alike."""
+        u = suite.game_ui()
+        cls = drawings().get(suite.level.game)
+        return (difficulty_label(suite.level.difficulty), u.header_y, u.instructions,
+                getattr(u, "instructions_y", 935), cls.accent if cls else ACCENT,
+                tuple(repr(w) for w in u.buttons(suite.direct)))
+
+    def _draw_level_hud(self, p: Painter, suite: Suite) -> None:
+        """The parts of _draw_level_rest that every level of an objective shows alike."""
+        u = suite.game_ui()
+        cls = drawings().get(suite.level.game)
+        acc = cls.accent if cls else ACCENT
+        p.text(difficulty_label(suite.level.difficulty), 270, u.header_y + 32, 22, acc, z=1)
+        p.text(u.instructions, 270, getattr(u, "instructions_y", 935), 19, MUTED, max_w=440)
+        for w in u.buttons(suite.direct):
+            draw_widget(p, w, acc)
+
+    def _draw_level_own(self, p: Painter, suite: Suite) -> None:
+        """The parts of _draw_level_rest that are the level's own: its number and board."""
+        p.text(f"Level {suite.level.number}", 270, suite.game_ui().header_y, 40, INK, z=1)
+        d = self.drawing(suite)
+        if d is not None:
+            d.draw_static(p)
+
     # -- frames
     def render(self, suite: Suite, t: int | None = None) -> np.ndarray:
         # one renderer (frame buffer and caches) serves every thread: one frame at a time
@@ -688,7 +835,10 @@ class Renderer:
             d = self.drawing(suite)
             state = np.asarray(suite.session.state)
             base = d.base_layer(static, suite, state, t, anim, phase) if d is not None else None
-            f.start(static if base is None else base)
+            if base is None:
+                f.start(static)
+            else:
+                f.start(base, d.base_changes)
             if d is not None:
                 d.draw_dynamic(f, suite, state, t, anim, phase)
             u = suite.game_ui()

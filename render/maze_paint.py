@@ -1,14 +1,24 @@
 """Drawing of Maze Paint: the board (static), painted tiles and the ball (dynamic).
 
-Two board layers are drawn once per level: unpainted (inside the static layer) and all
-painted. Each floor cell owns the pixels where the two differ (assigned through the inverse
-projection, so raised walls in 3d occlude correctly); a frame copies the painted cells'
-pixels with a mask and blits the cached ball sprite.
+The board is drawn unpainted inside the static layer; the board painted everywhere is the
+same shapes in other colours. Each floor cell owns the pixels where the two pictures differ
+(assigned through the inverse projection, so raised walls in 3d occlude correctly); a frame
+copies the painted cells' pixels with a mask and blits the cached ball sprite.
+
+A cell's pixels, its mask and its painted picture are made when the cell is first shown
+painted, from its neighbourhood alone: the picture under the board (kept from the static
+layer's drawing), the painted shapes that reach the neighbourhood drawn over it at twice
+the size (fills clipped to it, which leaves the pixels inside unchanged; outlines whole),
+smoothed there (a 2x smoothscale averages each 2x2 block on its own), and the owner of each
+of its pixels computed as for the whole board (the same float operations per pixel). So a
+level's first frame costs the unpainted board and the cell the ball starts on, and the
+bytes are those of drawing both boards whole.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 import pygame
@@ -16,7 +26,7 @@ import pygame
 from longpuzzle.engine.geometry import Rect, rounded_rect_points
 from longpuzzle.puzzles.maze_paint import HEADER
 from longpuzzle.render.frame import (
-    GameDrawing, Painter, Recorder, draw_sprite, layer_base, mix, shade, surface_to_array,
+    Changes, GameDrawing, Painter, Recorder, draw_sprite, layer_base, mix, shade, surface_to_array,
 )
 
 GAME = "maze_paint"
@@ -27,6 +37,18 @@ WALL = (69, 90, 100)
 WALL_TOP = (96, 125, 139)
 BALL = (255, 255, 255)
 BALL_RIM = (38, 50, 56)
+
+
+_UNSET = object()
+_SCRATCH: dict = {}                 # (w, h) -> a surface twice the frame's size, for painting cells
+_SCRATCH_LOCK = threading.Lock()
+
+
+def _scratch(like: pygame.Surface, size: tuple[int, int]) -> pygame.Surface:
+    s = _SCRATCH.get(size)
+    if s is None or s.get_bitsize() != like.get_bitsize():
+        s = _SCRATCH[size] = pygame.Surface(size, 0, like)
+    return s
 
 
 class MazePaintDrawing(GameDrawing):
@@ -41,6 +63,7 @@ class MazePaintDrawing(GameDrawing):
         self.floor = np.asarray(lv[HEADER:HEADER + n]).astype(bool)
         self._masks = None
         self._painted = None
+        self._lazy = None             # what cells are painted from when first shown (draw_static)
         self._balls: dict = {}
         self._ops: dict = {}
         # the unpainted board's colours that painting changes (nothing else uses them)
@@ -52,7 +75,7 @@ class MazePaintDrawing(GameDrawing):
         w, h = self.cols * u.cell, self.rows * u.cell
         return Rect.centred(270, 496, w, h)
 
-    def draw_board(self, p: Painter, painted: bool) -> None:
+    def draw_board(self, p: Painter, painted: bool, record_only: bool = False) -> None:
         """The board, unpainted or with every floor cell painted (polygons only: the shapes
         are projected once per projection and replayed in either colouring)."""
         key = (p.proj.style, p.proj.scale, p.ox, p.oy)
@@ -61,7 +84,8 @@ class MazePaintDrawing(GameDrawing):
             rec = Recorder(p.proj, (p.ox, p.oy))
             self._draw_board(rec, False)
             ops = self._ops[key] = rec.ops
-        p.replay(ops, self._recolour if painted else None)
+        if not record_only:
+            p.replay(ops, self._recolour if painted else None)
 
     def _draw_board(self, p: Painter, painted: bool) -> None:
         u = self.ui
@@ -97,62 +121,30 @@ class MazePaintDrawing(GameDrawing):
     def draw_static(self, p: Painter) -> None:
         br = self.board_rect()
         p.shadow(rounded_rect_points(Rect(br.x0 - 10, br.y0 - 10, br.x1 + 10, br.y1 + 10), 14), alpha=50, dx=6, dy=10)
-        # the board painted everywhere, smoothed in its box, then covered by the same shapes
-        # unpainted: the painted picture comes with the static layer, for one more drawing
-        self.draw_board(p, painted=True)
-        self._painted_box = self._smooth_board(p)
+        sw, sh = p.surf.get_size()
+        if (sw, sh) == (2 * self.proj.width, 2 * self.proj.height) and (p.ox, p.oy) == (0.0, 0.0):
+            # the picture under the board, kept: cells are painted from it when first shown
+            self.draw_board(p, painted=False, record_only=True)
+            ops = self._ops[(p.proj.style, p.proj.scale, p.ox, p.oy)]
+            xs = [q[0] for _, pts, _ in ops for q in pts]
+            ys = [q[1] for _, pts, _ in ops for q in pts]
+            x0, y0 = max(0, int(min(xs)) - 4) // 2, max(0, int(min(ys)) - 4) // 2
+            x1, y1 = min(sw, int(max(xs)) + 6) // 2, min(sh, int(max(ys)) + 6) // 2
+            under = pygame.Surface((2 * (x1 - x0), 2 * (y1 - y0)), 0, p.surf)
+            under.blit(p.surf, (0, 0), (2 * x0, 2 * y0, 2 * (x1 - x0), 2 * (y1 - y0)))
+            self._lazy = {"box": (x0, y0, x1, y1), "under": under, "ops": ops}
+        else:
+            self._lazy = None
         self.draw_board(p, painted=False)
 
-    def _smooth_board(self, p: Painter):
-        """(px box, smoothed pixels) of the board's box on a supersampled painter at twice
-        the frame's size (None for any other painter)."""
-        sw, sh = p.surf.get_size()
-        if (sw, sh) != (2 * self.proj.width, 2 * self.proj.height) or (p.ox, p.oy) != (0.0, 0.0):
-            return None
-        ops = self._ops[(p.proj.style, p.proj.scale, p.ox, p.oy)]
-        xs = [q[0] for _, pts, _ in ops for q in pts]
-        ys = [q[1] for _, pts, _ in ops for q in pts]
-        x0, y0 = max(0, int(min(xs)) - 4) // 2, max(0, int(min(ys)) - 4) // 2
-        x1, y1 = min(sw, int(max(xs)) + 6) // 2, min(sh, int(max(ys)) + 6) // 2
-        small = pygame.transform.smoothscale(p.surf.subsurface((2 * x0, 2 * y0, 2 * (x1 - x0), 2 * (y1 - y0))),
-                                             (x1 - x0, y1 - y0))
-        return (x0, y0, x1, y1), surface_to_array(small)
-
-    def _prepare(self, static: np.ndarray) -> None:
-        """Per-cell pixel masks: where the painted board differs from the unpainted one."""
-        pb = getattr(self, "_painted_box", None)
-        if pb is not None:
-            # painted and unpainted drawn over the same picture: they differ where the old
-            # layers on black differed (inside the board's rim everything is covered)
-            (X0, Y0, X1, Y1), box = pb
-            painted = static.copy()
-            painted[Y0:Y1, X0:X1] = box
-            plain = static
-        else:
-            black = layer_base(self.proj, "black")    # only the board's rects are drawn and smoothed
-            painted, b1 = black.over_box(lambda p: self.draw_board(p, True))
-            plain, b2 = black.over_box(lambda p: self.draw_board(p, False))
-            boxes = [b for b in (b1, b2) if b is not None]
-            if not boxes:
-                self._masks, self._painted = {}, painted
-                return
-            X0, Y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
-            X1, Y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
-        d = painted[Y0:Y1, X0:X1] != plain[Y0:Y1, X0:X1]                         # the same elsewhere
-        diff = d[:, :, 0] | d[:, :, 1] | d[:, :, 2]          # (any over the channel axis is far slower)
-        ys, xs = np.nonzero(diff)
-        ys += Y0
-        xs += X0
-        pr = self.proj
-        # the design point of every pixel centre, by rows and columns of the box broadcast
-        # (the same float operations per pixel as from_px_array of the pixels alone)
-        gx, gy = pr.from_px_array(np.arange(X0, X1)[None, :] + 0.5, np.arange(Y0, Y1)[:, None] + 0.5)
-        gx, gy = np.broadcast_to(gx, diff.shape), np.broadcast_to(gy, diff.shape)
-        dx, dy = gx[ys - Y0, xs - X0], gy[ys - Y0, xs - X0]
+    def _owners(self, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+        """The floor cell owning each pixel (-1: none), from the design point of its centre
+        (gx, gy): its cell, or for a pixel over a wall the floor cell beside it on the side
+        it leans to. Elementwise: the same answer for a pixel, whatever else is asked."""
         u = self.ui
         br = self.board_rect()
-        fc = (dx - br.x0) / u.cell
-        fr = (dy - br.y0) / u.cell
+        fc = (gx - br.x0) / u.cell
+        fr = (gy - br.y0) / u.cell
         c = np.clip(np.floor(fc).astype(int), 0, self.cols - 1)
         r = np.clip(np.floor(fr).astype(int), 0, self.rows - 1)
         cell = r * self.cols + c
@@ -166,6 +158,34 @@ class MazePaintDrawing(GameDrawing):
             cell2 = np.where(ok, np.clip(r2, 0, self.rows - 1) * self.cols + np.clip(c2, 0, self.cols - 1), 0)
             ok &= self.floor[cell2]
             cell = np.where(bad, np.where(ok, cell2, -1), cell)
+        return cell
+
+    def _prepare(self, static: np.ndarray) -> None:
+        """Per-cell pixel masks: where the painted board differs from the unpainted one."""
+        if self._lazy is not None:
+            self._static = static
+            self._masks, self._painted = {}, None      # made per cell when first painted (_cell_mask)
+            return
+        black = layer_base(self.proj, "black")    # only the board's rects are drawn and smoothed
+        painted, b1 = black.over_box(lambda p: self.draw_board(p, True))
+        plain, b2 = black.over_box(lambda p: self.draw_board(p, False))
+        boxes = [b for b in (b1, b2) if b is not None]
+        if not boxes:
+            self._masks, self._painted = {}, painted
+            return
+        X0, Y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+        X1, Y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+        d = painted[Y0:Y1, X0:X1] != plain[Y0:Y1, X0:X1]                         # the same elsewhere
+        diff = d[:, :, 0] | d[:, :, 1] | d[:, :, 2]          # (any over the channel axis is far slower)
+        ys, xs = np.nonzero(diff)
+        ys += Y0
+        xs += X0
+        pr = self.proj
+        # the design point of every pixel centre, by rows and columns of the box broadcast
+        # (the same float operations per pixel as from_px_array of the pixels alone)
+        gx, gy = pr.from_px_array(np.arange(X0, X1)[None, :] + 0.5, np.arange(Y0, Y1)[:, None] + 0.5)
+        gx, gy = np.broadcast_to(gx, diff.shape), np.broadcast_to(gy, diff.shape)
+        cell = self._owners(gx[ys - Y0, xs - X0], gy[ys - Y0, xs - X0])
         # each cell's pixels: a label image over the box and the cell's bounding box; its
         # mask is cut from the label image when the cell is first painted
         keep = cell >= 0
@@ -182,10 +202,82 @@ class MazePaintDrawing(GameDrawing):
             x0s, x1s = np.minimum.reduceat(xs, starts), np.maximum.reduceat(xs, starts) + 1
             for k, y0, y1, x0, x1 in zip(cell[starts].tolist(), y0s.tolist(), y1s.tolist(), x0s.tolist(),
                                          x1s.tolist()):
-                masks[k] = (y0, y1, x0, x1, None)
+                masks[k] = (y0, y1, x0, x1, None, None)
         self._label, self._label_at = label, (Y0, X0)
         self._masks = masks
         self._painted = painted
+
+    def _lazy_cell(self, cell: int):
+        """(y0, y1, x0, x1, mask, painted pixels) of a cell from its neighbourhood (module doc),
+        or None when it owns no pixel."""
+        lz = self._lazy
+        X0, Y0, X1, Y1 = lz["box"]
+        pr = self.proj
+        if "design" not in lz:
+            # the design bbox of the kept box's pixel centres (a perspective maps the box to a
+            # convex quad: its corners bound it)
+            gx, gy = pr.from_px_array(np.array([X0, X1 - 1, X0, X1 - 1]) + 0.5, np.array([Y0, Y0, Y1 - 1, Y1 - 1]) + 0.5)
+            lz["design"] = (float(gx.min()) - 1, float(gy.min()) - 1, float(gx.max()) + 1, float(gy.max()) + 1)
+        DX0, DY0, DX1, DY1 = lz["design"]
+        u = self.ui
+        br = self.board_rect()
+        r, c = divmod(int(cell), self.cols)
+        # the design region whose pixels the cell may own: its row and column neighbours
+        # (a pixel over a wall goes to the floor cell beside it), open beyond the board's edge
+        dx0 = br.x0 + (c - 1) * u.cell if c > 0 else min(DX0, br.x0)
+        dx1 = br.x0 + (c + 2) * u.cell if c < self.cols - 1 else max(DX1, br.x1)
+        dy0 = br.y0 + (r - 1) * u.cell if r > 0 else min(DY0, br.y0)
+        dy1 = br.y0 + (r + 2) * u.cell if r < self.rows - 1 else max(DY1, br.y1)
+        pts = [pr.to_px(x, y) for x in (dx0, dx1) for y in (dy0, dy1)]
+        x0 = max(X0, int(math.floor(min(q[0] for q in pts))) - 2)
+        x1 = min(X1, int(math.ceil(max(q[0] for q in pts))) + 2)
+        y0 = max(Y0, int(math.floor(min(q[1] for q in pts))) - 2)
+        y1 = min(Y1, int(math.ceil(max(q[1] for q in pts))) + 2)
+        if x1 <= x0 or y1 <= y0:
+            return None
+        paint = self._paint_region(x0, y0, x1, y1)
+        d = paint != self._static[y0:y1, x0:x1]
+        diff = d[:, :, 0] | d[:, :, 1] | d[:, :, 2]
+        ys, xs = np.nonzero(diff)
+        gx, gy = pr.from_px_array(np.arange(x0, x1)[None, :] + 0.5, np.arange(y0, y1)[:, None] + 0.5)
+        gx, gy = np.broadcast_to(gx, diff.shape), np.broadcast_to(gy, diff.shape)
+        own = self._owners(gx[ys, xs], gy[ys, xs]) == cell
+        ys, xs = ys[own], xs[own]
+        if not len(ys):
+            return None
+        my0, my1, mx0, mx1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
+        m = np.zeros((my1 - my0, mx1 - mx0), bool)
+        m[ys - my0, xs - mx0] = True
+        return (y0 + my0, y0 + my1, x0 + mx0, x0 + mx1, np.repeat(m[:, :, None], 3, axis=2),
+                np.ascontiguousarray(paint[my0:my1, mx0:mx1]))
+
+    def _paint_region(self, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+        """The board painted everywhere in frame px [y0, y1) x [x0, x1) (inside the kept box):
+        the picture under the board with the painted shapes that reach the region drawn over
+        it at twice the size, in the frame's own coordinates (pygame's rasterising is not
+        shift-invariant), then smoothed."""
+        lz = self._lazy
+        X0, Y0 = lz["box"][:2]
+        boxes = lz.get("op_boxes")
+        if boxes is None:
+            boxes = lz["op_boxes"] = []
+            for color, pts, width in lz["ops"]:
+                xs, ys = [q[0] for q in pts], [q[1] for q in pts]
+                boxes.append((min(xs) - width - 2, min(ys) - width - 2, max(xs) + width + 2, max(ys) + width + 2,
+                              self._recolour.get(color, color), pts, width))
+        rx, ry, rw, rh = 2 * x0, 2 * y0, 2 * (x1 - x0), 2 * (y1 - y0)
+        with _SCRATCH_LOCK:
+            work = _scratch(lz["under"], (2 * self.proj.width, 2 * self.proj.height))
+            work.blit(lz["under"], (rx, ry), (rx - 2 * X0, ry - 2 * Y0, rw, rh))
+            clip = pygame.Rect(rx, ry, rw, rh)
+            for l, t, r, b, color, pts, width in boxes:
+                if r < rx or l > rx + rw or b < ry or t > ry + rh:
+                    continue          # nothing of it reaches the region
+                work.set_clip(clip if width == 0 else None)       # (a clip keeps a fill's pixels)
+                pygame.draw.polygon(work, color, pts, width)
+            work.set_clip(None)
+            small = pygame.transform.smoothscale(work.subsurface(clip), (x1 - x0, y1 - y0))
+            return surface_to_array(small)
 
     def _update_board(self, static: np.ndarray, painted: np.ndarray) -> np.ndarray:
         """The base layer: ``static`` with the cells in ``painted`` painted, kept in step
@@ -194,29 +286,44 @@ class MazePaintDrawing(GameDrawing):
             self._base = static.copy()
             self._base_static = static
             self._shown = np.zeros(len(self.floor), bool)
+            self.base_changes = Changes()
         base = self._base
         changed = np.flatnonzero(painted != self._shown)
-        for cell in changed.tolist():
-            m = self._cell_mask(cell)
-            if m is not None:
-                y0, y1, x0, x1, mask = m
-                src = self._painted if painted[cell] else static
-                np.copyto(base[y0:y1, x0:x1], src[y0:y1, x0:x1], where=mask)
         if len(changed):
+            boxes = []
+            for cell in changed.tolist():
+                m = self._cell_mask(cell)
+                if m is not None:
+                    y0, y1, x0, x1, mask, paint = m
+                    if not painted[cell]:
+                        src = static[y0:y1, x0:x1]
+                    elif paint is not None:
+                        src = paint
+                    else:
+                        src = self._painted[y0:y1, x0:x1]
+                    np.copyto(base[y0:y1, x0:x1], src, where=mask)
+                    boxes.append((x0, y0, x1, y1))
             self._shown = painted.copy()
+            self.base_changes.changed(boxes)
         return base
 
     def _cell_mask(self, cell: int):
-        """(y0, y1, x0, x1, mask (h, w, 3) bool) of the pixels a cell owns, or None. The mask
-        is cut from the label image on first use and kept (a mask of all three channels
-        copies several times faster than one broadcast over them)."""
-        m = self._masks.get(cell)
+        """(y0, y1, x0, x1, mask (h, w, 3) bool, its painted pixels or None: take them from
+        the painted board) of the pixels a cell owns, or None. Made on first use and kept (a
+        mask of all three channels copies several times faster than one broadcast over them):
+        from the cell's neighbourhood (_lazy_cell), or cut from the whole board's label image."""
+        m = self._masks.get(cell, _UNSET)
+        if m is _UNSET:
+            if self._lazy is None:
+                return None
+            m = self._masks[cell] = self._lazy_cell(cell)
+            return m
         if m is None or m[4] is not None:
             return m
-        y0, y1, x0, x1, _ = m
+        y0, y1, x0, x1, _, _ = m
         Y0, X0 = self._label_at
         mask = np.repeat((self._label[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] == cell)[:, :, None], 3, axis=2)
-        m = self._masks[cell] = (y0, y1, x0, x1, mask)
+        m = self._masks[cell] = (y0, y1, x0, x1, mask, None)
         return m
 
     # -- dynamic

@@ -10,7 +10,7 @@ from longpuzzle.engine.suite import Suite
 from longpuzzle.render.frame import Recorder, Renderer, _cover, draw_layer, layer_base
 
 LEVELS = ["bolt_unscrew/hard/6", "rush_hour/easy/1", "nut_and_bolt/hard/1", "truck_escape/default/5",
-          "maze_paint/hard/10", "maze_paint/easy/1", "color_connect/hard/10"]
+          "maze_paint/hard/10", "maze_paint/easy/1", "color_connect/hard/10", "nut_and_bolt/nightmare/1"]
 
 
 @pytest.mark.parametrize("style, scale", [("2d", 1.0), ("3d", 1.0), ("2d", 0.75), ("3d", 1.37), ("2d", 540.5 / 540)])
@@ -22,6 +22,9 @@ def test_layered_level_screens_equal_the_whole_drawing(style, scale):
         fast = r.static_layer(s)
         whole = draw_layer(r.proj, lambda p: r._draw_level(p, s))
         assert np.array_equal(fast, whole), lid
+    for lid in ("rush_hour/hard/10", "color_connect/easy/3"):      # direct: the HUD without a menu button
+        s = Suite(lid, style=style, scale=scale, direct=True)
+        assert np.array_equal(r.static_layer(s), draw_layer(r.proj, lambda p: r._draw_level(p, s))), lid
     s = Suite("maze_paint/hard/10", style=style, scale=scale)      # its masks either way
     rng = np.random.default_rng(2)
     for _ in range(6):
@@ -83,3 +86,53 @@ def test_cover_and_recorder():
     b = base.over(lambda p: p.replay(rec.ops))
     c = base.over(lambda p: p.replay(rec.ops, {(200, 10, 10): (10, 200, 10)}))
     assert np.array_equal(a, b) and a.any() and np.array_equal(a[..., 0], c[..., 1])
+
+
+@pytest.mark.parametrize("style, scale", [("2d", 1.0), ("3d", 1.0), ("2d", 1.37)])
+def test_maze_paint_cells_painted_from_their_neighbourhood_equal_the_whole_board(style, scale):
+    """Cells painted lazily (each from its neighbourhood, when first shown painted) give the
+    frames of the masks cut from both boards drawn whole, over a whole solution."""
+    from longpuzzle.solvers import solve
+    for lid in ("maze_paint/hard/10", "maze_paint/medium/4"):
+        lazy, eager = Renderer(style, scale), Renderer(style, scale)
+        s = Suite(lid, style=style, scale=scale)
+        lazy.render(s)
+        eager.static_layer(s)
+        d = eager.drawing(s)
+        d._lazy, d._masks = None, None          # the whole-board path (_prepare from both boards drawn whole)
+        assert np.array_equal(lazy.render(s), eager.render(s))
+        assert lazy.drawing(s)._lazy is not None
+        for a in solve(lid).actions:
+            s.dispatch(s.gesture_for(a))
+            for an in s.anims:
+                t = (an["t0"] + an["t1"]) // 2
+                assert np.array_equal(lazy.render(s, t), eager.render(s, t)), (lid, a)
+            assert np.array_equal(lazy.render(s), eager.render(s)), (lid, a)
+        assert s.complete
+
+
+@pytest.mark.parametrize("style", ["2d", "3d"])
+def test_frames_reusing_a_pooled_array_copy_only_what_changed_and_equal_whole_copies(style):
+    """A frame started in a pooled array that held an earlier frame copies only the boxes
+    drawn since and the base's changes: the same bytes as copying the whole base, whatever
+    earlier frame the array held (frames kept alive at random), on every game."""
+    from longpuzzle.engine.catalog import catalog
+    rng = np.random.default_rng(7)
+    for g in catalog().games():
+        lid = catalog().objectives(g)[-1].level_ids[0]
+        s = Suite(lid, style=style)
+        tracked, whole = Renderer(style), Renderer(style)
+        whole.frame.track = False
+        held = []
+        for i in range(14):
+            legal = s.session.legal_moves()
+            if not legal or s.complete:
+                s = Suite(lid, style=style)
+                continue
+            s.dispatch(s.gesture_for(int(rng.choice(legal))))
+            for t in [None] + [(a["t0"] + a["t1"]) // 2 for a in s.anims]:
+                f = tracked.render(s, t)
+                assert np.array_equal(f, whole.render(s, t)), (lid, i, t)
+                held.append(f)
+                while len(held) > int(rng.integers(1, 5)):
+                    held.pop(int(rng.integers(len(held))))
