@@ -462,6 +462,9 @@ class Changes:
         return [b for _, b in log[i:]]
 
 
+MERGE_BOXES = 24             # more boxes than this to copy into a reused frame array: one box around them
+
+
 class Frame:
     """The frame being composed: ``buf`` (H, W, 3) shared with the pygame surface ``surf``.
     Every frame is composed in an array of its own and handed out by ``finish`` read-only:
@@ -503,7 +506,7 @@ class Frame:
     def start(self, base: np.ndarray, changes: Changes | None = None) -> None:
         """Begin a frame as a copy of ``base`` (the static layer, or a game's base layer;
         ``changes``: the base's record of what its in-place updates changed)."""
-        i, buf = self._free_array()
+        i, buf = self._free_array(base)
         version = changes.version if changes is not None else 0
         made = self._made.pop(i, None) if i is not None else None
         boxes = None
@@ -514,6 +517,9 @@ class Frame:
                 boxes = []                    # a read-only base never changes
             if boxes is not None:
                 boxes = boxes + made[2]
+                if len(boxes) > MERGE_BOXES:  # many small copies: one of the box around them
+                    boxes = [(min(b[0] for b in boxes), min(b[1] for b in boxes),
+                              max(b[2] for b in boxes), max(b[3] for b in boxes))]
         if boxes is None:
             np.copyto(buf, base)
         else:
@@ -534,17 +540,25 @@ class Frame:
         self._cur = (None, None, 0)
         return out
 
-    def _free_array(self) -> tuple[int | None, np.ndarray]:
+    def _free_array(self, base=None) -> tuple[int | None, np.ndarray]:
         """(pool index or None, an array for the next frame): a pooled one that nobody holds
-        any more (handed-out frames are never written again while anyone can see them), else
-        a new one. Reuse spares the page faults of fresh memory on every frame."""
-        pool = self._pool
+        any more (handed-out frames are never written again while anyone can see them) -
+        of those, the latest frame made from ``base`` - else a new one. Reuse spares the page
+        faults of fresh memory on every frame, and the copy of what did not change."""
+        pool, made = self._pool, self._made
+        best, best_v = None, -1
         for i in range(len(pool)):
             a = pool[i]
             # references: the pool's, ``a``, getrefcount's argument; any more is a user's
             if sys.getrefcount(a) <= 3:
-                a.setflags(write=True)
-                return i, a
+                m = made.get(i)
+                v = m[1] if m is not None and m[0] is base and m[2] is not None else -1
+                if best is None or v > best_v:
+                    best, best_v = i, v
+        if best is not None:
+            a = pool[best]
+            a.setflags(write=True)
+            return best, a
         a = np.empty((self.proj.height, self.proj.width, 3), np.uint8)
         if len(pool) < self.POOL:
             pool.append(a)

@@ -37,6 +37,7 @@ WALL = (69, 90, 100)
 WALL_TOP = (96, 125, 139)
 BALL = (255, 255, 255)
 BALL_RIM = (38, 50, 56)
+RESET_CELLS = 12          # more cells than this change at once: the board is laid again from the static layer
 
 
 _UNSET = object()
@@ -165,13 +166,14 @@ class MazePaintDrawing(GameDrawing):
         if self._lazy is not None:
             self._static = static
             self._masks, self._painted = {}, None      # made per cell when first painted (_cell_mask)
+            self._board_box = self._lazy["box"]
             return
         black = layer_base(self.proj, "black")    # only the board's rects are drawn and smoothed
         painted, b1 = black.over_box(lambda p: self.draw_board(p, True))
         plain, b2 = black.over_box(lambda p: self.draw_board(p, False))
         boxes = [b for b in (b1, b2) if b is not None]
         if not boxes:
-            self._masks, self._painted = {}, painted
+            self._masks, self._painted, self._board_box = {}, painted, (0, 0, 0, 0)
             return
         X0, Y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
         X1, Y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
@@ -206,6 +208,7 @@ class MazePaintDrawing(GameDrawing):
         self._label, self._label_at = label, (Y0, X0)
         self._masks = masks
         self._painted = painted
+        self._board_box = (X0, Y0, X1, Y1)
 
     def _lazy_cell(self, cell: int):
         """(y0, y1, x0, x1, mask, painted pixels) of a cell from its neighbourhood (module doc),
@@ -248,7 +251,7 @@ class MazePaintDrawing(GameDrawing):
         my0, my1, mx0, mx1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
         m = np.zeros((my1 - my0, mx1 - mx0), bool)
         m[ys - my0, xs - mx0] = True
-        return (y0 + my0, y0 + my1, x0 + mx0, x0 + mx1, np.repeat(m[:, :, None], 3, axis=2),
+        return (y0 + my0, y0 + my1, x0 + mx0, x0 + mx1, True if m.all() else np.repeat(m[:, :, None], 3, axis=2),
                 np.ascontiguousarray(paint[my0:my1, mx0:mx1]))
 
     def _paint_region(self, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
@@ -289,8 +292,16 @@ class MazePaintDrawing(GameDrawing):
             self.base_changes = Changes()
         base = self._base
         changed = np.flatnonzero(painted != self._shown)
-        if len(changed):
+        if len(changed) > RESET_CELLS:
+            # many cells changed (a level started again): the board as static, then the
+            # painted cells on it (every cell's pixels lie in the board's box)
+            X0, Y0, X1, Y1 = self._board_box
+            base[Y0:Y1, X0:X1] = static[Y0:Y1, X0:X1]
+            changed = np.flatnonzero(painted)
+            boxes = [(X0, Y0, X1, Y1)]
+        else:
             boxes = []
+        if len(changed) or boxes:
             for cell in changed.tolist():
                 m = self._cell_mask(cell)
                 if m is not None:
@@ -301,15 +312,19 @@ class MazePaintDrawing(GameDrawing):
                         src = paint
                     else:
                         src = self._painted[y0:y1, x0:x1]
-                    np.copyto(base[y0:y1, x0:x1], src, where=mask)
+                    if mask is True:          # the cell owns its whole box
+                        base[y0:y1, x0:x1] = src
+                    else:
+                        np.copyto(base[y0:y1, x0:x1], src, where=mask)
                     boxes.append((x0, y0, x1, y1))
             self._shown = painted.copy()
             self.base_changes.changed(boxes)
         return base
 
     def _cell_mask(self, cell: int):
-        """(y0, y1, x0, x1, mask (h, w, 3) bool, its painted pixels or None: take them from
-        the painted board) of the pixels a cell owns, or None. Made on first use and kept (a
+        """(y0, y1, x0, x1, mask (h, w, 3) bool, or True when the cell owns its whole box,
+        its painted pixels or None: take them from the painted board) of the pixels a cell
+        owns, or None. Made on first use and kept (a
         mask of all three channels copies several times faster than one broadcast over them):
         from the cell's neighbourhood (_lazy_cell), or cut from the whole board's label image."""
         m = self._masks.get(cell, _UNSET)
@@ -322,7 +337,8 @@ class MazePaintDrawing(GameDrawing):
             return m
         y0, y1, x0, x1, _, _ = m
         Y0, X0 = self._label_at
-        mask = np.repeat((self._label[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] == cell)[:, :, None], 3, axis=2)
+        own = self._label[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0] == cell
+        mask = True if own.all() else np.repeat(own[:, :, None], 3, axis=2)
         m = self._masks[cell] = (y0, y1, x0, x1, mask, None)
         return m
 

@@ -109,6 +109,10 @@ def test_maze_paint_cells_painted_from_their_neighbourhood_equal_the_whole_board
                 assert np.array_equal(lazy.render(s, t), eager.render(s, t)), (lid, a)
             assert np.array_equal(lazy.render(s), eager.render(s)), (lid, a)
         assert s.complete
+        # the level started again: many cells at once lay the board again (RESET_CELLS)
+        s = Suite(lid, style=style, scale=scale)
+        fresh = Renderer(style, scale).render(s)
+        assert np.array_equal(lazy.render(s), fresh) and np.array_equal(eager.render(s), fresh)
 
 
 @pytest.mark.parametrize("style", ["2d", "3d"])
