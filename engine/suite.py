@@ -138,6 +138,9 @@ class GameUI:
     """
 
     exit_to = "difficulty"            # where the in-game back button goes: "difficulty" | "home"
+    # True: on_pointer acts on "up" alone (the press and the moves return no effects and
+    # change nothing): a drag's moves between press and release are not sent to it
+    pointer_up_only = False
     instructions = ""                 # the game's short instruction text (drawn by render)
     complete_title = "Complete!"
     complete_text = ""
@@ -554,13 +557,18 @@ class Suite:
         out = self._down(x, y, start)
         if out:
             effects.extend(out)
-        dx, dy = x1 - x0, y1 - y0
-        for i in range(1, n + 1):
-            f = i / n
-            x, y = from_px(x0 + dx * f, y0 + dy * f)
-            out = self._move(x, y, start + round(ms * f))
-            if out:
-                effects.extend(out)
+        c = self._cur_ui
+        if not (c is not None and c[0] is self.session and c[1].pointer_up_only and not self.complete
+                and self.screen["name"] == "level"):
+            # (a game that acts on the release alone sees nothing of the moves: the pointer's
+            # position they set is the release's, hit-tested again there)
+            dx, dy = x1 - x0, y1 - y0
+            for i in range(1, n + 1):
+                f = i / n
+                x, y = from_px(x0 + dx * f, y0 + dy * f)
+                out = self._move(x, y, start + round(ms * f))
+                if out:
+                    effects.extend(out)
         end = start + ms
         x, y = from_px(x1, y1)
         out = self._release(x, y, end)

@@ -1584,6 +1584,7 @@ class BoltUnscrewUI(GameUI):
     anchor tries the move - accepted: the screw travels there and the selection clears;
     refused (the hole is blocked): the selection is KEPT and only the hint changes. No undo;
     dead ends are never announced."""
+    pointer_up_only = True        # on_pointer acts on the release alone
 
     exit_to = "home"
     instructions = HINT_DEFAULT

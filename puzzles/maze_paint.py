@@ -224,6 +224,7 @@ class MazePaintUI(GameUI):
     centred at (270, 496)); the displacement is measured in DESIGN px (after inverting the
     projection): below 24 px on both axes it is ignored, otherwise the dominant axis gives the
     direction, ties going vertical. Taps do nothing. UI state: none."""
+    pointer_up_only = True        # on_pointer acts on the release alone
 
     exit_to = "difficulty"
     instructions = "Swipe to roll the ball. It paints every tile it passes - paint them all!"

@@ -275,6 +275,7 @@ class NutAndBoltUI(GameUI):
     with a toast, a non-empty one is selected (its top run lifts). The selected bolt again:
     deselect. Another bolt: try the move - success clears the selection, failure shakes that
     bolt, shows a toast and KEEPS the selection (there is no switching by tapping)."""
+    pointer_up_only = True        # on_pointer acts on the release alone
 
     exit_to = "difficulty"
     instructions = "Tap a bolt to lift its top nuts, then tap another bolt to move them there."

@@ -299,6 +299,7 @@ class TruckEscapeUI(GameUI):
     the title flashes BLOCKED_TEXT for 1.4 s (the suite's toast, drawn at the title). The
     item buttons Remove / Shuffle / Flip only flash "<name> is not available yet". No UI
     state."""
+    pointer_up_only = True        # on_pointer acts on the release alone
 
     exit_to = "home"
     instructions = "Tap a truck with a clear road ahead to drive it away. Clear every truck!"

@@ -264,3 +264,46 @@ def test_a_deadline_near_an_action_cuts_it_as_the_generic_event_path_does():
             if a.screen["name"] != "level" or a.complete:
                 a, b = Suite(lid), Suite(lid)
                 legal = a.session.legal_moves
+
+
+def test_drags_on_games_acting_on_the_release_alone_skip_the_moves_unchanged(monkeypatch):
+    """GameUI.pointer_up_only: Suite._drag sends such a game no moves between press and
+    release. The same drags with the moves sent give the same effects and snapshots (press
+    and moves change nothing for these games), from targets, buttons and empty places."""
+    from longpuzzle.engine.suite import GameUI
+    games = [g for g in catalog().games() if getattr(get_puzzle(g), "ui", GameUI).pointer_up_only]
+    assert {"maze_paint", "nut_and_bolt", "truck_escape", "bolt_unscrew"} <= set(games)
+    for g in games:
+        lid = catalog().objectives(g)[-1].level_ids[0]
+        rng = random.Random(g)
+        plan = []
+        s = Suite(lid)
+        for i in range(40):
+            legal = s.session.legal_moves() if s.session is not None else []
+            if rng.random() < 0.5 and legal and not s.complete:
+                gs = s.gesture_for(int(rng.choice(legal)))
+                if gs["type"] == "click":
+                    x, y = gs["x"], gs["y"]
+                    gs = {"type": "drag", "x0": x, "y0": y, "x1": x + rng.uniform(-3, 3),
+                          "y1": y + rng.uniform(-3, 3), "steps": rng.randint(1, 6), "ms": 120}
+            else:
+                ws = s.layout().widgets
+                w = rng.choice(ws) if ws and rng.random() < 0.7 else None
+                W, H = s.proj.size
+                x0, y0 = (s.proj.to_px(*w.shape.center) if w is not None and hasattr(w.shape, "center")
+                          else (rng.uniform(0, W - 1), rng.uniform(0, H - 1)))
+                gs = {"type": "drag", "x0": x0, "y0": y0, "x1": rng.uniform(0, W - 1), "y1": rng.uniform(0, H - 1),
+                      "steps": rng.randint(1, 8), "ms": rng.randint(50, 400)}
+            plan.append(gs)
+            s.dispatch(gs)
+        cls = type(s.game_ui()) if s.session is not None else get_puzzle(g).ui
+
+        def play():
+            s = Suite(lid)
+            return [(s.dispatch(a).effects, s.snapshot()) for a in plan]
+        skipped = play()
+        monkeypatch.setattr(cls, "pointer_up_only", False)
+        sent = play()
+        monkeypatch.undo()
+        assert skipped == sent, g
+        assert len({snap for _, snap in sent}) > 5, g          # the plays went somewhere
