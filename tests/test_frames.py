@@ -237,3 +237,20 @@ def test_frames_command_lists_and_exports(tmp_path):
         assert np.array_equal(np.asarray(Image.open(tmp_path / "png" / "000003.png").convert("RGB")), fs.read(3))
     r = CliRunner().invoke(cli, ["frames", str(tmp_path / "e"), "--index", "9"])
     assert r.exit_code == 2 and "error: " in r.output and "no frame 9" in r.output
+
+
+def test_a_run_of_frames_encodes_to_the_records_of_one_frame_at_a_time():
+    """FrameEncoder.records (the writer's runs of frames, compressed in one call) gives the
+    bytes of record() frame by frame, repeats (references) included, across runs."""
+    from longpuzzle.agents.harness.frames import FrameEncoder
+    fr = _frames(11, seed=3)
+    fr[4] = fr[3].copy()
+    fr[5] = fr[3].copy()
+    fr[8] = fr[7].copy()
+    items = [(i, f, frame_hash(f)) for i, f in enumerate(fr)]
+    one, runs = FrameEncoder(), FrameEncoder()
+    a = one.file_header(fr[0]) + b"".join(one.record(*it) for it in items)
+    b = runs.file_header(fr[0]) + b"".join(runs.records(items[i:j]) for i, j in ((0, 1), (1, 4), (4, 5), (5, 11)))
+    assert a == b and a.count(b"LPFR") == 12          # the file header and 11 records
+    with pytest.raises(FrameStoreError):
+        runs.records([(11, np.zeros((2, 2, 3), np.uint8), frame_hash(np.zeros((2, 2, 3), np.uint8)))])

@@ -93,6 +93,40 @@ class FrameEncoder:
         self.shape = (h, w, c)
         return FILE_HEAD.pack(MAGIC, VERSION, h, w, c)
 
+    def records(self, items) -> bytes:
+        """The records of several frames ((index, frame, digest hex) in order), as record()
+        gives them one by one; the frames to compress are compressed in one call (the GIL
+        is released once for all of them, not once per frame)."""
+        heads, raw = [], []
+        for index, frame, digest_hex in items:
+            if frame.shape != self.shape or frame.dtype != np.uint8:
+                raise FrameStoreError(f"frame {index} has shape {frame.shape} {frame.dtype}, "
+                                      f"the file holds {self.shape} uint8")
+            digest = bytes.fromhex(digest_hex)
+            if self._last is not None and self._last[0] == digest:
+                heads.append(REC_HEAD.pack(REC_MAGIC, index, self._last[1], KIND_SAME, 0, digest, 0))
+                continue
+            self._last = (digest, index)
+            heads.append((index, digest, len(raw)))
+            raw.append(np.ascontiguousarray(frame))
+        if not raw:
+            return b"".join(heads)
+        if len(raw) > 1 and hasattr(self._zstd, "multi_compress_to_buffer"):
+            payloads = [bytes(b) for b in self._zstd.multi_compress_to_buffer(raw, threads=0)]
+        else:
+            payloads = [self._zstd.compress(f) for f in raw]
+        out = []
+        for h in heads:
+            if type(h) is bytes:
+                out.append(h)
+                continue
+            index, digest, k = h
+            payload = payloads[k]
+            out.append(REC_HEAD.pack(REC_MAGIC, index, index, KIND_RAW, len(payload), digest,
+                                     xxhash.xxh3_64_intdigest(payload)))
+            out.append(payload)
+        return b"".join(out)
+
     def record(self, index: int, frame: np.ndarray, digest_hex: str) -> bytes:
         if frame.shape != self.shape or frame.dtype != np.uint8:
             raise FrameStoreError(f"frame {index} has shape {frame.shape} {frame.dtype}, the file holds {self.shape} uint8")

@@ -9,11 +9,12 @@
     result.json    the outcome and metrics, written last
 
 Crash safety: one writer thread owns both files and writes in the order things happened,
-frames before the event line that names them; each line and each frame record goes to the
-OS whole, before the next one starts. So after a kill at any point events.jsonl is a run of
-complete lines (plus at most one cut-off last line, which readers drop), every frame a line
-names is complete in frames.lpf, and result.json (written through a temporary file and a
-rename, after the writer has finished) exists only for a finished episode.
+frames before the event line that names them; lines and frame records go to the OS whole,
+in order (a run of them in one write), each write only after the previous one completed.
+So after a kill at any point events.jsonl is a run of complete lines (plus at most one
+cut-off last line, which readers drop), every frame a line names is complete in frames.lpf,
+and result.json (written through a temporary file and a rename, after the writer has
+finished) exists only for a finished episode.
 """
 
 from __future__ import annotations
@@ -184,20 +185,29 @@ class _Writer:
                 os.close(fd)
 
     def _write(self, batch: list) -> None:
-        lines = []
+        # runs of lines and runs of frames, in order: the lines before a frame reach the
+        # OS before it, a frame before the line that names it; a run of frames is encoded
+        # at once and written in one call (a cut-off write leaves whole records before the cut)
+        lines, frames = [], []
         for it in batch:
             if isinstance(it, str):
+                if frames:
+                    self._write_frames(frames)
+                    frames = []
                 lines.append(it)
                 continue
-            if lines:                         # the lines before this frame, in order
+            if lines:
                 _write_all(self._events, "".join(lines).encode("utf-8"))
                 lines = []
-            i, frame, h = it
-            if i == 0:
-                _write_all(self._frames, self._enc.file_header(frame))
-            _write_all(self._frames, self._enc.record(i, frame, h))
+            frames.append(it)
+        if frames:
+            self._write_frames(frames)
         if lines:
             _write_all(self._events, "".join(lines).encode("utf-8"))
+
+    def _write_frames(self, frames: list) -> None:
+        head = self._enc.file_header(frames[0][1]) if frames[0][0] == 0 else b""
+        _write_all(self._frames, head + self._enc.records(frames))
 
     def close(self, raise_error: bool = True) -> None:
         if not self._closed:
