@@ -107,3 +107,37 @@ def test_a_format_1_folder_replays_and_restores(tmp_path, monkeypatch):
     assert replay_episode(tmp_path).ok
     assert restore_step(tmp_path, 5).snapshot() == prv[4]["snapshot"]
     assert Suite.restore(prv[4]["snapshot"]).snapshot() == prv[4]["snapshot"]
+
+
+def test_a_format_2_folder_replays_and_restores(tmp_path, monkeypatch):
+    """Folders written before format 3: every delta carries every setting, the level digest
+    and each animation's state before it."""
+    from longpuzzle.agents.harness import trajectory
+    init = snapshots.SuiteStates.__init__
+    monkeypatch.setattr(snapshots.SuiteStates, "__init__", lambda self, suite: init(self, suite, elide=False))
+    monkeypatch.setattr("longpuzzle.agents.harness.run.EVENTS_FORMAT", "longpuzzle-episode/2")
+    run_objective(SolverAgent(), "maze_paint", "easy", settings=Settings(action_timeout=None, max_actions=12,
+                                                                        save_frames=False), folder=tmp_path)
+    monkeypatch.undo()
+    ev = read_events(tmp_path)
+    assert ev[0]["format"] == "longpuzzle-episode/2" != trajectory.EVENTS_FORMAT
+    prv = [e for e in ev if "suite" in e]
+    assert prv and all("style" in e["suite"]["fields"] for e in prv)
+    assert any(a["before"] is not None for e in prv for a in e["suite"]["fields"]["anims"])
+    assert replay_episode(tmp_path).ok
+    live = Suite.restore(ev[0]["start"])
+    assert restore_step(tmp_path, 3).snapshot() != live.snapshot()
+
+
+def test_deltas_leave_out_what_did_not_change():
+    """Format 3: settings written when they change, the level digest when the level does, an
+    animation's state before it when it is not the previous record's state."""
+    s = Suite("maze_paint/easy/1")
+    st = snapshots.SuiteStates(s)
+    s.dispatch(s.gesture_for(int(s.session.legal_moves()[0])))
+    d = st.record(s)["suite"]
+    assert not set(snapshots.CONSTANT) & set(d["fields"]) and "level_sha256" not in d["session"]
+    assert d["fields"]["anims"] and all(a["before"] is None for a in d["fields"]["anims"])
+    rb = snapshots.StateRebuilder(Suite("maze_paint/easy/1").snapshot())
+    rb.apply({"suite": d})
+    assert rb.snapshot() == s.snapshot()

@@ -33,8 +33,10 @@ import numpy as np
 from longpuzzle.agents.harness.frames import FRAME_HASH, FRAMES_FILE, FrameEncoder, frame_hash
 from longpuzzle.agents.harness.settings import HarnessError
 
-EVENTS_FORMAT = "longpuzzle-episode/2"   # 2: suite states as deltas between full snapshots (snapshots.py)
-EVENTS_FORMATS = ("longpuzzle-episode/1", EVENTS_FORMAT)     # what read_episode reads
+# 2: suite states as deltas between full snapshots (snapshots.py); 3: deltas leave out the
+# settings that did not change and an animation's "before" that is the previous state
+EVENTS_FORMAT = "longpuzzle-episode/3"
+EVENTS_FORMATS = ("longpuzzle-episode/1", "longpuzzle-episode/2", EVENTS_FORMAT)   # what read_episode reads
 QUEUE_BATCHES = 4         # batches waiting for the writer (bounds the memory held)
 BATCH_ITEMS = 256         # the episode hands a batch over at this many lines and frames
 BATCH_FRAMES = 8          # or this many frames; the writer collects a batch left this long:
