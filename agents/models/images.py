@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import math
 import struct
+import threading
 import zlib
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, field
 
 import numpy as np
+import xxhash
 
 try:  # ISA-L's deflate: about 10x faster than zlib at level 1 on screenshots, same format
     from isal import isal_zlib as _deflate
@@ -37,13 +40,23 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(data, zlib.crc32(kind)))
 
 
+_SCRATCH = threading.local()     # each thread's buffer for the scanlines (reused: no new pages per image)
+
+
+def _scanlines(h: int, n: int) -> np.ndarray:
+    buf = getattr(_SCRATCH, "buf", None)
+    if buf is None or buf.size < h * n:
+        buf = _SCRATCH.buf = np.empty(h * n, np.uint8)
+    return buf[:h * n].reshape(h, n)
+
+
 def encode_png(frame: np.ndarray) -> bytes:
     """A lossless PNG (8-bit RGB, no filter, deflate) of an (H, W, 3) uint8 frame."""
     f = np.asarray(frame)
     if f.dtype != np.uint8 or f.ndim != 3 or f.shape[2] != 3:
         raise ValueError(f"a frame is an (H, W, 3) uint8 array, not {f.dtype} {f.shape}")
     h, w = f.shape[:2]
-    raw = np.empty((h, w * 3 + 1), np.uint8)
+    raw = _scanlines(h, w * 3 + 1)
     raw[:, 0] = 0                                   # filter type "None" on every scanline
     raw[:, 1:] = f.reshape(h, w * 3)
     ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
@@ -86,25 +99,68 @@ UITARS_MIN_PIXELS = 100 * 28 * 28
 UITARS_MAX_PIXELS = 16384 * 28 * 28
 
 
+PNG_MEMO = 8                    # PNGs a View keeps, by the frame's pixels (frames come back often)
+
+
+class _Memo:
+    """A View's working state: its resampler and its latest PNGs by frame digest."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.resampler = None
+        self.pngs: OrderedDict = OrderedDict()
+
+
 @dataclass(frozen=True)
 class View:
-    """The image a model sees of a (W, H) frame: size (w, h); identity when equal."""
+    """The image a model sees of a (W, H) frame: size (w, h); identity when equal.
+
+    Resizing is Pillow's BICUBIC filter (UI-TARS / Qwen2.5-VL's own preprocessing), bit for
+    bit, through resample.Resampler: redone only where the frame changed since the last
+    one. ``png`` keeps the last PNG_MEMO images by the frame's pixels (xxh3-128), so a
+    frame seen again is not resized or encoded again."""
     frame_size: tuple[int, int]
     size: tuple[int, int]
+    _memo: _Memo = field(default_factory=_Memo, compare=False, repr=False)
 
     @property
     def identity(self) -> bool:
         return self.size == self.frame_size
 
     def image(self, frame: np.ndarray) -> np.ndarray:
-        """The frame as the model sees it (resampled with a bicubic filter when resized)."""
+        """The frame as the model sees it (resampled with Pillow's bicubic filter when
+        resized; a new array)."""
         if self.identity:
             return frame
-        from PIL import Image
-        return np.asarray(Image.fromarray(np.asarray(frame)).resize(self.size, Image.BICUBIC))
+        with self._memo.lock:
+            return self._resized(frame).copy()
+
+    def _resized(self, frame: np.ndarray) -> np.ndarray:
+        f = np.asarray(frame)
+        if f.shape[:2] != (self.frame_size[1], self.frame_size[0]):    # not this View's frames: Pillow itself
+            from longpuzzle.agents.models.resample import pillow_bicubic
+            return pillow_bicubic(f, self.size)
+        m = self._memo
+        if m.resampler is None:
+            from longpuzzle.agents.models.resample import Resampler
+            m.resampler = Resampler(self.frame_size, self.size)
+        return m.resampler.resize(f)
 
     def png(self, frame: np.ndarray) -> bytes:
-        return encode_png(self.image(frame))
+        """The PNG the model is sent of ``frame``."""
+        f = np.ascontiguousarray(frame)
+        key = (f.shape, xxhash.xxh3_128_digest(f))
+        m = self._memo
+        with m.lock:
+            hit = m.pngs.get(key)
+            if hit is not None:
+                m.pngs.move_to_end(key)
+                return hit
+            png = encode_png(f if self.identity else self._resized(f))
+            m.pngs[key] = png
+            while len(m.pngs) > PNG_MEMO:
+                m.pngs.popitem(last=False)
+            return png
 
     # -- coordinates
     def to_frame(self, x: float, y: float) -> tuple[int, int]:
