@@ -234,6 +234,47 @@ def test_the_watchdog_ends_the_episode_at_the_deadline_while_the_agent_thinks(tm
     assert t["charged"] >= 1.0 and t["agent"] > 0.5
 
 
+def _wait_until(cond, seconds=10.0):
+    t = time.perf_counter() + seconds
+    while not cond() and time.perf_counter() < t:
+        time.sleep(0.005)
+    return cond()
+
+
+def test_the_watchdog_sleeps_until_the_deadline_and_a_play_that_brings_it_closer_rearms_it(tmp_path):
+    """No polling: the watchdog's wake-up is the deadline itself, moved by every play that
+    charges simulated time, so the episode ends at the deadline however long it was."""
+    ends = []
+    c = Controller("maze_paint", "easy", setting="native", settings=Settings(budget=600, action_timeout=None),
+                   folder=tmp_path, on_finish=lambda r: ends.append(time.perf_counter()))
+    assert _wait_until(lambda: c._wake_at is None)               # no deadline before the clock starts
+    assert not c.call("play", WAIT).error
+
+    def deadline():
+        return time.perf_counter() + c.ep.clock.left()           # constant while the agent thinks
+    assert _wait_until(lambda: c._wake_at is not None and abs(c._wake_at - deadline()) < 0.01)
+    assert c._wake_at > time.perf_counter() + 500                # asleep until the far deadline
+    assert not c.call("play", {"action": {"type": "wait", "ms": 599_000}}).error   # ~0.7 s left
+    due = deadline()
+    assert due - time.perf_counter() < 1.0
+    assert _wait_until(lambda: c.done)                           # ended by the watchdog, not a call
+    assert c.result.end == "budget" and ends
+    assert ends[0] >= due - 0.005                                # not before the deadline
+    assert c.result.time["charged"] >= 600
+    c.close()
+
+
+def test_the_watchdog_ends_an_episode_after_the_action_timeout_without_a_play(tmp_path):
+    c = Controller("maze_paint", "easy", setting="native", settings=Settings(budget=600, action_timeout=None),
+                   folder=tmp_path, action_timeout=0.3)
+    assert not c.call("play", WAIT).error
+    t0 = time.perf_counter()
+    assert _wait_until(lambda: c.done)
+    assert time.perf_counter() - t0 >= 0.3
+    assert c.result.end == "agent_error" and "no play within 0.3 s" in c.result.error
+    c.close()
+
+
 def test_settings_that_cannot_serve_a_setting_are_refused():
     with pytest.raises(HarnessError):
         Controller("maze_paint", "easy", setting="nope")

@@ -20,7 +20,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from longpuzzle.agents.harness import FrameStore, Trajectory, open_frames
+from longpuzzle.agents.harness import FrameStore, Trajectory, frame_hash, open_frames
 
 CACHE_FRAMES = 48        # decoded frames kept in memory (about 75 MB at 540 x 960)
 SYMBOLS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+/"   # read_pixels palette symbols
@@ -37,6 +37,7 @@ class FrameArchive:
         self.size = frame_size                          # (W, H)
         self.turns: dict[int, tuple[int, int]] = {}     # turn -> (first store index, frame count)
         self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._digests: dict[int, str] = {}               # store index -> frame_hash of its pixels
         self._store: FrameStore | None = None
 
     # ---- filling ------------------------------------------------------------------------
@@ -98,6 +99,14 @@ class FrameArchive:
         self._keep(i, f)
         return f
 
+    def digest(self, i: int) -> str:
+        """frame_hash of stored frame i (what its pixels are: equal frames, equal digests),
+        computed once."""
+        d = self._digests.get(i)
+        if d is None:
+            d = self._digests[i] = frame_hash(self.read(i))
+        return d
+
     def close(self) -> None:
         if self._store is not None:
             self._store.close()
@@ -125,10 +134,9 @@ def crop_zoom(frame: np.ndarray, box: tuple[int, int, int, int], zoom: int) -> n
     c = frame[y0:y1, x0:x1]
     if zoom == 1:
         return np.ascontiguousarray(c)
-    h, w = c.shape[:2]
-    out = np.empty((h, zoom, w, zoom, 3), np.uint8)      # one broadcast copy (two np.repeat: 5x slower)
-    out[...] = c[:, None, :, None, :]
-    return out.reshape(h * zoom, w * zoom, 3)
+    # each pixel repeated along its row, then each row repeated: two copies of whole runs
+    # (a broadcast copy of (h, zoom, w, zoom, 3) moves 3 bytes at a time: about 4x slower)
+    return np.repeat(np.repeat(c, zoom, axis=1), zoom, axis=0)
 
 
 def pixel_grid(frame: np.ndarray, box: tuple[int, int, int, int], rows: int, cols: int) -> dict:

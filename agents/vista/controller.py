@@ -13,7 +13,8 @@ protocol, its budget clock and the private evaluator, writing the episode folder
 ``replay`` and ``report`` read. The agent's time is the time between the result of one
 ``play`` and the next one (charged to the budget as the protocol says); a watchdog ends the
 episode at the deadline (and after ``action_timeout`` seconds without a play, if set) when
-no call comes. A ``play`` sent while another is still running is refused: the agent must
+no call comes, at that moment (it sleeps until then, and a play that brings the deadline
+closer wakes it). A ``play`` sent while another is still running is refused: the agent must
 have seen the previous result. A call with bad arguments gets a ToolError message and
 changes nothing (it is not passed to the episode, so the protocol's invalid-action rule
 never sees it); every call is one NGAR step (tools.py).
@@ -53,8 +54,7 @@ from longpuzzle.agents.vista.history import History, level_key
 from longpuzzle.agents.vista.notes import GUIDE, WORKING, Notes, NotesError
 
 TOOLS_STREAM = "tools"
-PNG_CACHE = 64               # PNG images kept (the same view is often sent again)
-WATCH_SECONDS = 0.25         # the watchdog looks at the clock at least this often
+PNG_CACHE = 64               # PNG images kept, by what they show (the same view is often sent again)
 
 
 class ToolError(ValueError):
@@ -145,10 +145,12 @@ class Controller:
         self._flight = threading.Lock()       # guards _playing
         self._counting = threading.Lock()     # guards calls and the NGAR step counts
         self._playing = False
-        self._busy = False
-        self._cond = threading.Condition()
+        self._cond = threading.Condition()    # the watchdog sleeps on it until _wake_at
+        self._wake_at: float | None = None
         self._code = None                     # the run_python process (code.py), started on first use
-        self._pngs: OrderedDict = OrderedDict()   # (store index, box, zoom) -> PNG bytes, the latest
+        # (frame digest, box or None, zoom) -> (PNG bytes, hash of its pixels), the latest: a
+        # view of a frame equal to one sent before (frames repeat a lot) is not made again
+        self._pngs: OrderedDict = OrderedDict()
         self._watch = threading.Thread(target=self._watchdog, name="vista-watchdog", daemon=True)
         self._watch.start()
 
@@ -188,7 +190,6 @@ class Controller:
         if self.done or self.ep.poll():
             self._finish()
             return ToolResult(f"the episode has ended ({self.ep.end}); no tool can be used any more", error=True)
-        self._busy = True
         t0 = time.perf_counter()
         turn0 = self.turn
         kind = T.step_kind(name, args)
@@ -213,7 +214,6 @@ class Controller:
         if refs:
             rec["refs"] = refs
         self.ep.record(rec)
-        self._busy = False
         if self.ep.poll():
             self._finish()
         return res
@@ -278,30 +278,34 @@ class Controller:
         if with_image:
             last = step.frames[-1]
             i = step.first_frame + len(step.frames) - 1
-            img = Image(self._png_of(i, None, 1, last), last.shape[1], last.shape[0],
+            img = Image(self._png_of(i)[0], last.shape[1], last.shape[0],
                         {"index": i, "turn": turn, "frame": len(step.frames) - 1})
             if refs is not None:
                 refs.append(img.ref)
         self.t_ready = time.perf_counter()
+        self._rearm()
         return {"text": text, "image": img, "error": False, "frames": step.frames}
 
-    def _png_of(self, i: int, box, zoom: int, pixels: np.ndarray | None = None) -> bytes:
-        """The PNG of stored frame i (a box and zoom of it), from the cache when it was made."""
-        key = (i, box, zoom)
+    def _png_of(self, i: int, box=None, zoom: int = 1) -> tuple[bytes, str]:
+        """(PNG, frame_hash of its pixels) of stored frame i, or of a box of it zoomed
+        ``zoom`` times (box None: the whole frame); made once per distinct picture: the
+        cache is keyed by the frame's digest, so equal frames of other turns share it."""
+        d = self.archive.digest(i)
+        key = (d, box, zoom)
         hit = self._pngs.get(key)
         if hit is not None:
             self._pngs.move_to_end(key)
-            return hit[0]
-        px = pixels if pixels is not None else self.archive.read(i)
-        png = _png(px)
-        self._cache_png(key, png, None)
-        return png
-
-    def _cache_png(self, key, png: bytes, hx) -> None:
-        self._pngs[key] = (png, hx)
-        self._pngs.move_to_end(key)
+            return hit
+        px = self.archive.read(i)
+        if box is None and zoom == 1:
+            out = (_png(px), d)
+        else:
+            px = crop_zoom(px, box or (0, 0) + tuple(self.frame_size), zoom)
+            out = (_png(px), frame_hash(px))
+        self._pngs[key] = out
         while len(self._pngs) > PNG_CACHE:
             self._pngs.popitem(last=False)
+        return out
 
     def _t_screenshot(self, args: dict, refs: list, log: dict) -> ToolResult:
         if args:
@@ -311,7 +315,7 @@ class Controller:
                             "{\"action\": {\"type\": \"wait\", \"ms\": 0}}")
         turn, k, i = self.archive.resolve(-1, -1)
         w, h = self.frame_size
-        img = Image(self._png_of(i, None, 1), w, h, {"index": i, "turn": turn, "frame": k})
+        img = Image(self._png_of(i)[0], w, h, {"index": i, "turn": turn, "frame": k})
         refs.append(img.ref)
         return ToolResult(_json({"turn": turn, "time_left": self.time_left()}), [img])
 
@@ -346,17 +350,7 @@ class Controller:
         images, text = [], []
         full = (0, 0) + tuple(self.frame_size)
         for i, turn, frame, box, z in plan:
-            key = (i, None if box == full else box, z)
-            hit = self._pngs.get(key)
-            if hit is not None:                           # sent before: the same pixels
-                png, hx = hit
-                if hx is None:
-                    hx = frame_hash(crop_zoom(self.archive.read(i), box, z))
-                    self._cache_png(key, png, hx)
-            else:
-                px = crop_zoom(self.archive.read(i), box, z)
-                png, hx = _png(px), frame_hash(px)
-                self._cache_png(key, png, hx)
+            png, hx = self._png_of(i, None if box == full else box, z)
             ref = {"index": i, "turn": turn, "frame": frame, "box": list(box), "zoom": z, "hash": hx}
             w, h = (box[2] - box[0]) * z, (box[3] - box[1]) * z
             images.append(Image(png, w, h, ref))
@@ -500,26 +494,29 @@ class Controller:
         summary = tool_use(self.folder, setting=self.setting, tools=self.names) if self.folder else None
         self.archive.close()
         self.result = ep.finish(extra={"tools": summary} if summary is not None else None)
+        with self._cond:
+            self._cond.notify_all()               # the watchdog's work is done
         if self.on_finish is not None:
             self.on_finish(self.result)
 
     def _watchdog(self) -> None:
         """End the episode at the deadline (or after action_timeout without a play) when the
-        agent is thinking and no call comes. It looks again at least every WATCH_SECONDS
-        (the calls never wake it: a thread switch per call would cost more than the call)."""
+        agent is thinking and no call comes. It sleeps until the earlier of the two (no
+        polling); a play that brings the deadline closer than that (every executed action
+        charges its simulated time) wakes it to sleep again until the new time (_rearm).
+        When it wakes while a call runs, it waits for the call (which checks the clock itself)."""
         while True:
             with self._cond:
                 if self.result is not None:
                     return
-                wait = self._due()
-                self._cond.wait(timeout=WATCH_SECONDS if wait is None else min(WATCH_SECONDS, max(0.005, wait)))
-            if self.result is not None:
-                return
-            if self._busy or not self._lock.acquire(blocking=False):
-                continue                          # a call is running: it checks the clock itself
-            try:
-                if self.result is not None or self._busy:
-                    continue
+                due = self._due()
+                self._wake_at = None if due is None else time.perf_counter() + due
+                if due is None or due > 0:
+                    self._cond.wait(due)              # None: until the clock starts (a play) or the end
+                self._wake_at = None
+            with self._lock:                          # after a running call
+                if self.result is not None:
+                    return
                 now = time.perf_counter()
                 if self.ep.clock.expired():
                     self.ep.stop("budget", agent_seconds=now - self.t_ready)
@@ -528,8 +525,14 @@ class Controller:
                     self.ep.stop("agent_error", f"agent timeout: no play within {self.action_timeout:g} s of the "
                                  "last result", agent_seconds=now - self.t_ready)
                     self._finish()
-            finally:
-                self._lock.release()
+
+    def _rearm(self) -> None:
+        """After a play: wake the watchdog if the deadline is now before the time it sleeps
+        until (or it sleeps without one: the clock has just started)."""
+        with self._cond:
+            due = self._due()
+            if due is not None and (self._wake_at is None or time.perf_counter() + due < self._wake_at):
+                self._cond.notify_all()
 
     def _due(self) -> float | None:
         """Seconds until the deadline or the action timeout (None: neither applies yet)."""
