@@ -305,3 +305,37 @@ def test_replay_reproduces_every_tool_result_and_catches_a_changed_one(tmp_path)
     assert not chk.ok and "call 2 (inspect)" in chk.problems[0]
     r = CliRunner().invoke(cli, ["replay", str(tmp_path)])
     assert r.exit_code == 1 and "DIVERGED" in r.output
+
+
+def test_zoom_is_the_same_compiled_or_not(monkeypatch):
+    import numba  # noqa: F401  (the compiled zoom is used where numba is loaded)
+
+    from longpuzzle.agents.vista import archive
+    f = np.random.default_rng(3).integers(0, 256, (60, 40, 3), dtype=np.uint8)
+    cases = [((0, 0, 40, 60), 2), ((3, 5, 17, 9), 3), ((39, 59, 40, 60), 16), ((1, 2, 30, 50), 1)]
+    assert archive._zoom_kernel() is not None
+    fast = [archive.crop_zoom(f, box, z) for box, z in cases]
+    monkeypatch.setattr(archive, "_zoom_kernel", lambda: None)
+    for (box, z), a in zip(cases, fast):
+        x0, y0, x1, y1 = box
+        want = f[y0:y1, x0:x1].repeat(z, axis=0).repeat(z, axis=1)
+        assert a.shape == want.shape and np.array_equal(a, want) and np.array_equal(archive.crop_zoom(f, box, z), want)
+
+
+def test_a_picture_is_made_once_whatever_turn_shows_it(tmp_path):
+    """Views of equal frames of different turns share one PNG (and the hash of its pixels)."""
+    c = Controller("maze_paint", "easy", setting="vista", settings=FAST, folder=tmp_path)
+    c.call("play", WAIT)
+    for _ in range(3):
+        assert not c.call("play", {"action": {"type": "wait", "ms": 10}}).error   # the same screen again
+    c._pngs.clear()
+    r = c.call("inspect", {"views": [{"turn": t, "box": [0, 0, 100, 80], "zoom": 2} for t in (1, 2, 3, 4)]
+                           + [{"turn": t} for t in (1, 4)]})
+    assert not r.error and len(r.images) == 6
+    assert len({id(i.png) for i in r.images[:4]}) == 1 and len({i.ref["hash"] for i in r.images[:4]}) == 1
+    assert r.images[4].png is r.images[5].png
+    assert r.images[4].ref["hash"] == c.archive.digest(c.archive.index(1))
+    assert len(c._pngs) == 2
+    assert np.array_equal(_png_pixels(r.images[0].png), c.archive.read(c.archive.index(2))[:80, :100]
+                          .repeat(2, axis=0).repeat(2, axis=1))
+    c.close()
