@@ -5,21 +5,28 @@ with ``git archive`` and run in a worker process of its own (its own imports, it
 compiled-kernel cache). A round is one request to the worker; the request's round trip
 (a few hundred microseconds) is the only thing the two sides do differently.
 
+The images benchmarks (model screenshots, VISTA's inspect) compare with IMAGES_BASELINE,
+main before they were sped up (Pillow's resize for every UI-TARS frame, every inspect view
+cropped, zoomed and encoded); ``tree(commit)`` also serves an old MCP server.
+
 Nothing here is importable by the package: the old code exists only in a cache folder."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tarfile
-import io
+import time
 from pathlib import Path
 
 import pytest
 
 BASELINE = "48f8955"            # "Harness: unscored episodes", before the pixel path work
+IMAGES_BASELINE = "6902583"     # "Episodes: private records carry the suite state as a delta", before tune's work
 REPO = Path(__file__).resolve().parents[1]
 
 SERVER = r'''
@@ -31,6 +38,39 @@ from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.suite import Suite
 from longpuzzle.render.frame import Renderer
 suites_of = {}
+state = {}
+IN_PROCESS = None
+
+
+def in_process_chat():
+    """A Chat Completions client answered from a script in-process (as benchmarks/
+    test_bench_models.py's InProcessChat: the request built in its wire form)."""
+    global IN_PROCESS
+    if IN_PROCESS is None:
+        from longpuzzle.agents.models.accounting import CallUsage
+        from longpuzzle.agents.models.clients import OpenAIChatClient, Reply, ToolCall
+
+        class InProcessChat(OpenAIChatClient):
+            def __init__(self, cfg, replies):
+                super().__init__(cfg)
+                self.replies, self.k = replies, 0
+
+            def sdk(self):
+                return None
+
+            def _send(self, sdk, system, messages, tools, max_tokens):
+                body = {"model": self.cfg.model, "messages": self.wire_messages(system, messages)}
+                if tools:
+                    body["tools"] = [{"type": "function", "function": t} for t in tools]
+                r = self.replies[self.k] if self.k < len(self.replies) else {"text": "BENCHMARK COMPLETED"}
+                self.k += 1
+                calls = [ToolCall(f"call_{self.k}_{i}", c["name"], c["arguments"], json.dumps(c["arguments"]))
+                         for i, c in enumerate(r.get("tool_calls") or [])]
+                return Reply(text=r.get("text", ""), tool_calls=calls, usage=CallUsage(1000, 600, 40, 8))
+        IN_PROCESS = InProcessChat
+    return IN_PROCESS
+
+
 print(json.dumps({"ready": True}), flush=True)
 for line in sys.stdin:
     req = json.loads(line)
@@ -49,6 +89,37 @@ for line in sys.stdin:
         for s in suites:
             Renderer().render(s)           # the first frame of each level on a fresh renderer
         out = {"levels": len(suites)}
+    elif req["op"] == "model_episode":            # a model agent answered in-process, model excluded
+        from longpuzzle.agents.models.agent import ModelAgent
+        from longpuzzle.agents.models.config import ModelConfig
+        from longpuzzle.agents.models.scripted import gesture_script, solver_gestures
+        game, diff = req["objective"].split("/")
+        key = ("gestures", req["objective"])
+        if key not in state:
+            state[key] = solver_gestures(req["objective"])
+        cfg = ModelConfig(model="in-process")
+        chat = in_process_chat()(cfg, gesture_script(req["agent"], state[key]))
+        a = ModelAgent(req["agent"], cfg, client=chat, game=game, difficulty=diff, folder=req["folder"])
+        r = run_objective(a, game, diff, settings=Settings(action_timeout=None), folder=req["folder"])
+        a.close()
+        if req.get("remove"):
+            shutil.rmtree(req["folder"], ignore_errors=True)
+        out = {"actions": r.actions, "success": bool(r.outcome.success)}
+    elif req["op"] == "vista":                    # a VISTA controller after the given plays
+        from longpuzzle.agents.vista import Controller
+        game, diff = req["objective"].split("/")
+        c = Controller(game, diff, setting="vista", settings=Settings(budget=100000), folder=req["folder"])
+        for a in req["actions"]:
+            r = c.call("play", {"action": a})
+            assert not r.error, r.text
+        state["vista", req.get("name", "")] = c
+        out = {"turns": c.turn}
+    elif req["op"] == "inspect":                  # inspect on it, nothing made before when "clear"
+        c = state["vista", req.get("name", "")]
+        if req.get("clear"):
+            c._pngs.clear()
+        r = c.call("inspect", {"views": req["views"]})
+        out = {"images": len(r.images), "bytes": r.bytes, "error": r.text if r.error else ""}
     else:
         out = {"error": "unknown op"}
     out["cpu"] = time.process_time() - cpu0         # every thread of the worker
@@ -56,30 +127,35 @@ for line in sys.stdin:
 '''
 
 
-def _tree() -> Path:
-    """The baseline's source as a package folder (extracted once into the cache)."""
+def tree(commit: str = BASELINE) -> Path:
+    """A folder holding the package as it was at ``commit`` (extracted once into the cache):
+    PYTHONPATH=tree(commit) imports that code as ``longpuzzle``."""
     cache = Path(os.environ.get("LONGPUZZLE_CACHE_DIR") or Path.home() / ".cache" / "longpuzzle")
-    root = cache / f"bench-baseline-{BASELINE}"
+    root = cache / f"bench-baseline-{commit}"
     pkg = root / "longpuzzle"
     if not (pkg / "__init__.py").is_file():
         try:
-            data = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", BASELINE],
+            data = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", commit],
                                   check=True, capture_output=True).stdout
         except (OSError, subprocess.CalledProcessError) as e:
-            pytest.skip(f"baseline {BASELINE} not available from git: {e}")
+            pytest.skip(f"baseline {commit} not available from git: {e}")
         pkg.mkdir(parents=True, exist_ok=True)
         with tarfile.open(fileobj=io.BytesIO(data)) as t:
             t.extractall(pkg, filter="data")
     return root
 
 
-class Baseline:
-    """A worker process running the baseline's code."""
+def env_for(root: Path) -> dict:
+    """The environment that runs the code under ``root`` (tree()) with its own caches."""
+    return dict(os.environ, PYTHONPATH=str(root), LONGPUZZLE_CACHE_DIR=str(root / "cache"), SDL_VIDEODRIVER="dummy")
 
-    def __init__(self):
-        root = _tree()
-        env = dict(os.environ, PYTHONPATH=str(root), LONGPUZZLE_CACHE_DIR=str(root / "cache"),
-                   SDL_VIDEODRIVER="dummy")
+
+class Baseline:
+    """A worker process running the code of ``commit`` (BASELINE unless given)."""
+
+    def __init__(self, commit: str = BASELINE):
+        root = tree(commit)
+        env = env_for(root)
         self.p = subprocess.Popen([sys.executable, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   env=env, text=True, cwd=str(root))
         if not json.loads(self.p.stdout.readline()).get("ready"):
@@ -96,3 +172,29 @@ class Baseline:
     def close(self):
         self.p.stdin.close()
         self.p.wait(30)
+
+
+def side_by_side(benchmark, new, old, rounds, ops, old_ops, **info):
+    """Time ``new`` with pytest-benchmark and ``old`` (the baseline's side; it may return a
+    dict with its worker's CPU seconds as "cpu") in the set-up of each of its rounds: the two
+    alternate, so both sample the same load of a shared machine. CPU seconds of this process
+    (every thread) are recorded for ``new``, the worker's for ``old`` when it reports them."""
+    old_times, old_cpu, new_cpu = [], [], []
+
+    def setup():
+        t = time.perf_counter()
+        r = old()
+        old_times.append(time.perf_counter() - t)
+        if isinstance(r, dict) and "cpu" in r:
+            old_cpu.append(r["cpu"])
+
+    def timed():
+        c = time.process_time()
+        new()
+        new_cpu.append(time.process_time() - c)
+    benchmark.extra_info.update(ops=ops, **info)
+    benchmark.pedantic(timed, setup=setup, rounds=rounds, iterations=1)
+    benchmark.extra_info.update(baseline_ops=old_ops, baseline_min=min(old_times),
+                                baseline_median=statistics.median(old_times), cpu_min=min(new_cpu))
+    if old_cpu:
+        benchmark.extra_info["baseline_cpu_min"] = min(old_cpu)

@@ -8,9 +8,13 @@ overhead    one model step without the model: build the prompt (the conversation
             (1000 / rate = ms per step). Side by side: the solver agent's own episode.
 workers     32 episodes at once (threads) against a scripted server on 127.0.0.1 that
             delays every reply by 1 s: model steps per second over the whole run.
+beside the  the overhead per model step of uitars (UI-TARS's smart_resize: every frame
+baseline    resized with Pillow's bicubic filter) and native, today's code beside
+            IMAGES_BASELINE's (baseline.py), rounds alternating; the summary prints the ratios.
 """
 
 import json
+import shutil
 import time
 
 import pytest
@@ -23,6 +27,8 @@ from longpuzzle.agents.models.clients import OpenAIChatClient, Reply, ToolCall
 from longpuzzle.agents.models.config import ModelConfig
 from longpuzzle.agents.models.scripted import ReplayScript, ScriptedServer, gesture_script, solver_gestures
 from longpuzzle.agents.runner import RunConfig, execute, start_run
+
+from baseline import IMAGES_BASELINE, Baseline, side_by_side
 
 OBJECTIVE = "maze_paint/easy"
 _GESTURES = {}
@@ -88,6 +94,42 @@ def test_model_step_overhead(benchmark, tmp_path, agent):
     benchmark.group = "models"
     benchmark.extra_info.update(ops=r.actions, unit="model steps")
     benchmark.pedantic(episode, rounds=3, iterations=1)
+
+
+@pytest.fixture(scope="module")
+def images_baseline():
+    b = Baseline(IMAGES_BASELINE)
+    yield b
+    b.close()
+
+
+@pytest.mark.parametrize("agent", ["uitars", "native"])
+def test_model_step_overhead_beside_the_baseline(benchmark, tmp_path, images_baseline, agent):
+    game, diff = OBJECTIVE.split("/")
+    st = Settings(action_timeout=None)
+    cfg = ModelConfig(model="in-process")
+    n = [0]
+
+    def new():
+        n[0] += 1
+        folder = tmp_path / f"ep{n[0]}"
+        a = ModelAgent(agent, cfg, client=InProcessChat(cfg, gesture_script(agent, _gestures(OBJECTIVE))),
+                       game=game, difficulty=diff, folder=folder)
+        r = run_objective(a, game, diff, settings=st, folder=folder)
+        a.close()
+        assert r.outcome.success
+        shutil.rmtree(folder)
+        return r
+
+    def old():
+        r = images_baseline(op="model_episode", agent=agent, objective=OBJECTIVE, folder=str(tmp_path / "old"),
+                            remove=True)
+        assert r["success"]
+        return r
+    warm, old_warm = new(), old()                # kernels, plans, caches on both sides
+    benchmark.group = "models"
+    side_by_side(benchmark, new, old, 5, warm.actions, old_warm["actions"], unit="model steps",
+                 pair=f"{agent} overhead per step")
 
 
 def test_32_workers_against_a_1s_server(benchmark, tmp_path):

@@ -117,8 +117,8 @@ class View:
 
     Resizing is Pillow's BICUBIC filter (UI-TARS / Qwen2.5-VL's own preprocessing), bit for
     bit, through resample.Resampler: redone only where the frame changed since the last
-    one. ``png`` keeps the last PNG_MEMO images by the frame's pixels (xxh3-128), so a
-    frame seen again is not resized or encoded again."""
+    one. ``png`` of a resized view keeps the last PNG_MEMO images by the frame's pixels
+    (xxh3-128), so a frame seen again is not resized or encoded again."""
     frame_size: tuple[int, int]
     size: tuple[int, int]
     _memo: _Memo = field(default_factory=_Memo, compare=False, repr=False)
@@ -148,6 +148,8 @@ class View:
 
     def png(self, frame: np.ndarray) -> bytes:
         """The PNG the model is sent of ``frame``."""
+        if self.identity:                   # encoding costs about what the memo would save
+            return encode_png(frame)
         f = np.ascontiguousarray(frame)
         key = (f.shape, xxhash.xxh3_128_digest(f))
         m = self._memo
@@ -156,7 +158,7 @@ class View:
             if hit is not None:
                 m.pngs.move_to_end(key)
                 return hit
-            png = encode_png(f if self.identity else self._resized(f))
+            png = encode_png(self._resized(f))
             m.pngs[key] = png
             while len(m.pngs) > PNG_MEMO:
                 m.pngs.popitem(last=False)
