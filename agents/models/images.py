@@ -110,6 +110,9 @@ class _Memo:
         self.resampler = None
         self.pngs: OrderedDict = OrderedDict()
 
+    def __reduce__(self):                   # a copy (or another process) starts with a fresh one
+        return _Memo, ()
+
 
 @dataclass(frozen=True)
 class View:
