@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 BASELINE = "48f8955"            # "Harness: unscored episodes", before the pixel path work
-IMAGES_BASELINE = "6902583"     # "Episodes: private records carry the suite state as a delta", before tune's work
+IMAGES_BASELINE = "4989532"     # "Isolation: an InfrastructureError raised by an isolated agent ...": main before the images work
 REPO = Path(__file__).resolve().parents[1]
 
 SERVER = r'''
