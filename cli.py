@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 
 import click
-import numpy as np
 
 from longpuzzle.engine import jit
 from longpuzzle.engine.catalog import builtin_catalog, catalog, load_level
 from longpuzzle.engine.catalog_store import catalog_option
 from longpuzzle.engine.errors import IllegalMoveError, LongPuzzleError
-from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.session import Session
 
 DEFAULT_LEVEL = "maze_paint/easy/1"

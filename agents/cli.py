@@ -22,15 +22,6 @@ def _objectives(objective, all_):
     return list(objective) or [DEFAULT_OBJECTIVE]
 
 
-def _clean(v):
-    if isinstance(v, float) and math.isnan(v):
-        return None
-    if isinstance(v, dict):
-        return {k: _clean(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_clean(x) for x in v]
-    return v
-
 
 # the model protocols, then the model agents on the tools (runner.MODEL_AGENTS; a test checks they agree)
 MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vista-conversation", "vista-notes",

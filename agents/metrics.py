@@ -118,6 +118,18 @@ class EpisodeOutcome:
                 and self.budget_remaining and self.interface_usable)
 
 
+def json_ready(v):
+    """A metrics value (or a dict / list of them) with every NaN ("not defined", e.g. no episode) as
+    None, the way result and summary files write it (JSON has no NaN)."""
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if isinstance(v, dict):
+        return {k: json_ready(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [json_ready(x) for x in v]
+    return v
+
+
 def _mean(xs: Iterable[float]) -> float:
     xs = [x for x in xs if x is not None and not (isinstance(x, float) and math.isnan(x))]
     return sum(xs) / len(xs) if xs else math.nan

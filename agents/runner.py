@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import json
-import math
 import os
 import sys
 import time
@@ -32,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from longpuzzle.agents.harness import HarnessError
-from longpuzzle.agents.metrics import UNSCORED_ENDS, EpisodeOutcome, LevelOutcome, aggregate
+from longpuzzle.agents.metrics import UNSCORED_ENDS, EpisodeOutcome, LevelOutcome, aggregate, json_ready
 from longpuzzle.engine.catalog import catalog
 
 RUN_FORMAT = "longpuzzle-run/1"
@@ -149,18 +148,9 @@ def run_episode(run: RunConfig | dict, spec: dict, out: str | Path, live: dict |
 def _write_json(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(_clean(data), indent=1), encoding="utf-8")
+    tmp.write_text(json.dumps(json_ready(data), indent=1), encoding="utf-8")
     os.replace(tmp, path)
 
-
-def _clean(v):
-    if isinstance(v, float) and math.isnan(v):
-        return None
-    if isinstance(v, dict):
-        return {k: _clean(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_clean(x) for x in v]
-    return v
 
 
 def outcome_of(res: dict) -> EpisodeOutcome:
@@ -461,4 +451,4 @@ def summarise(run: RunConfig, results: list[dict]) -> dict:
             if o["objective"] in by_obj:
                 o["usage"] = by_obj[o["objective"]].as_dict()
         summary["usage_by_objective"] = {k: v.as_dict() for k, v in by_obj.items()}
-    return _clean(summary)
+    return json_ready(summary)

@@ -9,7 +9,6 @@ every problem in them is reported with the file, the level and the field.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass
 from importlib import resources

@@ -16,7 +16,6 @@ import copy
 import json
 import math
 import random
-import sys
 from typing import Any, Iterator
 
 MUTANTS: tuple = (None, [], {}, "", "x", "#", 0, 1, 2, 3, -1, -7, 0.5, -0.5, 1e30, -1e30, 10 ** 30, -10 ** 30,

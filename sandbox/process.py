@@ -17,7 +17,7 @@ import tempfile
 import threading
 import time
 import weakref
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterable

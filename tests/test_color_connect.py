@@ -384,7 +384,6 @@ def test_kernels_match_the_model_and_keep_invariants(level, picks):
             a = legal[x % len(legal)]
         else:
             a = x % level.n_actions
-        before = model.copy()
         want = model.step(a)
         nxt, code = P.step(level, s, a)
         got = "" if code == OK else P.describe_code(code).reason

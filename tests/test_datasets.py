@@ -9,7 +9,6 @@ import io
 import json
 import shutil
 import tarfile
-from pathlib import Path
 
 import numpy as np
 import pytest

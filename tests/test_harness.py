@@ -5,7 +5,6 @@ import gc
 import json
 import time
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 

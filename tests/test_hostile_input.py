@@ -3,7 +3,6 @@ sense, level records, checkpoints and snapshots, replaced levels, the two inexac
 round trips, and replays that prove what they claim."""
 
 import json
-import math
 import shutil
 from pathlib import Path
 

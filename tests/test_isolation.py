@@ -7,15 +7,12 @@ written, no traceback printed and no process left behind."""
 
 import json
 import os
-import signal
-import textwrap
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from longpuzzle.agents.base import BaseAgent
 from longpuzzle.agents.builtin import load_agent
 from longpuzzle.agents.harness import AgentFile, Settings, make_caller, replay_episode, run_level_chain, run_objective
 from longpuzzle.agents.harness.isolated import IsolatedAgentCaller

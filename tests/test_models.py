@@ -6,7 +6,6 @@ written in the protocol under test (coordinates in that protocol's convention)."
 
 import base64
 import json
-import os
 import re
 from pathlib import Path
 
@@ -14,9 +13,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from longpuzzle.agents.harness import Settings, open_frames, read_events, replay_episode, run_objective
+from longpuzzle.agents.harness import Settings, open_frames, replay_episode
 from longpuzzle.agents.models.accounting import Prices, Usage, price_table
-from longpuzzle.agents.models.agent import ModelAgent
 from longpuzzle.agents.models.clients import ProviderError, make_client
 from longpuzzle.agents.models.config import ModelConfig, ModelConfigError, load_provider_file, resolve_model
 from longpuzzle.agents.models.images import (

@@ -3,7 +3,6 @@ dead-end certificates, the Truck Escape greedy lemma, the CLI, and the on-disk k
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import random

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from longpuzzle.agents.harness import HarnessError, read_events
 from longpuzzle.agents.harness.snapshots import StateRebuilder
+from longpuzzle.agents.metrics import json_ready
 
 # key -> where it is read from, first hit wins: a top-level summary field, else a settings field
 IDENTITY_KEYS: dict[str, tuple[str, ...]] = {
@@ -315,14 +316,5 @@ def run_metrics(episodes: list[dict]) -> tuple[dict, list[dict]]:
             cells.setdefault(e["objective"], []).append(sum(l["score"] for l in lv) / len(lv))
     scores = {k: sum(v) / len(v) for k, v in cells.items()}
     m["score"] = sum(scores.values()) / len(scores) if scores else None
-    return _clean(m), _clean(per_obj)
+    return json_ready(m), json_ready(per_obj)
 
-
-def _clean(v):
-    if isinstance(v, float) and math.isnan(v):
-        return None
-    if isinstance(v, dict):
-        return {k: _clean(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_clean(x) for x in v]
-    return v
