@@ -19,8 +19,10 @@ import click
               help="Also check this many mutated level records per game (each in a worker process).")
 @click.option("--snapshots", "snapshot_mutations", default=0, show_default=True,
               help="Also check this many tampered snapshots and checkpoints per game.")
+@click.option("--agents", "hostile_agents", default=0, show_default=True,
+              help="Also run this many episodes of randomised hostile agent files (isolated, checked).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
-def soak_cmd(games, actions, seed, style, malformed, level_mutations, snapshot_mutations, as_json):
+def soak_cmd(games, actions, seed, style, malformed, level_mutations, snapshot_mutations, hostile_agents, as_json):
     """A long fuzz run: random GUI actions of every type, well-formed and malformed, on every
     screen, steered through each game's levels; reports actions tried, refusals and
     failures (any exception other than a refused action, or a broken invariant). Exit
@@ -29,9 +31,9 @@ def soak_cmd(games, actions, seed, style, malformed, level_mutations, snapshot_m
     from longpuzzle.engine.errors import LongPuzzleError
     from longpuzzle.fuzz.gui import soak
 
-    if actions < 1 or not 0 <= malformed <= 1 or level_mutations < 0 or snapshot_mutations < 0:
-        raise LongPuzzleError("--actions must be at least 1, --malformed between 0 and 1, --levels and "
-                              "--snapshots at least 0")
+    if actions < 1 or not 0 <= malformed <= 1 or min(level_mutations, snapshot_mutations, hostile_agents) < 0:
+        raise LongPuzzleError("--actions must be at least 1, --malformed between 0 and 1, --levels, "
+                              "--snapshots, --agents at least 0")
     games = list(games) or catalog().games()
     for g in games:
         catalog().objectives(g)                 # an unknown game: one error line
@@ -65,6 +67,17 @@ def soak_cmd(games, actions, seed, style, malformed, level_mutations, snapshot_m
                            f"{len(r['failures'])} failures")
                 for f in r["failures"][:20]:
                     click.echo(f"   {f['game']}: {f['what']}: {f['error']}")
+    if hostile_agents:
+        from longpuzzle.fuzz.agents import run_checks
+        r = run_checks(hostile_agents, seed)
+        out["agents"] = r
+        out["failures"] += len(r["failures"])
+        if not as_json:
+            ends = ", ".join(f"{k} {v}" for k, v in sorted(r["ends"].items()))
+            click.echo(f"hostile agent episodes: {r['checked']:,} checked ({ends}), {len(r['failures'])} failures")
+            for f in r["failures"][:20]:
+                click.echo(f"   episode {f['episode']} ({f['plan']['objective']}, {f['plan']['agent']['fatal'] or 'no fatal act'}): "
+                           f"{'; '.join(f['wrong'])}")
     out["seconds"] = round(time.perf_counter() - t0, 1)
     if as_json:
         click.echo(json.dumps(out))

@@ -1,8 +1,8 @@
 """The fuzz suite (bounded, seeded): GUI actions of every type, well-formed and malformed, on
 every game and screen; mutated level records of every game; tampered suite snapshots and
-checkpoints; tampered episode folders. Nothing may crash or hang: every input is refused with
-the library's own error or works. (Hostile agent files: tests/test_isolation.py. The long
-run of 10^6 actions per game: ``longpuzzle soak``.)"""
+checkpoints; tampered episode folders; randomised hostile agent files. Nothing may crash or
+hang: every input is refused with the library's own error or works. (Each hostile act on its
+own: tests/test_isolation.py. The long run of 10^6 actions per game: ``longpuzzle soak``.)"""
 
 import json
 import random
@@ -13,7 +13,7 @@ import pytest
 
 from longpuzzle.agents.harness import HarnessError, replay_episode
 from longpuzzle.engine.catalog import catalog
-from longpuzzle.fuzz import levels, snapshots
+from longpuzzle.fuzz import agents, levels, snapshots
 from longpuzzle.fuzz.gui import soak
 
 GAMES = catalog().games()
@@ -107,3 +107,22 @@ def test_tampered_episode_folders_are_refused_or_diverge_never_crash(tmp_path):
         assert not rep.complete or json.loads((d / "result.json").read_text())["success"] == \
             json.loads((ep / "result.json").read_text())["success"], what
     assert outcomes["refused"] + outcomes["diverged"] > 25, outcomes
+
+
+def test_randomised_hostile_agents_end_as_planned_and_replay(tmp_path):
+    r = agents.run_checks(14, seed=0, folder=tmp_path)
+    assert r["failures"] == [], r["failures"]
+    assert r["checked"] == 14 and len(r["ends"]) >= 4 and r["ends"].get("agent_error", 0) >= 3, r["ends"]
+
+
+def test_the_hostile_agent_check_notices_a_wrong_end(tmp_path, monkeypatch):
+    plan = dict(agents.episode_plan(0, 0), objective="rush_hour/easy", max_actions=10)
+    plan["agent"] = {"seed": 5, "fatal_at": 4, "fatal": "raise", "final_at": -1, "p_bad": 0.0}
+    (tmp_path / "a.py").write_text(agents.AGENT_SOURCE)
+    assert agents.check_episode(plan, tmp_path / "ok", tmp_path / "a.py") == []
+    monkeypatch.setitem(agents.FATAL, "raise", "ZeroDivisionError")     # an expectation the end cannot meet
+    wrong = agents.check_episode(plan, tmp_path / "bad", tmp_path / "a.py")
+    assert wrong and "raise ended with" in wrong[0], wrong
+    no_fatal = dict(plan, agent=dict(plan["agent"], fatal="", fatal_at=-1))
+    monkeypatch.setattr(agents, "FATAL", {})
+    assert agents.check_episode(no_fatal, tmp_path / "calm", tmp_path / "a.py") == []
