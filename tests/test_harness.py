@@ -3,7 +3,9 @@ replay, restore and interventions, the level protocol's limits, the eval command
 
 import gc
 import json
+import shutil
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -215,6 +217,51 @@ def test_level_protocol_progressive_and_limits(tmp_path):
     g = run_level_chain(Garbage(), "maze_paint", "easy", settings=Settings(action_timeout=None),
                         folder=tmp_path / "g", mode="all_levels")
     assert all(l["termination"] == "invalid_action_limit" and l["steps"] == 3 for l in g.levels)
+
+
+class Repeater(BaseAgent):
+    """Clicks one empty corner of the screen for ever: the cycle rule ends the level."""
+
+    def act(self, obs):
+        return {"type": "click", "x": 3, "y": 3}
+
+
+def _retell_end(folder, end: str) -> None:
+    """Rewrite a level folder's recorded end (end record and result.json) as ``end``."""
+    ev = folder / "events.jsonl"
+    lines = [json.loads(l) for l in ev.read_text().splitlines()]
+    assert lines[-1]["type"] == "end"
+    lines[-1]["end"] = lines[-1]["result"]["termination"] = end
+    ev.write_text("".join(json.dumps(l) + "\n" for l in lines))
+    res = json.loads((folder / "result.json").read_text())
+    res["termination"] = end
+    (folder / "result.json").write_text(json.dumps(res))
+
+
+def test_replay_derives_the_level_protocol_endings_again(tmp_path):
+    st = Settings(action_timeout=None, max_actions=30)
+    runs = {"cycle": run_level_chain(Repeater(), "rush_hour", "easy", settings=st, folder=tmp_path / "c"),
+            "garbage": run_level_chain(Garbage(), "maze_paint", "easy", settings=st, folder=tmp_path / "g"),
+            "cap": run_level_chain(RandomAgent(3), "nut_and_bolt", "easy", settings=Settings(max_actions=6,
+                                   action_timeout=None), folder=tmp_path / "m"),
+            "won": run_level_chain(SolverAgent(), "maze_paint", "easy", settings=FAST, folder=tmp_path / "s")}
+    ends = {k: r.levels[0]["termination"] for k, r in runs.items()}
+    assert ends == {"cycle": "repeated_action_cycle", "garbage": "invalid_action_limit", "cap": "max_steps",
+                    "won": "success"}, ends
+    for k, r in runs.items():
+        lv = Path(r.folder) / "level_01"
+        assert replay_episode(lv).ok, k
+    # a recorded end the actions do not make is refused; the step cap may give way to a timeout
+    # (checked first), never to the agent's own end
+    for k, end, ok in (("cycle", "timeout", False), ("cycle", "no_progress", False), ("garbage", "agent_error", False),
+                       ("cap", "timeout", True), ("cap", "agent_terminated", False), ("cap", "no_progress", False)):
+        lv = tmp_path / f"{k}-{end}"
+        shutil.copytree(Path(runs[k].folder) / "level_01", lv)
+        _retell_end(lv, end)
+        rep = replay_episode(lv)
+        assert rep.ok == ok, (k, end, rep.divergence)
+        if not ok:
+            assert "recorded end" in rep.divergence, rep.divergence
 
 
 def test_load_agent_from_a_file(tmp_path):

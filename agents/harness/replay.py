@@ -282,6 +282,7 @@ def _replay(ev_lines, head, hf, store, result: dict | None) -> ReplayReport:
     note = ""
     summary_refusals = 0
     tally = {"invalid": 0, "noop": 0, "repeated": 0, "prev": None, "final": None, "late": False, "last_refused": 0}
+    ender = _LevelEnds(suite, st) if head["protocol"] == "level" else None
     for pos, rec in enumerate(ev_lines[1:], 1):
         if rec.get("stream") == "public" and "action" in rec:
             run.traj.recent = []
@@ -306,6 +307,9 @@ def _replay(ev_lines, head, hf, store, result: dict | None) -> ReplayReport:
                     if tally["prev"] is not None and tally["prev"] == a:
                         tally["repeated"] += 1
                 tally["prev"] = a
+            if ender is not None:
+                ender.step(steps, fb, a if fb.executed else None, run.fb_tracker.recent[-1] if fb.executed else "",
+                           prv or {}, tally["last_refused"])
             hashes = run.traj.recent
             if hashes != rec["frames"]:
                 return ReplayReport(False, steps, f"step {rec['step']}: frames differ", frames=n_frames)
@@ -345,7 +349,8 @@ def _replay(ev_lines, head, hf, store, result: dict | None) -> ReplayReport:
             else:
                 if bool(suite.session.solved) != bool(want.get("success")) or want.get("steps") != steps:
                     return ReplayReport(False, steps, "the result differs")
-            why = _end_consistent(rec["end"], head["protocol"], ev, suite, st, steps, tally)
+            why = _end_consistent(rec["end"], head["protocol"], ev, suite, st, steps, tally) or \
+                (ender.check(rec["end"], steps) if ender is not None else "")
             if why:
                 return ReplayReport(False, steps, f"the recorded end {rec['end']!r} {why}")
     rep = ReplayReport(True, steps, note=note, frames=n_frames)
@@ -364,6 +369,59 @@ def _replay(ev_lines, head, hf, store, result: dict | None) -> ReplayReport:
         if why:
             rep.ok, rep.divergence = False, f"result.json {why}"
     return rep
+
+
+class _LevelEnds:
+    """The level protocol's endings that follow from the actions alone, derived again as the
+    level loop (level.py) derives them: solved, the game's harness deadlock, the cycle rule
+    (cycles.py), the invalid-action policy and the step cap. Real-time endings (timeout) and
+    the agent's own (agent_terminated, agent_error, infrastructure_error) are taken as
+    recorded, but none of them may come after an ending that the actions made."""
+
+    TIMED = ("timeout", "agent_terminated", "agent_error", "infrastructure_error")
+
+    def __init__(self, suite, st: Settings):
+        from longpuzzle.agents.harness.cycles import CycleDetector
+        from longpuzzle.agents.harness.settings import WATCHDOG
+        from longpuzzle.agents.metrics import BENCHMARK
+
+        self.suite, self.det = suite, CycleDetector()
+        self.watchdog = st.resolved("level").invalid_action_policy == WATCHDOG
+        self.limit = BENCHMARK["harness"]["invalid_action_limit"]
+        self.max_steps = st.max_actions or BENCHMARK["games"][suite.level.game]["max_steps"]
+        self.first: tuple[int, str] | None = None      # (step, ending) of the first one derived
+
+    def step(self, n: int, fb, action, screen: str, prv: dict, refused_in_a_row: int) -> None:
+        if self.first is not None:
+            return
+        s = self.suite.session
+        why = None
+        if not fb.executed:
+            if self.watchdog:
+                why = "invalidated"
+            elif refused_in_a_row >= self.limit:
+                why = "invalid_action_limit"
+        elif s is not None and s.solved:
+            why = "success"
+        elif s is not None:
+            why = (self.suite.puzzle.harness_deadlock(self.suite.level, s.state)
+                   or self.det.step(action, screen, prv.get("P")))
+        if why is None and n >= self.max_steps:
+            why = "max_steps"
+        if why is not None:
+            self.first = (n, why)
+
+    def check(self, end: str, steps: int) -> str:
+        if self.first is None:
+            if end in self.TIMED:
+                return ""
+            return f"does not follow from the actions (no ending of the level protocol was reached in {steps})"
+        k, why = self.first
+        if k < steps:
+            return f"comes too late: the level ended with {why!r} at action {k}, the episode has {steps}"
+        if end == why or (why == "max_steps" and end == "timeout"):   # the clock is checked first
+            return ""
+        return f"does not agree: the actions end the level with {why!r}"
 
 
 def _summary(action) -> bool:
@@ -435,6 +493,8 @@ def _compare_result(res: dict, head: dict, ev, run, steps: int, tally: dict, rep
                 "score": round(level_score(lr), 4)}
         rep.checked.append("result.json recomputed: success, steps, moves, presses, refused actions, progress and "
                            "the composite score (with the recorded elapsed time)")
+        rep.checked.append("the level's ending, derived again from the actions: solved, the game's deadlock test, "
+                           "the cycle rule, refused actions under the invalid-action policy and the step cap")
         rep.not_checked.append("the elapsed time and a timeout end (they depend on real time)")
     for k, v in want.items():
         if _jsonish(res.get(k)) != _jsonish(v):
