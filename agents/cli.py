@@ -274,8 +274,9 @@ def _print_summary(summary: dict) -> None:
         for g in m["games"].values():
             click.echo(f"{'game ' + g['game']:<24} {g['episodes']:>3} " + " ".join(
                 f"{_f(g[k]):>6}" for k in ("OSR", "LC", "FGP", "LPR")) + f" {_f(g['PER']):>5} {_f(g['SMR']):>5}")
-    click.echo("overall: " + "  ".join(f"{k} {_f(m.get(k))}" for k in ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard",
-                                                                         "PER", "SMR", "NGAR", "score")))
+    shown = ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "SMR") + \
+        (("NGAR",) if summary.get("setting") == "code" else ()) + ("score",)      # NGAR: the code setting's
+    click.echo("overall: " + "  ".join(f"{k} {_f(m.get(k))}" for k in shown))
     if m.get("unscored"):
         click.echo(f"unscored episodes (infrastructure failures, left out of the metrics): {m['unscored']}")
     if usage:

@@ -23,6 +23,7 @@ MISSING = "-"
 # Table 2 of the paper: the main results, one row per agent and setting
 TABLE2 = ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "NGAR", "cost")
 OPTIONAL = ("NGAR", "cost")            # shown only where some row has them
+CODE_SETTING = "code"                  # NGAR is shown for rows of this setting only (appendix B.3)
 # Table 18: per objective
 TABLE18 = ("episodes", "solved", "LC", "FGP", "PER", "SMR")
 TABLE18_TITLES = {"PER": "premature exit", "SMR": "mismatch"}
@@ -67,6 +68,8 @@ class Row:
             if self.is_reference:
                 return self.metrics.get("episodes")
             return sum(o.get("episodes", 0) for o in self.objectives)
+        if key == "NGAR" and self.identity.get("setting") != CODE_SETTING:
+            return None                 # the paper's NGAR is the Code Execution setting's alone
         return self.metrics.get(key)
 
 
