@@ -10,11 +10,13 @@ mcp screenshot the current screen again: the MCP round trip with a cached image 
               transport alone costs, side by side with the two above)
 controller    the same play and inspect calls in process (Controller.call): what the
               harness costs without the transport; ``uncached``: inspect with no image
-              made before (the controller's image cache emptied first; the 16 views show
-              4 distinct pictures, frames repeat); ``distinct``: 16 views of 16 different
-              frames (Maze Paint's solver turns), nothing made before
+              made before (Controller.forget_images first: no PNG, no compressed band;
+              the 16 views show 4 distinct pictures, frames repeat); ``distinct``: 16
+              views of 16 different frames (Maze Paint's solver turns), nothing made before
+              (the bands of rows those frames share are compressed once within the call)
 mcp new views ``inspect`` through MCP of 16 views never asked for before (16 different
-              frames; each call's boxes new): no image of them exists anywhere yet
+              frames; each call's boxes new): no image of them exists yet (bands of rows
+              compressed by earlier calls are used again where the same pixels recur)
 
 Beside the baseline: the uncached and new-view cases run with IMAGES_BASELINE's code too
 (baseline.py: a worker process, an MCP server of that code), rounds alternating; the
@@ -198,7 +200,7 @@ def _uncached(benchmark, c, baseline, name, objective, turns, views, tmp):
     assert baseline(op="vista", name=name, objective=objective, actions=turns, folder=str(tmp))["turns"] == c.turn
 
     def new():
-        c._pngs.clear()
+        c.forget_images()
         r = c.call("inspect", {"views": views})
         assert len(r.images) == 16 and not r.error
 

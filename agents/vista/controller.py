@@ -52,9 +52,11 @@ from longpuzzle.agents.vista import tools as T
 from longpuzzle.agents.vista.archive import ArchiveError, FrameArchive, check_box, crop_zoom, pixel_grid
 from longpuzzle.agents.vista.history import History, level_key
 from longpuzzle.agents.vista.notes import GUIDE, WORKING, Notes, NotesError
+from longpuzzle.datasets.png import PngStream
 
 TOOLS_STREAM = "tools"
 PNG_CACHE = 64               # PNG images kept, by what they show (the same view is often sent again)
+PNG_BANDS = 512              # compressed bands of rows kept (datasets/png.PngStream: about 34 whole frames)
 
 
 class ToolError(ValueError):
@@ -78,11 +80,6 @@ class ToolResult:
     @property
     def bytes(self) -> int:
         return len(self.text.encode("utf-8")) + sum(len(i.png) for i in self.images)
-
-
-def _png(frame: np.ndarray) -> bytes:
-    from longpuzzle.agents.models.images import encode_png
-    return encode_png(frame)
 
 
 def _json(d) -> str:
@@ -151,6 +148,10 @@ class Controller:
         # (frame digest, box or None, zoom) -> (PNG bytes, hash of its pixels), the latest: a
         # view of a frame equal to one sent before (frames repeat a lot) is not made again
         self._pngs: OrderedDict = OrderedDict()
+        # the PNGs' encoder: images are bands of rows compressed once, so the rows that views
+        # of nearby turns share (most of a frame: a move changes a few places) are compressed
+        # once; any PNG decoder reads them (datasets/png.py)
+        self._stream = PngStream(cache_bands=PNG_BANDS)
         self._watch = threading.Thread(target=self._watchdog, name="vista-watchdog", daemon=True)
         self._watch.start()
 
@@ -298,14 +299,20 @@ class Controller:
             return hit
         px = self.archive.read(i)
         if box is None and zoom == 1:
-            out = (_png(px), d)
+            out = (self._stream.encode(px), d)
         else:
             px = crop_zoom(px, box or (0, 0) + tuple(self.frame_size), zoom)
-            out = (_png(px), frame_hash(px))
+            out = (self._stream.encode(px), frame_hash(px))
         self._pngs[key] = out
         while len(self._pngs) > PNG_CACHE:
             self._pngs.popitem(last=False)
         return out
+
+    def forget_images(self) -> None:
+        """Drop every PNG and compressed band made so far (the next views are made anew;
+        for measurements and tests)."""
+        self._pngs.clear()
+        self._stream = PngStream(cache_bands=PNG_BANDS)
 
     def _t_screenshot(self, args: dict, refs: list, log: dict) -> ToolResult:
         if args:
