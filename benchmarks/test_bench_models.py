@@ -8,8 +8,8 @@ overhead    one model step without the model: build the prompt (the conversation
             (1000 / rate = ms per step). Side by side: the solver agent's own episode.
 workers     32 episodes at once (threads) against a scripted server on 127.0.0.1 that
             delays every reply by 1 s: model steps per second over the whole run.
-beside the  the overhead per model step of uitars (UI-TARS's smart_resize: every frame
-baseline    resized with Pillow's bicubic filter) and native, today's code beside
+beside the  the overhead per model step of each protocol (uitars: UI-TARS's smart_resize,
+baseline    every frame resized with Pillow's bicubic filter), today's code beside
             IMAGES_BASELINE's (baseline.py), rounds alternating; the summary prints the ratios.
 """
 
@@ -103,7 +103,7 @@ def images_baseline():
     b.close()
 
 
-@pytest.mark.parametrize("agent", ["uitars", "native"])
+@pytest.mark.parametrize("agent", ["general_e2e", "native", "qwen", "uitars"])
 def test_model_step_overhead_beside_the_baseline(benchmark, tmp_path, images_baseline, agent):
     game, diff = OBJECTIVE.split("/")
     st = Settings(action_timeout=None)
