@@ -44,8 +44,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from longpuzzle.agents.base import FinalAnswer
 from longpuzzle.agents.harness import HarnessError, ObjectiveEpisode, Settings, frame_hash
 from longpuzzle.agents.vista import tools as T
