@@ -487,8 +487,13 @@ class Frame:
         self.static: np.ndarray | None = None
         self._pool: list[np.ndarray] = []
         self._made: dict[int, tuple] = {}        # pool index -> (base, its version, boxes drawn over it)
-        self._cur: tuple = (None, None, 0)       # the frame being drawn: pool index, base, version
+        self._cur: tuple = (None, None, 0, None)   # the frame being drawn: pool index, base, version, changes
         self._boxes: list | None = None          # boxes drawn over the base (None: not known)
+        # the frame handed out last: (array, base, its version, boxes drawn over it), and
+        # ``delta``: (the frame before it, the px box outside which the two are the same
+        # pixels, (0, 0, 0, 0) for none) or None when that is not known
+        self._last: tuple | None = None
+        self.delta: tuple | None = None
 
     POOL = 32                                 # frame arrays kept for reuse
     track = True                              # False: every frame copies its whole base
@@ -527,18 +532,42 @@ class Frame:
                 buf[y0:y1, x0:x1] = base[y0:y1, x0:x1]
         self._buf = buf
         self._surf = pygame.image.frombuffer(buf, self.proj.size, "RGB")
-        self._cur = (i, base, version)
+        self._cur = (i, base, version, changes)
         self._boxes = []
 
     def finish(self) -> np.ndarray:
         out = self._buf
         self._surf = None                     # the surface no longer refers to the frame
         out.setflags(write=False)
-        i, base, version = self._cur
+        i, base, version, changes = self._cur
+        drawn = self._boxes
         if i is not None:
-            self._made[i] = (base, version, self._boxes)
-        self._cur = (None, None, 0)
+            self._made[i] = (base, version, drawn)
+        self.delta = self._delta(base, version, changes, drawn)
+        self._last = (out, base, version, drawn)
+        self._cur = (None, None, 0, None)
         return out
+
+    def _delta(self, base, version, changes, drawn) -> tuple | None:
+        """Frame.delta of the frame being finished: both frames are their base with boxes
+        drawn over it, so they differ only inside the boxes drawn over either and the boxes
+        the base changed in between (unknown when either was drawn on directly)."""
+        last = self._last
+        if last is None or drawn is None or last[3] is None or last[1] is not base or not self.track:
+            return None
+        if changes is not None:
+            if changes.version != version:
+                return None
+            ch = changes.since(last[2])
+        else:
+            ch = [] if not base.flags.writeable and version == 0 == last[2] else None
+        if ch is None:
+            return None
+        boxes = ch + last[3] + drawn
+        if not boxes:
+            return last[0], (0, 0, 0, 0)
+        return last[0], (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                         max(b[2] for b in boxes), max(b[3] for b in boxes))
 
     def _free_array(self, base=None) -> tuple[int | None, np.ndarray]:
         """(pool index or None, an array for the next frame): a pooled one that nobody holds
@@ -831,6 +860,16 @@ class Renderer:
         # one renderer (frame buffer and caches) serves every thread: one frame at a time
         with self._lock:
             return self._render(suite, t)
+
+    def render_delta(self, suite: Suite, t: int | None = None) -> tuple[np.ndarray, tuple | None]:
+        """(the frame, (the frame this renderer handed out before it, the px box (x0, y0,
+        x1, y1) outside which the two have the same pixels) or None when not known): what a
+        frame store needs to keep only what changed (another thread's frame may come
+        between: compare the first with the frame you hold)."""
+        with self._lock:
+            out = self._render(suite, t)
+            f = self.frame
+            return out, (f.delta if f._last is not None and f._last[0] is out else None)
 
     def _render(self, suite: Suite, t: int | None = None) -> np.ndarray:
         if suite.proj.style != self.proj.style or suite.proj.scale != self.proj.scale:

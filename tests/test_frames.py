@@ -254,3 +254,81 @@ def test_a_run_of_frames_encodes_to_the_records_of_one_frame_at_a_time():
     assert a == b and a.count(b"LPFR") == 12          # the file header and 11 records
     with pytest.raises(FrameStoreError):
         runs.records([(11, np.zeros((2, 2, 3), np.uint8), frame_hash(np.zeros((2, 2, 3), np.uint8)))])
+
+
+def _boxed(n, seed=5, shape=(48, 32, 3)):
+    """n frames, each the previous one with a random box repainted, and each box."""
+    rng = np.random.default_rng(seed)
+    f = rng.integers(0, 256, shape, np.uint8)
+    out = [(f, None)]
+    H, W = shape[:2]
+    for i in range(1, n):
+        f = f.copy()
+        x0, y0 = int(rng.integers(0, W - 4)), int(rng.integers(0, H - 4))
+        x1, y1 = x0 + int(rng.integers(1, 5)), y0 + int(rng.integers(1, 5))
+        if i % 9 != 5:                    # (now and then the same frame again)
+            f[y0:y1, x0:x1] = rng.integers(0, 256, (y1 - y0, x1 - x0, 3))
+        out.append((f, (x0, y0, x1, y1)))
+    return out
+
+
+def test_frames_stored_as_the_box_that_changed_read_back_exactly(tmp_path, monkeypatch):
+    """Kind 2 records (a frame = the one before with a box replaced): every frame reads back
+    exactly in any order, chains end at a kind 0 record within KEY_EVERY, a box claimed for
+    another frame than the one recorded last is not used, a cut-off or corrupt box record
+    is found, and version 1 files (no kind 2) still read."""
+    from longpuzzle.agents.harness import frames as F
+    monkeypatch.setattr(F, "KEY_EVERY", 6)
+    fr = _boxed(40)
+    t = Trajectory(tmp_path)
+    prev = None
+    hashes = []
+    for i, (f, box) in enumerate(fr):
+        other = np.zeros_like(f)                     # a delta against a frame not recorded last
+        hashes.append(t.frame(f, None if box is None else ((prev if i % 13 else other), box)))
+        prev = f
+    t.result({"ok": True})
+    with open_frames(tmp_path) as fs:
+        kinds = [e[2] for e in fs._index]
+        assert kinds.count(F.KIND_BOX) > 20 and kinds.count(F.KIND_SAME) > 2 and fs.version == 2
+        assert kinds[13] == kinds[26] == F.KIND_RAW                 # the foreign delta was not used
+        depth = 0
+        for k in kinds:
+            depth = 0 if k == F.KIND_RAW else depth + 1
+            assert depth <= 6 + 1
+        order = list(range(40))
+        random.Random(1).shuffle(order)
+        for i in order + list(range(40)) + list(range(39, -1, -1)):
+            assert np.array_equal(fs.read(i), fr[i][0]), i
+            assert fs.hash(i) == hashes[i]
+        assert np.array_equal(fs.read(37, box=(3, 4, 20, 30)), fr[37][0][4:30, 3:20])
+        assert all(fs.verify(i) for i in range(40))
+    path = tmp_path / FRAMES_FILE
+    data = path.read_bytes()
+    with open_frames(tmp_path) as fs:
+        off, ref, kind, n, _, _ = fs._index[-1] if fs._index[-1][2] == F.KIND_BOX else fs._index[-2]
+    bad = bytearray(data)
+    bad[off] ^= 0x7F                      # the box's x0: the payload's check fails
+    path.write_bytes(bytes(bad))
+    with open_frames(tmp_path) as fs:
+        j = next(i for i in range(39, 0, -1) if fs._index[i][0] == off)
+        with pytest.raises(FrameStoreError, match="corrupt"):
+            fs.read(j)
+    path.write_bytes(data[:-5])
+    with open_frames(tmp_path) as fs:
+        assert fs.torn and len(fs) == 39 and np.array_equal(fs.read(38), fr[38][0])
+    # version 1: kind 0 and 1 records only; a kind 2 record in one is corruption
+    enc = F.FrameEncoder()
+    v1 = bytearray(enc.file_header(fr[0][0]) + b"".join(enc.record(i, f, frame_hash(f)) for i, (f, _) in
+                                                           enumerate(fr[:5])))
+    v1[8:12] = (1).to_bytes(4, "little")
+    path.write_bytes(bytes(v1))
+    with open_frames(tmp_path) as fs:
+        assert fs.version == 1 and [np.array_equal(fs.read(i), fr[i][0]) for i in range(5)] == [True] * 5
+    enc = F.FrameEncoder()
+    v1 = bytearray(enc.file_header(fr[0][0]) + enc.records([(i, f, frame_hash(f), b) for i, (f, b) in
+                                                            enumerate(fr[:5])]))
+    v1[8:12] = (1).to_bytes(4, "little")
+    path.write_bytes(bytes(v1))
+    with pytest.raises(FrameStoreError, match="corrupt"):
+        open_frames(tmp_path)

@@ -140,3 +140,38 @@ def test_frames_reusing_a_pooled_array_copy_only_what_changed_and_equal_whole_co
                 held.append(f)
                 while len(held) > int(rng.integers(1, 5)):
                     held.pop(int(rng.integers(len(held))))
+
+
+@pytest.mark.parametrize("style", ["2d", "3d"])
+def test_render_delta_boxes_hold_every_changed_pixel(style):
+    """Renderer.render_delta: the frame handed out before and the box outside which the two
+    frames are the same pixels, on every game through plays with animations, menus, level
+    changes and completion cards; known for most frames of a play (the frame store keeps
+    only the box)."""
+    from longpuzzle.engine.catalog import catalog
+    rng = np.random.default_rng(3)
+    r = Renderer(style)
+    known = total = 0
+    prev = None
+    for g in catalog().games():
+        lid = catalog().objectives(g)[0].level_ids[0]
+        s = Suite(lid, style=style)
+        for i in range(12):
+            legal = s.session.legal_moves() if s.session is not None else []
+            if not legal or s.complete:
+                s = Suite(lid, style=style)
+                legal = s.session.legal_moves()
+            s.dispatch(s.gesture_for(int(rng.choice(legal))))
+            for t in [(a["t0"] + a["t1"]) // 2 for a in s.anims] + [None]:
+                f, d = r.render_delta(s, t)
+                total += 1
+                if d is not None:
+                    known += 1
+                    assert d[0] is prev
+                    x0, y0, x1, y1 = d[1]
+                    outside = np.ones(f.shape[:2], bool)
+                    outside[y0:y1, x0:x1] = False
+                    assert np.array_equal(f[outside], prev[outside]), (lid, i, t)
+                    assert (x1 - x0) * (y1 - y0) < f.shape[0] * f.shape[1]
+                prev = f
+    assert known > 0.7 * total, (known, total)

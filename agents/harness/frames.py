@@ -8,17 +8,22 @@ Identity
     (40 hex digits; the header has no ``frame_hash`` field): ``hasher(name)`` gives either.
 
 The frame file ``frames.lpf`` (append-only; little-endian)
-    file header  (24 bytes)  b"LPFRAMES", u32 version (1), u32 height, u32 width, u32 channels (3)
+    file header  (24 bytes)  b"LPFRAMES", u32 version (2; 1 has no kind 2), u32 height,
+                             u32 width, u32 channels (3)
     per frame    (44 bytes)  b"LPFR", u32 index, u32 ref, u8 kind, 3 zero bytes,
                              u32 payload length, 16-byte xxh3-128 digest of the pixels,
                              u64 xxh3-64 of the payload
                  then the payload:
                      kind 0  zstd frame of the raw pixels (H * W * 3 bytes); ref = index
-                     kind 1  no payload: the frame is identical to frame ``ref`` (a stored one)
-    Every record stands alone (random access is one seek and one decompression). The writer
-    appends a record only after the whole previous one was handed to the OS, so after a
-    kill at any point the file is a run of complete records and at most one cut-off record
-    at the end, which readers ignore (``FrameStore.torn`` says so).
+                     kind 1  no payload: the frame is identical to frame ``ref`` (an earlier one)
+                     kind 2  u32 x0, y0, x1, y1, then a zstd frame of the pixels of that box:
+                             the frame is frame ``ref`` = index - 1 with the box replaced
+                             (the renderer says where a frame differs from the one before it)
+    A kind 0 record stands alone; a kind 2 record goes back at most KEY_EVERY records to
+    one (random access is one seek and a few small decompressions; reading in order, one).
+    The writer appends a record only after the whole previous one was handed to the OS, so
+    after a kill at any point the file is a run of complete records and at most one cut-off
+    record at the end, which readers ignore (``FrameStore.torn`` says so).
 
 Legacy folders (one ``frames/NNNNNN.png`` per frame, SHA-1 hashes) are read by the same API.
 
@@ -46,11 +51,15 @@ FRAME_HASH = "xxh3-128"
 FRAMES_FILE = "frames.lpf"
 LEGACY_DIR = "frames"
 MAGIC = b"LPFRAMES"
-VERSION = 1
+VERSION = 2
+VERSIONS = (1, 2)       # what FrameStore reads
 FILE_HEAD = struct.Struct("<8sIIII")
 REC_HEAD = struct.Struct("<4sIIB3xI16sQ")
+BOX = struct.Struct("<IIII")
 REC_MAGIC = b"LPFR"
-KIND_RAW, KIND_SAME = 0, 1
+KIND_RAW, KIND_SAME, KIND_BOX = 0, 1, 2
+KEY_EVERY = 32          # a kind 2 record at most this many records after a kind 0 one
+BOX_SHARE = 0.5         # a box over more than this share of the frame: a kind 0 record
 ZSTD_LEVEL = 1          # ~0.3 ms and ~14 kB for a 540 x 960 frame (PNG level 1: ~11 ms, ~27 kB)
 
 
@@ -80,12 +89,14 @@ def hasher(name: str | None) -> Callable[[np.ndarray], str]:
 # ---- writing ------------------------------------------------------------------------------
 
 class FrameEncoder:
-    """Turns frames into records of the frame file (stateless but for the previous frame's
-    digest). Thread-safe to use from ONE thread: the episode's writer thread."""
+    """Turns frames into records of the frame file (stateless but for the previous frames'
+    digests and chain depth). Thread-safe to use from ONE thread: the episode's writer thread."""
 
     def __init__(self):
         self._zstd = zstandard.ZstdCompressor(level=ZSTD_LEVEL)   # compress() releases the GIL
-        self._last: tuple[bytes, int] | None = None                 # (digest, stored index)
+        self._last: tuple[bytes, int, int] | None = None            # (digest, index, depth) of the last record with pixels
+        self._depth = 0                        # records back to a kind 0 one from the previous frame
+        self._next = 0                         # the index the next record must have (for kind 2)
         self.shape: tuple[int, int, int] | None = None
 
     def file_header(self, frame: np.ndarray) -> bytes:
@@ -94,20 +105,36 @@ class FrameEncoder:
         return FILE_HEAD.pack(MAGIC, VERSION, h, w, c)
 
     def records(self, items) -> bytes:
-        """The records of several frames ((index, frame, digest hex) in order), as record()
-        gives them one by one; the frames to compress are compressed in one call (the GIL
-        is released once for all of them, not once per frame)."""
+        """The records of several frames, in order: (index, frame, digest hex) or (index,
+        frame, digest hex, box): ``box`` (x0, y0, x1, y1), the frame is the previous one
+        (index - 1) but inside the box, or None. The pixels to compress are compressed in
+        one call (the GIL is released once for all of them, not once per frame)."""
         heads, raw = [], []
-        for index, frame, digest_hex in items:
+        h, w = (self.shape or (0, 0))[:2]
+        for it in items:
+            index, frame, digest_hex = it[0], it[1], it[2]
+            box = it[3] if len(it) > 3 else None
             if frame.shape != self.shape or frame.dtype != np.uint8:
                 raise FrameStoreError(f"frame {index} has shape {frame.shape} {frame.dtype}, "
                                       f"the file holds {self.shape} uint8")
             digest = bytes.fromhex(digest_hex)
-            if self._last is not None and self._last[0] == digest:
-                heads.append(REC_HEAD.pack(REC_MAGIC, index, self._last[1], KIND_SAME, 0, digest, 0))
+            follows, self._next = index == self._next, index + 1
+            last = self._last
+            if last is not None and last[0] == digest:
+                heads.append(REC_HEAD.pack(REC_MAGIC, index, last[1], KIND_SAME, 0, digest, 0))
+                self._depth = last[2]
                 continue
-            self._last = (digest, index)
-            heads.append((index, digest, len(raw)))
+            if box is not None and follows and last is not None and self._depth < KEY_EVERY:
+                x0, y0, x1, y1 = (int(v) for v in box)
+                if 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h and (x1 - x0) * (y1 - y0) <= BOX_SHARE * w * h:
+                    self._depth += 1
+                    self._last = (digest, index, self._depth)
+                    heads.append((index, digest, len(raw), KIND_BOX, BOX.pack(x0, y0, x1, y1)))
+                    raw.append(np.ascontiguousarray(frame[y0:y1, x0:x1]))
+                    continue
+            self._depth = 0
+            self._last = (digest, index, 0)
+            heads.append((index, digest, len(raw), KIND_RAW, b""))
             raw.append(np.ascontiguousarray(frame))
         if not raw:
             return b"".join(heads)
@@ -116,27 +143,20 @@ class FrameEncoder:
         else:
             payloads = [self._zstd.compress(f) for f in raw]
         out = []
-        for h in heads:
-            if type(h) is bytes:
-                out.append(h)
+        for hd in heads:
+            if type(hd) is bytes:
+                out.append(hd)
                 continue
-            index, digest, k = h
-            payload = payloads[k]
-            out.append(REC_HEAD.pack(REC_MAGIC, index, index, KIND_RAW, len(payload), digest,
-                                     xxhash.xxh3_64_intdigest(payload)))
+            index, digest, k, kind, pre = hd
+            payload = pre + payloads[k] if pre else payloads[k]
+            out.append(REC_HEAD.pack(REC_MAGIC, index, index - 1 if kind == KIND_BOX else index, kind,
+                                     len(payload), digest, xxhash.xxh3_64_intdigest(payload)))
             out.append(payload)
         return b"".join(out)
 
-    def record(self, index: int, frame: np.ndarray, digest_hex: str) -> bytes:
-        if frame.shape != self.shape or frame.dtype != np.uint8:
-            raise FrameStoreError(f"frame {index} has shape {frame.shape} {frame.dtype}, the file holds {self.shape} uint8")
-        digest = bytes.fromhex(digest_hex)
-        if self._last is not None and self._last[0] == digest:
-            return REC_HEAD.pack(REC_MAGIC, index, self._last[1], KIND_SAME, 0, digest, 0)
-        payload = self._zstd.compress(np.ascontiguousarray(frame))
-        self._last = (digest, index)
-        return REC_HEAD.pack(REC_MAGIC, index, index, KIND_RAW, len(payload), digest,
-                             xxhash.xxh3_64_intdigest(payload)) + payload
+    def record(self, index: int, frame: np.ndarray, digest_hex: str, box=None) -> bytes:
+        """One frame's record (records() of one item)."""
+        return self.records([(index, frame, digest_hex, box)])
 
 
 # ---- reading ------------------------------------------------------------------------------
@@ -165,6 +185,7 @@ class FrameStore:
 
     def _open_file(self, path: Path) -> None:
         self.format = "lpf"
+        self.version = VERSION
         f = self._file = open(path, "rb")
         head = f.read(FILE_HEAD.size)
         if len(head) < FILE_HEAD.size:          # killed before the first frame was written
@@ -174,9 +195,10 @@ class FrameStore:
             self.torn = len(head) > 0
             return
         magic, version, h, w, c = FILE_HEAD.unpack(head)
-        if magic != MAGIC or version != VERSION or c != 3 or not (0 < h <= 1 << 15 and 0 < w <= 1 << 15):
+        if magic != MAGIC or version not in VERSIONS or c != 3 or not (0 < h <= 1 << 15 and 0 < w <= 1 << 15):
             raise FrameStoreError(f"{path} is not a frame file of version {VERSION}")
         self.shape = (h, w, c)
+        self.version = version
         self._index: list[tuple[int, int, int, int, bytes, int]] = []   # (offset, ref, kind, length, digest, check)
         self._pos = FILE_HEAD.size
         self._zstd = zstandard.ZstdDecompressor()
@@ -194,8 +216,10 @@ class FrameStore:
                 break
             f.seek(pos)
             magic, i, ref, kind, n, digest, check = REC_HEAD.unpack(f.read(REC_HEAD.size))
-            if magic != REC_MAGIC or i != len(index) or kind not in (KIND_RAW, KIND_SAME) or \
-                    (kind == KIND_SAME and (ref >= i or n)) or (kind == KIND_RAW and ref != i):
+            kinds = (KIND_RAW, KIND_SAME) if self.version == 1 else (KIND_RAW, KIND_SAME, KIND_BOX)
+            if magic != REC_MAGIC or i != len(index) or kind not in kinds or \
+                    (kind == KIND_SAME and (ref >= i or n)) or (kind == KIND_RAW and ref != i) or \
+                    (kind == KIND_BOX and (ref + 1 != i or n < BOX.size)):
                 raise FrameStoreError(f"{path}: record {len(index)} at byte {pos} is corrupt")
             if pos + REC_HEAD.size + n > size:
                 self.torn = True
@@ -263,18 +287,10 @@ class FrameStore:
             off, ref, kind, n, digest, check = self._index[i]
             if kind == KIND_SAME:
                 return self.read(ref, box)
-            self._file.seek(off)
-            payload = self._file.read(n)
-            if len(payload) != n or xxhash.xxh3_64_intdigest(payload) != check:
-                raise FrameStoreError(f"{self.folder / FRAMES_FILE}: frame {i} is corrupt")
-            h, w, c = self.shape
-            try:
-                raw = self._zstd.decompress(payload, max_output_size=h * w * c)
-            except zstandard.ZstdError as e:
-                raise FrameStoreError(f"{self.folder / FRAMES_FILE}: frame {i} does not decompress: {e}") from None
-            if len(raw) != h * w * c:
-                raise FrameStoreError(f"{self.folder / FRAMES_FILE}: frame {i} has {len(raw)} bytes, not {h * w * c}")
-            arr = np.frombuffer(raw, np.uint8).reshape(h, w, c)
+            if kind == KIND_RAW:
+                arr = self._decode(i, self.shape)
+            else:
+                arr = self._rebuild(i)
         arr.setflags(write=False)
         self._cache = (i, arr)
         if box is not None:
@@ -283,6 +299,55 @@ class FrameStore:
             if not (0 <= x0 < x1 <= W and 0 <= y0 < y1 <= H):
                 raise ValueError(f"crop box {box} is not inside the {W} x {H} frame")
             return arr[y0:y1, x0:x1]
+        return arr
+
+    def _payload(self, i: int) -> bytes:
+        off, ref, kind, n, digest, check = self._index[i]
+        self._file.seek(off)
+        payload = self._file.read(n)
+        if len(payload) != n or xxhash.xxh3_64_intdigest(payload) != check:
+            raise FrameStoreError(f"{self.folder / FRAMES_FILE}: frame {i} is corrupt")
+        return payload
+
+    def _decode(self, i: int, shape, payload: bytes | None = None) -> np.ndarray:
+        """The pixels of record i's zstd frame (kind 0: the frame; kind 2: its box)."""
+        if payload is None:
+            payload = self._payload(i)
+        h, w, c = shape
+        try:
+            raw = self._zstd.decompress(payload, max_output_size=h * w * c)
+        except zstandard.ZstdError as e:
+            raise FrameStoreError(f"{self.folder / FRAMES_FILE}: frame {i} does not decompress: {e}") from None
+        if len(raw) != h * w * c:
+            raise FrameStoreError(f"{self.folder / FRAMES_FILE}: frame {i} has {len(raw)} bytes, not {h * w * c}")
+        return np.frombuffer(raw, np.uint8).reshape(h, w, c)
+
+    def _rebuild(self, i: int) -> np.ndarray:
+        """Frame i of kind 2: the frames before it back to one at hand (a kind 0 record, or
+        the frame read last), their boxes applied in order."""
+        chain, j = [], i
+        while True:
+            if self._cache is not None and self._cache[0] == j:
+                arr = self._cache[1].copy()
+                break
+            kind, ref = self._index[j][2], self._index[j][1]
+            if kind == KIND_SAME:
+                j = ref
+                continue
+            if kind == KIND_RAW:
+                arr = self._decode(j, self.shape).copy()
+                break
+            chain.append(j)
+            j = ref
+            if len(chain) > 1 << 16:
+                raise FrameStoreError(f"{self.folder / FRAMES_FILE}: frame {i} refers back too far")
+        H, W = self.shape[:2]
+        for j in reversed(chain):
+            payload = self._payload(j)
+            x0, y0, x1, y1 = BOX.unpack_from(payload)
+            if not (0 <= x0 < x1 <= W and 0 <= y0 < y1 <= H):
+                raise FrameStoreError(f"{self.folder / FRAMES_FILE}: frame {j} is corrupt (box {x0, y0, x1, y1})")
+            arr[y0:y1, x0:x1] = self._decode(j, (y1 - y0, x1 - x0, 3), payload[BOX.size:])
         return arr
 
     def verify(self, i: int) -> bool:

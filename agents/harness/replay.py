@@ -195,7 +195,7 @@ class _Hashes(Trajectory):
         self._hf = hf
         self.recent: list[str] = []
 
-    def frame(self, frame):
+    def frame(self, frame, delta=None):
         self.n_frames += 1
         h = self._hf(frame)
         self.recent.append(h)

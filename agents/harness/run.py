@@ -73,15 +73,24 @@ class Run:
                 "level": lvl.number, "card": card}
 
     def frames_of_action(self) -> list[np.ndarray]:
-        out = []
+        """The frames an action shows (intermediate ones first); ``frame_deltas`` each one's
+        Renderer.render_delta, for the frame store."""
+        out, deltas = [], []
+        self.frame_deltas = deltas
         n = self.st.frames_per_move
+        rd = getattr(self.rend, "render_delta", None)
+        render = rd if rd is not None else (lambda s, t=None: (self.rend.render(s, t), None))
         if n:
             for a in self.suite.anims:
                 if a["t1"] > a["t0"]:
                     for i in range(n):
                         t = a["t0"] + (a["t1"] - a["t0"]) * (i + 1) / (n + 1)
-                        out.append(self.rend.render(self.suite, int(t)))
-        out.append(self.rend.render(self.suite))
+                        f, d = render(self.suite, int(t))
+                        out.append(f)
+                        deltas.append(d)
+        f, d = render(self.suite)
+        out.append(f)
+        deltas.append(d)
         return out
 
     def check(self, raw_action: Any) -> tuple[dict | None, str]:
@@ -125,7 +134,7 @@ class Run:
         if lvl is not None and n_press:
             self.level_presses[lvl] = self.level_presses.get(lvl, 0) + n_press
         frames = self.frames_of_action()
-        hashes = self.last_hashes = [self.traj.frame(f) for f in frames]
+        hashes = self.last_hashes = [self.traj.frame(f, d) for f, d in zip(frames, self.frame_deltas)]
         status = self.fb_tracker.status(a, hashes[-1])
         fb = Feedback(status, True, "", len(frames))
         self.last_frame = frames[-1]

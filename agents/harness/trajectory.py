@@ -51,17 +51,23 @@ class Trajectory:
         self.save_frames = save_frames and self.folder is not None
         self.frame_hash = FRAME_HASH
         self.n_frames = 0
+        self._last_frame: np.ndarray | None = None
         self._sink = _Writer(self.folder, self.save_frames) if self.folder is not None else None
 
     def write(self, rec: dict) -> None:
         if self._sink is not None:
             self._sink.add(json.dumps(rec, separators=(",", ":")) + "\n", 0)
 
-    def frame(self, frame: np.ndarray) -> str:
-        """Record a frame (the array must not be changed afterwards); returns its hash."""
+    def frame(self, frame: np.ndarray, delta: tuple | None = None) -> str:
+        """Record a frame (the array must not be changed afterwards); returns its hash.
+        ``delta``: (an earlier frame, the px box outside which it has this frame's pixels),
+        as Renderer.render_delta gives it; when that frame is the one recorded last, only
+        the box is stored."""
         h = frame_hash(frame)
         if self.save_frames:
-            self._sink.add((self.n_frames, frame, h), 1)
+            box = delta[1] if delta is not None and delta[0] is self._last_frame else None
+            self._sink.add((self.n_frames, frame, h, box), 1)
+            self._last_frame = frame          # (held, so never drawn over while it may be compared)
         self.n_frames += 1
         return h
 
