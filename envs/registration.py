@@ -9,15 +9,16 @@
     longpuzzle/Suite-v0    the whole app from the home screen with an objective (envs/suite.py),
                            max_episode_steps SUITE_MAX_STEPS
 
-How Gymnasium finds them. Gymnasium 1.x (installed: 1.4) no longer scans any entry-point
-group for plugins: environments exist once the module that registers them is imported. So
-``import longpuzzle.envs`` registers everything (``gymnasium.register_envs(longpuzzle.envs)``
-says so to linters), and an id written as ``"longpuzzle.envs:longpuzzle/MazePaint-v0"`` makes
-``gymnasium.make`` / ``make_vec`` import it first - the form to hand to tools that create envs
-in other processes (Ray / RLlib workers, AsyncVectorEnv). The distribution also declares
-``register_envs`` in the ``gymnasium.envs`` entry-point group under the name
-``longpuzzle``: the plugin mechanism of Gymnasium 0.26 - 0.29 (which calls it inside
-``gymnasium.envs.registration.namespace("longpuzzle")``), kept for tools that still read it.
+How Gymnasium finds them. Gymnasium 1.x (this package needs 1.1 or later; RLlib pins 1.2.2)
+scans no entry-point group for plugins: environments exist once the module that registers them
+is imported. So ``import longpuzzle.envs`` registers everything
+(``gymnasium.register_envs(longpuzzle.envs)`` says so to linters), and an id written as
+``"longpuzzle.envs:longpuzzle/MazePaint-v0"`` makes ``gymnasium.make`` / ``make_vec`` import it
+first - the form to hand to tools that create envs in other processes (Ray / RLlib workers,
+AsyncVectorEnv). The distribution also declares ``register_envs`` in the ``gymnasium.envs``
+entry-point group under the name ``longpuzzle``: the plugin mechanism of Gymnasium 0.26 - 0.29
+(which calls it inside ``gymnasium.envs.registration.namespace("longpuzzle")``), kept for tools
+that still read it.
 """
 
 from __future__ import annotations
