@@ -317,10 +317,13 @@ def _verdict(rep) -> str:
 @click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="Run the walks or episodes in this process or as Ray tasks.")
 @click.option("--address", default=None, help="Ray cluster address for --backend ray [default: a local Ray].")
+@click.option("--ship-code", is_flag=True,
+              help="With --backend ray: upload this longpuzzle package to the cluster with the jobs (Ray's runtime_env), "
+              "for nodes that do not have it installed.")
 @click.option("--chunks", type=int, default=None,
               help="Jobs the work is split into [default: 1 locally, the cluster's CPUs with Ray].")
 @click.option("--json", "as_json", is_flag=True)
-def rollout_cmd(level_id, walks, steps, seed, env_mode, episodes, backend_name, address, chunks, as_json):
+def rollout_cmd(level_id, walks, steps, seed, env_mode, episodes, backend_name, address, ship_code, chunks, as_json):
     """Run random legal-move walks on a level in compiled code and report how many solve it
     and the throughput (the headless rollout job); with --env, episodes of the level's
     Gymnasium environment. --backend ray spreads the work over a Ray cluster (job 0 keeps
@@ -334,9 +337,9 @@ def rollout_cmd(level_id, walks, steps, seed, env_mode, episodes, backend_name, 
     backend = None
     if backend_name == "ray":
         from longpuzzle.cluster.ray_backend import RayBackend
-        backend = RayBackend(address)
-    elif address:
-        raise click.UsageError("--address is for --backend ray")
+        backend = RayBackend(address, ship_code=ship_code)
+    elif address or ship_code:
+        raise click.UsageError("--address and --ship-code are for --backend ray")
     level = load_level(level_id)
     if env_mode:
         from longpuzzle.envs.registration import env_id

@@ -87,6 +87,9 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
               "the cluster at --address); same folders, results and --resume.")
 @click.option("--address", default=None,
               help="Ray cluster address for --backend ray (auto, host:port, ray://host:10001) [default: a local Ray].")
+@click.option("--ship-code", is_flag=True,
+              help="With --backend ray: upload this longpuzzle package to the cluster with the jobs (Ray's runtime_env), "
+              "for nodes that do not have it installed.")
 @click.option("--cpus-per-episode", type=float, default=1.0, show_default=True,
               help="CPUs Ray reserves per episode (a model agent's episode mostly waits: e.g. 0.1).")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False), default=None,
@@ -124,7 +127,7 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
 def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout,
              invalid_action_policy, charge_agent_time, action_latency, viewport, style,
              scale, frames_per_move, no_frames, certify_budget, seed, trusted_agent, agent_memory, agent_cpu,
-             agent_cpu_per_action, agent_env, out_dir, workers, backend_name, address, cpus_per_episode, resume_dir, infra_retries,
+             agent_cpu_per_action, agent_env, out_dir, workers, backend_name, address, ship_code, cpus_per_episode, resume_dir, infra_retries,
              model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens, reasoning_effort,
              request_timeout, max_retries, context_tokens, prompt_setting, language, history_images, scale_factor,
              resize, as_json):
@@ -206,9 +209,10 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
     backend = None
     if backend_name == "ray":
         from longpuzzle.cluster.ray_backend import RayBackend
-        backend = RayBackend(address, workers=workers if workers > 1 else None, num_cpus=cpus_per_episode)
-    elif address:
-        raise click.UsageError("--address is for --backend ray")
+        backend = RayBackend(address, workers=workers if workers > 1 else None, num_cpus=cpus_per_episode,
+                             ship_code=ship_code)
+    elif address or ship_code:
+        raise click.UsageError("--address and --ship-code are for --backend ray")
     summary = execute(out, run, workers=workers, backend=backend, quiet=as_json)
     if as_json:
         click.echo(json.dumps({**summary["metrics"], "objectives": summary["objectives"],

@@ -60,6 +60,7 @@ def ray_module():
     return ray
 
 
+SHIP_EXCLUDES = [".git", ".benchmarks", ".hypothesis", ".pytest_cache", ".ruff_cache", "results"]
 LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"     # "0": Ray's own nodes talk over loopback only
 
 
@@ -75,8 +76,8 @@ def connect(address: str | None = None, *, num_cpus: int | None = None, ship_cod
     if ray.is_initialized():
         return ray
     kw: dict = {"log_to_driver": False}
-    if ship_code:
-        kw["runtime_env"] = {"py_modules": [str(Path(__file__).resolve().parents[1])]}
+    if ship_code:                       # the package folder as it is here (.gitignore'd files and git's own left out)
+        kw["runtime_env"] = {"py_modules": [str(Path(__file__).resolve().parents[1])], "excludes": SHIP_EXCLUDES}
     if address is None:                 # a Ray of our own on this machine: loopback only, no dashboard
         kw.update(num_cpus=num_cpus, include_dashboard=False, _node_ip_address="127.0.0.1")
     try:

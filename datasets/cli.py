@@ -59,12 +59,15 @@ def _list(values, conv, what):
 @click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="Run the jobs in this process or as Ray tasks.")
 @click.option("--address", default=None, help="Ray cluster address for --backend ray [default: a local Ray].")
+@click.option("--ship-code", is_flag=True,
+              help="With --backend ray: upload this longpuzzle package to the cluster with the jobs (Ray's runtime_env), "
+              "for nodes that do not have it installed.")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False), default=None,
               help="Finish the dataset in this folder: complete jobs are kept, the others run again.")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest's counts as JSON.")
 @catalog_option
 def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales, detours, restarts, gestures, fmt,
-                shard_size, jobs, seed, budget, max_actions, viewport, backend_name, address, resume_dir, as_json):
+                shard_size, jobs, seed, budget, max_actions, viewport, backend_name, address, ship_code, resume_dir, as_json):
     """Play objectives through the GUI and write every step as training data: the frame (a
     lossless PNG), the action in frame pixels and in the model conventions (general_e2e,
     Qwen-VL, UI-TARS), the moves it made, P and the solved state, in Parquet or WebDataset
@@ -80,9 +83,9 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
     backend = None
     if backend_name == "ray":
         from longpuzzle.cluster.ray_backend import RayBackend
-        backend = RayBackend(address)
-    elif address:
-        raise click.UsageError("--address is for --backend ray")
+        backend = RayBackend(address, ship_code=ship_code)
+    elif address or ship_code:
+        raise click.UsageError("--address and --ship-code are for --backend ray")
     if resume_dir:
         out = Path(resume_dir)
         cfg = None
