@@ -516,3 +516,41 @@ def test_yaml_provider_files_and_cli_mistakes_are_one_error_line(tmp_path, monke
         r = CliRunner().invoke(cli_main, ["eval", "--objective", "nut_and_bolt/easy", "--out", str(tmp_path / "o")] + args)
         assert r.exit_code == 2 and msg in r.output, (args, r.output)
         assert not (tmp_path / "o").exists()
+
+
+def test_streamed_replies_are_what_the_official_sdks_assemble():
+    """A request with "stream": true gets server-sent events that the SDKs' own stream
+    readers assemble into the same text and tool calls (Claude Code and Codex CLI stream)."""
+    import anthropic
+    import openai
+
+    call = {"name": "play", "arguments": {"action": {"type": "click", "x": 3, "y": 4}}}
+    with ScriptedServer(lambda api, body: {"text": f"hello {api}", "tool_calls": [call]}) as srv:
+        oa = openai.OpenAI(base_url=srv.url_v1, api_key="dummy", max_retries=0)
+        text, args, name, finish, usage = "", "", None, None, None
+        for ch in oa.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], stream=True):
+            usage = ch.usage or usage
+            if not ch.choices:
+                continue
+            d = ch.choices[0].delta
+            text += d.content or ""
+            for tc in d.tool_calls or []:
+                name = tc.function.name or name
+                args += tc.function.arguments or ""
+            finish = ch.choices[0].finish_reason or finish
+        assert (text, name, json.loads(args), finish) == ("hello chat", "play", call["arguments"], "tool_calls")
+        assert usage.prompt_tokens == 1000
+        with oa.responses.stream(model="m", input="hi") as s:
+            kinds = [e.type for e in s]
+            r = s.get_final_response()
+        assert kinds[0] == "response.created" and kinds[-1] == "response.completed"
+        assert r.output_text == "hello responses"
+        fc = [o for o in r.output if o.type == "function_call"]
+        assert [(f.name, json.loads(f.arguments)) for f in fc] == [("play", call["arguments"])]
+        an = anthropic.Anthropic(base_url=srv.url, api_key="dummy", max_retries=0)
+        with an.messages.stream(model="m", max_tokens=10, messages=[{"role": "user", "content": "hi"}]) as s:
+            m = s.get_final_message()
+        assert [b.type for b in m.content] == ["text", "tool_use"] and m.content[0].text == "hello messages"
+        assert m.content[1].name == "play" and m.content[1].input == call["arguments"]
+        assert m.stop_reason == "tool_use" and m.usage.output_tokens == 40
+        assert srv.replies == 3 and srv.statuses == {200: 3}

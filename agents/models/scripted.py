@@ -2,7 +2,8 @@
 
 ``ScriptedServer`` is a real HTTP server (stdlib, one thread per request) that speaks the
 OpenAI Chat Completions (``POST /v1/chat/completions``) and Responses (``/v1/responses``)
-wire formats and Anthropic's Messages format (``/v1/messages``). Its "model" is a script:
+wire formats and Anthropic's Messages format (``/v1/messages``), streamed as server-sent
+events when the request asks (``"stream": true``: ``stream_events``). Its "model" is a script:
 a function from the request to a reply ``{"text": str, "tool_calls": [{"name", "arguments"}],
 "usage": {...}}`` that the server wraps in the API's JSON. It can delay every reply, fail
 requests with a status (and Retry-After), or stop answering; it counts requests, replies,
@@ -286,7 +287,11 @@ class ScriptedServer:
                 if self.keep_bodies and n % self.keep_bodies == 0:
                     self.bodies.append({"n": n, "api": api, "body": body})
             reply = self.script(api, body)
-            self._send(h, 200, self._wrap(api, body, reply))
+            payload = self._wrap(api, body, reply)
+            if body.get("stream"):
+                self._send_events(h, stream_events(api, payload))
+            else:
+                self._send(h, 200, payload)
         finally:
             with self._lock:
                 self.in_flight -= 1
@@ -307,6 +312,26 @@ class ScriptedServer:
             self.statuses[status] = self.statuses.get(status, 0) + 1
             if status == 200:
                 self.replies += 1
+
+    def _send_events(self, h, events: list[tuple[str | None, dict | str]]) -> None:
+        """A streamed reply (``"stream": true``): server-sent events, all written at once."""
+        parts = []
+        for name, data in events:
+            head = f"event: {name}\n" if name else ""
+            parts.append(f"{head}data: {data if isinstance(data, str) else json.dumps(data)}\n\n")
+        raw = "".join(parts).encode()
+        try:
+            h.send_response(200)
+            h.send_header("Content-Type", "text/event-stream")
+            h.send_header("Cache-Control", "no-cache")
+            h.send_header("Content-Length", str(len(raw)))
+            h.end_headers()
+            h.wfile.write(raw)
+        except (BrokenPipeError, ConnectionResetError):
+            return
+        with self._lock:
+            self.statuses[200] = self.statuses.get(200, 0) + 1
+            self.replies += 1
 
     def _wrap(self, api: str, body: dict, r: dict) -> dict:
         u = {**DEFAULT_USAGE, **(r.get("usage") or {})}
@@ -336,6 +361,7 @@ class ScriptedServer:
                                "content": [{"type": "output_text", "text": text, "annotations": []}]})
             for k, c in enumerate(calls):
                 output.append({"type": "function_call", "id": f"fc_{i}_{k}", "call_id": f"call_{i}_{k}",
+                               **({"namespace": c["namespace"]} if c.get("namespace") else {}),
                                "name": c["name"], "arguments": json.dumps(c["arguments"]), "status": "completed"})
             return {"id": f"resp_{i}", "object": "response", "created_at": int(time.time()), "model": model,
                     "status": "completed", "output": output, "parallel_tool_calls": False, "tool_choice": "auto",
@@ -352,3 +378,79 @@ class ScriptedServer:
                 "stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None,
                 "usage": {"input_tokens": u["input"] - u["cached"], "output_tokens": u["output"],
                           "cache_read_input_tokens": u["cached"], "cache_creation_input_tokens": 0}}
+
+
+def stream_events(api: str, payload: dict) -> list[tuple[str | None, dict | str]]:
+    """The server-sent events (name, data) that stream the complete reply ``payload`` of
+    ``api`` ("chat", "responses", "messages"), as each API streams: text and tool-call
+    arguments as one delta each."""
+    if api == "chat":
+        msg = payload["choices"][0]["message"]
+        base = {k: payload[k] for k in ("id", "object", "created", "model")}
+        base["object"] = "chat.completion.chunk"
+
+        def chunk(delta, finish=None, **extra):
+            return (None, {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra})
+        out = [chunk({"role": "assistant", "content": ""})]
+        if msg.get("content"):
+            out.append(chunk({"content": msg["content"]}))
+        for k, c in enumerate(msg.get("tool_calls") or []):
+            out.append(chunk({"tool_calls": [{"index": k, "id": c["id"], "type": "function",
+                                              "function": {"name": c["function"]["name"],
+                                                           "arguments": c["function"]["arguments"]}}]}))
+        out.append(chunk({}, payload["choices"][0]["finish_reason"]))
+        out.append((None, {**base, "choices": [], "usage": payload["usage"]}))
+        out.append((None, "[DONE]"))
+        return out
+    if api == "responses":
+        seq = itertools.count()
+        started = {**payload, "status": "in_progress", "output": [], "usage": None}
+        out = [("response.created", {"type": "response.created", "sequence_number": next(seq), "response": started}),
+               ("response.in_progress", {"type": "response.in_progress", "sequence_number": next(seq),
+                                         "response": started})]
+        for i, item in enumerate(payload["output"]):
+            ev = {"output_index": i, "item": item}
+            out.append(("response.output_item.added", {"type": "response.output_item.added",
+                                                       "sequence_number": next(seq), **ev}))
+            if item["type"] == "message":
+                text = item["content"][0]["text"]
+                ids = {"item_id": item["id"], "output_index": i, "content_index": 0}
+                out.append(("response.output_text.delta", {"type": "response.output_text.delta",
+                                                           "sequence_number": next(seq), **ids, "delta": text}))
+                out.append(("response.output_text.done", {"type": "response.output_text.done",
+                                                          "sequence_number": next(seq), **ids, "text": text}))
+            else:
+                ids = {"item_id": item["id"], "output_index": i}
+                out.append(("response.function_call_arguments.delta",
+                            {"type": "response.function_call_arguments.delta", "sequence_number": next(seq),
+                             **ids, "delta": item["arguments"]}))
+                out.append(("response.function_call_arguments.done",
+                            {"type": "response.function_call_arguments.done", "sequence_number": next(seq),
+                             **ids, "arguments": item["arguments"]}))
+            out.append(("response.output_item.done", {"type": "response.output_item.done",
+                                                      "sequence_number": next(seq), **ev}))
+        out.append(("response.completed", {"type": "response.completed", "sequence_number": next(seq),
+                                           "response": payload}))
+        return out
+    u = payload["usage"]
+    start = {**payload, "content": [], "stop_reason": None,
+             "usage": {**u, "output_tokens": 0}}
+    out = [("message_start", {"type": "message_start", "message": start})]
+    for i, block in enumerate(payload["content"]):
+        if block["type"] == "text":
+            out.append(("content_block_start", {"type": "content_block_start", "index": i,
+                                                "content_block": {"type": "text", "text": ""}}))
+            out.append(("content_block_delta", {"type": "content_block_delta", "index": i,
+                                                "delta": {"type": "text_delta", "text": block["text"]}}))
+        else:
+            out.append(("content_block_start", {"type": "content_block_start", "index": i,
+                                                "content_block": {**block, "input": {}}}))
+            out.append(("content_block_delta", {"type": "content_block_delta", "index": i,
+                                                "delta": {"type": "input_json_delta",
+                                                          "partial_json": json.dumps(block["input"])}}))
+        out.append(("content_block_stop", {"type": "content_block_stop", "index": i}))
+    out.append(("message_delta", {"type": "message_delta",
+                                  "delta": {"stop_reason": payload["stop_reason"], "stop_sequence": None},
+                                  "usage": {"output_tokens": u["output_tokens"]}}))
+    out.append(("message_stop", {"type": "message_stop"}))
+    return out
