@@ -43,6 +43,11 @@ BATCH_FRAMES = 8          # or this many frames; the writer collects a batch lef
 BATCH_SECONDS = 0.05      # what was recorded is on disk within about this time
 
 
+# json.dumps(rec, separators=(",", ":")) to the byte, without building an encoder per line
+# (records are trees of plain data: no cycles to look for)
+_encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+
+
 class Trajectory:
     """Writes an episode folder incrementally, off the main thread (see the module doc)."""
 
@@ -56,7 +61,7 @@ class Trajectory:
 
     def write(self, rec: dict) -> None:
         if self._sink is not None:
-            self._sink.add(json.dumps(rec, separators=(",", ":")) + "\n", 0)
+            self._sink.add(_encode(rec) + "\n", 0)
 
     def frame(self, frame: np.ndarray, delta: tuple | None = None) -> str:
         """Record a frame (the array must not be changed afterwards); returns its hash.
