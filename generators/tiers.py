@@ -7,7 +7,10 @@ ACCEPTED range of the figures that define the game's tiers (DEFINING below): a g
 level of tier T must lie inside T's accepted ranges. Accepted = the catalogue's range, except
 for a tier of fewer than MIN_LEVELS levels (Nut and Bolt nightmare has one): a single level
 gives no range, so such a tier is defined by the game's first defining figure alone (its
-optimal length), widened by WIDEN of each end's value.
+optimal length), widened by WIDEN of each end's value. The accepted optimum of a tier whose
+levels are only bounded (Bolt Unscrew hard: proven 15..26, 31..61) runs from the least lower
+bound to the largest upper bound, and a generated level is accepted when both its proven
+bounds lie inside (TierSpec.accepts).
 
 The file is data made from the built-in catalogue by
 
@@ -73,6 +76,10 @@ def accepted(game: str, ranges: dict, n_levels: int, open_hi: set[str] = frozens
         if fig not in ranges:
             continue
         lo, hi = ranges[fig]
+        if fig == "optimal" and "upper_bound" in ranges:
+            # where a level's optimum is only bounded (Bolt Unscrew's hard levels), the
+            # tier spans its proven bounds: from the least lower bound to the largest upper
+            hi = max(hi, ranges["upper_bound"][1])
         if fig in open_hi:
             hi = None
         if n_levels < MIN_LEVELS:

@@ -18,13 +18,13 @@ from longpuzzle.solvers.core import check_solution
 GAMES = [g.game for g in generators()]
 # tiers whose 20 levels take more than a second or two: the slow test below
 SLOW = {("maze_paint", "hard"), ("rush_hour", "medium"), ("rush_hour", "hard"), ("nut_and_bolt", "hard"),
-        ("nut_and_bolt", "extreme"), ("nut_and_bolt", "nightmare")}
+        ("nut_and_bolt", "extreme"), ("nut_and_bolt", "nightmare"), ("bolt_unscrew", "hard")}
 TIERS = [(g, t) for g in GAMES for t in catalog_tiers(g)]
 
 
-def test_every_game_with_levels_but_bolt_unscrew_has_a_generator_and_tiers():
+def test_every_game_has_a_generator_and_tiers():
     have = set(GAMES)
-    assert {"maze_paint", "rush_hour", "nut_and_bolt", "truck_escape", "color_connect"} <= have
+    assert have == {"bolt_unscrew", "maze_paint", "rush_hour", "nut_and_bolt", "truck_escape", "color_connect"}
     for g in GAMES:
         gen = generator(g)
         cat_tiers = [o.difficulty for o in builtin_catalog().objectives(g)]
@@ -116,6 +116,8 @@ def test_defining_figures_of_the_tiers_are_the_catalogue_ranges():
         for tier, t in g["tiers"].items():
             for fig, rng in t["accept"].items():
                 lo, hi = t["figures"][fig]
+                if fig == "optimal":      # levels only bounded: up to the largest upper bound
+                    hi = max(hi, t["figures"]["upper_bound"][1])
                 # an open upper end: the tier's largest value is only a bound (a search cut off)
                 assert rng[0] <= lo and (rng[1] is None and fig == "states" or rng[1] >= hi)
                 if rng[1] is None:
@@ -164,9 +166,31 @@ def _fits_the_design_frame(suite):
                 assert x1 <= bx0 or bx1 <= x0 or y1 <= by0 or by1 <= y0, (w.id, b.id)
 
 
+@pytest.mark.parametrize("tier", ["easy", "hard"])
+def test_bolt_unscrew_boards_lie_in_the_play_zone_and_anchors_apart(tier):
+    """Every board of a generated Bolt Unscrew level (a rotated rectangle) inside the screen's
+    play zone, and no two anchors' touch boxes overlapping (a tap picks one anchor)."""
+    import math
+    from longpuzzle.puzzles.bolt_unscrew import PLAY_ZONE, TOUCH_BOX
+    x0, y0, x1, y1 = PLAY_ZONE
+    for g in generate("bolt_unscrew", tier, seed=5, count=4):
+        for b in g.record["boards"]:
+            t = math.radians(b["rotation_degrees"])
+            hw, hh = b["collision_width"] / 2, b["collision_height"] / 2
+            for sx, sy in ((-1, -1), (-1, 1), (1, -1), (1, 1)):
+                px = b["x"] + sx * hw * math.cos(t) - sy * hh * math.sin(t)
+                py = b["y"] + sx * hw * math.sin(t) + sy * hh * math.cos(t)
+                assert x0 <= px <= x1 and y0 <= py <= y1, (g.level.id, b["id"], px, py)
+        pts = [(a["x"], a["y"]) for a in g.record["anchors"]]
+        for i, (ax, ay) in enumerate(pts):
+            for bx, by in pts[i + 1:]:
+                assert max(abs(ax - bx), abs(ay - by)) >= TOUCH_BOX, (g.level.id, (ax, ay), (bx, by))
+
+
 @pytest.mark.parametrize("game, tier", [("maze_paint", "medium"), ("nut_and_bolt", "medium"), ("rush_hour", "easy"),
                                         ("truck_escape", "default"), ("color_connect", "hard"),
-                                        ("truck_escape", BEYOND), ("color_connect", BEYOND)])
+                                        ("truck_escape", BEYOND), ("color_connect", BEYOND),
+                                        ("bolt_unscrew", "easy"), ("bolt_unscrew", "hard")])
 def test_generated_levels_are_played_through_the_suite_by_gestures(tmp_path, game, tier):
     """A generated level in a catalogue of its own: the suite opens it from its menus like a
     catalogue level, it fits the 540 x 960 frame, every legal first move has a gesture that

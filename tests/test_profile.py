@@ -80,6 +80,24 @@ def test_dead_end_density_is_the_share_of_certified_dead_ends():
     assert prof.dead_end_density == pytest.approx(dead / g.n) and 0 < prof.dead_end_density < 1
 
 
+def test_bolt_unscrew_dead_end_density_exhaustive_and_sampled():
+    """Bolt Unscrew (falling and resting pieces): the exhaustive density is the share of the
+    reachable states its certificates call dead ends; the sampled one counts random-play
+    states, and is 1.0 or less with the same seed giving the same figure."""
+    level = builtin_catalog().level("bolt_unscrew/easy/5")
+    g = StateGraph(level)
+    dist = g.distances()
+    for i in range(g.n):
+        assert (certify(level, g.state(i)).status == "unsolvable") == (dist[i] < 0)
+    prof = profile(level)
+    assert prof.dead_end_method == "exhaustive" and prof.states == g.n
+    assert prof.dead_end_density == pytest.approx(float(np.count_nonzero(dist < 0)) / g.n)
+    hard = builtin_catalog().level("bolt_unscrew/hard/5")
+    dens, n = sampled_dead_end_density(hard, walks=12, seed=3, certify_budget=5000)
+    assert n > 0 and 0.5 <= dens <= 1.0            # the catalogue's hard levels: mostly dead ends
+    assert (dens, n) == sampled_dead_end_density(hard, walks=12, seed=3, certify_budget=5000)
+
+
 def test_budget_gives_bounds_and_sampled_dead_ends():
     level = builtin_catalog().level("nut_and_bolt/hard/1")
     prof = profile(level, budget=1000)
@@ -120,7 +138,8 @@ def test_tier_data_matches_the_catalogue():
     """tiers.json was made from the built-in catalogue: a sample of levels recomputed lies on
     the recorded ranges, and every tier of every game with a generator is there."""
     data = tier_data()
-    for lid in ("maze_paint/hard/4", "nut_and_bolt/extreme/2", "rush_hour/hard/6", "truck_escape/default/3"):
+    for lid in ("maze_paint/hard/4", "nut_and_bolt/extreme/2", "rush_hour/hard/6", "truck_escape/default/3",
+                "bolt_unscrew/easy/5"):
         level = builtin_catalog().level(lid)
         figs = profile(level).figures()
         t = data["games"][level.game]["tiers"][level.difficulty]
