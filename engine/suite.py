@@ -423,7 +423,8 @@ class Suite:
             self.anims = []            # animations belong to the level that is no longer shown
         return {"effect": "navigate", "screen": self.screen_name()}
 
-    def open_level(self, level_id: str) -> dict:
+    def open_level(self, level_id) -> dict:
+        """Open a level (an id in the catalogue in use, or a Level)."""
         level = load_level(level_id)
         u = self.game_ui(level)
         if u is None:
@@ -766,8 +767,8 @@ class Suite:
             return [self.open_level(obj.level_ids[0])]
         u = self.game_ui()
         lvl = self.level
-        if wid == "replay":
-            return [self.open_level(lvl.id), {"effect": "restart"}]
+        if wid == "replay":        # the Level itself: its id may name another level in the catalogue in use
+            return [self.open_level(lvl), {"effect": "restart"}]
         if wid == "next":
             ids = catalog().objective(f"{lvl.game}/{lvl.difficulty}").level_ids
             i = ids.index(lvl.id)

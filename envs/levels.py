@@ -23,6 +23,12 @@ Observation and action spaces are fixed when the env is made, from every level o
 source, or for a sampler from ``space_levels=`` (levels covering what it yields) or else from
 one level drawn from it with a fixed seed; a drawn level that does not fit them is refused
 with a LevelSourceError that says why.
+
+Level ids are looked up in the catalogue in use (engine.catalog.use_catalog, ``--catalog``,
+$LONGPUZZLE_CATALOG), or in the one ``catalog=`` names (a snapshot NAME, NAME@VERSION, a
+snapshot file, "builtin", or a Catalog): ``gymnasium.make("longpuzzle/MazePaint-v0",
+catalog="spring", level="maze_paint/medium")``. The env keeps that catalogue for every later
+lookup (reset options, a sampler's level ids), whatever catalogue the process uses then.
 """
 
 from __future__ import annotations
@@ -32,7 +38,9 @@ from typing import Any
 
 import numpy as np
 
-from longpuzzle.engine.catalog import Objective, catalog, load_level
+from contextlib import nullcontext
+
+from longpuzzle.engine.catalog import BUILTIN, Catalog, Objective, builtin_catalog, catalog, load_level, use_catalog
 from longpuzzle.engine.errors import LongPuzzleError, UnknownLevelError
 from longpuzzle.engine.protocol import Level
 from longpuzzle.engine.registry import get_puzzle
@@ -80,13 +88,36 @@ def _check_game(level: Level, game: str | None) -> None:
         raise LevelSourceError(f"{level.id} is a {level.game} level; this environment plays {game}")
 
 
+def resolve_catalog(which: Any) -> Catalog | None:
+    """The Catalog an env's ``catalog=`` names (None: the catalogue in use at each lookup)."""
+    if which is None or isinstance(which, Catalog):
+        return which
+    if not isinstance(which, str):
+        raise LevelSourceError(f"catalog must be a catalogue name, a snapshot file or a Catalog, not {which!r}")
+    if which.strip() == BUILTIN:
+        return builtin_catalog()
+    from longpuzzle.engine.catalog_store import open_catalog
+    return open_catalog(which)
+
+
+def catalog_scope(cat: Catalog | None):
+    """A context in which level lookups go to ``cat`` (None: the catalogue in use)."""
+    return nullcontext() if cat is None else use_catalog(cat)
+
+
 class LevelSource:
-    """Levels for an environment: a finite tuple (``levels``) or a sampler."""
+    """Levels for an environment: a finite tuple (``levels``) or a sampler, looked up in
+    ``catalog`` (see the module docstring)."""
 
     def __init__(self, spec: Any = None, *, game: str | None = None, order: str = "random",
-                 space_levels: Any = None):
+                 space_levels: Any = None, catalog: Any = None):
         if order not in ORDERS:
             raise LevelSourceError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
+        self.catalog = resolve_catalog(catalog)
+        with catalog_scope(self.catalog):
+            self._setup(spec, game, order, space_levels)
+
+    def _setup(self, spec, game, order, space_levels) -> None:
         self.order = order
         self.game = game
         self.levels: tuple[Level, ...] | None = None
@@ -148,7 +179,8 @@ class LevelSource:
     def pick(self, spec: Any) -> tuple[Level, int]:
         """A level asked for by name (reset options): it and its index (-1 if it is not in
         a finite source's list)."""
-        levels = expand(spec, self.game)
+        with catalog_scope(self.catalog):
+            levels = expand(spec, self.game)
         if len(levels) != 1:
             raise LevelSourceError(f"reset options name one level, not {len(levels)} ({spec!r})")
         lvl = levels[0]
@@ -171,7 +203,8 @@ class LevelSource:
                 raise LevelSourceError("the level iterator is exhausted") from None
             where = "the level iterator"
         if isinstance(item, str):
-            item = load_level(item)
+            with catalog_scope(self.catalog):
+                item = load_level(item)
         elif not isinstance(item, Level) and isinstance(getattr(item, "level", None), Level):
             item = item.level                       # e.g. a generator's GeneratedLevel
         if not isinstance(item, Level):

@@ -30,10 +30,10 @@ from longpuzzle.envs.screen import ScreenEnv
 class PixelEnv(ScreenEnv):
     def __init__(self, level: Any = None, *, game: str | None = None, style: str = "2d", scale: float = 1.0,
                  reward: str = "progress", order: str = "random", space_levels: Any = None,
-                 render_mode: str | None = None, frames_per_move: int = 0):
+                 render_mode: str | None = None, frames_per_move: int = 0, catalog: Any = None):
         super().__init__(style=style, scale=scale, reward=reward, render_mode=render_mode,
                          frames_per_move=frames_per_move)
-        self.source = LevelSource(level, game=game, order=order, space_levels=space_levels)
+        self.source = LevelSource(level, game=game, order=order, space_levels=space_levels, catalog=catalog)
         self.game = self.source.game
         if getattr(get_puzzle(self.game), "ui", None) is None:
             raise ValueError(f"{get_puzzle(self.game).title} has no screen (its puzzle class has no `ui`); "

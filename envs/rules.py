@@ -109,11 +109,11 @@ class RulesEnv(gym.Env):
     def __init__(self, level: Any = None, *, game: str | None = None, reward: str = "progress",
                  obs_type: str = "state", order: str = "random", space_levels: Any = None,
                  render_mode: str | None = None, style: str = "2d", scale: float = 1.0,
-                 action_mask: bool = True):
+                 action_mask: bool = True, catalog: Any = None):
         if obs_type == "dict" and not action_mask:
             raise ValueError("obs_type='dict' holds the action mask: it needs action_mask=True")
         self.want_mask = bool(action_mask)
-        self.source = LevelSource(level, game=game, order=order, space_levels=space_levels)
+        self.source = LevelSource(level, game=game, order=order, space_levels=space_levels, catalog=catalog)
         self.game = self.source.game
         self.puzzle = get_puzzle(self.game)
         self.reward_mode = check_reward(reward)

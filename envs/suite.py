@@ -15,6 +15,9 @@ FGP x |levels|; ``"sparse"`` 1 for each target level won the first time. Progres
 other level earns nothing (as the paper's setting-mismatch rule says). ``terminated`` when
 every target level has been won; ``truncated`` by the registration's TimeLimit.
 
+``catalog=`` (a snapshot name, NAME@VERSION, a snapshot file, "builtin" or a Catalog): the
+catalogue whose objectives and menus the app shows (default: the one in use).
+
 Extra ``info``: ``objective``, ``instruction`` (at reset), ``levels_won`` (target levels won
 so far), ``fgp`` (the paper's FGP of this episode so far, in [0, 1]), ``mismatch`` (gameplay
 of another game or difficulty was seen).
@@ -26,7 +29,7 @@ from typing import Any
 
 from longpuzzle.engine.catalog import Objective, catalog
 from longpuzzle.engine.suite import Suite
-from longpuzzle.envs.levels import ORDERS, LevelSourceError
+from longpuzzle.envs.levels import ORDERS, LevelSourceError, catalog_scope, resolve_catalog
 from longpuzzle.envs.screen import ScreenEnv
 
 DEFAULT_OBJECTIVE = "maze_paint/easy"
@@ -43,11 +46,14 @@ def _objective(spec: Any) -> Objective:
 class SuiteEnv(ScreenEnv):
     def __init__(self, objective: Any = DEFAULT_OBJECTIVE, *, style: str = "2d", scale: float = 1.0,
                  reward: str = "progress", order: str = "random", render_mode: str | None = None,
-                 frames_per_move: int = 0):
+                 frames_per_move: int = 0, catalog: Any = None):
         super().__init__(style=style, scale=scale, reward=reward, render_mode=render_mode,
                          frames_per_move=frames_per_move)
+        # the catalogue whose menus the app shows (None: the one in use at each call)
+        self.catalog = resolve_catalog(catalog)
         specs = objective if isinstance(objective, (list, tuple)) else [objective]
-        self.objectives = tuple(_objective(o) for o in specs)
+        with catalog_scope(self.catalog):
+            self.objectives = tuple(_objective(o) for o in specs)
         if not self.objectives:
             raise LevelSourceError("give at least one objective")
         if order not in ORDERS:
@@ -62,7 +68,16 @@ class SuiteEnv(ScreenEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if seed is not None:
             self._pos = 0
-        return super().reset(seed=seed, options=options)
+        with catalog_scope(self.catalog):
+            return super().reset(seed=seed, options=options)
+
+    def step(self, action: Any):
+        with catalog_scope(self.catalog):
+            return super().step(action)
+
+    def render(self):
+        with catalog_scope(self.catalog):
+            return super().render()
 
     def _start(self, options: dict | None) -> dict:
         from longpuzzle.agents.harness.settings import instruction_for

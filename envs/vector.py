@@ -61,7 +61,7 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
     def __init__(self, num_envs: int = 1, level: Any = None, *, game: str | None = None,
                  reward: str = "progress", obs_type: str = "state", order: str = "random",
                  max_episode_steps: int | None = None, autoreset_mode: Any = AutoresetMode.NEXT_STEP,
-                 action_mask: bool = True, render_mode: str | None = None):
+                 action_mask: bool = True, render_mode: str | None = None, catalog: Any = None):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
         if render_mode is not None:
@@ -69,7 +69,7 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
                              "with render_mode")
         if max_episode_steps is not None and (isinstance(max_episode_steps, bool) or max_episode_steps < 1):
             raise ValueError(f"max_episode_steps must be a positive integer or None, not {max_episode_steps!r}")
-        self.source = LevelSource(level, game=game, order=order)
+        self.source = LevelSource(level, game=game, order=order, catalog=catalog)
         if not self.source.finite:
             raise LevelSourceError("the compiled vector env needs a finite list of levels; for a sampler use "
                                    "gymnasium.make_vec(..., vectorization_mode='sync') or 'async'")

@@ -463,3 +463,80 @@ def test_envs_from_config_dicts_and_the_cli():
         (lpe.SUITE_ID, "suite")}
     assert next(x for x in rows if x["id"] == env_id("maze_paint") and x["mode"] == "pixels")[
         "observation_space"] == "Box(960, 540, 3) uint8"
+
+
+# ---- catalogues and generated levels ---------------------------------------------------------
+@pytest.fixture
+def gen_store(tmp_path, monkeypatch):
+    """A catalogue snapshot "gen" of two generated Maze Paint medium levels (ids
+    maze_paint/medium/1..2, as the built-in catalogue's first two, with other boards)."""
+    import json
+
+    from longpuzzle.engine.catalog import use_catalog
+    from longpuzzle.engine.catalog_store import snapshot
+    from longpuzzle.generators import generate, level_file
+    monkeypatch.setenv("LONGPUZZLE_CATALOG_DIR", str(tmp_path / "store"))
+    monkeypatch.delenv("LONGPUZZLE_CATALOG", raising=False)
+    made = list(generate("maze_paint", "medium", seed=3, count=2))
+    path = tmp_path / "gen.json"
+    path.write_text(json.dumps(level_file(made)), encoding="utf-8")
+    snapshot("gen", [path])
+    yield made
+    use_catalog(None)
+
+
+def test_envs_take_a_catalogue_and_keep_it_for_every_lookup(gen_store):
+    made = gen_store
+    builtin = [catalog().level(f"maze_paint/medium/{i}") for i in (1, 2)]
+    assert catalog().name == "builtin" and builtin[0].data != made[0].record
+    env = gym.make("longpuzzle/MazePaint-v0", catalog="gen", level="maze_paint/medium", order="cycle")
+    assert [lvl.data for lvl in env.unwrapped.levels] == [g.record for g in made]
+    _, info = env.reset(seed=0, options={"level": "maze_paint/medium/2"})
+    assert env.unwrapped.level.data == made[1].record and info["level_index"] == 1
+    # pickled (for a worker pool), it still looks its levels up in "gen"
+    again = pickle.loads(pickle.dumps(env.unwrapped))
+    again.reset(options={"level": "maze_paint/medium/1"})
+    assert again.level.data == made[0].record
+    # pixel mode: the level on screen, and after Replay on the completion card still the same level
+    px = gym.make("longpuzzle/MazePaint-v0", mode="pixels", catalog="gen", level="maze_paint/medium/1").unwrapped
+    px.reset(seed=0)
+    s = px.suite
+    assert s.level.data == made[0].record
+    p = get_puzzle("maze_paint")
+    for a in [a for t in made[0].profile.solution for a in p.actions(s.level, t)]:
+        px.step(s.gesture_for(a))
+    assert s.complete
+    replay = next(w for w in s.layout().widgets if w.id == "replay")
+    r = replay.shape
+    px.step({"type": "click", "x": round((r.x0 + r.x1) / 2), "y": round((r.y0 + r.y1) / 2)})
+    assert s.screen["name"] == "level" and s.level.data == made[0].record and not s.session.solved
+    # the suite: the objective of "gen" has its two levels, and its menus show them
+    su = gym.make("longpuzzle/Suite-v0", objective="maze_paint/medium", catalog="gen", render_mode="rgb_array").unwrapped
+    assert list(su.objectives[0].level_ids) == ["maze_paint/medium/1", "maze_paint/medium/2"]
+    su.reset(seed=0)
+    assert len(su._best) == 2
+    frame = su.render()
+    with lpe.levels.catalog_scope(su.catalog):         # the app reads the catalogue in use
+        games = su.suite.home_games()
+    assert [g for g, _ in games] == ["maze_paint"] and frame.std() > 0     # "gen" holds one game
+    su.step({"type": "click", "x": 270, "y": dict(games)["maze_paint"]})
+    # its one objective opens at once: "gen"'s level, not the built-in one of that id
+    assert su.suite.screen["name"] == "level" and su.suite.level.data == made[0].record
+    vec = lpe.PuzzleVectorEnv(2, "maze_paint/medium", catalog="gen")
+    assert [lvl.data for lvl in vec.source.levels] == [g.record for g in made]
+    with pytest.raises(Exception, match="no catalogue 'ghost'"):
+        gym.make("longpuzzle/MazePaint-v0", catalog="ghost")
+    with pytest.raises(LevelSourceError, match="catalog must be"):
+        gym.make("longpuzzle/MazePaint-v0", catalog=3)
+
+
+def test_a_generator_sampler_is_a_level_source():
+    from longpuzzle.generators import LevelSampler
+    sample = LevelSampler("maze_paint", "easy", seed=4)
+    env = gym.make("longpuzzle/MazePaint-v0", level=sample, space_levels="maze_paint/easy")
+    env.reset(seed=9)
+    first = env.unwrapped.level
+    env.reset(seed=9)
+    assert env.unwrapped.level.data == first.data           # seeded draws repeat
+    assert first.data["generator"]["tier"] == "easy" and first.data["profile"]["status"] == "solvable"
+    assert env.unwrapped.level_index == -1
