@@ -2,6 +2,8 @@
 the beyond tier, level files, and generated levels played through the real suite by gestures."""
 
 import json
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,11 +17,15 @@ from longpuzzle.generators.tiers import DEFINING, catalog_tiers, tier_data
 from longpuzzle.render.frame import renderer
 from longpuzzle.solvers.core import check_solution
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import generated_levels  # noqa: E402
+
 GAMES = [g.game for g in generators()]
 # tiers whose 20 levels take more than a second or two: the slow test below
 SLOW = {("maze_paint", "hard"), ("rush_hour", "medium"), ("rush_hour", "hard"), ("nut_and_bolt", "hard"),
         ("nut_and_bolt", "extreme"), ("nut_and_bolt", "nightmare"), ("bolt_unscrew", "hard")}
 TIERS = [(g, t) for g in GAMES for t in catalog_tiers(g)]
+REMAKE_S = 1.0
 
 
 def test_every_game_has_a_generator_and_tiers():
@@ -86,17 +92,27 @@ def _check_in_tier(g, game, tier):
     assert check_solution(g.level, g.level.initial, acts)
 
 
-@pytest.mark.parametrize("game, tier", [t for t in TIERS if t not in SLOW])
+def _made(game, tier, seed, count):
+    """Levels 0..count-1 of (game, tier, seed), made once per version of the code that makes
+    them (tests/generated_levels.py); levels read from that cache are checked like new ones,
+    and the quickest of them to make, when it took under REMAKE_S, is made again and must be
+    the same level (the cache's name already holds the code's digest: this only confirms)."""
+    made, cached = generated_levels.levels(game, tier, seed=seed, count=count)
+    assert [(g.game, g.tier, g.seed, g.index) for g in made] == [(game, tier, seed, i) for i in range(count)]
+    k = min(range(count), key=lambda i: made[i].seconds)
+    if cached and made[k].seconds < REMAKE_S:
+        again = generator(game).make(tier, seed, k)
+        assert again.record == made[k].record and again.level.sha256 == made[k].level.sha256
+    return made
+
+
+@pytest.mark.parametrize("game, tier", [pytest.param(g, t, marks=[pytest.mark.slow] if (g, t) in SLOW else [])
+                                        for g, t in TIERS])
 def test_twenty_generated_levels_fall_inside_the_catalogue_tier(game, tier):
-    for g in generate(game, tier, seed=2026, count=20):
+    made = _made(game, tier, 2026, 20)
+    for g in made:
         _check_in_tier(g, game, tier)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("game, tier", sorted(SLOW))
-def test_twenty_generated_levels_of_the_expensive_tiers(game, tier):
-    for g in generate(game, tier, seed=2026, count=20):
-        _check_in_tier(g, game, tier)
+        assert g.level.id == f"{game}/{tier}/{g.index + 1}"
 
 
 @pytest.mark.slow
@@ -105,7 +121,7 @@ def test_beyond_lies_above_the_catalogues_hardest_tier(game):
     gen = generator(game)
     hardest = tier_data()["games"][game]["tiers"][list(catalog_tiers(game))[-1]]["figures"]
     primary = DEFINING[game][0]
-    for g in generate(game, BEYOND, seed=1, count=1):
+    for g in _made(game, BEYOND, 1, 1):
         _check_in_tier(g, game, BEYOND)
         assert g.profile.figures()[primary] > hardest[primary][1]
     assert gen.beyond.note
@@ -173,7 +189,7 @@ def test_bolt_unscrew_boards_lie_in_the_play_zone_and_anchors_apart(tier):
     import math
     from longpuzzle.puzzles.bolt_unscrew import PLAY_ZONE, TOUCH_BOX
     x0, y0, x1, y1 = PLAY_ZONE
-    for g in generate("bolt_unscrew", tier, seed=5, count=4):
+    for g in _made("bolt_unscrew", tier, 5, 4):
         for b in g.record["boards"]:
             t = math.radians(b["rotation_degrees"])
             hw, hh = b["collision_width"] / 2, b["collision_height"] / 2
@@ -195,7 +211,7 @@ def test_generated_levels_are_played_through_the_suite_by_gestures(tmp_path, gam
     """A generated level in a catalogue of its own: the suite opens it from its menus like a
     catalogue level, it fits the 540 x 960 frame, every legal first move has a gesture that
     makes exactly that move, and its certified solution played as gestures wins it."""
-    g = next(generate(game, tier, seed=7, count=1))
+    g = _made(game, tier, 7, 1)[0]
     path = tmp_path / f"{game}.json"
     path.write_text(json.dumps(level_file([g])), encoding="utf-8")
     cat = Catalog([path])
@@ -219,3 +235,19 @@ def test_generated_levels_are_played_through_the_suite_by_gestures(tmp_path, gam
             fb = s.dispatch(s.gesture_for(a))
             assert fb.kind == "move", (a, fb.as_dict())
         assert s.session.solved and s.complete
+
+
+def test_the_test_level_cache_is_named_by_the_code_and_remade_when_torn(tmp_path, monkeypatch):
+    monkeypatch.setattr(generated_levels, "cache_dir", lambda: tmp_path)   # (kernels stay where they are)
+    made, cached = generated_levels.levels("maze_paint", "easy", seed=3, count=2)
+    assert not cached and [g.index for g in made] == [0, 1]
+    again, cached = generated_levels.levels("maze_paint", "easy", seed=3, count=2)
+    assert cached and [g.record for g in again] == [g.record for g in made]
+    (path,) = (tmp_path / "generated").glob("maze_paint-easy-s3-n2-*.pickle")
+    path.write_bytes(b"torn")
+    again, cached = generated_levels.levels("maze_paint", "easy", seed=3, count=2)
+    assert not cached and [g.record for g in again] == [g.record for g in made]
+    # other code: other levels' name (the old file goes)
+    monkeypatch.setattr(generated_levels, "source_digest", lambda: "0" * 64)
+    _, cached = generated_levels.levels("maze_paint", "easy", seed=3, count=2)
+    assert not cached and len(list((tmp_path / "generated").glob("maze_paint-easy-s3-n2-*.pickle"))) == 1
