@@ -19,7 +19,7 @@ from longpuzzle.generators.tiers import catalog_tiers
 # levels per round: enough for a stable rate, little for the slow tiers
 PER_ROUND = {"easy": 20, "medium": 20, "default": 10, "hard": 5, "extreme": 5, "nightmare": 2, "beyond": 2}
 SLOW_PER_ROUND = {("maze_paint", "hard"): 8, ("nut_and_bolt", "hard"): 3, ("rush_hour", "medium"): 3,
-                  ("rush_hour", "hard"): 5}
+                  ("rush_hour", "hard"): 5, ("bolt_unscrew", "hard"): 2, ("bolt_unscrew", "beyond"): 1}
 CASES = [(g.game, t) for g in generators() for t in list(catalog_tiers(g.game)) + ["beyond"]]
 _seeds = itertools.count(1000)
 
