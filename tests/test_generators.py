@@ -189,7 +189,7 @@ def test_bolt_unscrew_boards_lie_in_the_play_zone_and_anchors_apart(tier):
     import math
     from longpuzzle.puzzles.bolt_unscrew import PLAY_ZONE, TOUCH_BOX
     x0, y0, x1, y1 = PLAY_ZONE
-    for g in _made("bolt_unscrew", tier, 5, 4):
+    for g in _made("bolt_unscrew", tier, 2026, 20):          # the levels the tier test checks
         for b in g.record["boards"]:
             t = math.radians(b["rotation_degrees"])
             hw, hh = b["collision_width"] / 2, b["collision_height"] / 2
