@@ -125,7 +125,7 @@ def json_ready(v):
         return None
     if isinstance(v, dict):
         return {k: json_ready(x) for k, x in v.items()}
-    if isinstance(v, list):
+    if isinstance(v, (list, tuple)):
         return [json_ready(x) for x in v]
     return v
 

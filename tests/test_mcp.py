@@ -28,6 +28,10 @@ from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 
+def _not_json(name):
+    raise AssertionError(f"{name} in a JSON file (JSON has no NaN or Infinity; an undefined metric is null)")
+
+
 def _server_cmd(out, *extra):
     return [sys.executable, "-m", "longpuzzle", "mcp", "--objective", "nut_and_bolt/easy", "--out", str(out), *extra]
 
@@ -76,7 +80,7 @@ def _check(got, out):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["metrics"]["OSR"] == 100.0 and summary["setting"] == "vista"
     ep = out / "nut_and_bolt_easy" / "episode_001"
-    res = json.loads((ep / "result.json").read_text())
+    res = json.loads((ep / "result.json").read_text(), parse_constant=_not_json)   # strict JSON: no NaN
     assert res["end"] == "completed" and res["success"] and res["tools"]["errors"] == 4
     assert res["other_steps"] == 1 + 3 and res["native_steps"] == res["actions"] - 1 + 1   # + the refused click
     rep = replay_episode(ep)

@@ -95,10 +95,13 @@ class Trajectory:
 
 
 def write_result(folder: Path, res: dict) -> None:
-    """result.json, whole or not at all: a temporary file made durable, then renamed."""
+    """result.json, whole or not at all: a temporary file made durable, then renamed. A
+    metric that is not defined (NaN) is written as null: the file is strict JSON."""
+    from longpuzzle.agents.metrics import json_ready
+
     tmp = Path(folder) / "result.json.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        f.write(json.dumps(res, indent=1))
+        f.write(json.dumps(json_ready(res), indent=1, allow_nan=False))
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, Path(folder) / "result.json")

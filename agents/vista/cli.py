@@ -23,7 +23,9 @@ def write_summary(out: Path, folder: Path, identity: dict, settings: dict) -> Pa
     run = RunConfig(agent=identity["agent"], objectives=[res["objective"]], protocol="objective", settings=settings)
     summary = {**summarise(run, [res]), **{k: v for k, v in identity.items() if k != "agent"}}
     tmp = out / "summary.json.tmp"
-    tmp.write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    from longpuzzle.agents.metrics import json_ready
+
+    tmp.write_text(json.dumps(json_ready(summary), indent=1), encoding="utf-8")
     os.replace(tmp, out / "summary.json")
     return out / "summary.json"
 
