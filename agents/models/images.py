@@ -100,6 +100,55 @@ UITARS_MAX_PIXELS = 16384 * 28 * 28
 
 
 PNG_MEMO = 8                    # PNGs a View keeps, by the frame's pixels (frames come back often)
+BAND_ROWS = 32                  # rows of a band that _Bands compresses on its own
+
+
+class _Bands:
+    """The PNG of one image that changes in place (a resampler's output), its zlib stream
+    made of bands of BAND_ROWS scanlines compressed independently (raw deflate ended by a
+    full flush, as datasets/png.py writes them): ``encode(image, changed)`` compresses
+    again only the bands that hold a changed row and joins the rest as they were. A
+    standard PNG (one zlib stream, its Adler-32 the bands' combined)."""
+
+    def __init__(self):
+        self.shape = None
+        self.bands: list = []           # per band: (deflated bytes, adler32, raw length)
+        self.raw = None
+        self.compressor = None
+
+    def encode(self, image: np.ndarray, changed: np.ndarray) -> bytes:
+        from longpuzzle.datasets.png import adler32_combine
+        h, w = image.shape[:2]
+        line = w * 3 + 1
+        if self.shape != image.shape:
+            self.shape = image.shape
+            self.bands = [None] * -(-h // BAND_ROWS)
+            self.raw = np.zeros((BAND_ROWS, line), np.uint8)    # column 0: filter None
+            self.compressor = _deflate.compressobj(_LEVEL, _deflate.DEFLATED, -15)
+        c, raw, bands = self.compressor, self.raw, self.bands
+        redo = np.zeros(len(bands) * BAND_ROWS, bool)
+        redo[:h] = changed
+        redo = redo.reshape(len(bands), BAND_ROWS).any(axis=1).tolist()
+        parts = [b"\x78\x01"]                # zlib header: deflate, 32 KiB window, fastest
+        adler = 1
+        for b in range(len(bands)):
+            band = bands[b]
+            if band is None or redo[b]:
+                r0 = b * BAND_ROWS
+                r1 = min(h, r0 + BAND_ROWS)
+                n = r1 - r0
+                raw[:n, 1:] = image[r0:r1].reshape(n, w * 3)
+                data = raw[:n].data
+                # the full flush ends the band byte-aligned with the compressor's history
+                # reset: nothing after it refers back into it
+                band = bands[b] = (c.compress(data) + c.flush(_deflate.Z_FULL_FLUSH), _deflate.adler32(data),
+                                        n * line)
+            parts.append(band[0])
+            adler = adler32_combine(adler, band[1], band[2])
+        parts.append(b"\x03\x00")             # an empty final block
+        parts.append(struct.pack(">I", adler))
+        ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+        return b"".join((_PNG_SIG, _chunk(b"IHDR", ihdr), _chunk(b"IDAT", b"".join(parts)), _chunk(b"IEND", b"")))
 
 
 class _Memo:
@@ -109,6 +158,7 @@ class _Memo:
         self.lock = threading.Lock()
         self.resampler = None
         self.pngs: OrderedDict = OrderedDict()
+        self.bands = _Bands()           # the resampler's output as a PNG, redone where it changed
 
     def __reduce__(self):                   # a copy (or another process) starts with a fresh one
         return _Memo, ()
@@ -120,8 +170,9 @@ class View:
 
     Resizing is Pillow's BICUBIC filter (UI-TARS / Qwen2.5-VL's own preprocessing), bit for
     bit, through resample.Resampler: redone only where the frame changed since the last
-    one. ``png`` of a resized view keeps the last PNG_MEMO images by the frame's pixels
-    (xxh3-128), so a frame seen again is not resized or encoded again."""
+    one, and its PNG compressed again only in the bands of rows the resize redid
+    (_Bands). ``png`` of a resized view keeps the last PNG_MEMO images by the frame's
+    pixels (xxh3-128), so a frame seen again is not resized or encoded again."""
     frame_size: tuple[int, int]
     size: tuple[int, int]
     _memo: _Memo = field(default_factory=_Memo, compare=False, repr=False)
@@ -161,7 +212,11 @@ class View:
             if hit is not None:
                 m.pngs.move_to_end(key)
                 return hit
-            png = encode_png(self._resized(f))
+            img = self._resized(f)
+            if f.shape[:2] == (self.frame_size[1], self.frame_size[0]):    # the resampler's output
+                png = m.bands.encode(img, m.resampler.take_changed())
+            else:
+                png = encode_png(img)
             m.pngs[key] = png
             while len(m.pngs) > PNG_MEMO:
                 m.pngs.popitem(last=False)

@@ -306,6 +306,7 @@ class Resampler:
             rows_n, cols_n = out_shape[0], out_shape[1]
         self._out = self._plan[-1][1]
         self._fresh = True                          # the next frame is resampled whole
+        self._dirty = np.ones(self._out.shape[0], bool)   # output rows redone since take_changed()
 
     def _find_order(self) -> str | None:
         W, H = self.frame_size
@@ -342,4 +343,15 @@ class Resampler:
                 _along_columns(src.reshape(src.shape[0], -1), dst.reshape(dst.shape[0], -1), lo, hi, *self._cols,
                                acc, dlo, dhi)
             src, lo, hi = dst, dlo, dhi
+        self._dirty |= lo >= 0
         return self._out
+
+    def take_changed(self) -> np.ndarray:
+        """Which rows of the output (a bool per row) were redone since the last call: an
+        incremental encoder of the output redoes only those (every row when this
+        resampler hands over to Pillow: it does not follow changes then)."""
+        with self._lock:
+            if not self.exact:
+                return np.ones(self.size[1], bool)
+            out, self._dirty = self._dirty, np.zeros_like(self._dirty)
+            return out
