@@ -22,7 +22,6 @@ settings drawn too (invalid-action policy, action timeout, budget), and is check
 from __future__ import annotations
 
 import json
-import os
 import random
 import tempfile
 import time
@@ -156,22 +155,6 @@ def episode_plan(seed: int, i: int) -> dict:
     }
 
 
-def _children() -> list[int]:
-    """Live sandboxed processes started by this process."""
-    out = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{d}/stat").read_bytes().rsplit(b")", 1)[1].split()
-            cmd = Path(f"/proc/{d}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(stat[1]) == os.getpid() and b"_lp_sandbox" in cmd and stat[0] != b"Z":
-            out.append(int(d))
-    return out
-
-
 def check_episode(plan: dict, folder: Path, agent_file: Path) -> list[str]:
     """Run one planned episode into ``folder``; the list of what was wrong (empty: all held)."""
     from longpuzzle.agents.builtin import load_agent
@@ -217,7 +200,9 @@ def check_episode(plan: dict, folder: Path, agent_file: Path) -> list[str]:
     rep = replay_episode(folder)
     if not (rep.ok and rep.complete):
         wrong.append(f"replay: {rep}")
-    left = _children()
+    from longpuzzle.sandbox import live_sandboxes
+
+    left = live_sandboxes()
     if left:
         wrong.append(f"sandboxed processes left: {left}")
     return wrong

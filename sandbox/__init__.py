@@ -48,6 +48,8 @@ Modules
     child.py     the process's message loop, callbacks and watchdog (standalone)
 """
 
-from longpuzzle.sandbox.process import Limits, Sandbox, SandboxError, project_paths, protections_available, readable_roots
+from longpuzzle.sandbox.process import (Limits, Sandbox, SandboxError, live_sandboxes, project_paths, protections_available,
+                                        readable_roots)
 
-__all__ = ["Limits", "Sandbox", "SandboxError", "project_paths", "protections_available", "readable_roots"]
+__all__ = ["Limits", "Sandbox", "SandboxError", "live_sandboxes", "project_paths", "protections_available",
+           "readable_roots"]

@@ -18,29 +18,13 @@ from longpuzzle.agents.harness import AgentFile, Settings, make_caller, replay_e
 from longpuzzle.agents.harness.isolated import IsolatedAgentCaller
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.errors import LongPuzzleError
-from longpuzzle.sandbox import Limits, Sandbox, SandboxError, protections_available
+from longpuzzle.sandbox import Limits, Sandbox, SandboxError, live_sandboxes, protections_available
 from longpuzzle.sandbox.channel import ChannelError, Endpoint, HEADER
 
 HAVE = protections_available()
 LANDLOCK = HAVE["landlock"] >= 1
 SCOPED = HAVE["landlock"] >= 6
 SECCOMP = HAVE["seccomp"] and HAVE["platform"] == "linux"
-
-
-def sandbox_children() -> list[int]:
-    """Live sandboxed processes started by this process."""
-    out = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{d}/stat").read_bytes().rsplit(b")", 1)[1].split()
-            cmd = Path(f"/proc/{d}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(stat[1]) == os.getpid() and b"_lp_sandbox" in cmd and stat[0] != b"Z":
-            out.append(int(d))
-    return out
 
 
 # ---- the sandbox itself ----------------------------------------------------------------------
@@ -105,7 +89,7 @@ def test_sandbox_calls_arrays_callbacks_and_failures_that_keep_it():
             sb.call({"op": "memory"}, timeout=10)
         assert e.value.kind == "raised" and e.value.error_type == "MemoryError"
         assert sb.alive and sb.call({"op": "sum"}, [a], timeout=10)[0]["calls"] == 3
-    assert not sb.alive and sandbox_children() == []
+    assert not sb.alive and live_sandboxes() == []
 
 
 @pytest.mark.parametrize("op, kind, limits", [
@@ -123,7 +107,7 @@ def test_sandbox_failures_kill_the_process(op, kind, limits):
         sb.call({"op": op}, timeout=0.5 if op == "sleep" else 30)
     assert e.value.kind == kind, e.value
     assert time.monotonic() - t0 < 25
-    assert not sb.alive and pid not in sandbox_children()
+    assert not sb.alive and pid not in live_sandboxes()
     with pytest.raises(SandboxError) as e:
         sb.call({"op": "sum"})
     assert e.value.kind == "closed"
@@ -265,7 +249,7 @@ def test_an_agent_file_cannot_cheat(tmp_path):
     assert res["agent_isolation"]["mode"] == "process"
     assert res["agent_isolation"]["protections"]["landlock"] == HAVE["landlock"]
     assert replay_episode(out).ok
-    assert sandbox_children() == []
+    assert live_sandboxes() == []
 
 
 # ---- agent files: failures -------------------------------------------------------------------
@@ -360,7 +344,7 @@ def test_hostile_agent_files_end_cleanly(tmp_path, capfd, mode, end, says):
     assert time.monotonic() - t0 < 30
     res = json.loads((folder / "result.json").read_text())
     assert res["agent_isolation"]["trusted"] is False
-    assert sandbox_children() == []
+    assert live_sandboxes() == []
     captured = capfd.readouterr()
     assert "Traceback" not in captured.out + captured.err and "yyyy" not in captured.out + captured.err
     if mode == "print":                      # what the agent printed is kept, bounded, for its author
@@ -395,4 +379,4 @@ def test_load_errors_are_one_line_and_agent_file_checks():
         (Path(d) / "bin.py").write_bytes(b"\xff\xfe\x00x")
         with pytest.raises(LongPuzzleError, match="cannot read"):
             AgentFile(Path(d) / "bin.py")
-    assert sandbox_children() == []
+    assert live_sandboxes() == []

@@ -505,17 +505,9 @@ def _compare_result(res: dict, head: dict, ev, run, steps: int, tally: dict, rep
 def _jsonish(v):
     """``v`` as result.json holds it (NaN is written as null; tuples are lists)."""
     import json
-    import math
 
-    def clean(x):
-        if isinstance(x, float) and math.isnan(x):
-            return None
-        if isinstance(x, dict):
-            return {k: clean(y) for k, y in x.items()}
-        if isinstance(x, (list, tuple)):
-            return [clean(y) for y in x]
-        return x
-    return clean(json.loads(json.dumps(v, sort_keys=True, default=str)))
+    from longpuzzle.agents.metrics import json_ready
+    return json_ready(json.loads(json.dumps(v, sort_keys=True, default=str)))
 
 
 def _short(v) -> str:
