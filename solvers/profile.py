@@ -267,6 +267,24 @@ def _reverse_edges(n, off, edges, roff, rsrc):
 
 
 @njit(cache=True)
+def _bfs(off, edges, dist, queue, qn):
+    """Breadth-first search over the edges of u (edges[off[u]:off[u+1]]) from the qn states
+    in queue[:qn] (dist 0); dist[u] < 0 marks a state not reached yet and becomes its
+    distance. Returns how many states were reached (the first of queue in order)."""
+    h = 0
+    while h < qn:
+        u = queue[h]
+        h += 1
+        for e in range(off[u], off[u + 1]):
+            v = edges[e]
+            if dist[v] < 0:
+                dist[v] = dist[u] + 1
+                queue[qn] = v
+                qn += 1
+    return qn
+
+
+@njit(cache=True)
 def _backward_distances(n, roff, rsrc, solved, dist, queue):
     """dist[u] = moves from u to the nearest solved state (-1: none), by a breadth-first
     search over reversed edges (predecessors of v: rsrc[roff[v]:roff[v+1]])."""
@@ -278,17 +296,7 @@ def _backward_distances(n, roff, rsrc, solved, dist, queue):
             qn += 1
         else:
             dist[u] = -1
-    h = 0
-    while h < qn:
-        v = queue[h]
-        h += 1
-        for e in range(roff[v], roff[v + 1]):
-            p = rsrc[e]
-            if dist[p] < 0:
-                dist[p] = dist[v] + 1
-                queue[qn] = p
-                qn += 1
-    return qn
+    return _bfs(roff, rsrc, dist, queue, qn)
 
 
 @njit(cache=True)
@@ -323,18 +331,7 @@ def _depths(n, off, edges, depth, queue):
         depth[u] = -1
     depth[0] = 0
     queue[0] = 0
-    qn = 1
-    h = 0
-    while h < qn:
-        u = queue[h]
-        h += 1
-        for e in range(off[u], off[u + 1]):
-            v = edges[e]
-            if depth[v] < 0:
-                depth[v] = depth[u] + 1
-                queue[qn] = v
-                qn += 1
-    return qn
+    return _bfs(off, edges, depth, queue, 1)
 
 
 _GRAPH_MODULES: dict = {}
