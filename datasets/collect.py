@@ -50,6 +50,10 @@ def play_episode(spec: dict, settings: dict, writer) -> dict:
         caller.reset(ep.instruction, ep.action_spec)
         while not ep.poll():
             obs = ep.observation()
+            # the box the frame changed in since the frame before (its render_delta): the PNG
+            # writer hashes and compresses only the bands of rows inside it
+            deltas = getattr(ep.run, "frame_deltas", None)
+            delta = deltas[-1] if deltas else None
             timeout, by_budget = ep.agent_timeout(ep.settings.action_timeout or None)
             t = time.perf_counter()
             try:
@@ -86,7 +90,7 @@ def play_episode(spec: dict, settings: dict, writer) -> dict:
                     "P_before": before["P"], "P": after["P"], "solved": solved, "win": bool(rec.get("win")),
                     "objective_complete": ep.ev.complete, "feedback": out.feedback.status,
                     "frame_hash": h_before, "next_frame_hash": h_after}
-            writer.add(meta, obs.frame)
+            writer.add(meta, obs.frame, delta)
             rows += 1
             before = after
     except AgentError as e:

@@ -37,7 +37,10 @@ _BASE = 65521
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(data, zlib.crc32(kind)))
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", _z.crc32(data, _z.crc32(kind)))
+
+
+_IEND = _chunk(b"IEND", b"")
 
 
 def adler32_combine(a1: int, a2: int, len2: int) -> int:
@@ -51,51 +54,126 @@ def adler32_combine(a1: int, a2: int, len2: int) -> int:
 
 
 class PngStream:
-    """Encodes frames one after another (see the module doc); one per writer thread."""
+    """Encodes frames one after another (see the module doc); one per writer thread.
+
+    ``encode(frame, delta)``: with ``delta`` = (the frame before, the px box outside which
+    the two have the same pixels), as ``Renderer.render_delta`` gives it, and the frame before
+    the one this stream encoded last, the bands outside the box are that frame's bands as
+    they are: neither hashed nor looked up (the same bytes, and the same recent-band cache,
+    as without the delta). Any other delta is ignored: every band is hashed."""
 
     def __init__(self, level: int = 1, band_rows: int = BAND_ROWS, cache_bands: int = CACHE_BANDS):
         self.level, self.band_rows, self.cache_bands = level, band_rows, cache_bands
         self._cache: OrderedDict = OrderedDict()     # (row, width, digest) -> (deflated, adler, length)
         self._raw: np.ndarray | None = None
         self._compressor = None
+        # the frame encoded last: (the array it was given, its shape, each band's cache key,
+        # each band's entry, the Adler-32 of the bands up to each one, its PNG)
+        self._last: tuple | None = None
         self.bands = self.compressed = 0             # bands written / compressed (not found again)
+        self.hashed = 0                              # bands hashed (the rest known from a delta)
 
-    def encode(self, frame: np.ndarray) -> bytes:
+    def follows(self, delta) -> bool:
+        """Whether ``delta`` is relative to the frame this stream encoded last."""
+        return delta is not None and self._last is not None and _same_array(delta[0], self._last[0])
+
+    def same_as_last(self, frame: np.ndarray) -> None:
+        """``frame`` has the pixels of the frame encoded last (the caller knows it by their
+        hash): a delta relative to ``frame`` is usable next."""
+        if self._last is not None:
+            self._last = (_source(frame),) + self._last[1:]
+
+    def encode(self, frame: np.ndarray, delta: tuple | None = None) -> bytes:
         f = np.ascontiguousarray(frame)
         if f.dtype != np.uint8 or f.ndim != 3 or f.shape[2] != 3:
             raise ValueError(f"a frame is an (H, W, 3) uint8 array, not {f.dtype} {f.shape}")
         h, w = f.shape[:2]
+        last = self._last
+        y0 = y1 = None                                     # rows outside [y0, y1): the last frame's
+        if delta is not None and last is not None and last[1] == f.shape and _same_array(delta[0], last[0]) \
+                and not _writeable(delta[0]):
+            x0, y0, x1, y1 = delta[1]
+            if x1 <= x0 or y1 <= y0:
+                y0 = y1 = 0
+        cache = self._cache
+        br = self.band_rows
+        if y0 is not None and y0 == y1:                    # the same pixels: the same PNG
+            for key, hit in zip(last[2], last[3]):
+                _touch(cache, key, hit, self.cache_bands)
+            self.bands += len(last[2])
+            self._last = (_source(frame),) + last[1:]
+            return last[5]
         line = w * 3 + 1
         raw = self._raw
-        if raw is None or raw.shape[1] != line or raw.shape[0] < self.band_rows:
-            raw = self._raw = np.zeros((self.band_rows, line), np.uint8)     # column 0: filter None
-        parts = [_ZLIB_HEADER]
-        adler = 1
-        cache = self._cache
+        if raw is None or raw.shape[1] != line or raw.shape[0] < br:
+            raw = self._raw = np.zeros((br, line), np.uint8)     # column 0: filter None
         c = self._compressor                       # one for every band (creating one costs more)
         if c is None:
             c = self._compressor = _z.compressobj(self.level, _z.DEFLATED, -15)
-        for r0 in range(0, h, self.band_rows):
-            r1 = min(h, r0 + self.band_rows)
-            key = (r0, w, xxhash.xxh3_128_intdigest(f[r0:r1]))
-            hit = cache.get(key)
-            if hit is None:
-                n = r1 - r0
-                raw[:n, 1:] = f[r0:r1].reshape(n, w * 3)
-                band = raw[:n].data
-                # a full flush ends the band byte-aligned and resets the compressor's history:
-                # what follows never refers back into it, so any band can follow any other
-                hit = (c.compress(band) + c.flush(_z.Z_FULL_FLUSH), _z.adler32(band), n * line)
-                cache[key] = hit
-                if len(cache) > self.cache_bands:
-                    cache.popitem(last=False)
-                self.compressed += 1
+        keys, hits, adlers = [], [], []
+        adler = 1
+        same = prefix = y0 is not None                    # prefix: every band so far the last frame's
+        for i, r0 in enumerate(range(0, h, br)):
+            r1 = min(h, r0 + br)
+            if same and (r1 <= y0 or r0 >= y1):           # outside the box: the last frame's band
+                key, hit = last[2][i], last[3][i]
+                _touch(cache, key, hit, self.cache_bands)
+                adler = last[4][i] if prefix else adler32_combine(adler, hit[1], hit[2])
             else:
-                cache.move_to_end(key)
-            self.bands += 1
-            parts.append(hit[0])
-            adler = adler32_combine(adler, hit[1], hit[2])
-        parts.append(_FINAL_EMPTY_BLOCK)
-        parts.append(struct.pack(">I", adler))
+                prefix = False
+                key = (r0, w, xxhash.xxh3_128_intdigest(f[r0:r1]))
+                self.hashed += 1
+                hit = cache.get(key)
+                if hit is None:
+                    n = r1 - r0
+                    raw[:n, 1:] = f[r0:r1].reshape(n, w * 3)
+                    band = raw[:n].data
+                    # a full flush ends the band byte-aligned and resets the compressor's history:
+                    # what follows never refers back into it, so any band can follow any other
+                    hit = (c.compress(band) + c.flush(_z.Z_FULL_FLUSH), _z.adler32(band), n * line)
+                    cache[key] = hit
+                    if len(cache) > self.cache_bands:
+                        cache.popitem(last=False)
+                    self.compressed += 1
+                else:
+                    cache.move_to_end(key)
+                adler = adler32_combine(adler, hit[1], hit[2])
+            keys.append(key)
+            hits.append(hit)
+            adlers.append(adler)
+        self.bands += len(keys)
+        idat = b"".join([_ZLIB_HEADER, *[x[0] for x in hits], _FINAL_EMPTY_BLOCK, struct.pack(">I", adler)])
         ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
-        return b"".join((_SIG, _chunk(b"IHDR", ihdr), _chunk(b"IDAT", b"".join(parts)), _chunk(b"IEND", b"")))
+        png = b"".join((_SIG, _chunk(b"IHDR", ihdr), _chunk(b"IDAT", idat), _IEND))
+        self._last = (_source(frame), f.shape, keys, hits, adlers, png)
+        return png
+
+
+def _touch(cache: OrderedDict, key, hit, size: int) -> None:
+    """What looking ``key`` up again does to the recent-band cache (``hit``: its entry,
+    put back if it was dropped since, as compressing it again would)."""
+    if key in cache:
+        cache.move_to_end(key)
+    else:
+        cache[key] = hit
+        if len(cache) > size:
+            cache.popitem(last=False)
+
+
+def _source(a: np.ndarray) -> np.ndarray:
+    """The array whose memory ``a`` shows whole (a view of a whole frame, as the harness
+    hands frames to agents, stands for the frame), else ``a``."""
+    b = a.base
+    if isinstance(b, np.ndarray) and b.shape == a.shape and b.strides == a.strides \
+            and b.__array_interface__["data"][0] == a.__array_interface__["data"][0]:
+        return b
+    return a
+
+
+def _same_array(a, b) -> bool:
+    return a is b or (isinstance(a, np.ndarray) and _source(a) is b)
+
+
+def _writeable(a) -> bool:
+    """A writeable array may have changed since it was encoded: its delta is not trusted."""
+    return not isinstance(a, np.ndarray) or bool(_source(a).flags.writeable)

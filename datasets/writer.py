@@ -1,9 +1,11 @@
 """The shard writer of one dataset job: rows in, shard files out, off the episode's thread.
 
-``StepWriter.add(meta, frame)`` queues one step (its metadata and the frame array the agent
-saw, which must not change afterwards: the harness hands out frames that nothing writes to
-again); a writer thread encodes the frame as a lossless PNG (png.py: bands of rows already
-compressed for a recent frame are not compressed again), takes its pixel hash from ``meta["frame_hash"]`` (the harness hashed every frame
+``StepWriter.add(meta, frame, delta)`` queues one step (its metadata and the frame array the
+agent saw, which must not change afterwards: the harness hands out frames that nothing writes
+to again; ``delta`` optionally the frame's Renderer.render_delta, the box it changed in since
+the frame before); a writer thread encodes the frame as a lossless PNG (png.py: bands of rows
+already compressed for a recent frame are not compressed again, and with a delta relative to
+the frame written before, the bands outside its box are not even hashed), takes its pixel hash from ``meta["frame_hash"]`` (the harness hashed every frame
 already; computed with frames.frame_hash when absent), writes the action in the
 model conventions (conventions.py) and appends the row to the current shard, starting a
 new shard every ``shard_size`` rows. ``end_episode(final_frame)`` completes the episode's
@@ -32,6 +34,7 @@ from longpuzzle.datasets.shards import EXTENSIONS, DatasetError, open_shard
 
 DEFAULT_SHARD_SIZE = 2000
 RECENT_FRAMES = 64
+RECENT_ACTIONS = 4096
 _END, _STOP = "end", "stop"
 
 
@@ -51,8 +54,10 @@ class StepWriter:
         self._shard = None
         self._pending: dict | None = None         # the episode's last row, waiting for its next frame
         self._conv: dict[tuple, Conventions] = {}
+        self._names: OrderedDict = OrderedDict()      # (W, H, action JSON) -> the action in every convention
         self._png = PngStream()
         self._recent: OrderedDict = OrderedDict()     # frame hash -> PNG of the frames just written
+        self._png_hash: str | None = None             # the hash of the frame the PNG stream encoded last
         self._error: BaseException | None = None
         self._q: queue.Queue | None = None
         if threaded:
@@ -61,16 +66,16 @@ class StepWriter:
             self._thread.start()
 
     # ---- the episode's side -------------------------------------------------------------
-    def add(self, meta: dict, frame: np.ndarray) -> None:
-        self._put(("step", meta, frame))
+    def add(self, meta: dict, frame: np.ndarray, delta: tuple | None = None) -> None:
+        self._put(("step", meta, frame, delta))
 
     def end_episode(self, final_frame: np.ndarray | None, final_hash: str | None = None) -> None:
-        self._put((_END, final_hash, final_frame))
+        self._put((_END, final_hash, final_frame, None))
 
     def close(self) -> list[dict]:
         """Write everything queued, close the last shard; returns the shard entries."""
         if self._q is not None:
-            self._put((_STOP, None, None))
+            self._put((_STOP, None, None, None))
             self._thread.join()
             self._q = None
         self._raise()
@@ -119,7 +124,7 @@ class StepWriter:
             self.cpu_seconds = time.thread_time() - t0
 
     def _handle(self, item) -> None:
-        kind, meta, frame = item
+        kind, meta, frame, delta = item
         if kind == _END:
             row = self._pending
             self._pending = None
@@ -137,27 +142,35 @@ class StepWriter:
             self._write(prev)
         action = meta["action"]
         height, width = frame.shape[:2]
-        conv = self._conv.get((width, height))
-        if conv is None:
-            conv = self._conv[(width, height)] = Conventions((width, height))
-        names = conv.all(action)
+        text = json.dumps(action, separators=(",", ":"))
+        names = self._names.get((width, height, text))      # a solver repeats its gestures
+        if names is None:
+            conv = self._conv.get((width, height))
+            if conv is None:
+                conv = self._conv[(width, height)] = Conventions((width, height))
+            names = self._names[(width, height, text)] = conv.all(action)
+            if len(self._names) > RECENT_ACTIONS:
+                self._names.popitem(last=False)
         row = dict(meta)
         row.update(key=sample_key(meta["episode"], meta["step"]), width=width, height=height,
-                   image=self._image(frame, h), frame_hash=h, action=json.dumps(action, separators=(",", ":")),
+                   image=self._image(frame, h, delta), frame_hash=h, action=text,
                    action_general_e2e=names["general_e2e"], action_qwen=names["qwen"],
                    action_uitars=names["uitars"], next_frame_hash=meta.get("next_frame_hash") or "", last=False)
         self._pending = row
 
-    def _image(self, frame: np.ndarray, h: str) -> bytes:
+    def _image(self, frame: np.ndarray, h: str, delta: tuple | None = None) -> bytes:
         """The frame's PNG: again the same bytes for a frame just written (a screen that an
         action left as it was), else from the band encoder."""
         png = self._recent.get(h)
         if png is None:
-            png = self._recent[h] = self._png.encode(frame)
+            png = self._recent[h] = self._png.encode(frame, delta)
+            self._png_hash = h
             if len(self._recent) > RECENT_FRAMES:
                 self._recent.popitem(last=False)
         else:
             self._recent.move_to_end(h)
+            if h == self._png_hash:
+                self._png.same_as_last(frame)        # the next frame's delta is relative to this one
         return png
 
     def _write(self, row: dict) -> None:

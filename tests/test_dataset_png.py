@@ -1,0 +1,104 @@
+"""The dataset's PNG stream (datasets/png.py) with the renderer's deltas: the same bytes as
+without them (and so the same shards), every frame decoding exactly, fewer bands hashed;
+deltas it cannot trust (relative to another frame, or to a frame that may have changed) are
+ignored."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from longpuzzle.datasets.build import DatasetConfig
+from longpuzzle.datasets.collect import play_episode
+from longpuzzle.datasets.png import PngStream
+from longpuzzle.datasets.shards import file_sha256
+from longpuzzle.datasets.writer import StepWriter
+
+
+def _pixels(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+
+
+class _Capture:
+    def __init__(self):
+        self.steps, self.ends = [], []
+
+    def add(self, meta, frame, delta=None):
+        self.steps.append((meta, frame, delta))
+
+    def end_episode(self, frame, h=None):
+        self.ends.append((len(self.steps), frame, h))
+
+
+@pytest.fixture(scope="module")
+def captured():
+    """Steps of Maze Paint easy (with detours and a restart now and then: bands come back)
+    and Rush Hour easy at another scale, as the collector hands them to the writer."""
+    c = _Capture()
+    plan = DatasetConfig(objectives=["maze_paint/easy"], episodes=1, detours=0.1, restarts=0.05, seed=5).plan()
+    plan += DatasetConfig(objectives=["rush_hour/easy"], episodes=1, scales=[0.75]).plan()
+    for spec in plan:
+        play_episode(spec, {"budget": None}, c)
+    return c
+
+
+def test_deltas_give_the_same_pngs_and_cache_with_fewer_bands_hashed(captured):
+    plain, fast = PngStream(cache_bands=40), PngStream(cache_bands=40)   # small: bands dropped and put back
+    for k, (meta, frame, delta) in enumerate(captured.steps):
+        png = fast.encode(frame, delta)
+        assert png == plain.encode(frame), k
+        assert list(fast._cache) == list(plain._cache), k        # the same recent bands, in the same order
+        if k % 25 == 0:
+            assert np.array_equal(_pixels(png), frame), k
+    used = sum(fast.follows(d) or d is not None for _, _, d in captured.steps)
+    assert used > len(captured.steps) // 2                        # most frames come with a usable delta
+    assert plain.hashed == plain.bands
+    assert fast.hashed < plain.hashed * 0.7, (fast.hashed, plain.hashed)
+
+
+def test_untrusted_deltas_are_ignored():
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 255, (200, 60, 3), dtype=np.uint8)
+    a.setflags(write=False)
+    b = a.copy()
+    b[150:160] = 7
+    b.setflags(write=False)
+    s = PngStream(band_rows=32)
+    s.encode(a)
+    other = a.copy()
+    other.setflags(write=False)
+    # a delta relative to a frame the stream did not encode last (claiming nothing changed)
+    assert np.array_equal(_pixels(s.encode(b, (other, (0, 0, 0, 0)))), b)
+    # a frame that can still be written to may have changed since it was encoded
+    w = b.copy()
+    s.encode(w)
+    w[10:20] = 200
+    assert np.array_equal(_pixels(s.encode(w.copy(), (w, (0, 0, 0, 0)))), w)
+    # a view of the whole frame stands for it (the harness hands agents such views)
+    s.encode(a.view())
+    h0 = s.hashed
+    assert np.array_equal(_pixels(s.encode(b, (a, (0, 150, 60, 160)))), b)
+    assert s.hashed - h0 == 1                                   # only the band of rows 128-160
+    h0 = s.hashed
+    assert np.array_equal(_pixels(s.encode(b.view(), (b, (0, 0, 0, 0)))), b)
+    assert s.hashed == h0
+
+
+def test_the_writer_writes_the_same_shard_with_and_without_deltas(captured, tmp_path):
+    shas = []
+    for use in (True, False):
+        d = tmp_path / str(use)
+        d.mkdir()
+        w = StepWriter(d, "parquet", 0, threaded=False)
+        ends = {n: (f, h) for n, f, h in captured.ends}
+        for i, (meta, frame, delta) in enumerate(captured.steps):
+            w.add(dict(meta), frame, delta if use else None)
+            if i + 1 in ends:
+                w.end_episode(*ends[i + 1])
+        shas.append([file_sha256(d / s["file"]) for s in w.close()])
+        if use:
+            assert w._png.hashed < w._png.bands * 0.7
+    assert shas[0] == shas[1]
