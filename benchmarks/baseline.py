@@ -5,6 +5,9 @@ with ``git archive`` and run in a worker process of its own (its own imports, it
 compiled-kernel cache). A round is one request to the worker; the request's round trip
 (a few hundred microseconds) is the only thing the two sides do differently.
 
+The dataset benchmarks compare with DATASET_BASELINE, main before the PNG writer used the
+renderer's deltas (every band of every frame hashed).
+
 The images benchmarks (model screenshots, VISTA's inspect) compare with IMAGES_BASELINE,
 main before they were sped up (Pillow's resize for every UI-TARS frame, every inspect view
 cropped, zoomed and encoded); ``tree(commit)`` also serves an old MCP server.
@@ -27,6 +30,7 @@ import pytest
 
 BASELINE = "48f8955"            # "Harness: unscored episodes", before the pixel path work
 IMAGES_BASELINE = "4989532"     # "Isolation: an InfrastructureError raised by an isolated agent ...": main before the images work
+DATASET_BASELINE = "4981de7"    # "README: the pixel path's figures from a quieter run ...": main before the dataset path work
 REPO = Path(__file__).resolve().parents[1]
 
 SERVER = r'''
@@ -69,6 +73,29 @@ def in_process_chat():
                 return Reply(text=r.get("text", ""), tool_calls=calls, usage=CallUsage(1000, 600, 40, 8))
         IN_PROCESS = InProcessChat
     return IN_PROCESS
+
+
+class Keep:
+    """A dataset writer's stand-in: keeps the steps it is given (or nothing), to replay them
+    into a real writer (``add`` takes the renderer's delta where the collector gives one)."""
+
+    def __init__(self, keep=True):
+        self.keep, self.steps, self.ends = keep, [], []
+
+    def add(self, meta, frame, *delta):
+        if self.keep:
+            self.steps.append((meta, frame, delta))
+
+    def end_episode(self, frame, h=None):
+        if self.keep:
+            self.ends.append((len(self.steps), frame, h))
+
+    def replay(self, w):
+        ends = {n: (f, h) for n, f, h in self.ends}
+        for i, (meta, frame, delta) in enumerate(self.steps):
+            w.add(meta, frame, *delta)
+            if i + 1 in ends:
+                w.end_episode(*ends[i + 1])
 
 
 print(json.dumps({"ready": True}), flush=True)
@@ -120,6 +147,38 @@ for line in sys.stdin:
             c._pngs.clear()
         r = c.call("inspect", {"views": req["views"]})
         out = {"images": len(r.images), "bytes": r.bytes, "error": r.text if r.error else ""}
+    elif req["op"] == "dataset_run":              # dataset episodes played, written by one writer or not
+        import tempfile
+        from longpuzzle.datasets.build import DatasetConfig
+        from longpuzzle.datasets.collect import play_episode
+        from longpuzzle.datasets.writer import StepWriter
+        plan = DatasetConfig(objectives=[req["objective"]], episodes=req["episodes"], detours=req["detours"]).plan()
+        d = tempfile.mkdtemp()
+        w = StepWriter(d, req["format"], 0) if req["write"] else Keep(keep=False)
+        rows = sum(play_episode(spec, {"budget": None}, w)["rows"] for spec in plan)
+        if req["write"]:
+            w.close()
+        shutil.rmtree(d)
+        out = {"rows": rows}
+    elif req["op"] == "dataset_writer":           # the writer alone over captured steps
+        import tempfile
+        from longpuzzle.datasets.build import DatasetConfig
+        from longpuzzle.datasets.collect import play_episode
+        from longpuzzle.datasets.writer import StepWriter
+        key = ("captured", req["objective"], req["episodes"], req["detours"])
+        if key not in state:
+            state[key] = c = Keep()
+            for spec in DatasetConfig(objectives=[req["objective"]], episodes=req["episodes"],
+                                      detours=req["detours"]).plan():
+                play_episode(spec, {"budget": None}, c)
+            cpu0 = time.process_time()
+        c = state[key]
+        d = tempfile.mkdtemp()
+        w = StepWriter(d, req["format"], 0, threaded=False)
+        c.replay(w)
+        w.close()
+        shutil.rmtree(d)
+        out = {"rows": len(c.steps)}
     else:
         out = {"error": "unknown op"}
     out["cpu"] = time.process_time() - cpu0         # every thread of the worker

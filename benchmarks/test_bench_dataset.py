@@ -1,20 +1,24 @@
-"""Dataset writing (longpuzzle.datasets), side by side with the episodes it records.
+"""Dataset writing (longpuzzle.datasets), side by side with the code before (baseline.py's
+DATASET_BASELINE, in a worker process; rounds alternate so both see the same load).
 
 run only        the solver plays Maze Paint easy (a whole objective from the home screen,
                 540 x 960 frames) exactly as ``longpuzzle dataset`` plays it, with a writer
                 that keeps nothing: the raw episode run. ops = steps (rows).
-run + dataset   the same episodes with the real writer (a thread encodes each frame as a
-                lossless PNG, writes the model conventions and the Parquet rows, hashes the
-                shard).
-writer alone    the writer on its own, in this thread, over steps captured from four such
-                episodes (with detours: about 450 rows, one shard), per shard format: rows
-                per second of one core (the issue's target:
-                at least 2,000 per core; see the "per CPU second" lines of the summary, which
-                a loaded machine disturbs least).
+run + dataset   the same episode with the real writer, new for the episode (a thread encodes
+                each frame as a lossless PNG, writes the model conventions and the Parquet
+                rows, hashes the shard): a one-episode job, every level's screen new to it.
+job             what one dataset job does for `--episodes 4 --detours 0.05`: four episodes
+                with detours, one writer for all of them (about 450 rows, one shard).
+writer alone    the writer on its own, in this thread, over the steps of that job (captured
+                once, the renderer's deltas with them), per shard format.
+The issue's target: at least 2,000 steps per second per core (see the "per CPU second"
+lines of the summary, which a loaded machine disturbs least).
 """
 
+from __future__ import annotations
+
 import shutil
-import time
+import tempfile
 
 import pytest
 
@@ -22,94 +26,93 @@ from longpuzzle.datasets.build import DatasetConfig
 from longpuzzle.datasets.collect import play_episode
 from longpuzzle.datasets.writer import StepWriter
 
+from baseline import DATASET_BASELINE, Baseline, side_by_side
+
 OBJECTIVE = "maze_paint/easy"
+JOB = {"episodes": 4, "detours": 0.05}
 
 
-class _Discard:
-    def add(self, meta, frame):
-        pass
+class _Keep:
+    """A writer's stand-in that keeps the steps (or nothing), to replay them into a writer."""
 
-    def end_episode(self, frame, h=None):
-        pass
+    def __init__(self, keep=True):
+        self.keep, self.steps, self.ends = keep, [], []
 
-
-class _Capture(_Discard):
-    def __init__(self):
-        self.steps, self.ends = [], []
-
-    def add(self, meta, frame):
-        self.steps.append((meta, frame))
+    def add(self, meta, frame, delta=None):
+        if self.keep:
+            self.steps.append((meta, frame, delta))
 
     def end_episode(self, frame, h=None):
-        self.ends.append((len(self.steps), frame, h))
+        if self.keep:
+            self.ends.append((len(self.steps), frame, h))
+
+    def replay(self, w):
+        ends = {n: (f, h) for n, f, h in self.ends}
+        for i, (meta, frame, delta) in enumerate(self.steps):
+            w.add(meta, frame, delta)
+            if i + 1 in ends:
+                w.end_episode(*ends[i + 1])
 
 
-def _spec():
-    return DatasetConfig(objectives=[OBJECTIVE], episodes=1).plan()[0]
+def _run(episodes: int, detours: float, write: bool, fmt: str = "parquet") -> int:
+    """Plays the planned episodes (one writer for all, as a job has, or none); rows."""
+    plan = DatasetConfig(objectives=[OBJECTIVE], episodes=episodes, detours=detours).plan()
+    d = tempfile.mkdtemp()
+    w = StepWriter(d, fmt, 0) if write else _Keep(keep=False)
+    rows = sum(play_episode(spec, {"budget": None}, w)["rows"] for spec in plan)
+    if write:
+        w.close()
+    shutil.rmtree(d)
+    return rows
 
 
-def _episode(writer):
-    return play_episode(_spec(), {"budget": None}, writer)["rows"]
+@pytest.fixture(scope="module")
+def baseline():
+    b = Baseline(DATASET_BASELINE)
+    yield b
+    b.close()
 
 
 @pytest.fixture(scope="module")
 def captured():
-    """Four episodes with detours (about 450 rows: one shard, as a real job writes)."""
-    c = _Capture()
-    for spec in DatasetConfig(objectives=[OBJECTIVE], episodes=4, detours=0.05).plan():
+    c = _Keep()
+    for spec in DatasetConfig(objectives=[OBJECTIVE], **JOB).plan():
         play_episode(spec, {"budget": None}, c)
     return c
 
 
-def _measure(benchmark, fn, ops, rounds):
-    cpu = []
-
-    def one():
-        t = time.process_time()
-        fn()
-        cpu.append(time.process_time() - t)
-    benchmark.extra_info.update(ops=ops, unit="steps")
-    benchmark.pedantic(one, rounds=rounds, iterations=1, warmup_rounds=1)
-    benchmark.extra_info["cpu_min"] = min(cpu)
+def _pair(benchmark, baseline, new, req, rounds):
+    ops = new()
+    old_ops = baseline(**req)["rows"]                  # warm both (and the baseline's capture)
+    benchmark.group = "dataset"
+    side_by_side(benchmark, new, lambda: baseline(**req), rounds, ops, old_ops, unit="steps",
+                 pair=benchmark.name.replace("test_", ""))
 
 
-@pytest.mark.benchmark(group="dataset")
-def test_run_only(benchmark):
-    rows = _episode(_Discard())
-    _measure(benchmark, lambda: _episode(_Discard()), rows, 5)
+def test_run_only(benchmark, baseline):
+    _pair(benchmark, baseline, lambda: _run(1, 0.0, False),
+          {"op": "dataset_run", "objective": OBJECTIVE, "episodes": 1, "detours": 0.0, "write": False,
+           "format": "parquet"}, 7)
 
 
-@pytest.mark.benchmark(group="dataset")
-def test_run_with_dataset(benchmark, tmp_path):
-    rows = _episode(_Discard())
-    n = [0]
-
-    def one():
-        d = tmp_path / f"r{n[0]}"
-        n[0] += 1
-        d.mkdir()
-        w = StepWriter(d, "parquet", 0)
-        _episode(w)
-        w.close()
-        shutil.rmtree(d)
-    _measure(benchmark, one, rows, 5)
+def test_run_with_dataset(benchmark, baseline):
+    _pair(benchmark, baseline, lambda: _run(1, 0.0, True),
+          {"op": "dataset_run", "objective": OBJECTIVE, "episodes": 1, "detours": 0.0, "write": True,
+           "format": "parquet"}, 7)
 
 
-@pytest.mark.benchmark(group="dataset")
+def test_job(benchmark, baseline):
+    _pair(benchmark, baseline, lambda: _run(JOB["episodes"], JOB["detours"], True),
+          {"op": "dataset_run", "objective": OBJECTIVE, "write": True, "format": "parquet", **JOB}, 5)
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "webdataset"])
-def test_writer_alone(benchmark, tmp_path, captured, fmt):
-    n = [0]
-
-    def one():
-        d = tmp_path / f"w{n[0]}"
-        n[0] += 1
-        d.mkdir()
+def test_writer_alone(benchmark, baseline, captured, fmt):
+    def new():
+        d = tempfile.mkdtemp()
         w = StepWriter(d, fmt, 0, threaded=False)
-        ends = {n: (f, h) for n, f, h in captured.ends}
-        for i, (meta, frame) in enumerate(captured.steps):
-            w.add(meta, frame)
-            if i + 1 in ends:
-                w.end_episode(*ends[i + 1])
+        captured.replay(w)
         w.close()
         shutil.rmtree(d)
-    _measure(benchmark, one, len(captured.steps), 7)
+        return len(captured.steps)
+    _pair(benchmark, baseline, new, {"op": "dataset_writer", "objective": OBJECTIVE, "format": fmt, **JOB}, 7)
