@@ -16,7 +16,6 @@ SHA-256 in the manifest identifies its content.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import tarfile
@@ -130,19 +129,25 @@ class ParquetShard(ShardWriter):
 
 
 class WebDatasetShard(ShardWriter):
+    """The tar written directly: per member a USTAR header (mode 0644, owner 0, no time, the
+    bytes tarfile writes for such a member, tested) and the data padded to 512-byte blocks;
+    at the end two zero blocks and zeros up to tarfile's 10 KiB record."""
+
     ext = ".tar"
 
     def __init__(self, path):
         super().__init__(path)
         self._f = open(self.tmp, "wb")
-        self._tar = tarfile.open(fileobj=self._f, mode="w", format=tarfile.USTAR_FORMAT)
+        self._size = 0
 
     def _member(self, name: str, data: bytes) -> None:
-        info = tarfile.TarInfo(name)
-        info.size = len(data)
-        info.mode = 0o644
-        info.mtime = 0                      # reproducible bytes
-        self._tar.addfile(info, io.BytesIO(data))
+        n = len(data)
+        pad = -n % BLOCK
+        self._f.write(ustar_header(name, n))
+        self._f.write(data)
+        if pad:
+            self._f.write(bytes(pad))
+        self._size += BLOCK + n + pad
 
     def add(self, row):
         key = row["key"]
@@ -152,8 +157,27 @@ class WebDatasetShard(ShardWriter):
         self.rows += 1
 
     def _finish(self):
-        self._tar.close()
+        end = self._size + 2 * BLOCK
+        self._f.write(bytes(2 * BLOCK + (-end % RECORD)))
         self._f.close()
+
+
+BLOCK, RECORD = 512, 20 * 512                 # tar blocks; tarfile's record (RECORDSIZE)
+_HEAD = (b"0000644\0" b"0000000\0" b"0000000\0")            # mode, uid, gid
+_MID = b"00000000000\0" + b" " * 8 + b"0" + bytes(100) + b"ustar\x0000" + bytes(80)
+# (mtime 0, the checksum's place as spaces, a regular file, no link; owner names and device
+# numbers empty, as tarfile leaves them for a regular file)
+
+
+def ustar_header(name: str, size: int) -> bytes:
+    """The 512-byte USTAR header of a regular file ``name`` (under 100 bytes) of ``size``
+    bytes, mode 0644, owner 0, mtime 0: what tarfile.TarInfo.tobuf(USTAR_FORMAT) gives."""
+    nb = name.encode("utf-8")
+    if len(nb) >= 100 or size >= 8 ** 11:
+        raise DatasetError(f"a tar member name under 100 bytes and a size under 8 GiB: {name!r}")
+    head = nb + bytes(100 - len(nb)) + _HEAD + b"%011o\0" % size + _MID
+    head += bytes(BLOCK - len(head))
+    return head[:148] + b"%06o\0 " % sum(head) + head[156:]
 
 
 def open_shard(fmt: str, path: str | Path) -> ShardWriter:

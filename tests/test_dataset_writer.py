@@ -1,11 +1,14 @@
-"""The dataset's PNG stream (datasets/png.py) with the renderer's deltas: the same bytes as
-without them (and so the same shards), every frame decoding exactly, fewer bands hashed;
-deltas it cannot trust (relative to another frame, or to a frame that may have changed) are
-ignored."""
+"""The dataset writer's parts: the PNG stream (datasets/png.py) with the renderer's deltas
+(the same bytes as without them, and so the same shards, every frame decoding exactly,
+fewer bands hashed; deltas it cannot trust, relative to another frame or to a frame that
+may have changed, are ignored), and the WebDataset tar written directly (the bytes tarfile
+writes)."""
 
 from __future__ import annotations
 
 import io
+import json
+import tarfile
 
 import numpy as np
 import pytest
@@ -14,7 +17,8 @@ from PIL import Image
 from longpuzzle.datasets.build import DatasetConfig
 from longpuzzle.datasets.collect import play_episode
 from longpuzzle.datasets.png import PngStream
-from longpuzzle.datasets.shards import file_sha256
+from longpuzzle.datasets.schema import COLUMNS, META_COLUMNS
+from longpuzzle.datasets.shards import DatasetError, WebDatasetShard, file_sha256, read_rows, ustar_header
 from longpuzzle.datasets.writer import StepWriter
 
 
@@ -102,3 +106,31 @@ def test_the_writer_writes_the_same_shard_with_and_without_deltas(captured, tmp_
         if use:
             assert w._png.hashed < w._png.bands * 0.7
     assert shas[0] == shas[1]
+
+
+@pytest.mark.parametrize("n", [0, 1, 7])
+def test_webdataset_shards_are_the_bytes_tarfile_writes(tmp_path, n):
+    rng = np.random.default_rng(n)
+    rows = []
+    for i in range(n):
+        row = {k: None for k in COLUMNS}
+        size = [0, 512, 1024, 3, 700, 5000, 12345][i]
+        row.update(key=f"e{i:05d}-s{i * 7:06d}", image=rng.integers(0, 255, size, dtype=np.uint8).tobytes(),
+                   moves=["R"] * i, step=i, level="g/é/1")
+        rows.append(row)
+    sh = WebDatasetShard(tmp_path / "a.tar")
+    for r in rows:
+        sh.add(r)
+    sh.close()
+    ref = io.BytesIO()
+    with tarfile.open(fileobj=ref, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        for r in rows:
+            meta = json.dumps({k: r[k] for k in META_COLUMNS}, separators=(",", ":")).encode()
+            for name, data in ((f"{r['key']}.png", r["image"]), (f"{r['key']}.json", meta)):
+                info = tarfile.TarInfo(name)
+                info.size, info.mode, info.mtime = len(data), 0o644, 0
+                tar.addfile(info, io.BytesIO(data))
+    assert (tmp_path / "a.tar").read_bytes() == ref.getvalue()
+    assert [r["image"] for r in read_rows(tmp_path / "a.tar")] == [r["image"] for r in rows]
+    with pytest.raises(DatasetError):
+        ustar_header("x" * 100 + ".png", 1)
