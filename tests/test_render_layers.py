@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from longpuzzle.engine.suite import Suite
-from longpuzzle.render.frame import Recorder, Renderer, _cover, draw_layer, layer_base
+from longpuzzle.render.frame import Recorder, Renderer, _cover, _smooth_into, draw_layer, layer_base, surface_to_array
 
 LEVELS = ["bolt_unscrew/hard/6", "rush_hour/easy/1", "nut_and_bolt/hard/1", "truck_escape/default/5",
           "maze_paint/hard/10", "maze_paint/easy/1", "color_connect/hard/10", "nut_and_bolt/nightmare/1"]
@@ -86,6 +86,22 @@ def test_cover_and_recorder():
     b = base.over(lambda p: p.replay(rec.ops))
     c = base.over(lambda p: p.replay(rec.ops, {(200, 10, 10): (10, 200, 10)}))
     assert np.array_equal(a, b) and a.any() and np.array_equal(a[..., 0], c[..., 1])
+
+
+def test_smoothing_rects_in_place_gives_pygames_smoothscale_bytes():
+    import pygame
+    rng = np.random.default_rng(4)
+    surf = pygame.Surface((96, 70))
+    pygame.surfarray.blit_array(surf, rng.integers(0, 256, (96, 70, 3), dtype=np.uint8))
+    whole = surface_to_array(pygame.transform.smoothscale(surf, (48, 35)))
+    out = np.zeros_like(whole)
+    rects = [(0, 0, 96, 20), (10, 20, 40, 50), (50, 20, 46, 50), (0, 20, 10, 50)]
+    _smooth_into(out, surf, rects)
+    assert np.array_equal(out, whole)
+    surf.blit(surf, (2, 2))                       # the surface is not left locked
+    out2 = whole.copy()
+    _smooth_into(out2, surf, [])
+    assert np.array_equal(out2, whole)
 
 
 @pytest.mark.parametrize("style, scale", [("2d", 1.0), ("3d", 1.0), ("2d", 1.37)])
