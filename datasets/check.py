@@ -138,5 +138,28 @@ def _check(folder: Path, m: dict, replay: bool, frames: bool) -> dict:
             "problems": problems}
 
 
+def shard_differences(a: str | Path, b: str | Path, limit: int = 5) -> list[str]:
+    """Where two shards of the same rows differ (e.g. a shard written again, or by another
+    backend, whose SHA-256 is not the recorded one): up to ``limit`` lines naming the row and
+    the field; for ``image``, whether the decoded pixels differ too or only the PNG bytes.
+    Empty when every row is equal."""
+    out: list[str] = []
+    ra, rb = list(read_rows(a)), list(read_rows(b))
+    if len(ra) != len(rb):
+        out.append(f"{len(ra)} rows against {len(rb)}")
+    for x, y in zip(ra, rb):
+        for k in x:
+            if len(out) >= limit:
+                return out
+            if x[k] == y.get(k):
+                continue
+            if k == "image":
+                same = np.array_equal(decode_png(x[k]), decode_png(y[k]))
+                out.append(f"row {x['key']}: image: {'the PNG bytes only (same pixels)' if same else 'the pixels'}")
+            else:
+                out.append(f"row {x['key']}: {k}: {x[k]!r} against {y.get(k)!r}")
+    return out
+
+
 class _Dead:
     """An episode whose replay diverged: its later rows are not compared again."""
