@@ -61,7 +61,7 @@ class ColorConnectDrawing(GameDrawing):
         self._sprites: dict = {}
         self._composites: OrderedDict = OrderedDict()
         self._actives: OrderedDict = OrderedDict()
-        self._static_id = None
+        self._static = None              # the static layer the composites were made over (held: an id could be reused)
 
     # -- pieces (design px, through a Painter) ----------------------------------------------
     def _cell_pts(self, r: int, c: int, grow: float = 0.0):
@@ -201,10 +201,10 @@ class ColorConnectDrawing(GameDrawing):
 
     def _composite(self, f: Frame, state) -> np.ndarray:
         u = self.ui
-        if self._static_id != id(f.static):
+        if self._static is not f.static:
             self._composites.clear()
             self._actives.clear()
-            self._static_id = id(f.static)
+            self._static = f.static
         key = bytes(np.asarray(state[S_HEADER:S_HEADER + u.k + 2 * u.n]).tobytes())
         arr = self._composites.get(key)
         if arr is not None:

@@ -38,6 +38,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import numpy as np  # noqa: E402
 import pygame  # noqa: E402
+import xxhash  # noqa: E402
 
 from longpuzzle.engine.geometry import (  # noqa: E402
     DESIGN_H, DESIGN_W, Circle, Projection, Rect, Widget, circle_points, projection, rounded_rect_points,
@@ -962,14 +963,19 @@ class Renderer:
 
     def _card(self, f: Frame, suite: Suite) -> None:
         u = suite.game_ui()
-        key = ("card", level_key(suite.level), suite.direct, np.asarray(suite.session.state).tobytes())
+        # the card dims the frame drawn so far: the board, and what else shows at that moment
+        # (a toast, HUD lines, the game's UI state), so the layer is keyed by those pixels, not
+        # by the state alone (a card cached under another toast was shown in place of this
+        # one's: the frame then depended on what the renderer had drawn before)
+        under = f.buf
+        last = suite.last_level()
+        key = ("card", level_key(suite.level), suite.direct, last, xxhash.xxh3_128_intdigest(under))
         layer = self._layers.get(key)
         if layer is None:
             cls = drawings().get(suite.level.game)
             acc = cls.accent if cls else ACCENT
-            base = (f.buf.astype(np.uint16) * 5 // 10).astype(np.uint8)
+            base = (under.astype(np.uint16) * 5 // 10).astype(np.uint8)
             box = (0, 0, self.proj.width, self.proj.height)
-            last = suite.last_level()
 
             def draw(p):
                 p.rrect(CARD, 26, (250, 250, 252), z=0, height=12, top=WHITE)
