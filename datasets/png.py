@@ -11,7 +11,13 @@ the zlib checksum is the Adler-32 of the bands combined. A band seen recently (t
 pixels, by their xxh3-128 digest, at the same place and width) is not compressed again.
 Any PNG decoder reads the result; it decodes to exactly the frame (tests compare pixels).
 The deflate is ISA-L's (as agents/models/images.encode_png, which encodes one frame alone),
-or zlib's when ISA-L is missing.
+or zlib's when ISA-L is missing, or with ``reproducible=True`` always zlib's: ISA-L's output
+for the same input is not always the same bytes (the pixels always are) - caught in a dataset
+test, a fresh compressor gave another valid encoding of a band than a second fresh one given
+the same bytes right after it in the same thread, about one process in ten on a loaded
+machine - so files whose bytes must repeat (dataset shards, whose SHA-256 the manifest
+records) use zlib, whose output is a function of its input and settings alone. (Checksums,
+Adler-32 and CRC-32, are ISA-L's either way: they are the same numbers.)
 """
 
 from __future__ import annotations
@@ -62,8 +68,10 @@ class PngStream:
     they are: neither hashed nor looked up (the same bytes, and the same recent-band cache,
     as without the delta). Any other delta is ignored: every band is hashed."""
 
-    def __init__(self, level: int = 1, band_rows: int = BAND_ROWS, cache_bands: int = CACHE_BANDS):
+    def __init__(self, level: int = 1, band_rows: int = BAND_ROWS, cache_bands: int = CACHE_BANDS,
+                 reproducible: bool = False):
         self.level, self.band_rows, self.cache_bands = level, band_rows, cache_bands
+        self._z = zlib if reproducible else _z        # the deflate (module doc: reproducible bytes)
         self._cache: OrderedDict = OrderedDict()     # (row, width, digest) -> (deflated, adler, length)
         self._raw: np.ndarray | None = None
         self._compressor = None
@@ -107,9 +115,10 @@ class PngStream:
         raw = self._raw
         if raw is None or raw.shape[1] != line or raw.shape[0] < br:
             raw = self._raw = np.zeros((br, line), np.uint8)     # column 0: filter None
+        z = self._z
         c = self._compressor                       # one for every band (creating one costs more)
         if c is None:
-            c = self._compressor = _z.compressobj(self.level, _z.DEFLATED, -15)
+            c = self._compressor = z.compressobj(self.level, z.DEFLATED, -15)
         keys, hits, adlers = [], [], []
         adler = 1
         same = prefix = y0 is not None                    # prefix: every band so far the last frame's
@@ -130,7 +139,7 @@ class PngStream:
                     band = raw[:n].data
                     # a full flush ends the band byte-aligned and resets the compressor's history:
                     # what follows never refers back into it, so any band can follow any other
-                    hit = (c.compress(band) + c.flush(_z.Z_FULL_FLUSH), _z.adler32(band), n * line)
+                    hit = (c.compress(band) + c.flush(z.Z_FULL_FLUSH), _z.adler32(band), n * line)
                     cache[key] = hit
                     if len(cache) > self.cache_bands:
                         cache.popitem(last=False)

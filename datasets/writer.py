@@ -34,6 +34,7 @@ from longpuzzle.datasets.shards import EXTENSIONS, DatasetError, open_shard
 
 DEFAULT_SHARD_SIZE = 2000
 RECENT_FRAMES = 64
+PNG_BAND_ROWS = 32
 RECENT_ACTIONS = 4096
 _END, _STOP = "end", "stop"
 
@@ -55,7 +56,9 @@ class StepWriter:
         self._pending: dict | None = None         # the episode's last row, waiting for its next frame
         self._conv: dict[tuple, Conventions] = {}
         self._names: OrderedDict = OrderedDict()      # (W, H, action JSON) -> the action in every convention
-        self._png = PngStream()
+        # zlib's deflate, whose bytes repeat (png.py: ISA-L's may not), in bands of 32 rows (with
+        # the slower deflate, smaller bands compress fewer unchanged rows again)
+        self._png = PngStream(band_rows=PNG_BAND_ROWS, reproducible=True)
         self._recent: OrderedDict = OrderedDict()     # frame hash -> PNG of the frames just written
         self._png_hash: str | None = None             # the hash of the frame the PNG stream encoded last
         self._error: BaseException | None = None
