@@ -161,12 +161,16 @@ def load_plan(out: Path) -> DatasetConfig:
         raise DatasetError(f"{p} is not valid JSON") from None
     if d.get("format") != FORMAT:
         raise DatasetError(f"{p}: not a {FORMAT} plan")
-    ident = d["config"].get("catalog")
-    if ident:                                   # a resumed dataset goes on with its catalogue
-        from longpuzzle.agents.harness.replay import recorded_catalog
-        from longpuzzle.engine.catalog import use_catalog
-        use_catalog(recorded_catalog(ident))
     return DatasetConfig.from_dict(d["config"])
+
+
+def _plan_catalog(out: Path):
+    """The catalogue a dataset folder's plan records (None: the one in use)."""
+    ident = json.loads((Path(out) / PLAN_FILE).read_text(encoding="utf-8"))["config"].get("catalog")
+    if not ident:
+        return None
+    from longpuzzle.agents.harness.replay import recorded_catalog
+    return recorded_catalog(ident)
 
 
 def build(out: str | Path, config: DatasetConfig | None = None, *, backend=None, resume: bool = False,
@@ -174,15 +178,24 @@ def build(out: str | Path, config: DatasetConfig | None = None, *, backend=None,
     """Write (or, with ``resume``, finish) the dataset of ``config`` in ``out``; returns the
     manifest. ``backend``: an agents.runner Backend (default sequential); ``on_job(part)``:
     called as each job finishes."""
-    from longpuzzle.agents.runner import SequentialBackend
-
     out = Path(out)
     if resume:
         config = load_plan(out)
+        cat = _plan_catalog(out)
+        if cat is not None:                     # a resumed dataset goes on with its catalogue,
+            from longpuzzle.engine.catalog import use_catalog   # for this build only
+            with use_catalog(cat):
+                return _build(out, config, backend, resume, on_job)
     elif config is None:
         raise DatasetError("build needs a config (or resume=True)")
     elif (out / PLAN_FILE).exists() or (out / MANIFEST_FILE).exists():
         raise DatasetError(f"{out} already holds a dataset: choose another --out, or --resume it")
+    return _build(out, config, backend, resume, on_job)
+
+
+def _build(out: Path, config: DatasetConfig, backend, resume: bool, on_job) -> dict:
+    from longpuzzle.agents.runner import SequentialBackend
+
     jobs = config.job_plan()
     out.mkdir(parents=True, exist_ok=True)
     if not resume:

@@ -239,3 +239,26 @@ def test_a_dataset_records_and_replays_on_its_catalogue(tmp_path):
     assert m["catalogue"]["name"] == "two-levels" and m["catalogue"]["hash"] == cat.content_hash
     assert sorted(m["catalogue"]["levels"]) == ["maze_paint/easy/1", "maze_paint/easy/2"]
     assert m["episodes"][0]["target_levels"] == 2 and m["episodes"][0]["end"] == "completed"
+
+
+def test_resuming_a_dataset_uses_its_catalogue_for_that_build_only(tmp_path, monkeypatch):
+    monkeypatch.setenv("LONGPUZZLE_CATALOG_DIR", str(tmp_path / "store"))
+    monkeypatch.delenv("LONGPUZZLE_CATALOG", raising=False)
+    from longpuzzle.agents.harness import HarnessError
+    from longpuzzle.engine.catalog import Catalog, builtin_catalog, catalog, use_catalog
+    from longpuzzle.engine.catalog_store import snapshot
+
+    doc = builtin_catalog().level_file("maze_paint")
+    doc["objectives"] = [dict(o, levels=o["levels"][:2]) for o in doc["objectives"] if o["difficulty"] == "easy"]
+    (tmp_path / "two.json").write_text(json.dumps(doc))
+    with use_catalog(Catalog(sources={"maze_paint": (json.dumps(doc), "two.json")}, name="two")):
+        m1 = build(tmp_path / "d", DatasetConfig(objectives=["maze_paint/easy"], format="webdataset", jobs=1))
+    (tmp_path / "d" / m1["shards"][0]["file"]).write_bytes(b"damaged")
+    (tmp_path / "d" / "manifest.json").unlink()
+    with pytest.raises(HarnessError, match="not available here"):      # not stored: refused, nothing switched
+        build(tmp_path / "d", resume=True)
+    assert catalog() is builtin_catalog()
+    snapshot("two", [str(tmp_path / "two.json")])                      # stored under its name: found
+    m2 = build(tmp_path / "d", resume=True)
+    assert catalog() is builtin_catalog()                              # the process's choice is unchanged
+    assert [s["sha256"] for s in m2["shards"]] == [s["sha256"] for s in m1["shards"]]
