@@ -14,8 +14,6 @@ Each round of today's code follows one of the baseline's code on the same worklo
 the round's set-up), so both sample the same load; the summary prints the pairs' ratios."""
 
 import shutil
-import statistics
-import time
 
 import pytest
 
@@ -25,6 +23,7 @@ from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.suite import Suite
 
 from baseline import Baseline
+from baseline import side_by_side as _side_by_side
 
 
 @pytest.fixture(scope="module")
@@ -32,29 +31,6 @@ def baseline():
     b = Baseline()
     yield b
     b.close()
-
-
-def _side_by_side(benchmark, new, old, rounds, ops, old_ops, **info):
-    """Time ``new`` with pytest-benchmark and ``old`` (the baseline; it returns its worker's
-    CPU seconds) in the set-up of each of its rounds: the two alternate, so both sample the
-    same load of a shared machine. CPU seconds of every thread are recorded too (on a busy
-    machine they vary far less than wall time)."""
-    old_times, old_cpu, new_cpu = [], [], []
-
-    def setup():
-        t = time.perf_counter()
-        old_cpu.append(old()["cpu"])
-        old_times.append(time.perf_counter() - t)
-
-    def timed():
-        c = time.process_time()
-        new()
-        new_cpu.append(time.process_time() - c)
-    benchmark.extra_info.update(ops=ops, **info)
-    benchmark.pedantic(timed, setup=setup, rounds=rounds, iterations=1)
-    benchmark.extra_info.update(baseline_ops=old_ops, baseline_min=min(old_times),
-                                baseline_median=statistics.median(old_times),
-                                cpu_min=min(new_cpu), baseline_cpu_min=min(old_cpu))
 
 
 @pytest.mark.parametrize("objective", ["maze_paint/hard", "nut_and_bolt/medium"])

@@ -30,7 +30,7 @@ from longpuzzle.engine.jit import njit
 from longpuzzle.engine.fields import Fields
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.geometry import Circle, Rect, Widget
-from longpuzzle.engine.protocol import BAD_ACTION, NOOP, OK, Level, Puzzle, Rejection
+from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
 from longpuzzle.engine.suite import GameUI
 
 SAME_BOLT, SOURCE_EMPTY, TARGET_FULL, COLOUR_MISMATCH = 3, 4, 5, 6

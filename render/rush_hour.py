@@ -268,7 +268,6 @@ class RushHourDrawing(GameDrawing):
         self._bpos = pos
 
     def draw_dynamic(self, f, suite, state, t, anim, phase):
-        u = self.ui
         if suite.complete and anim is None:
             return                        # the completion card covers the board
         if anim is None and suite.ui.get("drag") is None:

@@ -24,7 +24,6 @@ import json
 import os
 import queue
 import threading
-import time
 import weakref
 from pathlib import Path
 

@@ -3,7 +3,6 @@
     python puzzles/levels/convert_maze_paint.py ../shared/reference/longpuzzlebench/levels/maze_paint.json
 """
 import json
-import re
 import sys
 from pathlib import Path
 

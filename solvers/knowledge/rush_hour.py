@@ -58,7 +58,6 @@ class RushHourKnowledge(Knowledge):
         """The one-word bitboard block of rush_hour_kernels' docstring (E = start + 4)."""
         lv = level.lv
         rows, cols, n, t, m = (int(x) for x in lv[[0, 1, 2, 3, 5]])
-        e = start + 4
         bush = bush_t = 0
         for r in range(rows):
             for c in range(cols):
