@@ -698,6 +698,19 @@ def _glide(lv, p, cx, cy, t, sx, sy, cand, ign, clr, nearj, nn, acc, room, far_r
 
 
 @njit(cache=True)
+def _clearance(lv, p, cx, cy, t, a, ax, ay, radii, near):
+    """The clearance (px, at least 0) between board p at (cx, cy, t) and peg a at (ax, ay):
+    the centre distance less both radii (``radii``) and the margin, a lower bound, made exact
+    by ``_gap`` when it is within ``near``."""
+    ddx = ax - cx
+    ddy = ay - cy
+    g = int(math.sqrt(float(ddx * ddx + ddy * ddy))) - radii - _MARGIN
+    if g <= near:
+        g = _gap(lv, p, cx, cy, t, a)
+    return g if g > 0 else 0
+
+
+@njit(cache=True)
 def _fall(lv, d, p, trace, tn, cand, ign, clr, nearj):
     """Let piece p, which no screw pins, fall (RULES 2.5: released pieces collide with the
     solid pegs of occupied anchors only). Quasi-static, in steps of ``FALL_STEP`` (lv[17]):
@@ -789,15 +802,8 @@ def _fall(lv, d, p, trace, tn, cand, ign, clr, nearj):
                     continue
                 eff = clr[j] - acc
                 if eff < nearw:
-                    ddx = ax - cx
-                    ddy = ay - cy
-                    g = int(math.sqrt(float(ddx * ddx + ddy * ddy))) - bnd - pr - _MARGIN
-                    if g <= near:
-                        g = _gap(lv, p, cx, cy, t, a)
-                    if g < 0:
-                        g = 0
-                    clr[j] = g + acc
-                    eff = g
+                    eff = _clearance(lv, p, cx, cy, t, a, ax, ay, bnd + pr, near)
+                    clr[j] = eff + acc
                 if eff < nearw:
                     nearj[nn] = j
                     nn += 1
@@ -821,15 +827,8 @@ def _fall(lv, d, p, trace, tn, cand, ign, clr, nearj):
                 continue
             eff = clr[j] - acc
             if eff < near:
-                ddx = ax - cx
-                ddy = ay - cy
-                g = int(math.sqrt(float(ddx * ddx + ddy * ddy))) - bnd - pr - _MARGIN
-                if g <= near:
-                    g = _gap(lv, p, cx, cy, t, a)
-                if g < 0:
-                    g = 0
-                clr[j] = g + acc
-                eff = g
+                eff = _clearance(lv, p, cx, cy, t, a, ax, ay, bnd + pr, near)
+                clr[j] = eff + acc
             if abs(ax - cx) > reach:
                 continue          # out of reach of a fall straight down
             if eff < m:
