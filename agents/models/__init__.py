@@ -7,7 +7,8 @@ agent sees (frames and public feedback) and acts only through GUI actions.
     images.py        frames as lossless PNG, resize rules (longest side, smart_resize) and the
                      coordinate conversion back to frame pixels
     protocols/       the agent protocols: general_e2e, native, qwen, uitars
-    agent.py         ModelAgent: the conversation, parse failures, claims, compaction, the log
+    agent.py         ModelAgent: the conversation, parse failures, claims, compaction
+    conversation_log.py   conversation.jsonl, the log of a model agent's conversation
     accounting.py    tokens, latency, retries and cost per call / episode / objective / run
     prices.json      the price table (USD per million tokens)
     instructions_en.json   English translations of the catalogue's per-game instructions

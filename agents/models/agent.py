@@ -24,19 +24,17 @@ failure, claim and compaction, then an end record with the totals.
 
 from __future__ import annotations
 
-import json
 import re
-import threading
 from pathlib import Path
 
 from longpuzzle.agents.base import AgentError, BaseAgent, FinalAnswer, Observation, first_action
 from longpuzzle.agents.models.accounting import Usage
 from longpuzzle.agents.models.clients import ModelClient, ProviderError, Reply, context_overflow, make_client
 from longpuzzle.agents.models.config import ModelConfig
+from longpuzzle.agents.models.conversation_log import ConversationLog
 from longpuzzle.agents.models.protocols import PROTOCOLS, Context, ParseError
 from longpuzzle.engine.registry import puzzles
 
-CONVERSATION_FORMAT = "longpuzzle-conversation/1"
 MAX_INVALID = 3                  # consecutive invalid replies / refused actions that end an episode
 IMAGE_TOKENS_ESTIMATE = 1500     # per image, when the provider reports no usage
 _UNSET = object()
@@ -76,8 +74,7 @@ class ModelAgent(BaseAgent):
         self.max_invalid = max_invalid
         self.usage = Usage()
         self.resets = 0
-        self._log = None
-        self._log_lock = threading.Lock()
+        self._log: ConversationLog | None = None
 
     # ---- episode set-up
     def reset(self, instruction, action_spec):
@@ -333,8 +330,7 @@ class ModelAgent(BaseAgent):
             return
         d = self.folder / f"level_{self.resets:02d}" if self.level_protocol else self.folder
         d.mkdir(parents=True, exist_ok=True)
-        self._log = open(d / "conversation.jsonl", "w", encoding="utf-8")
-        self._event({"type": "header", "format": CONVERSATION_FORMAT, "protocol": self.protocol_name,
+        self._log = ConversationLog(d, {"protocol": self.protocol_name,
                      "model": self.cfg.public(), "prompt_setting": ctx.prompt_setting, "language": ctx.language,
                      "history_images": self.history_images, "view": list(self.proto.view.size),
                      "frame": list(ctx.frame_size), "scale_factor": self.proto.scale,
@@ -342,28 +338,19 @@ class ModelAgent(BaseAgent):
 
     def _event(self, rec: dict) -> None:
         if self._log is not None:
-            with self._log_lock:
-                self._log.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
+            self._log.event(rec)
 
     def _flush(self) -> None:
         if self._log is not None:
-            with self._log_lock:
-                self._log.flush()           # once per step: the lines of a step reach the file together
+            self._log.flush()               # once per step: the lines of a step reach the file together
 
     def _log_message(self, msg: dict) -> None:
-        if self._log is None:
-            return
-        m = {k: v for k, v in msg.items() if k not in ("parts", "tool_calls")}
-        if "parts" in msg:
-            m["parts"] = [{"image": p["ref"]} if "image" in p else p for p in msg["parts"]]
-        if msg.get("tool_calls"):
-            m["tool_calls"] = [c.as_dict() for c in msg["tool_calls"]]
-        self._event({"type": "message", "message": m})
+        if self._log is not None:
+            self._log.message(msg)
 
     def close_log(self) -> None:
         if self._log is not None:
-            self._event({"type": "end", "usage": self.usage.as_dict()})
-            self._log.close()
+            self._log.close(self.usage.as_dict())
             self._log = None
 
     def close(self) -> None:

@@ -32,17 +32,16 @@ references to stored frames or to the inspect view they were cut from), each cal
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from longpuzzle.agents.base import AgentError, InfrastructureError
 from longpuzzle.agents.harness import Settings
+from longpuzzle.agents.models.conversation_log import ConversationLog
 from longpuzzle.agents.vista.controller import Controller, ToolResult
 from longpuzzle.agents.vista.prompt import player_prompt, task_text
 from longpuzzle.agents.vista.tools import SETTINGS, TOOLS
 
-CONVERSATION_FORMAT = "longpuzzle-conversation/1"
 COMPLETION_PREFIX = "BENCHMARK COMPLETED"
 MAX_INVALID = 3
 IMAGE_TOKENS_ESTIMATE = 1500
@@ -91,8 +90,7 @@ class ToolModelAgent:
         self.history_images = history_images
         self.max_invalid = max_invalid
         self.usage = Usage()
-        self._log = None
-        self._log_lock = threading.Lock()
+        self._log: ConversationLog | None = None
 
     # ---- the episode -------------------------------------------------------------------------
     def drive(self, c: Controller) -> None:
@@ -256,33 +254,23 @@ class ToolModelAgent:
     def _open_log(self) -> None:
         if self.folder is None:
             return
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self._log = open(self.folder / "conversation.jsonl", "w", encoding="utf-8")
-        self._event({"type": "header", "format": CONVERSATION_FORMAT, "protocol": self.config.name,
-                     "model": self.cfg.public(), "setting": self.config.setting, "tools_offered": list(self.config.tools),
-                     "conversation": self.config.conversation, "history_images": self.history_images,
-                     "frame": list(self.c.frame_size), "system": self.system, "tools": self.tools})
+        self._log = ConversationLog(self.folder, {
+            "protocol": self.config.name, "model": self.cfg.public(), "setting": self.config.setting,
+            "tools_offered": list(self.config.tools), "conversation": self.config.conversation,
+            "history_images": self.history_images, "frame": list(self.c.frame_size), "system": self.system,
+            "tools": self.tools}, flush_each=True)
 
     def _event(self, rec: dict) -> None:
         if self._log is not None:
-            with self._log_lock:
-                self._log.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
-                self._log.flush()
+            self._log.event(rec)
 
     def _log_message(self, msg: dict) -> None:
-        if self._log is None:
-            return
-        m = {k: v for k, v in msg.items() if k not in ("parts", "tool_calls")}
-        if "parts" in msg:
-            m["parts"] = [{"image": p["ref"]} if "image" in p else p for p in msg["parts"]]
-        if msg.get("tool_calls"):
-            m["tool_calls"] = [t.as_dict() for t in msg["tool_calls"]]
-        self._event({"type": "message", "message": m})
+        if self._log is not None:
+            self._log.message(msg)
 
     def close_log(self) -> None:
         if self._log is not None:
-            self._event({"type": "end", "usage": self.usage.as_dict()})
-            self._log.close()
+            self._log.close(self.usage.as_dict())
             self._log = None
 
     def close(self) -> None:
