@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from longpuzzle.agents.base import AgentError, FinalAnswer, InfrastructureError
+from longpuzzle.agents.base import FinalAnswer
 from longpuzzle.agents.harness import ObjectiveEpisode, Settings
 from longpuzzle.agents.harness.agent_call import make_caller
 from longpuzzle.datasets.agents import make_agent
@@ -46,60 +46,43 @@ def play_episode(spec: dict, settings: dict, writer) -> dict:
     opening = None
     h_after = None
     t0 = time.perf_counter()
-    try:
-        caller.reset(ep.instruction, ep.action_spec)
-        while not ep.poll():
-            obs = ep.observation()
-            # the box the frame changed in since the frame before (its render_delta): the PNG
-            # writer hashes and compresses only the bands of rows inside it
-            deltas = getattr(ep.run, "frame_deltas", None)
-            delta = deltas[-1] if deltas else None
-            timeout, by_budget = ep.agent_timeout(ep.settings.action_timeout or None)
-            t = time.perf_counter()
-            try:
-                action = caller.act(obs, timeout)
-            except AgentError as e:
-                if e.kind == "timeout" and by_budget:
-                    ep.stop("budget", agent_seconds=time.perf_counter() - t)
-                    break
-                raise
-            out = ep.submit(action, time.perf_counter() - t)
-            if out.action is None or isinstance(action, FinalAnswer):
-                continue                                   # refused, late or a final answer: no row
-            rec = recs[-1]
-            after = {"screen": _screen(rec["screen"]), "level": rec.get("level"), "P": rec.get("P")}
-            last_frame = out.frames[-1]
-            h_before, h_after = h_after, out.hashes[-1]    # the harness hashed every frame already
-            if obs.frame is None:                          # the opening wait: no frame, no row
-                before, opening = after, out.action
-                continue
-            variety = getattr(agent, "last_variety", None)
-            detours += variety == "detour"
-            restarts += variety == "restart"
-            effects = rec.get("effects") or ()
-            moves = [e["move"] for e in effects if e.get("effect") == "move"]
-            lvl = before["level"]
-            suite = ep.suite
-            solved = bool(suite.session is not None and _screen(rec["screen"]) == "level" and suite.session.solved)
-            meta = {"episode": spec["id"], "step": ep.run.step, "index": rows, "objective": spec["objective"],
-                    "game": game, "style": spec["style"], "scale": float(spec["scale"]),
-                    "screen": before["screen"], "level": lvl, "action": out.action, "variety": variety,
-                    "effect": _effect(effects), "moves": moves,
-                    "move_ids": _move_ids(lvl, moves), "rejected": [e["move"] for e in effects
-                                                                     if e.get("effect") == "rejected"],
-                    "P_before": before["P"], "P": after["P"], "solved": solved, "win": bool(rec.get("win")),
-                    "objective_complete": ep.ev.complete, "feedback": out.feedback.status,
-                    "frame_hash": h_before, "next_frame_hash": h_after}
-            writer.add(meta, obs.frame, delta)
-            rows += 1
-            before = after
-    except AgentError as e:
-        ep.stop("agent_error", str(e))
-    except InfrastructureError as e:
-        ep.stop("infrastructure_error", f"{type(e).__name__}: {e}")
-    finally:
-        caller.close()
-        ep.clock.stop()
+    # the box each frame changed in since the frame before (its render_delta): the PNG writer
+    # hashes and compresses only the bands of rows inside it
+    deltas = getattr(ep.run, "frame_deltas", None)
+    delta_next = deltas[-1] if deltas else None
+    for obs, action, out in ep.play(caller):
+        delta = delta_next                                 # obs.frame's, as it stood before the step
+        deltas = getattr(ep.run, "frame_deltas", None)
+        delta_next = deltas[-1] if deltas else None
+        if out.action is None or isinstance(action, FinalAnswer):
+            continue                                   # refused, late or a final answer: no row
+        rec = recs[-1]
+        after = {"screen": _screen(rec["screen"]), "level": rec.get("level"), "P": rec.get("P")}
+        last_frame = out.frames[-1]
+        h_before, h_after = h_after, out.hashes[-1]    # the harness hashed every frame already
+        if obs.frame is None:                          # the opening wait: no frame, no row
+            before, opening = after, out.action
+            continue
+        variety = getattr(agent, "last_variety", None)
+        detours += variety == "detour"
+        restarts += variety == "restart"
+        effects = rec.get("effects") or ()
+        moves = [e["move"] for e in effects if e.get("effect") == "move"]
+        lvl = before["level"]
+        suite = ep.suite
+        solved = bool(suite.session is not None and _screen(rec["screen"]) == "level" and suite.session.solved)
+        meta = {"episode": spec["id"], "step": ep.run.step, "index": rows, "objective": spec["objective"],
+                "game": game, "style": spec["style"], "scale": float(spec["scale"]),
+                "screen": before["screen"], "level": lvl, "action": out.action, "variety": variety,
+                "effect": _effect(effects), "moves": moves,
+                "move_ids": _move_ids(lvl, moves), "rejected": [e["move"] for e in effects
+                                                                 if e.get("effect") == "rejected"],
+                "P_before": before["P"], "P": after["P"], "solved": solved, "win": bool(rec.get("win")),
+                "objective_complete": ep.ev.complete, "feedback": out.feedback.status,
+                "frame_hash": h_before, "next_frame_hash": h_after}
+        writer.add(meta, obs.frame, delta)
+        rows += 1
+        before = after
     res = ep.finish().as_dict()
     writer.end_episode(last_frame, h_after)
     return {"id": spec["id"], "objective": spec["objective"], "agent": spec["agent"], "seed": spec["seed"],

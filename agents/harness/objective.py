@@ -171,6 +171,36 @@ class ObjectiveEpisode:
                 self.clock.agent_call(agent_seconds)
             self.end, self.error = end, error
 
+    def play(self, caller):
+        """The agent loop of an agent that returns actions (an agent_call caller): reset it,
+        then until the episode ends ask it for each step under the action timeout and the
+        deadline (still thinking at the deadline: the budget end) and submit what it
+        returns, yielding (observation, action, StepOutcome) after each step. An agent error
+        or an infrastructure failure ends the episode; the caller is closed and the clock
+        stopped at the end, also when the driver stops iterating early."""
+        a_timeout = self.settings.action_timeout or None
+        try:
+            caller.reset(self.instruction, self.action_spec)
+            while not self.poll():
+                obs = self.observation()
+                timeout, by_budget = self.agent_timeout(a_timeout)
+                t_a = time.perf_counter()
+                try:
+                    action = caller.act(obs, timeout)
+                except AgentError as e:
+                    if e.kind == "timeout" and by_budget:       # still thinking at the deadline
+                        self.stop("budget", agent_seconds=time.perf_counter() - t_a)
+                        break
+                    raise
+                yield obs, action, self.submit(action, time.perf_counter() - t_a)
+        except AgentError as e:
+            self.stop("agent_error", str(e))
+        except InfrastructureError as e:
+            self.stop("infrastructure_error", f"{type(e).__name__}: {e}")
+        finally:
+            caller.close()
+            self.clock.stop()
+
     def record(self, rec: dict) -> None:
         """A line of the driver's own in the episode's events (e.g. a tool call)."""
         self.run.traj.write(rec)
@@ -250,30 +280,9 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
     name = agent_name or getattr(agent, "name", type(agent).__name__)
     ep = ObjectiveEpisode(game, difficulty, settings=settings, folder=folder, start=start, instruction=instruction,
                           evaluator=evaluator, agent_name=name, on_action=on_action)
-    st = ep.settings
-    caller = make_caller(agent, st.action_timeout)
-    a_timeout = st.action_timeout or None
-    try:
-        caller.reset(ep.instruction, ep.action_spec)
-        while not ep.poll():
-            obs = ep.observation()
-            timeout, by_budget = ep.agent_timeout(a_timeout)
-            t_a = time.perf_counter()
-            try:
-                action = caller.act(obs, timeout)
-            except AgentError as e:
-                if e.kind == "timeout" and by_budget:       # still thinking at the deadline
-                    ep.stop("budget", agent_seconds=time.perf_counter() - t_a)
-                    break
-                raise
-            ep.submit(action, time.perf_counter() - t_a)
-    except AgentError as e:
-        ep.stop("agent_error", str(e))
-    except InfrastructureError as e:
-        ep.stop("infrastructure_error", f"{type(e).__name__}: {e}")
-    finally:
-        caller.close()
-        ep.clock.stop()
+    caller = make_caller(agent, ep.settings.action_timeout)
+    for _ in ep.play(caller):
+        pass
     save_agent_log(caller, folder)
     return ep.finish({"agent_isolation": caller_isolation(caller)})
 
