@@ -546,12 +546,7 @@ def graph_profile(level: Level, *, budget: int = DEFAULT_PROFILE_BUDGET, solutio
         dist = g.distances()
         d0 = int(dist[0])
         if d0 >= 0:
-            prof.status = "solvable"
-            prof.optimal = prof.lower_bound = prof.upper_bound = d0
-            prof.optimal_first_moves = 0 if d0 == 0 else sum(
-                1 for _, v in g.first_moves(level.initial) if v >= 0 and dist[v] == d0 - 1)
-            if solution:
-                prof.solution = p.format_moves(level, g.path_to_win(level.initial))
+            _optimum(level, g, dist, prof, solution)
         else:
             prof.status = "unsolvable"
             prof.optimal_first_moves = 0
@@ -564,6 +559,18 @@ def graph_profile(level: Level, *, budget: int = DEFAULT_PROFILE_BUDGET, solutio
     return prof
 
 
+def _optimum(level: Level, g: StateGraph, dist, prof: Profile, solution: bool) -> None:
+    """A solvable start's figures from the graph's distances to a win (``dist``, exact from
+    the start): the optimum as both bounds, the optimal first moves, the solution if asked."""
+    d0 = int(dist[0])
+    prof.status = "solvable"
+    prof.optimal = prof.lower_bound = prof.upper_bound = d0
+    prof.optimal_first_moves = 0 if d0 == 0 else sum(
+        1 for _, v in g.first_moves(level.initial) if v >= 0 and dist[v] == d0 - 1)
+    if solution:
+        prof.solution = get_puzzle(level.game).format_moves(level, g.path_to_win(level.initial))
+
+
 def _layered(level: Level, g: StateGraph, prof: Profile, solution: bool) -> bool:
     """Figures of a graph cut off by its budget that its breadth-first layers still prove
     (StateGraph.certified_depth): the optimum and the optimal first moves when a win lies
@@ -574,12 +581,7 @@ def _layered(level: Level, g: StateGraph, prof: Profile, solution: bool) -> bool
     if d0 < 0 or g.certified_depth() < d0 - 1:
         return False
     p = get_puzzle(level.game)
-    prof.status = "solvable"
-    prof.optimal = prof.lower_bound = prof.upper_bound = d0
-    prof.optimal_first_moves = 0 if d0 == 0 else sum(
-        1 for _, v in g.first_moves(level.initial) if v >= 0 and dist[v] == d0 - 1)
-    if solution:
-        prof.solution = p.format_moves(level, g.path_to_win(level.initial))
+    _optimum(level, g, dist, prof, solution)
     prof.method = f"graph, first {g.certified_depth()} layers whole"
     if p.dead_ends:
         dens, n = sampled_dead_end_density(level)
