@@ -64,6 +64,28 @@ SHIP_EXCLUDES = [".git", ".benchmarks", ".hypothesis", ".pytest_cache", ".ruff_c
 LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"     # "0": Ray's own nodes talk over loopback only
 
 
+_SHIP_LINKS: list[str] = []             # the folders shipped_package_path made, removed at exit
+
+
+def shipped_package_path() -> str:
+    """The path Ray's py_modules uploads this package from. Ray names the uploaded module
+    after the folder's last component, and a checkout need not be called ``longpuzzle``
+    (a clone into ``main/``, installed editable, is still ``import longpuzzle``): then
+    the path is a symbolic link named ``longpuzzle`` to the package folder, in a temporary
+    folder removed when this process exits. Ray reads through the link and keeps its name."""
+    root = Path(__file__).resolve().parents[1]
+    if root.name == "longpuzzle":
+        return str(root)
+    holder = tempfile.mkdtemp(prefix="longpuzzle-ship-")
+    if not _SHIP_LINKS:
+        import atexit
+        atexit.register(lambda: [shutil.rmtree(d, ignore_errors=True) for d in _SHIP_LINKS])
+    _SHIP_LINKS.append(holder)
+    link = Path(holder) / "longpuzzle"
+    link.symlink_to(root, target_is_directory=True)
+    return str(link)
+
+
 def connect(address: str | None = None, *, num_cpus: int | None = None, ship_code: bool = False):
     """Ray, initialised: the running one if this process already called ``ray.init``, else
     a new local instance (``address`` None; on the loopback interface, without the
@@ -77,7 +99,7 @@ def connect(address: str | None = None, *, num_cpus: int | None = None, ship_cod
         return ray
     kw: dict = {"log_to_driver": False}
     if ship_code:                       # the package folder as it is here (.gitignore'd files and git's own left out)
-        kw["runtime_env"] = {"py_modules": [str(Path(__file__).resolve().parents[1])], "excludes": SHIP_EXCLUDES}
+        kw["runtime_env"] = {"py_modules": [shipped_package_path()], "excludes": SHIP_EXCLUDES}
     if address is None:                 # a Ray of our own on this machine: loopback only, no dashboard
         kw.update(num_cpus=num_cpus, include_dashboard=False, _node_ip_address="127.0.0.1")
     try:
