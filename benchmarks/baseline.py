@@ -5,8 +5,9 @@ with ``git archive`` and run in a worker process of its own (its own imports, it
 compiled-kernel cache). A round is one request to the worker; the request's round trip
 (a few hundred microseconds) is the only thing the two sides do differently.
 
-The dataset benchmarks compare with DATASET_BASELINE, main before the PNG writer used the
-renderer's deltas (every band of every frame hashed).
+The dataset benchmarks compare with DATASET_BASELINE, main before the dataset writer ran in
+the episode's thread (a writer thread, every band of a changed box hashed, and so on; the
+commit before that, 4981de7, was main before the PNG writer used the renderer's deltas).
 
 The images benchmarks (model screenshots, VISTA's inspect) compare with IMAGES_BASELINE,
 main before they were sped up (Pillow's resize for every UI-TARS frame, every inspect view
@@ -30,7 +31,7 @@ import pytest
 
 BASELINE = "48f8955"            # "Harness: unscored episodes", before the pixel path work
 IMAGES_BASELINE = "4989532"     # "Isolation: an InfrastructureError raised by an isolated agent ...": main before the images work
-DATASET_BASELINE = "4981de7"    # "README: the pixel path's figures from a quieter run ...": main before the dataset path work
+DATASET_BASELINE = "b37ad4e"    # "README: ObjectiveEpisode's driver API ...": main before the dataset writer moved into the episode's thread
 REPO = Path(__file__).resolve().parents[1]
 
 SERVER = r'''
@@ -160,6 +161,14 @@ for line in sys.stdin:
             w.close()
         shutil.rmtree(d)
         out = {"rows": rows}
+    elif req["op"] == "dataset_job":              # one dataset job as `longpuzzle dataset` runs it
+        import tempfile
+        from longpuzzle.datasets.build import DatasetConfig, run_job
+        cfg = DatasetConfig(objectives=[req["objective"]], episodes=req["episodes"], detours=req["detours"],
+                            format=req["format"])
+        d = tempfile.mkdtemp()
+        out = {"rows": run_job(cfg.as_dict(), 0, cfg.plan(), d)["rows"]}
+        shutil.rmtree(d)
     elif req["op"] == "dataset_writer":           # the writer alone over captured steps
         import tempfile
         from longpuzzle.datasets.build import DatasetConfig

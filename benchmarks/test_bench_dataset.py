@@ -8,7 +8,8 @@ run + dataset   the same episode with the real writer, new for the episode (a th
                 each frame as a lossless PNG, writes the model conventions and the Parquet
                 rows, hashes the shard): a one-episode job, every level's screen new to it.
 job             what one dataset job does for `--episodes 4 --detours 0.05`: four episodes
-                with detours, one writer for all of them (about 450 rows, one shard).
+                with detours, one writer for all of them (about 450 rows, one shard),
+                through datasets.build.run_job on both sides, as `longpuzzle dataset` runs it.
 writer alone    the writer on its own, in this thread, over the steps of that job (captured
                 once, the renderer's deltas with them), per shard format.
 The issue's target: at least 2,000 steps per second per core (see the "per CPU second"
@@ -22,7 +23,7 @@ import tempfile
 
 import pytest
 
-from longpuzzle.datasets.build import DatasetConfig
+from longpuzzle.datasets.build import DatasetConfig, run_job
 from longpuzzle.datasets.collect import play_episode
 from longpuzzle.datasets.writer import StepWriter
 
@@ -101,9 +102,16 @@ def test_run_with_dataset(benchmark, baseline):
            "format": "parquet"}, 7)
 
 
+def _job() -> int:
+    cfg = DatasetConfig(objectives=[OBJECTIVE], **JOB)
+    d = tempfile.mkdtemp()
+    rows = run_job(cfg.as_dict(), 0, cfg.plan(), d)["rows"]
+    shutil.rmtree(d)
+    return rows
+
+
 def test_job(benchmark, baseline):
-    _pair(benchmark, baseline, lambda: _run(JOB["episodes"], JOB["detours"], True),
-          {"op": "dataset_run", "objective": OBJECTIVE, "write": True, "format": "parquet", **JOB}, 5)
+    _pair(benchmark, baseline, _job, {"op": "dataset_job", "objective": OBJECTIVE, "format": "parquet", **JOB}, 5)
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "webdataset"])

@@ -112,7 +112,7 @@ def run_job(config: dict, job: int, episodes: list[dict], out: str) -> dict:
 
     cfg = DatasetConfig.from_dict(config)
     out_p = Path(out)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.thread_time()
     w = StepWriter(out_p, cfg.format, job, cfg.shard_size)
     done = []
     try:
@@ -120,9 +120,10 @@ def run_job(config: dict, job: int, episodes: list[dict], out: str) -> dict:
             done.append(play_episode(spec, cfg.settings, w))
     finally:
         shards = w.close()
+    # the job plays and writes in this thread: its CPU time is what the job cost one core
     part = {"job": job, "episodes": done, "shards": shards, "rows": w.rows,
-            "writer_cpu_seconds": round(w.cpu_seconds, 4), "seconds": round(time.perf_counter() - t0, 3),
-            "host": platform.node()}
+            "writer_cpu_seconds": round(w.cpu_seconds, 4), "cpu_seconds": round(time.thread_time() - c0, 4),
+            "seconds": round(time.perf_counter() - t0, 3), "host": platform.node()}
     _write_json(part_path(out_p, job), part)
     return part
 
@@ -244,6 +245,7 @@ def make_manifest(out: Path, config: DatasetConfig, parts: list[dict], seconds: 
         for lid in cat.objective(o).level_ids:
             levels[lid] = cat.level(lid).sha256
     cpu = sum(p.get("writer_cpu_seconds", 0.0) for p in parts)
+    job_cpu = sum(p.get("cpu_seconds", 0.0) for p in parts)          # (parts of older jobs lack it)
     return {
         "format": FORMAT, "longpuzzle": __version__, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "settings": config.as_dict(), "shard_format": config.format, "conventions": list(CONVENTIONS),
@@ -255,7 +257,9 @@ def make_manifest(out: Path, config: DatasetConfig, parts: list[dict], seconds: 
         "catalogue": {**(config.catalog or cat.identity()), "levels": levels},
         "shards": shards, "episodes": episodes,
         "timing": {"seconds": round(seconds, 3), "writer_cpu_seconds": round(cpu, 3),
-                   "rows_per_writer_cpu_second": round(rows / cpu) if cpu > 0 else None},
+                   "rows_per_writer_cpu_second": round(rows / cpu) if cpu > 0 else None,
+                   "cpu_seconds": round(job_cpu, 3),
+                   "rows_per_cpu_second": round(rows / job_cpu) if job_cpu > 0 else None},
     }
 
 

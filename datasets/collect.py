@@ -81,6 +81,10 @@ def play_episode(spec: dict, settings: dict, writer) -> dict:
                 "objective_complete": ep.ev.complete, "feedback": out.feedback.status,
                 "frame_hash": h_before, "next_frame_hash": h_after}
         writer.add(meta, obs.frame, delta)
+        # (let go of the frame before it: the renderer reuses the arrays of frames nobody
+        # holds, and one more array in its rotation is one more whole-frame copy when a
+        # level's board comes on screen)
+        delta = None
         rows += 1
         before = after
     res = ep.finish().as_dict()

@@ -119,36 +119,52 @@ class PngStream:
         c = self._compressor                       # one for every band (creating one costs more)
         if c is None:
             c = self._compressor = z.compressobj(self.level, z.DEFLATED, -15)
-        keys, hits, adlers = [], [], []
-        adler = 1
-        same = prefix = y0 is not None                    # prefix: every band so far the last frame's
-        for i, r0 in enumerate(range(0, h, br)):
+        n_bands = -(-h // br)
+        if y0 is None:
+            i0, i1 = 0, n_bands                            # every band hashed
+        else:                                              # the bands that reach into the box
+            i0, i1 = min(n_bands, y0 // br), min(n_bands, -(-y1 // br))
+        size = self.cache_bands
+        if i0:                                             # above the box: the last frame's bands
+            keys, hits = last[2][:i0], last[3][:i0]
+            adlers = _prefix(last, i0)
+            for key, hit in zip(keys, hits):
+                _touch(cache, key, hit, size)
+            adler = adlers[-1]
+        else:
+            keys, hits, adlers, adler = [], [], [], 1
+        for r0 in range(i0 * br, min(h, i1 * br), br):
             r1 = min(h, r0 + br)
-            if same and (r1 <= y0 or r0 >= y1):           # outside the box: the last frame's band
-                key, hit = last[2][i], last[3][i]
-                _touch(cache, key, hit, self.cache_bands)
-                adler = last[4][i] if prefix else adler32_combine(adler, hit[1], hit[2])
+            key = (r0, w, xxhash.xxh3_128_intdigest(f[r0:r1]))
+            hit = cache.get(key)
+            if hit is None:
+                n = r1 - r0
+                raw[:n, 1:] = f[r0:r1].reshape(n, w * 3)
+                band = raw[:n].data
+                # a full flush ends the band byte-aligned and resets the compressor's history:
+                # what follows never refers back into it, so any band can follow any other
+                hit = (c.compress(band) + c.flush(z.Z_FULL_FLUSH), _z.adler32(band), n * line)
+                cache[key] = hit
+                if len(cache) > size:
+                    cache.popitem(last=False)
+                self.compressed += 1
             else:
-                prefix = False
-                key = (r0, w, xxhash.xxh3_128_intdigest(f[r0:r1]))
-                self.hashed += 1
-                hit = cache.get(key)
-                if hit is None:
-                    n = r1 - r0
-                    raw[:n, 1:] = f[r0:r1].reshape(n, w * 3)
-                    band = raw[:n].data
-                    # a full flush ends the band byte-aligned and resets the compressor's history:
-                    # what follows never refers back into it, so any band can follow any other
-                    hit = (c.compress(band) + c.flush(z.Z_FULL_FLUSH), _z.adler32(band), n * line)
-                    cache[key] = hit
-                    if len(cache) > self.cache_bands:
-                        cache.popitem(last=False)
-                    self.compressed += 1
-                else:
-                    cache.move_to_end(key)
-                adler = adler32_combine(adler, hit[1], hit[2])
+                cache.move_to_end(key)
+            adler = adler32_combine(adler, hit[1], hit[2])
             keys.append(key)
             hits.append(hit)
+            adlers.append(adler)
+        self.hashed += i1 - i0
+        if i1 < n_bands:                                   # below the box: the last frame's bands
+            tail_keys, tail_hits = last[2][i1:], last[3][i1:]
+            for key, hit in zip(tail_keys, tail_hits):
+                _touch(cache, key, hit, size)
+            # the Adler-32 of those bands together, from the last frame's checksums
+            tail = adler32_split(_prefix(last, i1)[-1], last[4][-1], (h - i1 * br) * line)
+            adler = adler32_combine(adler, tail, (h - i1 * br) * line)
+            keys = keys + tail_keys
+            hits = hits + tail_hits
+            adlers.extend([None] * (n_bands - i1 - 1))     # (worked out when a later frame needs them)
             adlers.append(adler)
         self.bands += len(keys)
         idat = b"".join([_ZLIB_HEADER, *[x[0] for x in hits], _FINAL_EMPTY_BLOCK, struct.pack(">I", adler)])
@@ -156,6 +172,29 @@ class PngStream:
         png = b"".join((_SIG, _chunk(b"IHDR", ihdr), _chunk(b"IDAT", idat), _IEND))
         self._last = (_source(frame), f.shape, keys, hits, adlers, png)
         return png
+
+
+def adler32_split(a1: int, a12: int, len2: int) -> int:
+    """The Adler-32 of B from adler32(A), adler32(A + B) and len(B): adler32_combine undone."""
+    rem = len2 % _BASE
+    s1a, s2a = a1 & 0xFFFF, (a1 >> 16) & 0xFFFF
+    s1 = ((a12 & 0xFFFF) - s1a + 1) % _BASE
+    s2 = (((a12 >> 16) & 0xFFFF) - s2a - rem * s1a + rem) % _BASE
+    return s1 | (s2 << 16)
+
+
+def _prefix(last: tuple, n: int) -> list:
+    """The Adler-32 of the last frame's first 1, 2, ... n bands (its record's checksums,
+    those not known yet worked out from the ones before, and kept)."""
+    adlers = last[4]
+    k = n
+    while adlers[k - 1] is None:
+        k -= 1
+    a = adlers[k - 1] if k else 1
+    for i in range(k, n):
+        hit = last[3][i]
+        a = adlers[i] = adler32_combine(a, hit[1], hit[2])
+    return adlers[:n]
 
 
 def _touch(cache: OrderedDict, key, hit, size: int) -> None:

@@ -76,6 +76,10 @@ def test_parquet_shards_read_back_with_pyarrow_frames_match_their_hashes(parquet
     assert any(r["effect"] == "restart" for r in rows if r["variety"] == "restart")
     moved = [r for r in rows if r["moves"]]
     assert moved and all(len(r["moves"]) == len(r["move_ids"]) for r in moved)
+    # the CPU time of the jobs (playing and writing in one thread), and of the writing in it
+    t = m["timing"]
+    assert 0 < t["writer_cpu_seconds"] < t["cpu_seconds"]
+    assert t["rows_per_cpu_second"] == round(m["counts"]["rows"] / t["cpu_seconds"])
 
 
 def test_every_episode_replays_to_the_recorded_frames_and_moves(parquet_ds):

@@ -139,15 +139,18 @@ class Run:
         fb = Feedback(status, True, "", len(frames))
         self.last_frame = frames[-1]
         t_disp = time.perf_counter() - t0
-        pub = {"stream": "public", "step": self.step, "action": a, "t_agent": round(t_agent, 6),
-               "t_dispatch": round(t_disp, 6), "sim_ms": suite.clock - c0, "presses": n_press,
-               "feedback": fb.__dict__, "frames": hashes}
-        if res.cut:
-            pub["cut_at"] = until          # the deadline fell inside this action
-        self.traj.write(pub)
+        recording = self.traj.recording        # (no folder: the records are not made at all)
+        if recording:
+            pub = {"stream": "public", "step": self.step, "action": a, "t_agent": round(t_agent, 6),
+                   "t_dispatch": round(t_disp, 6), "sim_ms": suite.clock - c0, "presses": n_press,
+                   "feedback": fb.__dict__, "frames": hashes}
+            if res.cut:
+                pub["cut_at"] = until          # the deadline fell inside this action
+            self.traj.write(pub)
         rec = self.ev.observe(suite, res.effects)
         rec["effects"] = res.effects
-        self.traj.write({"stream": "private", "step": self.step, "record": rec, **self.states.record(suite)})
+        if recording:
+            self.traj.write({"stream": "private", "step": self.step, "record": rec, **self.states.record(suite)})
         if self.on_action is not None:
             self.on_action(self.step, rec)
         return fb, rec, frames, a

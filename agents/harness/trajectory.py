@@ -58,6 +58,12 @@ class Trajectory:
         self._last_frame: np.ndarray | None = None
         self._sink = _Writer(self.folder, self.save_frames) if self.folder is not None else None
 
+    @property
+    def recording(self) -> bool:
+        """Whether records are written (an episode without a folder writes none: a caller
+        may leave out the work of making them)."""
+        return self._sink is not None
+
     def write(self, rec: dict) -> None:
         if self._sink is not None:
             self._sink.add(_encode(rec) + "\n", 0)
