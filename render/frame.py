@@ -110,6 +110,9 @@ class Painter:
         self.ox, self.oy = offset
         self.is_3d = proj.is_3d
         self.dirty: list | None = None      # a list: the px rects every primitive touched go here
+        # a surface that ``surf`` was a copy of when this painter began, never drawn on itself
+        # (a LayerBase's pristine base): outside the rects in ``dirty``, ``surf`` has its pixels
+        self.base: pygame.Surface | None = None
 
     def _mark(self, rect) -> None:
         if self.dirty is not None:
@@ -283,8 +286,9 @@ def draw_layer(proj: Projection, draw: Callable[[Painter], None]) -> np.ndarray:
     big = proj.supersampled(SS)
     surf = pygame.Surface(big.size)
     draw(Painter(surf, big))
-    small = pygame.transform.smoothscale(surf, proj.size)
-    return surface_to_array(small)
+    if big.size == (SS * proj.width, SS * proj.height):
+        return smooth_surface(surf)
+    return surface_to_array(pygame.transform.smoothscale(surf, proj.size))
 
 
 def _smooth_into(out: np.ndarray, work: pygame.Surface, rects) -> None:
@@ -300,6 +304,15 @@ def _smooth_into(out: np.ndarray, work: pygame.Surface, rects) -> None:
             _halve(src, out, x, y, w, h)
     finally:
         del src
+
+
+def smooth_surface(work: pygame.Surface) -> np.ndarray:
+    """(H / 2, W / 2, 3) uint8: a surface of even size smoothed to half its size, the bytes
+    of pygame.transform.smoothscale to that size (see _smooth_into)."""
+    w, h = work.get_size()
+    out = np.empty((h // 2, w // 2, 3), np.uint8)
+    _smooth_into(out, work, [(0, 0, w, h)])
+    return out
 
 
 @lru_cache(maxsize=None)
@@ -375,7 +388,7 @@ class LayerBase:
             if draw_base is not None:
                 draw_base(Painter(self.pristine, self.big))
             self.work = self.pristine.copy()
-            self.small = surface_to_array(pygame.transform.smoothscale(self.pristine, proj.size))
+            self.small = smooth_surface(self.pristine)
 
     def over(self, draw: Callable[[Painter], None]) -> np.ndarray:
         return self.over_box(draw)[0]
@@ -394,6 +407,7 @@ class LayerBase:
             return draw_layer(self.proj, lambda p: (base(p) if base else None, draw(p)))
         p = Painter(self.work, self.big)
         p.dirty = []
+        p.base = self.pristine
         draw(p)
         out = self.small.copy()
         rects = _cover(p.dirty, self.big.size)
@@ -448,7 +462,7 @@ def draw_patch(proj: Projection, background: np.ndarray, box, draw: Callable[[Pa
     bp = proj.supersampled(SS)
     fx, fy = bp.width / proj.width, bp.height / proj.height
     draw(Painter(big, bp, (x0 * fx, y0 * fy)))
-    return surface_to_array(pygame.transform.smoothscale(big, (x1 - x0, y1 - y0)))
+    return smooth_surface(big)
 
 
 def draw_sprite(proj: Projection, box, draw: Callable[[Painter], None], key_colour=(128, 128, 128)) -> pygame.Surface:

@@ -26,7 +26,7 @@ import pygame
 from longpuzzle.engine.geometry import Rect, rounded_rect_points
 from longpuzzle.puzzles.maze_paint import HEADER
 from longpuzzle.render.frame import (
-    Changes, GameDrawing, Painter, Recorder, draw_sprite, layer_base, mix, shade, surface_to_array,
+    Changes, GameDrawing, Painter, Recorder, draw_sprite, layer_base, mix, shade, smooth_surface,
 )
 
 GAME = "maze_paint"
@@ -131,9 +131,15 @@ class MazePaintDrawing(GameDrawing):
             ys = [q[1] for _, pts, _ in ops for q in pts]
             x0, y0 = max(0, int(min(xs)) - 4) // 2, max(0, int(min(ys)) - 4) // 2
             x1, y1 = min(sw, int(max(xs)) + 6) // 2, min(sh, int(max(ys)) + 6) // 2
-            under = pygame.Surface((2 * (x1 - x0), 2 * (y1 - y0)), 0, p.surf)
-            under.blit(p.surf, (0, 0), (2 * x0, 2 * y0, 2 * (x1 - x0), 2 * (y1 - y0)))
-            self._lazy = {"box": (x0, y0, x1, y1), "under": under, "ops": ops}
+            box2 = pygame.Rect(2 * x0, 2 * y0, 2 * (x1 - x0), 2 * (y1 - y0))
+            if p.base is not None and p.dirty is not None and box2.collidelist(p.dirty) < 0:
+                # nothing drawn there yet (2d: the level's number is above the board): the
+                # picture under the board is the painter's base, which is never drawn on
+                under, under_at = p.base, (0, 0)
+            else:
+                under, under_at = pygame.Surface(box2.size, 0, p.surf), box2.topleft
+                under.blit(p.surf, (0, 0), box2)
+            self._lazy = {"box": (x0, y0, x1, y1), "under": under, "under_at": under_at, "ops": ops}
         else:
             self._lazy = None
         self.draw_board(p, painted=False)
@@ -260,7 +266,6 @@ class MazePaintDrawing(GameDrawing):
         it at twice the size, in the frame's own coordinates (pygame's rasterising is not
         shift-invariant), then smoothed."""
         lz = self._lazy
-        X0, Y0 = lz["box"][:2]
         boxes = lz.get("op_boxes")
         if boxes is None:
             boxes = lz["op_boxes"] = []
@@ -271,7 +276,8 @@ class MazePaintDrawing(GameDrawing):
         rx, ry, rw, rh = 2 * x0, 2 * y0, 2 * (x1 - x0), 2 * (y1 - y0)
         with _SCRATCH_LOCK:
             work = _scratch(lz["under"], (2 * self.proj.width, 2 * self.proj.height))
-            work.blit(lz["under"], (rx, ry), (rx - 2 * X0, ry - 2 * Y0, rw, rh))
+            ux, uy = lz["under_at"]
+            work.blit(lz["under"], (rx, ry), (rx - ux, ry - uy, rw, rh))
             clip = pygame.Rect(rx, ry, rw, rh)
             for l, t, r, b, color, pts, width in boxes:
                 if r < rx or l > rx + rw or b < ry or t > ry + rh:
@@ -279,8 +285,7 @@ class MazePaintDrawing(GameDrawing):
                 work.set_clip(clip if width == 0 else None)       # (a clip keeps a fill's pixels)
                 pygame.draw.polygon(work, color, pts, width)
             work.set_clip(None)
-            small = pygame.transform.smoothscale(work.subsurface(clip), (x1 - x0, y1 - y0))
-            return surface_to_array(small)
+            return smooth_surface(work.subsurface(clip))
 
     def _update_board(self, static: np.ndarray, painted: np.ndarray) -> np.ndarray:
         """The base layer: ``static`` with the cells in ``painted`` painted, kept in step
