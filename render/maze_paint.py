@@ -23,7 +23,7 @@ import threading
 import numpy as np
 import pygame
 
-from longpuzzle.engine.geometry import Rect, rounded_rect_points
+from longpuzzle.engine.geometry import Rect, _corner_trig, rounded_rect_points
 from longpuzzle.puzzles.maze_paint import HEADER
 from longpuzzle.render.frame import (
     Changes, GameDrawing, Painter, Recorder, draw_sprite, layer_base, mix, shade, smooth_surface,
@@ -50,6 +50,14 @@ def _scratch(like: pygame.Surface, size: tuple[int, int]) -> pygame.Surface:
     if s is None or s.get_bitsize() != like.get_bitsize():
         s = _SCRATCH[size] = pygame.Surface(size, 0, like)
     return s
+
+
+def _op_bounds(ops) -> np.ndarray:
+    """(n, 4) float64: each recorded polygon's bbox (min x, min y, max x, max y) in px."""
+    n = np.array([len(pts) for _, pts, _ in ops])
+    q = np.array([xy for _, pts, _ in ops for xy in pts], np.float64)
+    at = np.concatenate([[0], np.cumsum(n)[:-1]])
+    return np.concatenate([np.minimum.reduceat(q, at), np.maximum.reduceat(q, at)], axis=1)
 
 
 class MazePaintDrawing(GameDrawing):
@@ -82,9 +90,13 @@ class MazePaintDrawing(GameDrawing):
         key = (p.proj.style, p.proj.scale, p.ox, p.oy)
         ops = self._ops.get(key)
         if ops is None:
-            rec = Recorder(p.proj, (p.ox, p.oy))
-            self._draw_board(rec, False)
-            ops = self._ops[key] = rec.ops
+            if p.proj.is_3d:
+                rec = Recorder(p.proj, (p.ox, p.oy))
+                self._draw_board(rec, False)
+                ops = rec.ops
+            else:
+                ops = self._record_flat(p.proj, p.ox, p.oy)
+            self._ops[key] = ops
         if not record_only:
             p.replay(ops, self._recolour if painted else None)
 
@@ -119,6 +131,49 @@ class MazePaintDrawing(GameDrawing):
                 p.prism([(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)], WALL, WALL_Z, top=WALL_TOP,
                         shadow=False)
 
+    def _record_flat(self, proj, ox: float, oy: float) -> list:
+        """The polygons a Recorder records from _draw_board in 2d (unpainted), the cells and
+        walls computed all at once: the same float operations in the same order as
+        cell_rect, rounded_rect_points and Painter.pts, so the same points (tested)."""
+        u = self.ui
+        rec = Recorder(proj, (ox, oy))
+        br = self.board_rect()
+        pad = 10
+        rec.rrect(Rect(br.x0 - pad, br.y0 - pad, br.x1 + pad, br.y1 + pad), 14, WALL)
+        sx, sy, pox, poy = proj.sx, proj.sy, proj.ox, proj.oy
+
+        def px(xs, ys):               # design points (n, k) -> px points (n, k, 2), as Painter.pts
+            return np.stack([xs * sx + pox - ox, ys * sy + poy - oy], axis=-1)
+
+        def rects(cells):             # u.cell_rect of each cell: (x0, y0, x1, y1) arrays
+            r, c = np.divmod(cells, self.cols)
+            cx = 270 + (c - (self.cols - 1) / 2) * u.cell
+            cy = 496 + (r - (self.rows - 1) / 2) * u.cell
+            return cx - u.cell / 2, cy - u.cell / 2, cx + u.cell / 2, cy + u.cell / 2
+
+        x0, y0, x1, y1 = rects(np.flatnonzero(self.floor))
+        quads = px(np.stack([x0, x1, x1, x0], axis=1), np.stack([y0, y0, y1, y1], axis=1))
+        ops = rec.ops
+        ops += [(FLOOR, q, 0) for q in quads.tolist()]
+        wpx = max(1, int(round(1 * proj.local_scale(0.0, 0.0))))          # Painter.outline's width 1
+        line = mix(FLOOR, WALL, 0.12)
+        ops += [(line, q, wpx) for q in quads.tolist()]
+        x0, y0, x1, y1 = rects(np.flatnonzero(~self.floor))                # row-major: back to front
+        inset = u.cell * 0.06
+        x0, y0, x1, y1 = x0 + inset, y0 + inset, x1 - inset, y1 - inset
+        rad = np.maximum(0.0, np.minimum(np.minimum(u.cell * 0.12, (x1 - x0) / 2), (y1 - y0) / 2))
+        if len(rad) and not (rad > 0).all():
+            raise AssertionError("a wall without rounded corners")      # walls are cells: never
+        xs, ys = [], []
+        for (ccx, ccy), trig in zip(((x1 - rad, y0 + rad), (x1 - rad, y1 - rad), (x0 + rad, y1 - rad),
+                                     (x0 + rad, y0 + rad)), _corner_trig(6)):
+            cos, sin = np.array(trig).T
+            xs.append(ccx[:, None] + rad[:, None] * cos[None, :])
+            ys.append(ccy[:, None] + rad[:, None] * sin[None, :])
+        walls = px(np.concatenate(xs, axis=1), np.concatenate(ys, axis=1))
+        ops += [(WALL_TOP, q, 0) for q in walls.tolist()]
+        return ops
+
     def draw_static(self, p: Painter) -> None:
         br = self.board_rect()
         p.shadow(rounded_rect_points(Rect(br.x0 - 10, br.y0 - 10, br.x1 + 10, br.y1 + 10), 14), alpha=50, dx=6, dy=10)
@@ -127,10 +182,9 @@ class MazePaintDrawing(GameDrawing):
             # the picture under the board, kept: cells are painted from it when first shown
             self.draw_board(p, painted=False, record_only=True)
             ops = self._ops[(p.proj.style, p.proj.scale, p.ox, p.oy)]
-            xs = [q[0] for _, pts, _ in ops for q in pts]
-            ys = [q[1] for _, pts, _ in ops for q in pts]
-            x0, y0 = max(0, int(min(xs)) - 4) // 2, max(0, int(min(ys)) - 4) // 2
-            x1, y1 = min(sw, int(max(xs)) + 6) // 2, min(sh, int(max(ys)) + 6) // 2
+            bounds = _op_bounds(ops)
+            x0, y0 = max(0, int(bounds[:, 0].min()) - 4) // 2, max(0, int(bounds[:, 1].min()) - 4) // 2
+            x1, y1 = min(sw, int(bounds[:, 2].max()) + 6) // 2, min(sh, int(bounds[:, 3].max()) + 6) // 2
             box2 = pygame.Rect(2 * x0, 2 * y0, 2 * (x1 - x0), 2 * (y1 - y0))
             if p.base is not None and p.dirty is not None and box2.collidelist(p.dirty) < 0:
                 # nothing drawn there yet (2d: the level's number is above the board): the
@@ -139,7 +193,8 @@ class MazePaintDrawing(GameDrawing):
             else:
                 under, under_at = pygame.Surface(box2.size, 0, p.surf), box2.topleft
                 under.blit(p.surf, (0, 0), box2)
-            self._lazy = {"box": (x0, y0, x1, y1), "under": under, "under_at": under_at, "ops": ops}
+            self._lazy = {"box": (x0, y0, x1, y1), "under": under, "under_at": under_at, "ops": ops,
+                          "bounds": bounds}
         else:
             self._lazy = None
         self.draw_board(p, painted=False)
@@ -266,24 +321,23 @@ class MazePaintDrawing(GameDrawing):
         it at twice the size, in the frame's own coordinates (pygame's rasterising is not
         shift-invariant), then smoothed."""
         lz = self._lazy
-        boxes = lz.get("op_boxes")
-        if boxes is None:
-            boxes = lz["op_boxes"] = []
-            for color, pts, width in lz["ops"]:
-                xs, ys = [q[0] for q in pts], [q[1] for q in pts]
-                boxes.append((min(xs) - width - 2, min(ys) - width - 2, max(xs) + width + 2, max(ys) + width + 2,
-                              self._recolour.get(color, color), pts, width))
+        reach = lz.get("reach")
+        if reach is None:
+            # the px bbox of each painted shape, widened by its outline's width and a margin
+            b, w = lz["bounds"], np.array([width for _, _, width in lz["ops"]], np.float64)[:, None]
+            reach = lz["reach"] = np.concatenate([b[:, :2] - w - 2, b[:, 2:] + w + 2], axis=1)
         rx, ry, rw, rh = 2 * x0, 2 * y0, 2 * (x1 - x0), 2 * (y1 - y0)
         with _SCRATCH_LOCK:
             work = _scratch(lz["under"], (2 * self.proj.width, 2 * self.proj.height))
             ux, uy = lz["under_at"]
             work.blit(lz["under"], (rx, ry), (rx - ux, ry - uy, rw, rh))
             clip = pygame.Rect(rx, ry, rw, rh)
-            for l, t, r, b, color, pts, width in boxes:
-                if r < rx or l > rx + rw or b < ry or t > ry + rh:
-                    continue          # nothing of it reaches the region
+            ops, recolour = lz["ops"], self._recolour
+            near = ~((reach[:, 2] < rx) | (reach[:, 0] > rx + rw) | (reach[:, 3] < ry) | (reach[:, 1] > ry + rh))
+            for i in np.flatnonzero(near).tolist():      # the shapes that reach the region, in order
+                color, pts, width = ops[i]
                 work.set_clip(clip if width == 0 else None)       # (a clip keeps a fill's pixels)
-                pygame.draw.polygon(work, color, pts, width)
+                pygame.draw.polygon(work, recolour.get(color, color), pts, width)
             work.set_clip(None)
             return smooth_surface(work.subsurface(clip))
 

@@ -191,3 +191,19 @@ def test_render_delta_boxes_hold_every_changed_pixel(style):
                     assert (x1 - x0) * (y1 - y0) < f.shape[0] * f.shape[1]
                 prev = f
     assert known > 0.7 * total, (known, total)
+
+
+def test_maze_paint_board_recorded_at_once_equals_the_recorder():
+    """The 2d board's polygons computed for all cells at once are the Recorder's, point for
+    point, on every Maze Paint level, at scales and offsets of sprites and patches."""
+    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.geometry import projection, supersampled_projection
+    from longpuzzle.render.maze_paint import MazePaintDrawing
+
+    for lid in [lid for lid in catalog().level_ids() if lid.startswith("maze_paint/")]:
+        for scale, offset in [(1.0, (0.0, 0.0)), (0.75, (13.0, 7.5)), (1.37, (0.0, 0.0)), (0.31, (2.0, 0.0))]:
+            big = supersampled_projection("2d", scale, 2)
+            d = MazePaintDrawing(Suite(lid, scale=scale).game_ui(), projection("2d", scale))
+            rec = Recorder(big, offset)
+            d._draw_board(rec, False)
+            assert d._record_flat(big, *offset) == rec.ops, (lid, scale, offset)
