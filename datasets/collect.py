@@ -50,6 +50,7 @@ def play_episode(spec: dict, settings: dict, writer) -> dict:
     # hashes and compresses only the bands of rows inside it
     deltas = getattr(ep.run, "frame_deltas", None)
     delta_next = deltas[-1] if deltas else None
+    shown = getattr(writer, "shown", None)
     for obs, action, out in ep.play(caller):
         delta = delta_next                                 # obs.frame's, as it stood before the step
         deltas = getattr(ep.run, "frame_deltas", None)
@@ -60,6 +61,10 @@ def play_episode(spec: dict, settings: dict, writer) -> dict:
         after = {"screen": _screen(rec["screen"]), "level": rec.get("level"), "P": rec.get("P")}
         last_frame = out.frames[-1]
         h_before, h_after = h_after, out.hashes[-1]    # the harness hashed every frame already
+        if shown is not None and out.ended is None:
+            # the frame the next row holds, to the writer now, while its pixels are still in
+            # the CPU's caches from drawing and hashing (the last frame of an episode is no row)
+            shown(last_frame, h_after, delta_next)
         if obs.frame is None:                          # the opening wait: no frame, no row
             before, opening = after, out.action
             continue

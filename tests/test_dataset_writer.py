@@ -108,6 +108,32 @@ def test_the_writer_writes_the_same_shard_with_and_without_deltas(captured, tmp_
     assert shas[0] == shas[1]
 
 
+def test_frames_shown_ahead_give_the_same_shard(tmp_path):
+    """The collector hands each frame to the writer as soon as it is shown (StepWriter.shown:
+    encoded while fresh in the caches); a writer without ``shown`` encodes each row's frame
+    when the row comes: the same bytes."""
+    class NoShown:                                  # the writer, with rows only
+        def __init__(self, w):
+            self.w = w
+
+        def add(self, *a):
+            self.w.add(*a)
+
+        def end_episode(self, *a):
+            self.w.end_episode(*a)
+    shas = []
+    for ahead in (True, False):
+        d = tmp_path / str(ahead)
+        d.mkdir()
+        w = StepWriter(d, "parquet", 0)
+        for spec in DatasetConfig(objectives=["maze_paint/easy"], episodes=2, detours=0.1, seed=2).plan():
+            play_episode(spec, {"budget": None}, w if ahead else NoShown(w))
+        shas.append([file_sha256(d / s["file"]) for s in w.close()])
+        if ahead:
+            assert len(w._recent) > 0 and w._png.hashed < w._png.bands * 0.7
+    assert shas[0] == shas[1]
+
+
 @pytest.mark.parametrize("n", [0, 1, 7])
 def test_webdataset_shards_are_the_bytes_tarfile_writes(tmp_path, n):
     rng = np.random.default_rng(n)
