@@ -111,7 +111,8 @@ def test_the_writer_writes_the_same_shard_with_and_without_deltas(captured, tmp_
 def test_frames_shown_ahead_give_the_same_shard(tmp_path):
     """The collector hands each frame to the writer as soon as it is shown (StepWriter.shown:
     encoded while fresh in the caches); a writer without ``shown`` encodes each row's frame
-    when the row comes: the same bytes."""
+    when the row comes; a writer thread (threaded=True) does the same work off the episode's
+    thread: the same bytes."""
     class NoShown:                                  # the writer, with rows only
         def __init__(self, w):
             self.w = w
@@ -122,16 +123,17 @@ def test_frames_shown_ahead_give_the_same_shard(tmp_path):
         def end_episode(self, *a):
             self.w.end_episode(*a)
     shas = []
-    for ahead in (True, False):
-        d = tmp_path / str(ahead)
+    for ahead, threaded in ((True, False), (False, False), (True, True)):
+        d = tmp_path / f"{ahead}-{threaded}"
         d.mkdir()
-        w = StepWriter(d, "parquet", 0)
+        w = StepWriter(d, "parquet", 0, threaded=threaded)
         for spec in DatasetConfig(objectives=["maze_paint/easy"], episodes=2, detours=0.1, seed=2).plan():
             play_episode(spec, {"budget": None}, w if ahead else NoShown(w))
         shas.append([file_sha256(d / s["file"]) for s in w.close()])
+        assert w._ahead == ahead and w.rows > 100 and w.cpu_seconds > 0
         if ahead:
-            assert len(w._recent) > 0 and w._png.hashed < w._png.bands * 0.7
-    assert shas[0] == shas[1]
+            assert w._png.hashed < w._png.bands * 0.7
+    assert shas[0] == shas[1] == shas[2]
 
 
 @pytest.mark.parametrize("n", [0, 1, 7])
