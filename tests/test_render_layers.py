@@ -104,6 +104,32 @@ def test_smoothing_rects_in_place_gives_pygames_smoothscale_bytes():
     assert np.array_equal(out2, whole)
 
 
+def test_smoothing_and_restoring_in_one_pass_gives_the_two_steps_bytes():
+    import pygame
+
+    from longpuzzle.render.frame import _smooth_restore
+
+    rng = np.random.default_rng(5)
+    work, base = pygame.Surface((96, 70)), pygame.Surface((96, 70))
+    pygame.surfarray.blit_array(base, rng.integers(0, 256, (96, 70, 3), dtype=np.uint8))
+    drawn = rng.integers(0, 256, (96, 70, 3), dtype=np.uint8)
+    rects = [(0, 0, 96, 20), (10, 20, 40, 50), (50, 20, 46, 50), (0, 64, 10, 6)]
+    pygame.surfarray.blit_array(work, drawn)
+    want = surface_to_array(base)
+    out = want.copy()
+    _smooth_into(out, work, rects)                # the two steps
+    for r in rects:
+        work.blit(base, r[:2], r)
+    two, restored = out, surface_to_array(work)
+    pygame.surfarray.blit_array(work, drawn)
+    out = want.copy()
+    _smooth_restore(out, work, base, rects)       # in one pass
+    assert np.array_equal(out, two) and np.array_equal(surface_to_array(work), restored)
+    assert not np.array_equal(restored, surface_to_array(base))      # (0, 20, 10, 44) was left drawn
+    work.blit(work, (2, 2))                       # the surfaces are not left locked
+    base.blit(base, (2, 2))
+
+
 @pytest.mark.parametrize("style, scale", [("2d", 1.0), ("3d", 1.0), ("2d", 1.37)])
 def test_maze_paint_cells_painted_from_their_neighbourhood_equal_the_whole_board(style, scale):
     """Cells painted lazily (each from its neighbourhood, when first shown painted) give the
