@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import threading
+from functools import lru_cache
 
 import numpy as np
 import pygame
@@ -58,6 +59,35 @@ def _op_bounds(ops) -> np.ndarray:
     q = np.array([xy for _, pts, _ in ops for xy in pts], np.float64)
     at = np.concatenate([[0], np.cumsum(n)[:-1]])
     return np.concatenate([np.minimum.reduceat(q, at), np.maximum.reduceat(q, at)], axis=1)
+
+
+@lru_cache(maxsize=None)
+def _owner_kernel():
+    from numba import njit
+
+    @njit(cache=True, nogil=True)
+    def owners(gx, gy, bx0, by0, size, rows, cols, floor, out):
+        # MazePaintDrawing._owners_numpy point by point: gx, gy (n,) finite design points;
+        # bx0, by0 the board's top left, size a cell's side; floor (rows * cols,) bool; out (n,)
+        for i in range(gx.shape[0]):
+            fc = (gx[i] - bx0) / size
+            fr = (gy[i] - by0) / size
+            c = min(max(int(np.floor(fc)), 0), cols - 1)
+            r = min(max(int(np.floor(fr)), 0), rows - 1)
+            cell = r * cols + c
+            if not floor[cell]:
+                ox, oy = fc - (c + 0.5), fr - (r + 0.5)
+                c2, r2 = c, r
+                if abs(ox) > abs(oy):
+                    c2 = c + (1 if ox > 0 else -1 if ox < 0 else 0)
+                else:
+                    r2 = r + (1 if oy > 0 else -1 if oy < 0 else 0)
+                if 0 <= c2 < cols and 0 <= r2 < rows and floor[r2 * cols + c2]:
+                    cell = r2 * cols + c2
+                else:
+                    cell = -1
+            out[i] = cell
+    return owners
 
 
 class MazePaintDrawing(GameDrawing):
@@ -154,10 +184,11 @@ class MazePaintDrawing(GameDrawing):
         x0, y0, x1, y1 = rects(np.flatnonzero(self.floor))
         quads = px(np.stack([x0, x1, x1, x0], axis=1), np.stack([y0, y0, y1, y1], axis=1))
         ops = rec.ops
-        ops += [(FLOOR, q, 0) for q in quads.tolist()]
+        quads = quads.tolist()        # (fills and outlines share the point lists: nothing changes them)
+        ops += [(FLOOR, q, 0) for q in quads]
         wpx = max(1, int(round(1 * proj.local_scale(0.0, 0.0))))          # Painter.outline's width 1
         line = mix(FLOOR, WALL, 0.12)
-        ops += [(line, q, wpx) for q in quads.tolist()]
+        ops += [(line, q, wpx) for q in quads]
         x0, y0, x1, y1 = rects(np.flatnonzero(~self.floor))                # row-major: back to front
         inset = u.cell * 0.06
         x0, y0, x1, y1 = x0 + inset, y0 + inset, x1 - inset, y1 - inset
@@ -202,7 +233,18 @@ class MazePaintDrawing(GameDrawing):
     def _owners(self, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
         """The floor cell owning each pixel (-1: none), from the design point of its centre
         (gx, gy): its cell, or for a pixel over a wall the floor cell beside it on the side
-        it leans to. Elementwise: the same answer for a pixel, whatever else is asked."""
+        it leans to. Elementwise: the same answer for a pixel, whatever else is asked.
+        Compiled (_owner_kernel) for finite points, the same operations as _owners_numpy."""
+        gx, gy = np.ascontiguousarray(gx, np.float64).ravel(), np.ascontiguousarray(gy, np.float64).ravel()
+        if not (np.isfinite(gx).all() and np.isfinite(gy).all()):
+            return self._owners_numpy(gx, gy)
+        br = self.board_rect()
+        out = np.empty(len(gx), np.int64)
+        _owner_kernel()(gx, gy, float(br.x0), float(br.y0), float(self.ui.cell), self.rows, self.cols, self.floor, out)
+        return out
+
+    def _owners_numpy(self, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+        """_owners with numpy (any points)."""
         u = self.ui
         br = self.board_rect()
         fc = (gx - br.x0) / u.cell

@@ -233,3 +233,23 @@ def test_maze_paint_board_recorded_at_once_equals_the_recorder():
             rec = Recorder(big, offset)
             d._draw_board(rec, False)
             assert d._record_flat(big, *offset) == rec.ops, (lid, scale, offset)
+
+
+def test_maze_paint_pixel_owners_compiled_equal_numpy():
+    """The compiled owner of a pixel is the numpy one's, on every Maze Paint level, for
+    points over the board, its frame and beyond, exactly on cell edges and centres too."""
+    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.geometry import projection
+    from longpuzzle.render.maze_paint import MazePaintDrawing
+
+    rng = np.random.default_rng(3)
+    for lid in [lid for lid in catalog().level_ids() if lid.startswith("maze_paint/")]:
+        d = MazePaintDrawing(Suite(lid).game_ui(), projection("2d", 1.0))
+        br, size = d.board_rect(), d.ui.cell
+        gx = np.concatenate([rng.uniform(br.x0 - 30, br.x1 + 30, 4000), br.x0 + size * rng.integers(0, d.cols + 1, 500),
+                             br.x0 + size * (rng.integers(0, d.cols, 500) + 0.5)])
+        gy = np.concatenate([rng.uniform(br.y0 - 30, br.y1 + 30, 4000), br.y0 + size * (rng.integers(0, d.rows, 500) + 0.5),
+                             br.y0 + size * rng.integers(0, d.rows + 1, 500)])
+        got, want = d._owners(gx, gy), d._owners_numpy(gx, gy)
+        assert np.array_equal(got, want), lid
+        assert (got >= 0).any() and (got < 0).any()
