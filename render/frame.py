@@ -306,21 +306,23 @@ def _smooth_into(out: np.ndarray, work: pygame.Surface, rects) -> None:
         del src
 
 
-def _smooth_restore(out: np.ndarray, work: pygame.Surface, base: pygame.Surface, rects) -> None:
-    """_smooth_into(out, work, rects), then the ``rects`` of ``work`` copied from ``base`` (two
-    32-bit surfaces of one pixel format), in one pass: each pair of rows is smoothed and
-    overwritten while it is in cache, instead of a second pass over memory for the copy.
-    The same bytes as _smooth_into and the blits (tested)."""
+def _smooth_restore(out: np.ndarray, work: pygame.Surface, base: pygame.Surface, rects, into=None) -> None:
+    """_smooth_into(out, work, rects), then the ``rects`` of ``into`` (default: ``work``)
+    copied from ``base`` (32-bit surfaces of one pixel format), in one pass: each pair of
+    rows is smoothed and copied while it is in cache, instead of a second pass over memory
+    for the copy. The same bytes as _smooth_into and the blits (tested)."""
     if not rects:
         return
+    into = work if into is None else into
     src = pygame.surfarray.pixels2d(work)          # (W, H) uint32 views that lock the surfaces
     org = pygame.surfarray.pixels2d(base)
+    dst = src if into is work else pygame.surfarray.pixels2d(into)
     rs, gs, bs, _ = work.get_shifts()
     try:
         for x, y, w, h in rects:
-            _smooth_restore_kernel()(src, org, out, x, y, w, h, rs, gs, bs)
+            _smooth_restore_kernel()(src, org, dst, out, x, y, w, h, rs, gs, bs)
     finally:
-        del src, org
+        del src, org, dst
 
 
 @lru_cache(maxsize=None)
@@ -328,11 +330,11 @@ def _smooth_restore_kernel():
     from numba import njit
 
     @njit(cache=True, nogil=True)
-    def smooth_restore(src, org, out, x, y, w, h, rs, gs, bs):
-        # src, org: (W, H) uint32 (pygame's pixels2d); out: (H / 2, W / 2, 3) uint8 RGB; rs,
-        # gs, bs: the bit shifts of red, green, blue in a pixel. Each 2x2 block averaged as
-        # _halve does (x then y, each the floor of the mean of two), then the two rows
-        # copied from org
+    def smooth_restore(src, org, dst, out, x, y, w, h, rs, gs, bs):
+        # src, org, dst: (W, H) uint32 (pygame's pixels2d; dst may be src); out: (H / 2,
+        # W / 2, 3) uint8 RGB; rs, gs, bs: the bit shifts of red, green, blue in a pixel.
+        # Each 2x2 block of src averaged as _halve does (x then y, each the floor of the
+        # mean of two), then the two rows copied from org to dst
         for j in range(h // 2):
             sy = y + 2 * j
             oy = y // 2 + j
@@ -347,10 +349,10 @@ def _smooth_restore_kernel():
                     out[oy, ox, k] = np.uint8((top + bottom) >> 1)
             for yy in range(sy, sy + 2):
                 for xx in range(x, x + w):
-                    src[xx, yy] = org[xx, yy]
+                    dst[xx, yy] = org[xx, yy]
         for yy in range(y + 2 * (h // 2), y + h):          # an odd last row: copied only
             for xx in range(x, x + w):
-                src[xx, yy] = org[xx, yy]
+                dst[xx, yy] = org[xx, yy]
     return smooth_restore
 
 
@@ -435,8 +437,15 @@ class LayerBase:
             self.pristine = pygame.Surface(self.big.size)
             if draw_base is not None:
                 draw_base(Painter(self.pristine, self.big))
-            self.work = self.pristine.copy()
-            self.small = smooth_surface(self.pristine)
+            self.work = pygame.Surface(self.big.size, 0, self.pristine)
+            W, H = self.big.size
+            self.small = np.empty((proj.height, proj.width, 3), np.uint8)
+            if self.work.get_bytesize() == 4 and self.work.get_shifts() == self.pristine.get_shifts():
+                # the smoothed base and the working copy made in one pass over the base
+                _smooth_restore(self.small, self.pristine, self.pristine, [(0, 0, W, H)], into=self.work)
+            else:
+                self.work.blit(self.pristine, (0, 0))
+                _smooth_into(self.small, self.pristine, [(0, 0, W, H)])
 
     def over(self, draw: Callable[[Painter], None]) -> np.ndarray:
         return self.over_box(draw)[0]

@@ -253,3 +253,19 @@ def test_maze_paint_pixel_owners_compiled_equal_numpy():
         got, want = d._owners(gx, gy), d._owners_numpy(gx, gy)
         assert np.array_equal(got, want), lid
         assert (got >= 0).any() and (got < 0).any()
+
+
+def test_a_layer_base_starts_with_its_working_copy_and_smoothed_copy_of_its_base():
+    import pygame
+
+    from longpuzzle.engine.geometry import projection
+    from longpuzzle.render.frame import LayerBase
+
+    rng = np.random.default_rng(9)
+    noise = rng.integers(0, 256, (216, 384, 3), dtype=np.uint8)
+    proj = projection("2d", 0.2)
+    lb = LayerBase(proj, lambda p: pygame.surfarray.blit_array(p.surf, noise))
+    assert lb.exact and lb.big.size == (216, 384)
+    assert pygame.image.tobytes(lb.work, "RGB") == pygame.image.tobytes(lb.pristine, "RGB")
+    assert np.array_equal(lb.small, surface_to_array(pygame.transform.smoothscale(lb.pristine, proj.size)))
+    assert lb.work.get_locked() is False and lb.pristine.get_locked() is False
