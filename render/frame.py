@@ -314,9 +314,15 @@ def _smooth_restore(out: np.ndarray, work: pygame.Surface, base: pygame.Surface,
     if not rects:
         return
     into = work if into is None else into
-    src = pygame.surfarray.pixels2d(work)          # (W, H) uint32 views that lock the surfaces
-    org = pygame.surfarray.pixels2d(base)
-    dst = src if into is work else pygame.surfarray.pixels2d(into)
+    if not all(s.get_pitch() == 4 * s.get_width() for s in (work, base, into)):
+        _smooth_into(out, work, rects)              # rows with padding: the two steps
+        for r in rects:
+            into.blit(base, r[:2], r)
+        return
+    # (H, W) uint32 views of the pixels (pixels2d transposed: rows contiguous), which lock the surfaces
+    src = pygame.surfarray.pixels2d(work).T
+    org = pygame.surfarray.pixels2d(base).T
+    dst = src if into is work else pygame.surfarray.pixels2d(into).T
     rs, gs, bs, _ = work.get_shifts()
     try:
         for x, y, w, h in rects:
@@ -329,30 +335,36 @@ def _smooth_restore(out: np.ndarray, work: pygame.Surface, base: pygame.Surface,
 def _smooth_restore_kernel():
     from numba import njit
 
-    @njit(cache=True, nogil=True)
+    # compiled for its one signature up front: compiling on the first call keeps that call's
+    # arguments (views that lock the surfaces) alive in reference cycles until a collection
+    @njit("void(uint32[:, ::1], uint32[:, ::1], uint32[:, ::1], uint8[:, :, ::1], int64, int64, int64, int64, "
+          "int64, int64, int64)", cache=True, nogil=True)
     def smooth_restore(src, org, dst, out, x, y, w, h, rs, gs, bs):
-        # src, org, dst: (W, H) uint32 (pygame's pixels2d; dst may be src); out: (H / 2,
-        # W / 2, 3) uint8 RGB; rs, gs, bs: the bit shifts of red, green, blue in a pixel.
-        # Each 2x2 block of src averaged as _halve does (x then y, each the floor of the
-        # mean of two), then the two rows copied from org to dst
+        # src, org, dst: (H, W) uint32 pixels (dst may be src); out: (H / 2, W / 2, 3) uint8
+        # RGB; rs, gs, bs: the bit shifts of red, green, blue in a pixel. Each 2x2 block of
+        # src averaged as _halve does (x then y, each the floor of the mean of two), the
+        # channels of a pixel at once: per byte, the floor of the mean of p and q is
+        # (p & q) + ((p ^ q) >> 1) with the bit each byte shifts out masked off. Then the
+        # two rows are copied from org to dst
+        low = np.uint32(0x7F7F7F7F)
         for j in range(h // 2):
             sy = y + 2 * j
             oy = y // 2 + j
+            top, bottom = src[sy], src[sy + 1]
             for i in range(w // 2):
                 sx = x + 2 * i
+                a, b, c, d = top[sx], top[sx + 1], bottom[sx], bottom[sx + 1]
+                t = (a & b) + (((a ^ b) >> np.uint32(1)) & low)
+                u = (c & d) + (((c ^ d) >> np.uint32(1)) & low)
+                m = (t & u) + (((t ^ u) >> np.uint32(1)) & low)
                 ox = x // 2 + i
-                a, b = np.int64(src[sx, sy]), np.int64(src[sx + 1, sy])
-                c, d = np.int64(src[sx, sy + 1]), np.int64(src[sx + 1, sy + 1])
-                for k, sh in enumerate((rs, gs, bs)):
-                    top = (((a >> sh) & 255) + ((b >> sh) & 255)) >> 1
-                    bottom = (((c >> sh) & 255) + ((d >> sh) & 255)) >> 1
-                    out[oy, ox, k] = np.uint8((top + bottom) >> 1)
-            for yy in range(sy, sy + 2):
-                for xx in range(x, x + w):
-                    dst[xx, yy] = org[xx, yy]
+                out[oy, ox, 0] = np.uint8((m >> np.uint32(rs)) & np.uint32(255))
+                out[oy, ox, 1] = np.uint8((m >> np.uint32(gs)) & np.uint32(255))
+                out[oy, ox, 2] = np.uint8((m >> np.uint32(bs)) & np.uint32(255))
+            dst[sy, x:x + w] = org[sy, x:x + w]
+            dst[sy + 1, x:x + w] = org[sy + 1, x:x + w]
         for yy in range(y + 2 * (h // 2), y + h):          # an odd last row: copied only
-            for xx in range(x, x + w):
-                dst[xx, yy] = org[xx, yy]
+            dst[yy, x:x + w] = org[yy, x:x + w]
     return smooth_restore
 
 
