@@ -36,6 +36,7 @@ except ImportError:  # pragma: no cover - an optional accelerator
 
 BAND_ROWS = 64                       # 15 bands a 960-row frame: fewer and the bands change less often
 CACHE_BANDS = 4096
+FRAME_BYTES = 64 << 20               # PNGs of whole frames kept by their key (encode's ``key``): 64 MiB
 _SIG = b"\x89PNG\r\n\x1a\n"
 _ZLIB_HEADER = b"\x78\x01"          # deflate, 32 KiB window, fastest
 _FINAL_EMPTY_BLOCK = b"\x03\x00"     # BFINAL, fixed Huffman, end of block
@@ -66,11 +67,22 @@ class PngStream:
     the two have the same pixels), as ``Renderer.render_delta`` gives it, and the frame before
     the one this stream encoded last, the bands outside the box are that frame's bands as
     they are: neither hashed nor looked up (the same bytes, and the same recent-band cache,
-    as without the delta). Any other delta is ignored: every band is hashed."""
+    as without the delta). Any other delta is ignored: every band is hashed.
+
+    ``encode(frame, delta, key)``: with ``key`` an identity of the frame's pixels (the harness's
+    frame hash), a frame encoded before under the same key is not looked at again: its PNG
+    and its bands' record come back (the same bytes as encoding it again: a band's bytes
+    depend on its pixels alone), and it becomes the frame encoded last, so that a delta
+    relative to it is usable next. An episode comes back to frames it showed before (an
+    action without effect, a detour undone) and the episodes of one objective show many of
+    the same frames; the PNGs of about ``frame_bytes`` bytes of frames are kept."""
 
     def __init__(self, level: int = 1, band_rows: int = BAND_ROWS, cache_bands: int = CACHE_BANDS,
-                 reproducible: bool = False):
+                 reproducible: bool = False, frame_bytes: int = FRAME_BYTES):
         self.level, self.band_rows, self.cache_bands = level, band_rows, cache_bands
+        self.frame_bytes = frame_bytes
+        self._frames: OrderedDict = OrderedDict()    # key -> a frame's record (self._last without its array)
+        self._frames_size = 0                        # the bytes of the PNGs in it
         self._z = zlib if reproducible else _z        # the deflate (module doc: reproducible bytes)
         self._cache: OrderedDict = OrderedDict()     # (row, width, digest) -> (deflated, adler, length)
         self._raw: np.ndarray | None = None
@@ -85,13 +97,36 @@ class PngStream:
         """Whether ``delta`` is relative to the frame this stream encoded last."""
         return delta is not None and self._last is not None and _same_array(delta[0], self._last[0])
 
-    def same_as_last(self, frame: np.ndarray) -> None:
-        """``frame`` has the pixels of the frame encoded last (the caller knows it by their
-        hash): a delta relative to ``frame`` is usable next."""
-        if self._last is not None:
-            self._last = (_source(frame),) + self._last[1:]
+    def recall(self, key) -> bytes | None:
+        """The PNG of the frame encoded under ``key`` if it is still kept (else None),
+        leaving the stream as it is."""
+        rec = self._frames.get(key)
+        return rec[4] if rec is not None else None
 
-    def encode(self, frame: np.ndarray, delta: tuple | None = None) -> bytes:
+    def encode(self, frame: np.ndarray, delta: tuple | None = None, key=None) -> bytes:
+        if key is not None:
+            rec = self._frames.get(key)
+            if rec is not None and rec[0] == frame.shape:
+                self._frames.move_to_end(key)
+                self.bands += len(rec[1])
+                self._last = (_source(frame),) + rec
+                return rec[4]
+        png = self._encode(frame, delta)
+        if key is not None:
+            self._keep(key, self._last[1:])
+        return png
+
+    def _keep(self, key, rec: tuple) -> None:
+        frames = self._frames
+        old = frames.pop(key, None)
+        if old is not None:
+            self._frames_size -= len(old[4])
+        frames[key] = rec
+        self._frames_size += len(rec[4])
+        while self._frames_size > self.frame_bytes and len(frames) > 1:
+            self._frames_size -= len(frames.popitem(last=False)[1][4])
+
+    def _encode(self, frame: np.ndarray, delta: tuple | None) -> bytes:
         f = np.ascontiguousarray(frame)
         if f.dtype != np.uint8 or f.ndim != 3 or f.shape[2] != 3:
             raise ValueError(f"a frame is an (H, W, 3) uint8 array, not {f.dtype} {f.shape}")

@@ -5,8 +5,9 @@ agent saw, which must not change afterwards: the harness hands out frames that n
 to again; ``delta`` optionally the frame's Renderer.render_delta, the box it changed in since
 the frame before); the writer encodes the frame as a lossless PNG (png.py: bands of rows
 already compressed for a recent frame are not compressed again, and with a delta relative to
-the frame written before, the bands outside its box are not even hashed) - or takes the PNG
-made when the frame was ``shown`` - takes its pixel hash from ``meta["frame_hash"]`` (the
+the frame written before, the bands outside its box are not even hashed; a frame written
+before, known by its hash, is not encoded again) - or takes the PNG made when the frame was
+``shown`` - takes its pixel hash from ``meta["frame_hash"]`` (the
 harness hashed every frame already; computed with frames.frame_hash when absent), writes the action in the
 model conventions (conventions.py) and appends the row to the current shard, starting a
 new shard every ``shard_size`` rows. ``end_episode(final_frame)`` completes the episode's
@@ -40,7 +41,6 @@ from longpuzzle.datasets.schema import sample_key
 from longpuzzle.datasets.shards import EXTENSIONS, DatasetError, open_shard
 
 DEFAULT_SHARD_SIZE = 2000
-RECENT_FRAMES = 64
 PNG_BAND_ROWS = 32
 RECENT_ACTIONS = 4096
 _END, _STOP, _SHOWN = "end", "stop", "shown"
@@ -66,8 +66,6 @@ class StepWriter:
         # zlib's deflate, whose bytes repeat (png.py: ISA-L's may not), in bands of 32 rows (with
         # the slower deflate, smaller bands compress fewer unchanged rows again)
         self._png = PngStream(band_rows=PNG_BAND_ROWS, reproducible=True)
-        self._recent: OrderedDict = OrderedDict()     # frame hash -> PNG of the frames just written
-        self._png_hash: str | None = None             # the hash of the frame the PNG stream encoded last
         self._ahead = False                           # frames are shown before their rows
         self._error: BaseException | None = None
         self._q: queue.Queue | None = None
@@ -188,25 +186,16 @@ class StepWriter:
         """A row's PNG: made when its frame was shown (frames are shown ahead of their rows,
         so the PNG stream has moved on: it is not told about this frame again), else now."""
         if self._ahead:
-            png = self._recent.get(h)
+            png = self._png.recall(h)
             if png is not None:
                 return png
         return self._image(frame, h, delta)
 
     def _image(self, frame: np.ndarray, h: str, delta: tuple | None = None) -> bytes:
-        """The frame's PNG: again the same bytes for a frame just written (a screen that an
-        action left as it was), else from the band encoder."""
-        png = self._recent.get(h)
-        if png is None:
-            png = self._recent[h] = self._png.encode(frame, delta)
-            self._png_hash = h
-            if len(self._recent) > RECENT_FRAMES:
-                self._recent.popitem(last=False)
-        else:
-            self._recent.move_to_end(h)
-            if h == self._png_hash:
-                self._png.same_as_last(frame)        # the next frame's delta is relative to this one
-        return png
+        """The frame's PNG, from the band encoder: again the same bytes, without looking at
+        the pixels, for a frame written before (an action that left the screen as it was,
+        the same position in another episode of the objective)."""
+        return self._png.encode(frame, delta, key=h)
 
     def _write(self, row: dict) -> None:
         if self._shard is None:

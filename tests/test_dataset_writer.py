@@ -63,6 +63,30 @@ def test_deltas_give_the_same_pngs_and_cache_with_fewer_bands_hashed(captured):
     assert fast.hashed < plain.hashed * 0.7, (fast.hashed, plain.hashed)
 
 
+def test_frames_kept_by_key_give_the_same_pngs(captured):
+    """A frame encoded before under its key (the harness's hash) comes back without its
+    pixels looked at, and becomes the frame encoded last (its delta usable next): the same
+    PNGs as encoding every frame, with every band hashed, whatever was dropped."""
+    plain, deltas = PngStream(cache_bands=40), PngStream(cache_bands=40)
+    for k, (meta, frame, delta) in enumerate(captured.steps):
+        deltas.encode(frame, delta)
+    for frame_bytes in (1 << 30, 200_000):                 # everything kept; a few frames only
+        keyed = PngStream(cache_bands=40, frame_bytes=frame_bytes)
+        for k, (meta, frame, delta) in enumerate(captured.steps):
+            h = meta["frame_hash"] or f"first-{k}"
+            assert keyed.encode(frame, delta, key=h) == plain.encode(frame), k
+            assert keyed.recall(h) is not None
+        assert keyed._frames_size <= max(frame_bytes, max(len(r[4]) for r in keyed._frames.values()))
+        if frame_bytes > 1 << 20:
+            # frames come back (no-effect actions, detours undone): fewer encoded, fewer hashed
+            # than with the deltas alone
+            assert len(keyed._frames) < len(captured.steps) * 0.9
+            assert keyed.hashed < deltas.hashed * 0.9, (keyed.hashed, deltas.hashed)
+        else:
+            assert len(keyed._frames) < 20
+    assert PngStream().recall("never seen") is None
+
+
 def test_untrusted_deltas_are_ignored():
     rng = np.random.default_rng(0)
     a = rng.integers(0, 255, (200, 60, 3), dtype=np.uint8)
