@@ -125,10 +125,23 @@ class Painter:
     def replay(self, ops, recolour: dict | None = None) -> None:
         """Draw polygons recorded by a Recorder at the same projection (and offset), with
         colours optionally replaced: the same pixels as drawing the shapes again."""
+        if self.dirty is None or type(self)._polygon is not Painter._polygon:
+            for color, pts, width in ops:
+                if recolour:
+                    color = recolour.get(color, color)
+                self._polygon(color, pts, width)
+            return
+        # the rects touched are marked as one rect around them (it holds every pixel drawn):
+        # a board's hundreds of polygons give the touched-rect cover one rect, not hundreds
+        surf, touched = self.surf, []
         for color, pts, width in ops:
             if recolour:
                 color = recolour.get(color, color)
-            self._polygon(color, pts, width)
+            r = pygame.draw.polygon(surf, color, pts, width)
+            if r.w > 0 and r.h > 0:
+                touched.append(r)
+        if touched:
+            self.dirty.append(touched[0].unionall(touched))
 
     def px(self, x, y, z=0.0):
         a, b = self.proj.to_px(x, y, z)
