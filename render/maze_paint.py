@@ -229,6 +229,15 @@ class MazePaintDrawing(GameDrawing):
         else:
             self._lazy = None
         self.draw_board(p, painted=False)
+        if self._lazy is not None:
+            # the cells painted at the start, from the board just drawn: a level's first frame
+            # paints them without drawing the painted shapes (_paint_from_board)
+            pre = self._lazy["pre"] = {}
+            for cell in np.flatnonzero(np.asarray(self.ui.level.initial[2:]) != 0).tolist():
+                region = self._cell_region(cell)
+                paint = None if region is None else self._paint_from_board(p.surf, *region)
+                if paint is not None:
+                    pre[cell] = paint
 
     def _owners(self, gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
         """The floor cell owning each pixel (-1: none), from the design point of its centre
@@ -316,6 +325,32 @@ class MazePaintDrawing(GameDrawing):
     def _lazy_cell(self, cell: int):
         """(y0, y1, x0, x1, mask, painted pixels) of a cell from its neighbourhood (module doc),
         or None when it owns no pixel."""
+        region = self._cell_region(cell)
+        if region is None:
+            return None
+        x0, y0, x1, y1 = region
+        pr = self.proj
+        paint = self._lazy.get("pre", {}).pop(int(cell), None)
+        if paint is None:
+            paint = self._paint_region(x0, y0, x1, y1)
+        d = paint != self._static[y0:y1, x0:x1]
+        diff = d[:, :, 0] | d[:, :, 1] | d[:, :, 2]
+        ys, xs = np.nonzero(diff)
+        gx, gy = pr.from_px_array(np.arange(x0, x1)[None, :] + 0.5, np.arange(y0, y1)[:, None] + 0.5)
+        gx, gy = np.broadcast_to(gx, diff.shape), np.broadcast_to(gy, diff.shape)
+        own = self._owners(gx[ys, xs], gy[ys, xs]) == cell
+        ys, xs = ys[own], xs[own]
+        if not len(ys):
+            return None
+        my0, my1, mx0, mx1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
+        m = np.zeros((my1 - my0, mx1 - mx0), bool)
+        m[ys - my0, xs - mx0] = True
+        return (y0 + my0, y0 + my1, x0 + mx0, x0 + mx1, True if m.all() else np.repeat(m[:, :, None], 3, axis=2),
+                np.ascontiguousarray(paint[my0:my1, mx0:mx1]))
+
+    def _cell_region(self, cell: int) -> tuple[int, int, int, int] | None:
+        """The frame px box (x0, y0, x1, y1) inside the kept box holding every pixel a cell
+        may own (its row and column neighbours, open beyond the board's edge), or None."""
         lz = self._lazy
         X0, Y0, X1, Y1 = lz["box"]
         pr = self.proj
@@ -339,23 +374,7 @@ class MazePaintDrawing(GameDrawing):
         x1 = min(X1, int(math.ceil(max(q[0] for q in pts))) + 2)
         y0 = max(Y0, int(math.floor(min(q[1] for q in pts))) - 2)
         y1 = min(Y1, int(math.ceil(max(q[1] for q in pts))) + 2)
-        if x1 <= x0 or y1 <= y0:
-            return None
-        paint = self._paint_region(x0, y0, x1, y1)
-        d = paint != self._static[y0:y1, x0:x1]
-        diff = d[:, :, 0] | d[:, :, 1] | d[:, :, 2]
-        ys, xs = np.nonzero(diff)
-        gx, gy = pr.from_px_array(np.arange(x0, x1)[None, :] + 0.5, np.arange(y0, y1)[:, None] + 0.5)
-        gx, gy = np.broadcast_to(gx, diff.shape), np.broadcast_to(gy, diff.shape)
-        own = self._owners(gx[ys, xs], gy[ys, xs]) == cell
-        ys, xs = ys[own], xs[own]
-        if not len(ys):
-            return None
-        my0, my1, mx0, mx1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
-        m = np.zeros((my1 - my0, mx1 - mx0), bool)
-        m[ys - my0, xs - mx0] = True
-        return (y0 + my0, y0 + my1, x0 + mx0, x0 + mx1, True if m.all() else np.repeat(m[:, :, None], 3, axis=2),
-                np.ascontiguousarray(paint[my0:my1, mx0:mx1]))
+        return None if x1 <= x0 or y1 <= y0 else (x0, y0, x1, y1)
 
     def _paint_region(self, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
         """The board painted everywhere in frame px [y0, y1) x [x0, x1) (inside the kept box):
@@ -382,6 +401,42 @@ class MazePaintDrawing(GameDrawing):
                 pygame.draw.polygon(work, recolour.get(color, color), pts, width)
             work.set_clip(None)
             return smooth_surface(work.subsurface(clip))
+
+    def _paint_from_board(self, surf: pygame.Surface, x0: int, y0: int, x1: int, y1: int) -> np.ndarray | None:
+        """_paint_region(x0, y0, x1, y1) made from ``surf`` while it holds the unpainted board
+        just drawn over the picture under it (twice the size, in the frame's coordinates):
+        painting changes only the colours in self._recolour, which no other shape of the
+        board has, so where no pixel under the board has one of them either, the painted
+        picture is the drawn one with those colours replaced. None when one does."""
+        lz = self._lazy
+        rx, ry, rw, rh = 2 * x0, 2 * y0, 2 * (x1 - x0), 2 * (y1 - y0)
+        ux, uy = lz["under_at"]
+        rgb = np.uint32(surf.get_masks()[0] | surf.get_masks()[1] | surf.get_masks()[2])
+        keys = [np.uint32(surf.map_rgb(c)) for c in self._recolour]
+        vals = [np.uint32(surf.map_rgb(c)) for c in self._recolour.values()]
+        under = pygame.surfarray.pixels2d(lz["under"])
+        try:
+            region = under[rx - ux:rx - ux + rw, ry - uy:ry - uy + rh] & rgb
+            if any((region == k).any() for k in keys):
+                return None
+        finally:
+            del under
+        drawn = pygame.surfarray.pixels2d(surf)
+        try:
+            painted = drawn[rx:rx + rw, ry:ry + rh].copy()
+        finally:
+            del drawn
+        hits = [painted == k for k in keys]                    # found before any is replaced
+        for hit, v in zip(hits, vals):
+            painted[hit] = v
+        with _SCRATCH_LOCK:
+            work = _scratch(lz["under"], (2 * self.proj.width, 2 * self.proj.height))
+            dst = pygame.surfarray.pixels2d(work)
+            try:
+                dst[rx:rx + rw, ry:ry + rh] = painted
+            finally:
+                del dst
+            return smooth_surface(work.subsurface(pygame.Rect(rx, ry, rw, rh)))
 
     def _update_board(self, static: np.ndarray, painted: np.ndarray) -> np.ndarray:
         """The base layer: ``static`` with the cells in ``painted`` painted, kept in step

@@ -269,3 +269,21 @@ def test_a_layer_base_starts_with_its_working_copy_and_smoothed_copy_of_its_base
     assert pygame.image.tobytes(lb.work, "RGB") == pygame.image.tobytes(lb.pristine, "RGB")
     assert np.array_equal(lb.small, surface_to_array(pygame.transform.smoothscale(lb.pristine, proj.size)))
     assert lb.work.get_locked() is False and lb.pristine.get_locked() is False
+
+
+@pytest.mark.parametrize("style, scale", [("2d", 1.0), ("3d", 1.0), ("2d", 1.37)])
+def test_maze_paint_start_cells_painted_from_the_drawn_board_equal_their_neighbourhood_drawn(style, scale):
+    """A level's starting cells painted from the unpainted board just drawn (its colours
+    replaced) are the neighbourhoods drawn painted, on every Maze Paint level."""
+    from longpuzzle.engine.catalog import catalog
+
+    used = 0
+    for lid in [lid for lid in catalog().level_ids() if lid.startswith("maze_paint/")]:
+        s = Suite(lid, style=style, scale=scale)
+        r = Renderer(style, scale)
+        r.static_layer(s)                              # draws the board: the start cells made
+        d = r.drawing(s)
+        for cell, paint in d._lazy["pre"].items():
+            assert np.array_equal(paint, d._paint_region(*d._cell_region(cell))), (lid, cell)
+            used += 1
+    assert used >= 20                                  # (every level: the ball's first cell)
