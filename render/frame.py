@@ -360,20 +360,23 @@ def _smooth_restore_kernel():
         # (p & q) + ((p ^ q) >> 1) with the bit each byte shifts out masked off. Then the
         # two rows are copied from org to dst
         low = np.uint32(0x7F7F7F7F)
+        n = w // 2
+        means = np.empty(n, np.uint32)                     # a row of block means, then split
         for j in range(h // 2):
             sy = y + 2 * j
             oy = y // 2 + j
-            top, bottom = src[sy], src[sy + 1]
-            for i in range(w // 2):
-                sx = x + 2 * i
-                a, b, c, d = top[sx], top[sx + 1], bottom[sx], bottom[sx + 1]
+            top, bottom = src[sy, x:x + 2 * n], src[sy + 1, x:x + 2 * n]
+            for i in range(n):
+                a, b, c, d = top[2 * i], top[2 * i + 1], bottom[2 * i], bottom[2 * i + 1]
                 t = (a & b) + (((a ^ b) >> np.uint32(1)) & low)
                 u = (c & d) + (((c ^ d) >> np.uint32(1)) & low)
-                m = (t & u) + (((t ^ u) >> np.uint32(1)) & low)
-                ox = x // 2 + i
-                out[oy, ox, 0] = np.uint8((m >> np.uint32(rs)) & np.uint32(255))
-                out[oy, ox, 1] = np.uint8((m >> np.uint32(gs)) & np.uint32(255))
-                out[oy, ox, 2] = np.uint8((m >> np.uint32(bs)) & np.uint32(255))
+                means[i] = (t & u) + (((t ^ u) >> np.uint32(1)) & low)
+            row = out[oy, x // 2:x // 2 + n]
+            for i in range(n):
+                m = means[i]
+                row[i, 0] = np.uint8((m >> np.uint32(rs)) & np.uint32(255))
+                row[i, 1] = np.uint8((m >> np.uint32(gs)) & np.uint32(255))
+                row[i, 2] = np.uint8((m >> np.uint32(bs)) & np.uint32(255))
             dst[sy, x:x + w] = org[sy, x:x + w]
             dst[sy + 1, x:x + w] = org[sy + 1, x:x + w]
         for yy in range(y + 2 * (h // 2), y + h):          # an odd last row: copied only
