@@ -105,6 +105,7 @@ class MazePaintDrawing(GameDrawing):
         self._lazy = None             # what cells are painted from when first shown (draw_static)
         self._balls: dict = {}
         self._ops: dict = {}
+        self._bounds: dict = {}        # key of _ops -> their _op_bounds, when known from _record_flat
         # the unpainted board's colours that painting changes (nothing else uses them)
         self._recolour = {FLOOR: PAINT, mix(FLOOR, WALL, 0.12): shade(PAINT, 0.9)}
 
@@ -125,7 +126,7 @@ class MazePaintDrawing(GameDrawing):
                 self._draw_board(rec, False)
                 ops = rec.ops
             else:
-                ops = self._record_flat(p.proj, p.ox, p.oy)
+                ops, self._bounds[key] = self._record_flat(p.proj, p.ox, p.oy)
             self._ops[key] = ops
         if not record_only:
             p.replay(ops, self._recolour if painted else None)
@@ -161,10 +162,11 @@ class MazePaintDrawing(GameDrawing):
                 p.prism([(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)], WALL, WALL_Z, top=WALL_TOP,
                         shadow=False)
 
-    def _record_flat(self, proj, ox: float, oy: float) -> list:
-        """The polygons a Recorder records from _draw_board in 2d (unpainted), the cells and
-        walls computed all at once: the same float operations in the same order as
-        cell_rect, rounded_rect_points and Painter.pts, so the same points (tested)."""
+    def _record_flat(self, proj, ox: float, oy: float) -> tuple[list, np.ndarray]:
+        """(the polygons a Recorder records from _draw_board in 2d (unpainted), their
+        _op_bounds): the cells and walls computed all at once, the same float operations in
+        the same order as cell_rect, rounded_rect_points and Painter.pts, so the same points
+        (tested)."""
         u = self.ui
         rec = Recorder(proj, (ox, oy))
         br = self.board_rect()
@@ -182,9 +184,9 @@ class MazePaintDrawing(GameDrawing):
             return cx - u.cell / 2, cy - u.cell / 2, cx + u.cell / 2, cy + u.cell / 2
 
         x0, y0, x1, y1 = rects(np.flatnonzero(self.floor))
-        quads = px(np.stack([x0, x1, x1, x0], axis=1), np.stack([y0, y0, y1, y1], axis=1))
+        quads_arr = px(np.stack([x0, x1, x1, x0], axis=1), np.stack([y0, y0, y1, y1], axis=1))
         ops = rec.ops
-        quads = quads.tolist()        # (fills and outlines share the point lists: nothing changes them)
+        quads = quads_arr.tolist()        # (fills and outlines share the point lists: nothing changes them)
         ops += [(FLOOR, q, 0) for q in quads]
         wpx = max(1, int(round(1 * proj.local_scale(0.0, 0.0))))          # Painter.outline's width 1
         line = mix(FLOOR, WALL, 0.12)
@@ -203,7 +205,10 @@ class MazePaintDrawing(GameDrawing):
             ys.append(ccy[:, None] + rad[:, None] * sin[None, :])
         walls = px(np.concatenate(xs, axis=1), np.concatenate(ys, axis=1))
         ops += [(WALL_TOP, q, 0) for q in walls.tolist()]
-        return ops
+        # every polygon's bbox (_op_bounds), from the arrays: the frame, the cells twice, the walls
+        cells, frame = np.concatenate([quads_arr.min(axis=1), quads_arr.max(axis=1)], axis=1), _op_bounds(ops[:1])
+        bounds = np.concatenate([frame, cells, cells, np.concatenate([walls.min(axis=1), walls.max(axis=1)], axis=1)])
+        return ops, bounds
 
     def draw_static(self, p: Painter) -> None:
         br = self.board_rect()
@@ -212,8 +217,9 @@ class MazePaintDrawing(GameDrawing):
         if (sw, sh) == (2 * self.proj.width, 2 * self.proj.height) and (p.ox, p.oy) == (0.0, 0.0):
             # the picture under the board, kept: cells are painted from it when first shown
             self.draw_board(p, painted=False, record_only=True)
-            ops = self._ops[(p.proj.style, p.proj.scale, p.ox, p.oy)]
-            bounds = _op_bounds(ops)
+            key = (p.proj.style, p.proj.scale, p.ox, p.oy)
+            ops = self._ops[key]
+            bounds = self._bounds[key] if key in self._bounds else _op_bounds(ops)
             x0, y0 = max(0, int(bounds[:, 0].min()) - 4) // 2, max(0, int(bounds[:, 1].min()) - 4) // 2
             x1, y1 = min(sw, int(bounds[:, 2].max()) + 6) // 2, min(sh, int(bounds[:, 3].max()) + 6) // 2
             box2 = pygame.Rect(2 * x0, 2 * y0, 2 * (x1 - x0), 2 * (y1 - y0))

@@ -224,7 +224,7 @@ def test_maze_paint_board_recorded_at_once_equals_the_recorder():
     point, on every Maze Paint level, at scales and offsets of sprites and patches."""
     from longpuzzle.engine.catalog import catalog
     from longpuzzle.engine.geometry import projection, supersampled_projection
-    from longpuzzle.render.maze_paint import MazePaintDrawing
+    from longpuzzle.render.maze_paint import MazePaintDrawing, _op_bounds
 
     for lid in [lid for lid in catalog().level_ids() if lid.startswith("maze_paint/")]:
         for scale, offset in [(1.0, (0.0, 0.0)), (0.75, (13.0, 7.5)), (1.37, (0.0, 0.0)), (0.31, (2.0, 0.0))]:
@@ -232,7 +232,8 @@ def test_maze_paint_board_recorded_at_once_equals_the_recorder():
             d = MazePaintDrawing(Suite(lid, scale=scale).game_ui(), projection("2d", scale))
             rec = Recorder(big, offset)
             d._draw_board(rec, False)
-            assert d._record_flat(big, *offset) == rec.ops, (lid, scale, offset)
+            ops, bounds = d._record_flat(big, *offset)
+            assert ops == rec.ops and np.array_equal(bounds, _op_bounds(ops)), (lid, scale, offset)
 
 
 def test_maze_paint_pixel_owners_compiled_equal_numpy():
