@@ -629,6 +629,7 @@ class Frame:
         # pixels, (0, 0, 0, 0) for none) or None when that is not known
         self._last: tuple | None = None
         self.delta: tuple | None = None
+        self._picture: np.ndarray | None = None   # the frame handed out instead (replace)
 
     POOL = 32                                 # frame arrays kept for reuse
     track = True                              # False: every frame copies its whole base
@@ -669,6 +670,20 @@ class Frame:
         self._surf = pygame.image.frombuffer(buf, self.proj.size, "RGB")
         self._cur = (i, base, version, changes)
         self._boxes = []
+        self._picture = None
+
+    def pixels(self) -> np.ndarray:
+        """The frame as drawn so far, to read only (unlike ``buf``, its tracking stays)."""
+        return self._buf
+
+    def replace(self, picture: np.ndarray) -> None:
+        """The frame is ``picture`` (a read-only array of the frame's shape that nothing
+        writes to, e.g. a cached layer covering the whole screen): ``finish`` hands it out
+        as it is, without copying it into the frame's array, which keeps what was drawn so
+        far for the next frame (so that one copies only what changed, not the whole base)."""
+        if picture.shape != self._buf.shape or picture.flags.writeable:
+            raise ValueError("a frame's replacement is a read-only array of its shape")
+        self._picture = picture
 
     def finish(self) -> np.ndarray:
         out = self._buf
@@ -678,6 +693,8 @@ class Frame:
         drawn = self._boxes
         if i is not None:
             self._made[i] = (base, version, drawn)
+        if self._picture is not None:         # handed out instead: its delta is not known
+            out, drawn, self._picture = self._picture, None, None
         self.delta = self._delta(base, version, changes, drawn)
         self._last = (out, base, version, drawn)
         self._cur = (None, None, 0, None)
@@ -1070,7 +1087,7 @@ class Renderer:
         # (a toast, HUD lines, the game's UI state), so the layer is keyed by those pixels, not
         # by the state alone (a card cached under another toast was shown in place of this
         # one's: the frame then depended on what the renderer had drawn before)
-        under = f.buf
+        under = f.pixels()
         last = suite.last_level()
         key = ("card", level_key(suite.level), suite.direct, last, xxhash.xxh3_128_intdigest(under))
         layer = self._layers.get(key)
@@ -1087,9 +1104,11 @@ class Renderer:
                 for w in suite.layout().widgets:
                     draw_widget(p, w, acc, z=12)
             layer = draw_patch(self.proj, base, box, draw)
+            layer.setflags(write=False)
             self._layers[key] = layer
-            # the card covers the board entirely: store it as the frame
-        np.copyto(f.buf, layer)
+        # the card covers the whole screen: the frame is the layer itself (not a copy of it;
+        # the frame's array keeps the board under it, which the next frame starts from)
+        f.replace(layer)
 
 
 def draw_card(p: Painter, w: Widget, accent, sub=None) -> None:

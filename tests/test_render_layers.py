@@ -185,6 +185,43 @@ def test_frames_reusing_a_pooled_array_copy_only_what_changed_and_equal_whole_co
 
 
 @pytest.mark.parametrize("style", ["2d", "3d"])
+def test_completion_cards_are_their_cached_layer_and_the_frames_after_them_equal_whole_copies(style):
+    """A completion card covers the whole screen: the frame handed out is the card's cached
+    layer itself (read-only, no copy), and the frame's array keeps the board drawn under it,
+    from which the next frames start: the same bytes as copying whole bases, through two
+    levels completed, a wait on the card and the level after it."""
+    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.solvers import solve
+    ids = catalog().objective("maze_paint/easy").level_ids[:2]
+    s = Suite(ids[0], style=style)
+    tracked, whole = Renderer(style), Renderer(style)
+    whole.frame.track = False
+    held, cards = [], []
+    for lid in ids:
+        assert s.level.id == lid
+        for a in solve(s.level, state=s.session.state.copy()).actions:
+            s.dispatch(s.gesture_for(int(a)))
+            f = tracked.render(s)
+            assert np.array_equal(f, whole.render(s)), (lid, a)
+            held = (held + [f])[-2:]                   # as the harness and the writer hold frames
+        assert s.complete
+        for _ in range(2):                             # the card, then the card again after a wait
+            s.dispatch({"type": "wait", "ms": 500})
+            f = tracked.render(s)
+            assert np.array_equal(f, whole.render(s)) and not f.flags.writeable
+            cards.append(f)
+            held = (held + [f])[-2:]
+        w = next(w for w in s.layout().widgets if w.id == "next")
+        x, y = s.proj.to_px(*w.shape.center)
+        s.dispatch({"type": "click", "x": int(round(x)), "y": int(round(y))})
+        f = tracked.render(s)
+        assert np.array_equal(f, whole.render(s))
+        held = (held + [f])[-2:]
+    assert cards[0] is cards[1] and cards[2] is cards[3] and cards[0] is not cards[2]
+    assert not any(c is a for c in cards for a in tracked.frame._pool)
+
+
+@pytest.mark.parametrize("style", ["2d", "3d"])
 def test_render_delta_boxes_hold_every_changed_pixel(style):
     """Renderer.render_delta: the frame handed out before and the box outside which the two
     frames are the same pixels, on every game through plays with animations, menus, level
