@@ -65,6 +65,7 @@ def play_episode(spec: dict, settings: dict, writer) -> dict:
             # the frame the next row holds, to the writer now, while its pixels are still in
             # the CPU's caches from drawing and hashing (the last frame of an episode is no row)
             shown(last_frame, h_after, delta_next)
+            deltas = delta_next = None                 # (its row finds the PNG by the hash)
         if obs.frame is None:                          # the opening wait: no frame, no row
             before, opening = after, out.action
             continue
@@ -86,10 +87,11 @@ def play_episode(spec: dict, settings: dict, writer) -> dict:
                 "objective_complete": ep.ev.complete, "feedback": out.feedback.status,
                 "frame_hash": h_before, "next_frame_hash": h_after}
         writer.add(meta, obs.frame, delta)
-        # (let go of the frame before it: the renderer reuses the arrays of frames nobody
-        # holds, and one more array in its rotation is one more whole-frame copy when a
-        # level's board comes on screen)
-        delta = None
+        # let go of the frames before the one on screen before the next is drawn: the
+        # renderer reuses the arrays of frames nobody holds, and each array in its rotation
+        # costs a whole-frame copy when a level's board comes on screen (three arrays when
+        # the frame before is still held, two when only the one on screen is)
+        delta = obs = out = None
         rows += 1
         before = after
     res = ep.finish().as_dict()

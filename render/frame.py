@@ -647,6 +647,9 @@ class Frame:
     def start(self, base: np.ndarray, changes: Changes | None = None) -> None:
         """Begin a frame as a copy of ``base`` (the static layer, or a game's base layer;
         ``changes``: the base's record of what its in-place updates changed)."""
+        # (the last frame's delta is its caller's now: the frame before it is not held here,
+        # so that its array is free for this frame when nobody else holds it)
+        self.delta = None
         i, buf = self._free_array(base)
         version = changes.version if changes is not None else 0
         made = self._made.pop(i, None) if i is not None else None

@@ -184,6 +184,25 @@ def test_frames_reusing_a_pooled_array_copy_only_what_changed_and_equal_whole_co
                     held.pop(int(rng.integers(len(held))))
 
 
+def test_a_renderer_holds_no_frame_before_the_last_it_handed_out():
+    """render_delta's frame before is its caller's to keep: once a new frame is started,
+    the renderer no longer holds it, so a caller that keeps only the frame on screen has
+    the renderer alternate between two arrays (each one more is a whole-frame copy when a
+    level's board comes on screen)."""
+    from longpuzzle.engine.catalog import catalog
+    s = Suite(catalog().objective("maze_paint/easy").level_ids[0])
+    r = Renderer()
+    f, d = r.render_delta(s)
+    addresses = set()
+    for a in s.session.legal_moves()[:1] * 6:
+        s.dispatch(s.gesture_for(int(a)))
+        f, d = r.render_delta(s)
+        assert d is not None and d[0] is not f
+        d = None                                    # the caller keeps only the frame on screen
+        addresses.add(f.__array_interface__["data"][0])
+    assert len(addresses) == 2 and len(r.frame._pool) == 2, (addresses, len(r.frame._pool))
+
+
 @pytest.mark.parametrize("style", ["2d", "3d"])
 def test_completion_cards_are_their_cached_layer_and_the_frames_after_them_equal_whole_copies(style):
     """A completion card covers the whole screen: the frame handed out is the card's cached
