@@ -397,7 +397,14 @@ class MazePaintDrawing(GameDrawing):
         with _SCRATCH_LOCK:
             work = _scratch(lz["under"], (2 * self.proj.width, 2 * self.proj.height))
             ux, uy = lz["under_at"]
-            work.blit(lz["under"], (rx, ry), (rx - ux, ry - uy, rw, rh))
+            # copied through pixel views, not blitted: the picture under the board may be a
+            # layer base's pristine surface, which that base locks while it smooths a level
+            # screen on another thread (a blit from a locked surface is refused)
+            dst, src = pygame.surfarray.pixels2d(work), pygame.surfarray.pixels2d(lz["under"])
+            try:
+                dst[rx:rx + rw, ry:ry + rh] = src[rx - ux:rx - ux + rw, ry - uy:ry - uy + rh]
+            finally:
+                del dst, src
             clip = pygame.Rect(rx, ry, rw, rh)
             ops, recolour = lz["ops"], self._recolour
             near = ~((reach[:, 2] < rx) | (reach[:, 0] > rx + rw) | (reach[:, 3] < ry) | (reach[:, 1] > ry + rh))

@@ -344,3 +344,24 @@ def test_maze_paint_start_cells_painted_from_the_drawn_board_equal_their_neighbo
             assert np.array_equal(paint, d._paint_region(*d._cell_region(cell))), (lid, cell)
             used += 1
     assert used >= 20                                  # (every level: the ball's first cell)
+
+
+def test_maze_paint_cells_paint_while_the_base_under_the_board_is_locked():
+    """The picture under a 2d board is the layer base's pristine surface, which the base
+    locks (pixel views) while it smooths a level screen for another thread: painting a cell
+    then reads it all the same, with the same pixels."""
+    import pygame
+
+    s = Suite("maze_paint/hard/4")
+    r = Renderer()
+    r.static_layer(s)
+    d = r.drawing(s)
+    under = d._lazy["under"]
+    region = d._cell_region(int(np.flatnonzero(d.floor)[-1]))
+    free = d._paint_region(*region)
+    held = pygame.surfarray.pixels2d(under)       # as LayerBase._over holds it
+    try:
+        assert under.get_locked()
+        assert np.array_equal(d._paint_region(*region), free)
+    finally:
+        del held
