@@ -275,6 +275,47 @@ def test_render_delta_boxes_hold_every_changed_pixel(style):
     assert known > 0.7 * total, (known, total)
 
 
+def test_maze_paint_cell_masks_as_rectangles_copy_the_masked_pixels():
+    """mask_rects: a cell's mask as a few rectangles (its box less strips its neighbours
+    own; in 3d up to about 10), whose slices copy exactly the pixels np.copyto(where=mask) copies; None for masks
+    it does not take (channels that differ, too many rectangles); on every mask of a Maze
+    Paint level's cells, and on made-up ones."""
+    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.render.maze_paint import MASK_RECTS, mask_rects
+    rng = np.random.default_rng(11)
+
+    def check(mask):
+        rects = mask_rects(mask)
+        if rects is None:
+            return None
+        src = rng.integers(0, 256, mask.shape, dtype=np.uint8)
+        want, got = np.zeros_like(src), np.zeros_like(src)
+        np.copyto(want, src, where=mask)
+        for y0, y1, x0, x1 in rects:
+            assert not got[y0:y1, x0:x1].any()           # no pixel in two rectangles
+            got[y0:y1, x0:x1] = src[y0:y1, x0:x1]
+        assert np.array_equal(got, want)
+        return rects
+    box = np.ones((40, 30), bool)
+    box[:3, :] = False
+    box[10:, 27:] = False
+    assert len(check(np.repeat(box[:, :, None], 3, axis=2))) == 2
+    assert check(np.repeat((rng.random((20, 20)) > 0.5)[:, :, None], 3, axis=2)) is None    # too many
+    odd = np.ones((5, 5, 3), bool)
+    odd[2, 2, 1] = False
+    assert mask_rects(odd) is None                                                          # channels differ
+    masked = []
+    for style in ("2d", "3d"):
+        r = Renderer(style)
+        for lid in catalog().objective("maze_paint/easy").level_ids[:4]:
+            s = Suite(lid, style=style)
+            r.render(s)
+            d = r.drawing(s)
+            masks = [d._cell_mask(c) for c in range(len(d.floor))]
+            masked += [m[4] for m in masks if m is not None and m[4] is not True]
+    assert len(masked) > 10 and all(len(check(m)) <= MASK_RECTS for m in masked)
+
+
 def test_maze_paint_board_recorded_at_once_equals_the_recorder():
     """The 2d board's polygons computed for all cells at once are the Recorder's, point for
     point, on every Maze Paint level, at scales and offsets of sprites and patches."""
