@@ -241,6 +241,33 @@ def test_completion_cards_are_their_cached_layer_and_the_frames_after_them_equal
 
 
 @pytest.mark.parametrize("style", ["2d", "3d"])
+def test_sprites_blended_before_over_the_same_pixels_are_put_back_as_they_were(style):
+    """Frame.blit keeps a sprite blended over the pixels under it: the same sprite over the
+    same pixels (a ball back on a cell, a HUD line over its header) is put back instead of
+    blended again - the same frames as blending every time (BLITS = 0), through plays that
+    come back to earlier positions, on every game."""
+    from longpuzzle.engine.catalog import catalog
+    rng = np.random.default_rng(5)
+    kept, blended = Renderer(style), Renderer(style)
+    blended.frame.BLITS = 0
+    for g in catalog().games():
+        lid = catalog().objectives(g)[0].level_ids[0]
+        for _ in range(2):                                   # the same play twice: positions come back
+            s = Suite(lid, style=style)
+            r2 = np.random.default_rng(int(rng.integers(3)))
+            for i in range(8):
+                legal = s.session.legal_moves() if s.session is not None else []
+                if not legal or s.complete:
+                    break
+                s.dispatch(s.gesture_for(int(r2.choice(legal))))
+                for t in [(a["t0"] + a["t1"]) // 2 for a in s.anims] + [None]:
+                    assert np.array_equal(kept.render(s, t), blended.render(s, t)), (lid, i, t)
+    assert kept.frame.blits_reused > 20 and blended.frame.blits_reused == 0 and not blended.frame._blits
+    assert 0 < kept.frame._blits_size <= kept.frame.BLITS
+    assert kept.frame._blits_size == sum(a.nbytes for a in kept.frame._blits.values())
+
+
+@pytest.mark.parametrize("style", ["2d", "3d"])
 def test_render_delta_boxes_hold_every_changed_pixel(style):
     """Renderer.render_delta: the frame handed out before and the box outside which the two
     frames are the same pixels, on every game through plays with animations, menus, level
