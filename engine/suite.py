@@ -76,7 +76,8 @@ _click_point, _drag_fields = gui.click_point, gui.drag_fields
 # GameUIs (level geometry, no mutable state) and level screens' layouts, shared by every
 # Suite of the process (harness, agents' models, clones): built once per level, not per suite
 _SHARED_UIS: dict = {}           # (ui class, level id, level sha256) -> GameUI
-_SHARED_LAYOUTS: dict = {}       # ("level", GameUI, direct) | ("complete", direct, last) -> Layout
+_SHARED_LAYOUTS: dict = {}       # ("level", GameUI, direct) | ("complete", direct, last) |
+#                                  ("menu", screen name, direct, catalogue content hash) -> Layout
 SHARED_KEPT = 1024               # entries kept in each (the oldest are dropped)
 
 
@@ -360,6 +361,16 @@ class Suite:
             self._layout, self._layout_key = lay, key
             return lay
         s = self.screen
+        if s["name"] != "level":
+            # the menus' layouts too are shared by every suite of the process (the harness's
+            # and each agent's model of the app start at the home screen every episode),
+            # by the catalogue's content: its hit-test index is built once, not per suite
+            shared = ("menu", key[0], self.direct, catalog().content_hash)
+            lay = _SHARED_LAYOUTS.get(shared)
+            if lay is not None:
+                self._layout = _shared(self._layouts, key, lambda: lay)
+                self._layout_key = key
+                return lay
         ws: list[Widget] = []
         if s["name"] == "home":
             for g, y in self.home_games():
@@ -388,9 +399,10 @@ class Suite:
             self._layout = _shared(self._layouts, key, lambda: lay)
             self._layout_key = key
             return lay
-        self._layout = _shared(self._layouts, key, lambda: Layout(ws))
+        lay = _shared(_SHARED_LAYOUTS, shared, lambda: Layout(ws))
+        self._layout = _shared(self._layouts, key, lambda: lay)
         self._layout_key = key
-        return self._layout
+        return lay
 
     def last_level(self) -> bool:
         """Whether the level on screen is the last of its objective (its card says "All

@@ -169,6 +169,34 @@ def test_layout_hit_index_matches_the_plain_reading_on_every_screen():
             assert lay.hit(x, y) is _plain_hit(lay, x, y), (x, y)
 
 
+def test_menu_layouts_are_shared_by_every_suite_of_the_catalogue():
+    """The home and difficulty screens' layouts (their hit-test index built once) are one
+    object for every suite of the process with the same catalogue content, with the
+    widgets a suite would build itself."""
+    from longpuzzle.engine import suite as suite_mod
+
+    def menus(style):
+        out = [Suite("home", style=style).layout()]
+        for g in catalog().games():
+            s = Suite("home", style=style)
+            x, y = s.proj.to_px(*s.layout()[f"game:{g}"].shape.center)
+            s.dispatch({"type": "click", "x": int(x), "y": int(y)})
+            if s.screen["name"] == "difficulty":
+                out.append(s.layout())
+        return out
+    a, b = menus("2d"), menus("3d")
+    assert len(a) > 3 and len(a) == len(b) and all(x is y for x, y in zip(a, b))
+    assert len({id(x) for x in a}) == len(a)
+    saved = dict(suite_mod._SHARED_LAYOUTS)
+    try:
+        suite_mod._SHARED_LAYOUTS.clear()
+        own = Suite("home").layout()                   # built by this suite, nothing shared
+        assert own is not a[0] and [repr(w) for w in own.widgets] == [repr(w) for w in a[0].widgets]
+    finally:
+        suite_mod._SHARED_LAYOUTS.clear()
+        suite_mod._SHARED_LAYOUTS.update(saved)
+
+
 def test_layout_hit_index_matches_the_plain_reading_on_random_layouts():
     rng = random.Random(2)
     for _ in range(40):
