@@ -263,6 +263,70 @@ class Painter:
             self.poly([(0, y0), (DESIGN_W, y0), (DESIGN_W, y1), (0, y1)], mix(top, bottom, (i + 0.5) / strips))
 
 
+def outline_rects(quads: np.ndarray, width: int, size: tuple[int, int]) -> np.ndarray | None:
+    """(n, k, 4) int64: for each polygon of ``quads`` (n, 4, 2) px points, the k rects
+    (x, y, w, h) whose pixels are exactly those pygame.draw.polygon outlines with
+    ``width`` on a surface of ``size`` - or None unless every polygon is an axis-aligned
+    rectangle [(x0, y0), (x1, y0), (x1, y1), (x0, y1)] inside the surface, outlined 1 or
+    2 px wide. pygame truncates the corners to whole px (the floor, for points inside) and
+    its lines cover their rows and columns, both included; 2 px wide they widen right and
+    down, less the outer bottom right pixel, for rectangles at least 2 px wide and high
+    (tested against pygame on thousands of rectangles, whole and fractional)."""
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    if width not in (1, 2) or not len(q):
+        return None
+    x0, y0, x1, y1 = q[:, 0, 0], q[:, 0, 1], q[:, 2, 0], q[:, 2, 1]
+    if not ((q[:, 1, 0] == x1) & (q[:, 1, 1] == y0) & (q[:, 3, 0] == x0) & (q[:, 3, 1] == y1)
+            & (x0 >= 0) & (y0 >= 0) & (x1 < size[0]) & (y1 < size[1])).all():
+        return None
+    X0, Y0, X1, Y1 = (np.floor(v).astype(np.int64) for v in (x0, y0, x1, y1))
+    if not ((X1 - X0 >= 2) & (Y1 - Y0 >= 2) & (X1 + 2 <= size[0]) & (Y1 + 2 <= size[1])).all():
+        return None
+    w, h, one = X1 - X0, Y1 - Y0, np.ones_like(X0)
+    if width == 1:          # the four sides
+        parts = [(X0, Y0, w + 1, one), (X0, Y1, w + 1, one), (X0, Y0, one, h + 1), (X1, Y0, one, h + 1)]
+    else:                   # top, bottom (two rows, the lower one a pixel shorter), left, right
+        parts = [(X0, Y0, w + 2, 2 * one), (X0, Y1, w + 2, one), (X0, Y1 + 1, w + 1, one),
+                 (X0, Y0, 2 * one, h + 2), (X1, Y0, 2 * one, h + 1)]
+    return np.ascontiguousarray(np.stack([np.stack(p, axis=1) for p in parts], axis=1))
+
+
+@lru_cache(maxsize=None)
+def _fill_rects_kernel():
+    from numba import njit
+
+    # compiled for its one signature up front (see _smooth_restore_kernel)
+    @njit("void(uint32[:, ::1], uint32, int64[:, ::1])", cache=True, nogil=True)
+    def fill_rects(pix, value, rects):
+        # pix: (H, W) uint32 pixels; rects: (n, 4) x, y, w, h inside pix, each set to value
+        for i in range(rects.shape[0]):
+            x, y, w, h = rects[i, 0], rects[i, 1], rects[i, 2], rects[i, 3]
+            for yy in range(y, y + h):
+                pix[yy, x:x + w] = value
+    return fill_rects
+
+
+def fill_rects(surf: pygame.Surface, color, rects: np.ndarray) -> pygame.Rect | None:
+    """Fill each of ``rects`` (..., 4) int64 (x, y, w, h, inside ``surf``, whose clip is
+    not consulted) with the opaque ``color``: the pixels pygame's fill gives, by one
+    compiled loop over a pixel view (hundreds of thin rects, e.g. a board's cell outlines,
+    cost microseconds each through pygame). The rect around them, or None for none."""
+    r = np.ascontiguousarray(rects, np.int64).reshape(-1, 4)
+    if not len(r):
+        return None
+    if surf.get_bytesize() == 4 and surf.get_pitch() == 4 * surf.get_width():
+        pix = pygame.surfarray.pixels2d(surf).T          # (H, W), rows contiguous; locks the surface
+        try:
+            _fill_rects_kernel()(pix, np.uint32(surf.map_rgb(color)), r)
+        finally:
+            del pix
+    else:
+        for q in r.tolist():
+            surf.fill(color, q)
+    x0, y0 = int(r[:, 0].min()), int(r[:, 1].min())
+    return pygame.Rect(x0, y0, int((r[:, 0] + r[:, 2]).max()) - x0, int((r[:, 1] + r[:, 3]).max()) - y0)
+
+
 class Recorder(Painter):
     """A Painter that draws nothing and records its polygons (``ops``) in px, to be drawn
     by ``Painter.replay`` as often as needed (shapes drawn several times in different

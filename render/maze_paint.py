@@ -27,7 +27,8 @@ import pygame
 from longpuzzle.engine.geometry import Rect, _corner_trig, rounded_rect_points
 from longpuzzle.puzzles.maze_paint import HEADER
 from longpuzzle.render.frame import (
-    Changes, GameDrawing, Painter, Recorder, draw_sprite, layer_base, mix, shade, smooth_surface,
+    Changes, GameDrawing, Painter, Recorder, draw_sprite, fill_rects, layer_base, mix, outline_rects, shade,
+    smooth_surface,
 )
 
 GAME = "maze_paint"
@@ -51,6 +52,16 @@ def _scratch(like: pygame.Surface, size: tuple[int, int]) -> pygame.Surface:
     if s is None or s.get_bitsize() != like.get_bitsize():
         s = _SCRATCH[size] = pygame.Surface(size, 0, like)
     return s
+
+
+def _point_lists(polys: np.ndarray) -> list[list[tuple[float, float]]]:
+    """(n, k, 2) float px points -> n lists of k (x, y) tuples, the same floats as tolist's.
+    Tuples, not tolist's lists of two: a tuple of floats is no container the garbage
+    collector keeps track of once it has seen it, so a board's few thousand points, kept
+    with the level, do not make every later collection longer (nor more frequent)."""
+    n, k = polys.shape[:2]
+    flat = list(zip(polys[:, :, 0].ravel().tolist(), polys[:, :, 1].ravel().tolist()))
+    return [flat[i:i + k] for i in range(0, n * k, k)]
 
 
 def _op_bounds(ops) -> np.ndarray:
@@ -139,6 +150,10 @@ class MazePaintDrawing(GameDrawing):
         self._balls: dict = {}
         self._ops: dict = {}
         self._bounds: dict = {}        # key of _ops -> their _op_bounds, when known from _record_flat
+        # key of _ops -> (the surface size, the index range [i0, i1) of the cells' outlines in
+        # the ops, their outline_rects (i1 - i0, k, 4)) when known from _record_flat: the
+        # outlines drawn as those rects' fills (one compiled loop) instead of polygons
+        self._outlines: dict = {}
         # the unpainted board's colours that painting changes (nothing else uses them)
         self._recolour = {FLOOR: PAINT, mix(FLOOR, WALL, 0.12): shade(PAINT, 0.9)}
 
@@ -159,10 +174,27 @@ class MazePaintDrawing(GameDrawing):
                 self._draw_board(rec, False)
                 ops = rec.ops
             else:
-                ops, self._bounds[key] = self._record_flat(p.proj, p.ox, p.oy)
+                ops, self._bounds[key], self._outlines[key] = self._record_flat(p.proj, p.ox, p.oy)
             self._ops[key] = ops
-        if not record_only:
-            p.replay(ops, self._recolour if painted else None)
+        if record_only:
+            return
+        recolour = self._recolour if painted else None
+        out = self._outlines_for(key, p)
+        if out is None:
+            p.replay(ops, recolour)
+            return
+        i0, i1, rects = out                 # the same pixels, in the same order
+        p.replay(ops[:i0], recolour)
+        color = ops[i0][0]
+        p._mark(fill_rects(p.surf, recolour.get(color, color) if recolour else color, rects))
+        p.replay(ops[i1:], recolour)
+
+    def _outlines_for(self, key, p: Painter):
+        """self._outlines[key] when its rects are for ``p``'s surface, a plain Painter's."""
+        o = self._outlines.get(key)
+        if o is None or p.surf is None or type(p)._polygon is not Painter._polygon or o[0] != p.surf.get_size():
+            return None
+        return o[1:]
 
     def _draw_board(self, p: Painter, painted: bool) -> None:
         u = self.ui
@@ -195,11 +227,11 @@ class MazePaintDrawing(GameDrawing):
                 p.prism([(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)], WALL, WALL_Z, top=WALL_TOP,
                         shadow=False)
 
-    def _record_flat(self, proj, ox: float, oy: float) -> tuple[list, np.ndarray]:
+    def _record_flat(self, proj, ox: float, oy: float) -> tuple[list, np.ndarray, tuple | None]:
         """(the polygons a Recorder records from _draw_board in 2d (unpainted), their
-        _op_bounds): the cells and walls computed all at once, the same float operations in
-        the same order as cell_rect, rounded_rect_points and Painter.pts, so the same points
-        (tested)."""
+        _op_bounds, the cells' outlines as rects (self._outlines) or None): the cells and
+        walls computed all at once, the same float operations in the same order as
+        cell_rect, rounded_rect_points and Painter.pts, so the same points (tested)."""
         u = self.ui
         rec = Recorder(proj, (ox, oy))
         br = self.board_rect()
@@ -219,7 +251,7 @@ class MazePaintDrawing(GameDrawing):
         x0, y0, x1, y1 = rects(np.flatnonzero(self.floor))
         quads_arr = px(np.stack([x0, x1, x1, x0], axis=1), np.stack([y0, y0, y1, y1], axis=1))
         ops = rec.ops
-        quads = quads_arr.tolist()        # (fills and outlines share the point lists: nothing changes them)
+        quads = _point_lists(quads_arr)   # (fills and outlines share the point lists: nothing changes them)
         ops += [(FLOOR, q, 0) for q in quads]
         wpx = max(1, int(round(1 * proj.local_scale(0.0, 0.0))))          # Painter.outline's width 1
         line = mix(FLOOR, WALL, 0.12)
@@ -237,11 +269,17 @@ class MazePaintDrawing(GameDrawing):
             xs.append(ccx[:, None] + rad[:, None] * cos[None, :])
             ys.append(ccy[:, None] + rad[:, None] * sin[None, :])
         walls = px(np.concatenate(xs, axis=1), np.concatenate(ys, axis=1))
-        ops += [(WALL_TOP, q, 0) for q in walls.tolist()]
+        ops += [(WALL_TOP, q, 0) for q in _point_lists(walls)]
         # every polygon's bbox (_op_bounds), from the arrays: the frame, the cells twice, the walls
         cells, frame = np.concatenate([quads_arr.min(axis=1), quads_arr.max(axis=1)], axis=1), _op_bounds(ops[:1])
         bounds = np.concatenate([frame, cells, cells, np.concatenate([walls.min(axis=1), walls.max(axis=1)], axis=1)])
-        return ops, bounds
+        # the outlines as rects where every one is a rectangle with integral corners (at twice
+        # the size, cells of a whole or half design px: the usual case)
+        size = (proj.width, proj.height)
+        orects = outline_rects(quads_arr, wpx, size)
+        n = len(quads)
+        outlines = None if orects is None else (size, 1 + n, 1 + 2 * n, orects)
+        return ops, bounds, outlines
 
     def draw_static(self, p: Painter) -> None:
         br = self.board_rect()
@@ -264,7 +302,7 @@ class MazePaintDrawing(GameDrawing):
                 under, under_at = pygame.Surface(box2.size, 0, p.surf), box2.topleft
                 under.blit(p.surf, (0, 0), box2)
             self._lazy = {"box": (x0, y0, x1, y1), "under": under, "under_at": under_at, "ops": ops,
-                          "bounds": bounds}
+                          "bounds": bounds, "outlines": self._outlines_for(key, p)}
         else:
             self._lazy = None
         self.draw_board(p, painted=False)
@@ -441,10 +479,20 @@ class MazePaintDrawing(GameDrawing):
             clip = pygame.Rect(rx, ry, rw, rh)
             ops, recolour = lz["ops"], self._recolour
             near = ~((reach[:, 2] < rx) | (reach[:, 0] > rx + rw) | (reach[:, 3] < ry) | (reach[:, 1] > ry + rh))
-            for i in np.flatnonzero(near).tolist():      # the shapes that reach the region, in order
-                color, pts, width = ops[i]
-                work.set_clip(clip if width == 0 else None)       # (a clip keeps a fill's pixels)
-                pygame.draw.polygon(work, recolour.get(color, color), pts, width)
+            near = np.flatnonzero(near)
+            out = lz["outlines"] if work.get_size() == (2 * self.proj.width, 2 * self.proj.height) else None
+            i0, i1 = (out[0], out[1]) if out is not None else (len(ops), len(ops))
+            # the shapes that reach the region, in order; the cells' outlines (ops i0 to i1) as rects
+            for part in (near[near < i0], near[(near >= i0) & (near < i1)], near[near >= i1]):
+                if len(part) and part[0] >= i0 and part[0] < i1:
+                    color = ops[i0][0]
+                    work.set_clip(None)                   # outlines are drawn whole
+                    fill_rects(work, recolour.get(color, color), out[2][part - i0])
+                    continue
+                for i in part.tolist():
+                    color, pts, width = ops[i]
+                    work.set_clip(clip if width == 0 else None)       # (a clip keeps a fill's pixels)
+                    pygame.draw.polygon(work, recolour.get(color, color), pts, width)
             work.set_clip(None)
             return smooth_surface(work.subsurface(clip))
 

@@ -4,10 +4,13 @@ whole; a renderer that went through many states draws a state as a fresh one doe
 are handed out read-only, never written again while anyone holds them."""
 
 import numpy as np
+import pygame
 import pytest
 
 from longpuzzle.engine.suite import Suite
-from longpuzzle.render.frame import Recorder, Renderer, _cover, _smooth_into, draw_layer, layer_base, surface_to_array
+from longpuzzle.render.frame import (
+    Recorder, Renderer, _cover, _smooth_into, draw_layer, fill_rects, layer_base, outline_rects, surface_to_array,
+)
 
 LEVELS = ["bolt_unscrew/hard/6", "rush_hour/easy/1", "nut_and_bolt/hard/1", "truck_escape/default/5",
           "maze_paint/hard/10", "maze_paint/easy/1", "color_connect/hard/10", "nut_and_bolt/nightmare/1"]
@@ -350,14 +353,83 @@ def test_maze_paint_board_recorded_at_once_equals_the_recorder():
     from longpuzzle.engine.geometry import projection, supersampled_projection
     from longpuzzle.render.maze_paint import MazePaintDrawing, _op_bounds
 
+    checked = []
     for lid in [lid for lid in catalog().level_ids() if lid.startswith("maze_paint/")]:
         for scale, offset in [(1.0, (0.0, 0.0)), (0.75, (13.0, 7.5)), (1.37, (0.0, 0.0)), (0.31, (2.0, 0.0))]:
             big = supersampled_projection("2d", scale, 2)
             d = MazePaintDrawing(Suite(lid, scale=scale).game_ui(), projection("2d", scale))
             rec = Recorder(big, offset)
             d._draw_board(rec, False)
-            ops, bounds = d._record_flat(big, *offset)
-            assert ops == rec.ops and np.array_equal(bounds, _op_bounds(ops)), (lid, scale, offset)
+            ops, bounds, outlines = d._record_flat(big, *offset)
+            # (the points as tuples, the Recorder's as lists: the same floats)
+            assert [(c, [tuple(q) for q in pts], w) for c, pts, w in ops] == \
+                [(c, [tuple(q) for q in pts], w) for c, pts, w in rec.ops], (lid, scale, offset)
+            assert np.array_equal(bounds, _op_bounds(ops)), (lid, scale, offset)
+            if outlines is not None:          # the outlines' rects draw the outline polygons' pixels
+                size, i0, i1, rects = outlines
+                assert size == big.size and all(ops[i][2] > 0 for i in range(i0, i1))
+                a, b = pygame.Surface(size), pygame.Surface(size)
+                for c, pts, w in ops[i0:i1]:
+                    pygame.draw.polygon(a, c, pts, w)
+                fill_rects(b, ops[i0][0], rects)
+                assert np.array_equal(pygame.surfarray.pixels2d(a), pygame.surfarray.pixels2d(b)), (lid, scale)
+                checked.append((lid, scale))
+    levels = [lid for lid in catalog().level_ids() if lid.startswith("maze_paint/")]
+    assert {lid for lid, scale in checked if scale == 1.0} == set(levels)     # every level at scale 1
+
+
+def test_outline_rects_are_the_pixels_pygame_outlines_and_fill_rects_fills_them():
+    """outline_rects against pygame.draw.polygon on thousands of random rectangles 1 and 2 px
+    wide (and None where the rule does not hold); fill_rects (compiled, and pygame's fills
+    on a surface with padded rows) against pygame's fill."""
+    import random
+
+    rng = random.Random(7)
+    size = (240, 200)
+    a, b = pygame.Surface(size), pygame.Surface(size)
+    for width in (1, 2):
+        quads, boxes = [], []
+        for i in range(1500):
+            x0, y0 = rng.randint(0, 170), rng.randint(0, 130)
+            x1, y1 = x0 + rng.randint(2, 67), y0 + rng.randint(2, 67)
+            if i % 2:                         # fractional corners (pygame truncates them)
+                x0, y0, x1, y1 = x0 + rng.random(), y0 + rng.random(), x1 + rng.random(), y1 + rng.random()
+            quads.append([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+        rects = outline_rects(np.array(quads, float), width, size)
+        assert rects is not None and rects.shape[:2] == (1500, 4 if width == 1 else 5)
+        for q, r in zip(quads, rects):
+            a.fill(0)
+            b.fill(0)
+            pygame.draw.polygon(a, (200, 30, 90), [[float(x), float(y)] for x, y in q], width)
+            box = fill_rects(b, (200, 30, 90), r)
+            assert np.array_equal(pygame.surfarray.pixels2d(a), pygame.surfarray.pixels2d(b)), (q, width)
+            xs, ys = np.nonzero(pygame.surfarray.pixels2d(a))
+            assert box == pygame.Rect(xs.min(), ys.min(), xs.max() + 1 - xs.min(), ys.max() + 1 - ys.min())
+    sq = [[10.0, 10.0], [50.0, 10.0], [50.0, 40.0], [10.0, 40.0]]
+    assert outline_rects(np.array([sq]), 0, size) is None                       # a fill
+    assert outline_rects(np.array([sq]), 3, size) is None                       # wider
+    assert outline_rects(np.array([[[10.5, 10.0], *sq[1:]]]), 1, size) is None   # not a rectangle
+    assert outline_rects(np.array([[[-0.5, 10.0], [50.0, 10.0], [50.0, 40.0], [-0.5, 40.0]]]), 1, size) is None
+    assert outline_rects(np.array([[sq[0], sq[1], [50.0, 41.0], sq[3]]]), 1, size) is None   # not a rectangle
+    assert outline_rects(np.array([[[10.0, 10.0], [11.0, 10.0], [11.0, 40.0], [10.0, 40.0]]]), 2, size) is None
+    assert outline_rects(np.array([[[200.0, 10.0], [239.0, 10.0], [239.0, 40.0], [200.0, 40.0]]]), 1, size) is None
+    padded = pygame.Surface((size[0] + 1, size[1]), 0, 24)                      # rows with padding: pygame's fills
+    for surf in (a, padded):
+        ref = surf.copy()
+        rects = np.array([[3, 4, 50, 1], [3, 4, 1, 60], [100, 7, 2, 2]])
+        for r in rects.tolist():
+            ref.fill((1, 2, 3), r)
+        assert fill_rects(surf, (1, 2, 3), rects) == pygame.Rect(3, 4, 99, 60)
+        assert np.array_equal(pygame.surfarray.array3d(surf), pygame.surfarray.array3d(ref))
+    assert fill_rects(a, (1, 2, 3), np.zeros((0, 4), np.int64)) is None
+
+
+def test_maze_paint_point_lists_are_tolists_floats():
+    from longpuzzle.render.maze_paint import _point_lists
+
+    pts = np.random.default_rng(3).normal(size=(7, 24, 2)) * 1000
+    assert [[tuple(q) for q in p] for p in pts.tolist()] == _point_lists(pts)
+    assert all(type(q) is tuple and type(q[0]) is float for p in _point_lists(pts) for q in p)
 
 
 def test_maze_paint_pixel_owners_compiled_equal_numpy():
