@@ -30,8 +30,8 @@ _E2E_POINT = {"click": "click", "double_click": "double_tap", "long_press": "lon
               "release": "release"}
 
 
-def _dump(v) -> str:
-    return json.dumps(v, separators=(", ", ": "))
+_dump = json.JSONEncoder(separators=(", ", ": ")).encode
+"""json.dumps(v, separators=(", ", ": ")), one encoder for every call (dumps makes one a call)."""
 
 
 class Conventions:

@@ -28,6 +28,7 @@ from longpuzzle.engine.errors import LongPuzzleError
 FORMATS = ("parquet", "webdataset")
 EXTENSIONS = {"parquet": ".parquet", "webdataset": ".tar"}
 ROW_GROUP = 256
+_COMPACT = json.JSONEncoder(separators=(",", ":")).encode      # json.dumps(v, separators=(",", ":"))
 
 
 class DatasetError(LongPuzzleError, ValueError):
@@ -195,7 +196,7 @@ class WebDatasetShard(ShardWriter):
         key = row["key"]
         self._member(f"{key}.png", row["image"])
         meta = {k: row[k] for k in META_COLUMNS}
-        self._member(f"{key}.json", json.dumps(meta, separators=(",", ":")).encode())
+        self._member(f"{key}.json", _COMPACT(meta).encode())
         self.rows += 1
 
     def _finish(self):

@@ -43,6 +43,8 @@ from longpuzzle.datasets.shards import EXTENSIONS, DatasetError, open_shard
 DEFAULT_SHARD_SIZE = 2000
 PNG_BAND_ROWS = 32
 RECENT_ACTIONS = 4096
+# json.dumps(v, separators=(",", ":")) without a new encoder made for every call
+_COMPACT = json.JSONEncoder(separators=(",", ":")).encode
 _END, _STOP, _SHOWN = "end", "stop", "shown"
 
 
@@ -166,7 +168,7 @@ class StepWriter:
             self._write(prev)
         action = meta["action"]
         height, width = frame.shape[:2]
-        text = json.dumps(action, separators=(",", ":"))
+        text = _COMPACT(action)
         names = self._names.get((width, height, text))      # a solver repeats its gestures
         if names is None:
             conv = self._conv.get((width, height))
