@@ -28,7 +28,8 @@ from longpuzzle.engine.errors import LongPuzzleError
 FORMATS = ("parquet", "webdataset")
 EXTENSIONS = {"parquet": ".parquet", "webdataset": ".tar"}
 ROW_GROUP = 256
-_COMPACT = json.JSONEncoder(separators=(",", ":")).encode      # json.dumps(v, separators=(",", ":"))
+# json.dumps(v, separators=(",", ":")), one encoder for every call (dumps makes one a call)
+compact_json = json.JSONEncoder(separators=(",", ":")).encode
 
 
 class DatasetError(LongPuzzleError, ValueError):
@@ -196,7 +197,7 @@ class WebDatasetShard(ShardWriter):
         key = row["key"]
         self._member(f"{key}.png", row["image"])
         meta = {k: row[k] for k in META_COLUMNS}
-        self._member(f"{key}.json", _COMPACT(meta).encode())
+        self._member(f"{key}.json", compact_json(meta).encode())
         self.rows += 1
 
     def _finish(self):

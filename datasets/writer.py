@@ -25,7 +25,6 @@ Ray tasks), one per core.
 
 from __future__ import annotations
 
-import json
 import queue
 from collections import OrderedDict
 import threading
@@ -38,13 +37,11 @@ from longpuzzle.agents.harness import frame_hash
 from longpuzzle.datasets.conventions import Conventions
 from longpuzzle.datasets.png import PngStream
 from longpuzzle.datasets.schema import sample_key
-from longpuzzle.datasets.shards import EXTENSIONS, DatasetError, open_shard
+from longpuzzle.datasets.shards import EXTENSIONS, DatasetError, compact_json, open_shard
 
 DEFAULT_SHARD_SIZE = 2000
 PNG_BAND_ROWS = 32
 RECENT_ACTIONS = 4096
-# json.dumps(v, separators=(",", ":")) without a new encoder made for every call
-_COMPACT = json.JSONEncoder(separators=(",", ":")).encode
 _END, _STOP, _SHOWN = "end", "stop", "shown"
 
 
@@ -168,7 +165,7 @@ class StepWriter:
             self._write(prev)
         action = meta["action"]
         height, width = frame.shape[:2]
-        text = _COMPACT(action)
+        text = compact_json(action)
         names = self._names.get((width, height, text))      # a solver repeats its gestures
         if names is None:
             conv = self._conv.get((width, height))

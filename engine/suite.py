@@ -360,33 +360,7 @@ class Suite:
         if lay is not None:
             self._layout, self._layout_key = lay, key
             return lay
-        s = self.screen
-        if s["name"] != "level":
-            # the menus' layouts too are shared by every suite of the process (the harness's
-            # and each agent's model of the app start at the home screen every episode),
-            # by the catalogue's content: its hit-test index is built once, not per suite
-            shared = ("menu", key[0], self.direct, catalog().content_hash)
-            lay = _SHARED_LAYOUTS.get(shared)
-            if lay is not None:
-                self._layout = _shared(self._layouts, key, lambda: lay)
-                self._layout_key = key
-                return lay
-        ws: list[Widget] = []
-        if s["name"] == "home":
-            for g, y in self.home_games():
-                ws.append(Widget(f"game:{g}", Rect.centred(270, y, HOME_CARD_W, HOME_CARD_H), "card",
-                                 get_puzzle(g).title))
-        elif s["name"] == "difficulty":
-            g = s["game"]
-            objs = catalog().objectives(g)
-            ys = DIFF_CARD_Y.get(g) or DIFF_CARD_Y_BY_COUNT.get(len(objs)) or tuple(
-                260 + 125 * i for i in range(len(objs)))
-            for o, y in zip(objs, ys):
-                ws.append(Widget(f"difficulty:{o.difficulty}", Rect.centred(270, y, DIFF_CARD_W, DIFF_CARD_H),
-                                 "card", difficulty_label(o.difficulty), (len(o.level_ids),)))
-            bx, by, bw, bh = BACK_BUTTON_AT.get(g, BACK_BUTTON)
-            ws.append(Widget("back", Rect.centred(bx, by, bw, bh), "pill_button", "Back"))
-        else:
+        if self.screen["name"] == "level":
             # a level's layouts are shared by every suite (its GameUI is, and holds no state)
             u, direct = self.game_ui(), self.direct
             if self.complete:
@@ -396,13 +370,35 @@ class Suite:
             else:
                 lay = _shared(_SHARED_LAYOUTS, ("level", u, direct),
                               lambda: Layout(list(u.targets()) + list(u.buttons(direct))))
-            self._layout = _shared(self._layouts, key, lambda: lay)
-            self._layout_key = key
-            return lay
-        lay = _shared(_SHARED_LAYOUTS, shared, lambda: Layout(ws))
+        else:
+            # the menus' layouts too are shared by every suite of the process (the harness's
+            # and each agent's model of the app start at the home screen every episode),
+            # by the catalogue's content: its hit-test index is built once, not per suite
+            lay = _shared(_SHARED_LAYOUTS, ("menu", key[0], self.direct, catalog().content_hash),
+                          lambda: Layout(self._menu_widgets()))
         self._layout = _shared(self._layouts, key, lambda: lay)
         self._layout_key = key
         return lay
+
+    def _menu_widgets(self) -> list[Widget]:
+        """The widgets of the home or the difficulty screen."""
+        s = self.screen
+        ws: list[Widget] = []
+        if s["name"] == "home":
+            for g, y in self.home_games():
+                ws.append(Widget(f"game:{g}", Rect.centred(270, y, HOME_CARD_W, HOME_CARD_H), "card",
+                                 get_puzzle(g).title))
+            return ws
+        g = s["game"]
+        objs = catalog().objectives(g)
+        ys = DIFF_CARD_Y.get(g) or DIFF_CARD_Y_BY_COUNT.get(len(objs)) or tuple(
+            260 + 125 * i for i in range(len(objs)))
+        for o, y in zip(objs, ys):
+            ws.append(Widget(f"difficulty:{o.difficulty}", Rect.centred(270, y, DIFF_CARD_W, DIFF_CARD_H),
+                             "card", difficulty_label(o.difficulty), (len(o.level_ids),)))
+        bx, by, bw, bh = BACK_BUTTON_AT.get(g, BACK_BUTTON)
+        ws.append(Widget("back", Rect.centred(bx, by, bw, bh), "pill_button", "Back"))
+        return ws
 
     def last_level(self) -> bool:
         """Whether the level on screen is the last of its objective (its card says "All

@@ -532,7 +532,9 @@ class LayerBase:
             self.work = pygame.Surface(self.big.size, 0, self.pristine)
             W, H = self.big.size
             self.small = np.empty((proj.height, proj.width, 3), np.uint8)
-            if self.work.get_bytesize() == 4 and self.work.get_shifts() == self.pristine.get_shifts():
+            # 32-bit pixels of one layout: smoothing and copying done in one pass (_smooth_restore)
+            self.one_pass = self.work.get_bytesize() == 4 and self.work.get_shifts() == self.pristine.get_shifts()
+            if self.one_pass:
                 # the smoothed base and the working copy made in one pass over the base
                 _smooth_restore(self.small, self.pristine, self.pristine, [(0, 0, W, H)], into=self.work)
             else:
@@ -563,7 +565,7 @@ class LayerBase:
         # the frame px box outside which ``out`` is the smoothed base
         self.box = (min(r[0] for r in rects) // 2, min(r[1] for r in rects) // 2,
                     max(r[0] + r[2] for r in rects) // 2, max(r[1] + r[3] for r in rects) // 2) if rects else None
-        if self.work.get_bytesize() == 4 and self.work.get_shifts() == self.pristine.get_shifts():
+        if self.one_pass:
             # smoothed and the working copy made the base again in one pass (_smooth_restore)
             _smooth_restore(out, self.work, self.pristine, rects)
             return out

@@ -388,7 +388,7 @@ def test_outline_rects_are_the_pixels_pygame_outlines_and_fill_rects_fills_them(
     size = (240, 200)
     a, b = pygame.Surface(size), pygame.Surface(size)
     for width in (1, 2):
-        quads, boxes = [], []
+        quads = []
         for i in range(1500):
             x0, y0 = rng.randint(0, 170), rng.randint(0, 130)
             x1, y1 = x0 + rng.randint(2, 67), y0 + rng.randint(2, 67)
