@@ -12,9 +12,11 @@
     resume     ``resume=True`` keeps every job whose part file names shards that exist with
                the recorded SHA-256, and runs the others again (with the plan of dataset.json)
     manifest   ``manifest.json``, written last: format, settings, schema, shards, episodes,
-               counts, and the catalogue (its name, version and hash, and every level
-               played: its id and content digest); with ``resume``, the catalogue recorded
-               in the plan is used again
+               counts, the PNGs' deflate (``png_deflate``: library, its version and level,
+               and the jobs it wrote: shards repeat byte for byte given the same ones), and
+               the catalogue (its name, version and hash, and every level played: its id
+               and content digest); with ``resume``, the catalogue recorded in the plan is
+               used again
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from longpuzzle.datasets.agents import GESTURES
+from longpuzzle.datasets.png import DEFAULT_LEVEL, check_level
 from longpuzzle.datasets.schema import CONVENTIONS, FORMAT, episode_key, schema_doc
 from longpuzzle.datasets.shards import DatasetError, check_format, file_sha256
 from longpuzzle.datasets.writer import DEFAULT_SHARD_SIZE
@@ -52,6 +55,7 @@ class DatasetConfig:
     shard_size: int = DEFAULT_SHARD_SIZE
     jobs: int = 1
     settings: dict = field(default_factory=dict)     # harness settings: budget, max_actions, viewport ...
+    png_level: int = DEFAULT_LEVEL         # the PNGs' deflate level: 1 fastest ... 9 smallest
     catalog: dict | None = None            # the level catalogue's identity (name, version, hash)
 
     def __post_init__(self):
@@ -72,6 +76,10 @@ class DatasetConfig:
         if self.gestures not in GESTURES:
             raise DatasetError(f"gestures must be {' or '.join(GESTURES)}")
         check_format(self.format)
+        try:
+            check_level(self.png_level)
+        except ValueError as e:
+            raise DatasetError(f"--png-level: {e}") from None
 
     def plan(self) -> list[dict]:
         """Every episode: id, objective, seed, style, scale and the agent's options."""
@@ -113,7 +121,7 @@ def run_job(config: dict, job: int, episodes: list[dict], out: str) -> dict:
     cfg = DatasetConfig.from_dict(config)
     out_p = Path(out)
     t0, c0 = time.perf_counter(), time.thread_time()
-    w = StepWriter(out_p, cfg.format, job, cfg.shard_size)
+    w = StepWriter(out_p, cfg.format, job, cfg.shard_size, png_level=cfg.png_level)
     done = []
     try:
         for spec in episodes:
@@ -121,7 +129,7 @@ def run_job(config: dict, job: int, episodes: list[dict], out: str) -> dict:
     finally:
         shards = w.close()
     # the job plays and writes in this thread: its CPU time is what the job cost one core
-    part = {"job": job, "episodes": done, "shards": shards, "rows": w.rows,
+    part = {"job": job, "episodes": done, "shards": shards, "rows": w.rows, "png_deflate": w.deflate,
             "writer_cpu_seconds": round(w.cpu_seconds, 4), "cpu_seconds": round(time.thread_time() - c0, 4),
             "seconds": round(time.perf_counter() - t0, 3), "host": platform.node()}
     _write_json(part_path(out_p, job), part)
@@ -254,6 +262,7 @@ def make_manifest(out: Path, config: DatasetConfig, parts: list[dict], seconds: 
                    "bytes": sum(s["bytes"] for s in shards), "objectives": by_obj,
                    "detours": sum(e["detours"] for e in episodes), "restarts": sum(e["restarts"] for e in episodes),
                    "ends": _count(e["end"] for e in episodes)},
+        "png_deflate": png_deflates(parts),
         "catalogue": {**(config.catalog or cat.identity()), "levels": levels},
         "shards": shards, "episodes": episodes,
         "timing": {"seconds": round(seconds, 3), "writer_cpu_seconds": round(cpu, 3),
@@ -261,6 +270,23 @@ def make_manifest(out: Path, config: DatasetConfig, parts: list[dict], seconds: 
                    "cpu_seconds": round(job_cpu, 3),
                    "rows_per_cpu_second": round(rows / job_cpu) if job_cpu > 0 else None},
     }
+
+
+def png_deflates(parts: list[dict]) -> list[dict]:
+    """The deflates the jobs' PNGs were made with (png.Deflate.record), each with its jobs:
+    one, unless jobs ran where zlib-ng was another version or missing (a resumed dataset,
+    a cluster). A job's shards have the same bytes again given the same deflate; their
+    pixels are the same whatever it is."""
+    out: list[dict] = []
+    for p in parts:
+        rec = p.get("png_deflate") or {"library": "unrecorded"}      # (parts of older jobs lack it)
+        for d in out:
+            if {k: v for k, v in d.items() if k != "jobs"} == rec:
+                d["jobs"].append(p["job"])
+                break
+        else:
+            out.append({**rec, "jobs": [p["job"]]})
+    return out
 
 
 def _count(values) -> dict:

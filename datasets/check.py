@@ -9,6 +9,9 @@
                the moves made, P, the solved state and the next frame must be the row's.
                (An episode that ended at its budget may have had its last action cut at the
                deadline: its last row's after-state is not compared.)
+    deflate    the PNGs' deflate the manifest records (``png_deflate``: library, version,
+               level, jobs; absent in manifests written before it was recorded) is in the
+               report; a level other than the settings' ``png_level`` is a problem
 """
 
 from __future__ import annotations
@@ -133,9 +136,37 @@ def _check(folder: Path, m: dict, replay: bool, frames: bool) -> dict:
             problem(f"episode {eid}: {next_index.get(eid, 0)} rows found, the manifest says {e['rows']}")
     if rows != m["counts"]["rows"]:
         problem(f"{rows} rows in the shards, the manifest counts {m['counts']['rows']}")
+    deflates = m.get("png_deflate", [])
+    for p in _deflate_problems(deflates, m.get("settings", {}).get("png_level", 1)):
+        problem(p)
     return {"folder": str(folder), "ok": not problems, "shards": len(m["shards"]), "rows": rows,
             "episodes": len(episodes), "frames_checked": checked_frames, "actions_replayed": replayed,
-            "problems": problems}
+            "png_deflate": deflates, "problems": problems}
+
+
+def _deflate_problems(deflates, level) -> list[str]:
+    if not isinstance(deflates, list) or not all(isinstance(d, dict) and "library" in d for d in deflates):
+        return ["png_deflate: not a list of deflate records (library, version, level, jobs)"]
+    return [f"png_deflate: jobs {d.get('jobs')} were deflated at level {d.get('level')}, the settings say {level}"
+            for d in deflates if d["library"] != "unrecorded" and d.get("level") != level]
+
+
+def describe_deflates(deflates: list[dict]) -> str:
+    """The manifest's png_deflate in a line: ``zlib-ng 2.3.3 level 1`` (jobs named when
+    several deflates wrote the dataset)."""
+    if not deflates:
+        return "not recorded"
+    parts = []
+    for d in deflates:
+        text = " ".join(str(d[k]) for k in ("library", "version") if d.get(k) is not None)
+        if d.get("level") is not None:
+            text += f" level {d['level']}"
+        if len(deflates) > 1:
+            text += f" (jobs {', '.join(map(str, d.get('jobs', [])))})"
+        if d.get("note"):
+            text += f" - {d['note']}"
+        parts.append(text)
+    return "; ".join(parts)
 
 
 def shard_differences(a: str | Path, b: str | Path, limit: int = 5) -> list[str]:

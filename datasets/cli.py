@@ -48,6 +48,9 @@ def _list(values, conv, what):
               "gesture per move, which every model convention can express.")
 @click.option("--format", "fmt", type=click.Choice(["parquet", "webdataset"]), default="parquet", show_default=True)
 @click.option("--shard-size", default=2000, show_default=True, help="Rows (steps) per shard at most.")
+@click.option("--png-level", type=int, default=None,
+              help="The frames' PNG deflate level: 1 fastest ... 9 smallest (the same pixels either way) "
+              "[default: 1].")
 @click.option("--jobs", type=int, default=None,
               help="Jobs the episodes are split into [default: 1, or the Ray cluster's CPUs].")
 @click.option("--seed", default=0, show_default=True)
@@ -67,7 +70,7 @@ def _list(values, conv, what):
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest's counts as JSON.")
 @catalog_option
 def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales, detours, restarts, gestures, fmt,
-                shard_size, jobs, seed, budget, max_actions, viewport, backend_name, address, ship_code, resume_dir, as_json):
+                shard_size, png_level, jobs, seed, budget, max_actions, viewport, backend_name, address, ship_code, resume_dir, as_json):
     """Play objectives through the GUI and write every step as training data: the frame (a
     lossless PNG), the action in frame pixels and in the model conventions (general_e2e,
     Qwen-VL, UI-TARS), the moves it made, P and the solved state, in Parquet or WebDataset
@@ -77,6 +80,7 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
     from pathlib import Path
 
     from longpuzzle.datasets.build import DatasetConfig, build
+    from longpuzzle.datasets.check import describe_deflates
     from longpuzzle.engine.catalog import catalog
     from longpuzzle.engine.geometry import parse_viewport
 
@@ -87,6 +91,8 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
     elif address or ship_code:
         raise click.UsageError("--address and --ship-code are for --backend ray")
     if resume_dir:
+        if png_level is not None:
+            raise click.UsageError("--png-level is the plan's when resuming (it is not given again)")
         out = Path(resume_dir)
         cfg = None
     else:
@@ -103,7 +109,7 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
         cfg = DatasetConfig(objectives=objs, episodes=episodes, agent=agent_spec,
                             styles=_list(styles, str, "--style"), scales=_list(scales, float, "--scale"),
                             detours=detours, restarts=restarts, gestures=gestures, seed=seed, format=fmt,
-                            shard_size=shard_size, jobs=jobs, settings=settings)
+                            shard_size=shard_size, png_level=1 if png_level is None else png_level, jobs=jobs, settings=settings)
         from longpuzzle.datasets.agents import make_agent
         make_agent(agent_spec, detours=detours, restarts=restarts, gestures=gestures)   # bad agent: now
         out = Path(out_dir)
@@ -123,6 +129,7 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
     for o, d in c["objectives"].items():
         click.echo(f"  {o:<24} {_n(d['episodes'], 'episode'):>12} {_n(d['rows'], 'step'):>12}  levels solved "
                    f"{d['solved_levels']}/{d['target_levels']}")
+    click.echo(f"PNG deflate: {describe_deflates(m['png_deflate'])}")
     click.echo(f"manifest: {out / 'manifest.json'}")
 
 
@@ -134,7 +141,7 @@ def dataset_check_cmd(folder, no_replay, as_json):
     """Check a dataset: every shard against the manifest's SHA-256, every frame against its
     recorded hash, and every episode replayed action by action (frames before and after,
     moves, P, solved). Exit status 1 if anything differs."""
-    from longpuzzle.datasets.check import check_dataset
+    from longpuzzle.datasets.check import check_dataset, describe_deflates
 
     rep = check_dataset(folder, replay=not no_replay)
     if as_json:
@@ -144,6 +151,7 @@ def dataset_check_cmd(folder, no_replay, as_json):
                    f"{_n(rep['episodes'], 'episode')}; {_n(rep['frames_checked'], 'frame')} checked, "
                    f"{_n(rep['actions_replayed'], 'action')} replayed: "
                    + ("everything matches" if rep["ok"] else _n(len(rep["problems"]), "problem")))
+        click.echo(f"  PNG deflate: {describe_deflates(rep['png_deflate'])}")
         for p in rep["problems"]:
             click.echo(f"  {p}")
     if not rep["ok"]:

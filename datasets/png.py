@@ -10,14 +10,23 @@ order (closed by an empty final block), and
 the zlib checksum is the Adler-32 of the bands combined. A band seen recently (the same
 pixels, by their xxh3-128 digest, at the same place and width) is not compressed again.
 Any PNG decoder reads the result; it decodes to exactly the frame (tests compare pixels).
-The deflate is ISA-L's (as agents/models/images.encode_png, which encodes one frame alone),
-or zlib's when ISA-L is missing, or with ``reproducible=True`` always zlib's: ISA-L's output
-for the same input is not always the same bytes (the pixels always are) - caught in a dataset
-test, a fresh compressor gave another valid encoding of a band than a second fresh one given
-the same bytes right after it in the same thread, about one process in ten on a loaded
-machine - so files whose bytes must repeat (dataset shards, whose SHA-256 the manifest
-records) use zlib, whose output is a function of its input and settings alone. (Checksums,
-Adler-32 and CRC-32, are ISA-L's either way: they are the same numbers.)
+The deflate (``Deflate``: library, version, level) is ISA-L's where it is installed (as
+agents/models/images.encode_png, which encodes one frame alone), else zlib's; with
+``reproducible=True`` it is zlib-ng's (the ``zlib-ng`` package; the standard library's zlib
+when it cannot be imported), whose output is a function of the input, the library's version
+and the level alone. ISA-L's is not: a fresh compressor now and then gave another valid
+encoding of a band than a second fresh one given the same bytes right after it in the same
+thread, about one process in ten on a loaded machine (the pixels are the same either way) -
+so files whose bytes must repeat (dataset shards, whose SHA-256 the manifest records) use
+zlib-ng. A band's bytes must also not depend on the bands compressed before it by the same
+compressor (the recent-band cache and the frames kept by key hand them out again): after a
+full flush zlib-ng's level 1 (deflate_quick) looks for a match only at the position the
+cleared hash table names, inside the band, and clips a match at the band's end; its other
+levels' match search clipped a match that reached the end of the input only from zlib-ng
+2.3.3 on (its issue #2100: before, a later candidate could win by the stale bytes past the
+end, left by a longer input before). tests/test_dataset_writer.py compresses bands fresh and
+after others, in several orders and after longer, shorter and random inputs, at every level.
+(Checksums, Adler-32 and CRC-32, are ISA-L's either way: they are the same numbers.)
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from __future__ import annotations
 import struct
 import zlib
 from collections import OrderedDict
+from dataclasses import dataclass, field
 
 import numpy as np
 import xxhash
@@ -33,14 +43,75 @@ try:
     from isal import isal_zlib as _z
 except ImportError:  # pragma: no cover - an optional accelerator
     _z = zlib
+try:
+    from zlib_ng import zlib_ng as _zng
+    _ZNG_ERROR = ""
+except ImportError as e:  # pragma: no cover - a dependency; the standard library's zlib stands in
+    _zng = None
+    _ZNG_ERROR = str(e)
 
 BAND_ROWS = 64                       # 15 bands a 960-row frame: fewer and the bands change less often
 CACHE_BANDS = 4096
 FRAME_BYTES = 64 << 20               # PNGs of whole frames kept by their key (encode's ``key``): 64 MiB
+LEVELS = range(1, 10)                # deflate levels: 1 fastest (the default) ... 9 smallest
+DEFAULT_LEVEL = 1
 _SIG = b"\x89PNG\r\n\x1a\n"
-_ZLIB_HEADER = b"\x78\x01"          # deflate, 32 KiB window, fastest
 _FINAL_EMPTY_BLOCK = b"\x03\x00"     # BFINAL, fixed Huffman, end of block
 _BASE = 65521
+
+
+@dataclass(frozen=True)
+class Deflate:
+    """A deflate library and level, what a stream's bands are compressed with. ``module``
+    has zlib's API (compressobj, Z_FULL_FLUSH); ``record()`` is what a dataset manifest
+    says of it: two machines' shards have the same bytes when these are the same (and the
+    same pixels whatever they are)."""
+
+    library: str                     # "zlib-ng", "zlib" (the standard library's) or "isa-l"
+    version: str                     # the compressing library's own version (zlib-ng's 2.3.3, not the wrapper's)
+    level: int
+    module: object = field(repr=False, compare=False)
+    note: str = ""                   # why this one (a fallback)
+
+    def __post_init__(self):
+        # the zlib stream header the library itself writes at this level (FLEVEL differs)
+        c = self.module.compressobj(self.level, self.module.DEFLATED, 15)
+        object.__setattr__(self, "header", (c.compress(b"") + c.flush())[:2])
+
+    def compressor(self):
+        """A raw deflate compressor (no zlib header: the PNG stream writes its own)."""
+        return self.module.compressobj(self.level, self.module.DEFLATED, -15)
+
+    def record(self) -> dict:
+        rec = {"library": self.library, "version": self.version, "level": self.level}
+        if self.note:
+            rec["note"] = self.note
+        return rec
+
+
+def check_level(level) -> int:
+    """``level`` if it is a deflate level (LEVELS), else ValueError."""
+    if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
+        raise ValueError(f"the PNG deflate level is {LEVELS[0]} (fastest) to {LEVELS[-1]} (smallest), not {level!r}")
+    return level
+
+
+def reproducible_deflate(level: int = DEFAULT_LEVEL) -> Deflate:
+    """The deflate whose bytes repeat (module doc): zlib-ng's, else the standard library's."""
+    check_level(level)
+    if _zng is not None:
+        return Deflate("zlib-ng", getattr(_zng, "ZLIBNG_RUNTIME_VERSION", _zng.ZLIBNG_VERSION), level, _zng)
+    why = f" ({_ZNG_ERROR})" if _ZNG_ERROR else ""
+    return Deflate("zlib", zlib.ZLIB_RUNTIME_VERSION, level, zlib,
+                   f"zlib-ng could not be imported{why}: the standard library's zlib deflated the PNGs")
+
+
+def fast_deflate(level: int = DEFAULT_LEVEL) -> Deflate:
+    """ISA-L's deflate (its levels are 0 to 3), else the standard library's zlib."""
+    if _z is zlib:  # pragma: no cover - without ISA-L
+        return Deflate("zlib", zlib.ZLIB_RUNTIME_VERSION, level, zlib)
+    import isal
+    return Deflate("isa-l", str(getattr(isal, "ISAL_VERSION", isal.__version__)), level, _z)
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
@@ -77,13 +148,15 @@ class PngStream:
     action without effect, a detour undone) and the episodes of one objective show many of
     the same frames; the PNGs of about ``frame_bytes`` bytes of frames are kept."""
 
-    def __init__(self, level: int = 1, band_rows: int = BAND_ROWS, cache_bands: int = CACHE_BANDS,
-                 reproducible: bool = False, frame_bytes: int = FRAME_BYTES):
-        self.level, self.band_rows, self.cache_bands = level, band_rows, cache_bands
+    def __init__(self, level: int = DEFAULT_LEVEL, band_rows: int = BAND_ROWS, cache_bands: int = CACHE_BANDS,
+                 reproducible: bool = False, frame_bytes: int = FRAME_BYTES, deflate: Deflate | None = None):
+        if deflate is None:
+            deflate = reproducible_deflate(level) if reproducible else fast_deflate(level)
+        self.deflate = deflate                       # the bands' deflate (module doc: reproducible bytes)
+        self.level, self.band_rows, self.cache_bands = deflate.level, band_rows, cache_bands
         self.frame_bytes = frame_bytes
         self._frames: OrderedDict = OrderedDict()    # key -> a frame's record (self._last without its array)
         self._frames_size = 0                        # the bytes of the PNGs in it
-        self._z = zlib if reproducible else _z        # the deflate (module doc: reproducible bytes)
         self._cache: OrderedDict = OrderedDict()     # (row, width, digest) -> (deflated, adler, length)
         self._raw: np.ndarray | None = None
         self._compressor = None
@@ -150,10 +223,10 @@ class PngStream:
         raw = self._raw
         if raw is None or raw.shape[1] != line or raw.shape[0] < br:
             raw = self._raw = np.zeros((br, line), np.uint8)     # column 0: filter None
-        z = self._z
         c = self._compressor                       # one for every band (creating one costs more)
         if c is None:
-            c = self._compressor = z.compressobj(self.level, z.DEFLATED, -15)
+            c = self._compressor = self.deflate.compressor()
+        full_flush = self.deflate.module.Z_FULL_FLUSH
         n_bands = -(-h // br)
         if y0 is None:
             i0, i1 = 0, n_bands                            # every band hashed
@@ -178,7 +251,12 @@ class PngStream:
                 band = raw[:n].data
                 # a full flush ends the band byte-aligned and resets the compressor's history:
                 # what follows never refers back into it, so any band can follow any other
-                hit = (c.compress(band) + c.flush(z.Z_FULL_FLUSH), _z.adler32(band), n * line)
+                try:
+                    data = c.compress(band) + c.flush(full_flush)
+                except BaseException:
+                    self._compressor = None        # (cut short: its next band would follow this one's start)
+                    raise
+                hit = (data, _z.adler32(band), n * line)
                 cache[key] = hit
                 if len(cache) > size:
                     cache.popitem(last=False)
@@ -202,7 +280,7 @@ class PngStream:
             adlers.extend([None] * (n_bands - i1 - 1))     # (worked out when a later frame needs them)
             adlers.append(adler)
         self.bands += len(keys)
-        idat = b"".join([_ZLIB_HEADER, *[x[0] for x in hits], _FINAL_EMPTY_BLOCK, struct.pack(">I", adler)])
+        idat = b"".join([self.deflate.header, *[x[0] for x in hits], _FINAL_EMPTY_BLOCK, struct.pack(">I", adler)])
         ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
         png = b"".join((_SIG, _chunk(b"IHDR", ihdr), _chunk(b"IDAT", idat), _IEND))
         self._last = (_source(frame), f.shape, keys, hits, adlers, png)

@@ -35,7 +35,7 @@ import numpy as np
 
 from longpuzzle.agents.harness import frame_hash
 from longpuzzle.datasets.conventions import Conventions
-from longpuzzle.datasets.png import PngStream
+from longpuzzle.datasets.png import DEFAULT_LEVEL, PngStream, reproducible_deflate
 from longpuzzle.datasets.schema import sample_key
 from longpuzzle.datasets.shards import EXTENSIONS, DatasetError, compact_json, open_shard
 
@@ -51,9 +51,13 @@ def shard_name(job: int, k: int, fmt: str) -> str:
 
 class StepWriter:
     def __init__(self, out: str | Path, fmt: str, job: int, shard_size: int = DEFAULT_SHARD_SIZE,
-                 threaded: bool = False, queue_size: int = 64):
+                 threaded: bool = False, queue_size: int = 64, png_level: int = DEFAULT_LEVEL):
         if shard_size < 1:
             raise DatasetError("the shard size must be at least 1 row")
+        try:
+            deflate = reproducible_deflate(png_level)
+        except ValueError as e:
+            raise DatasetError(str(e)) from None
         self.out, self.fmt, self.job, self.shard_size = Path(out), fmt, job, shard_size
         self.shards: list[dict] = []
         self.rows = 0
@@ -62,9 +66,11 @@ class StepWriter:
         self._pending: dict | None = None         # the episode's last row, waiting for its next frame
         self._conv: dict[tuple, Conventions] = {}
         self._names: OrderedDict = OrderedDict()      # (W, H, action JSON) -> the action in every convention
-        # zlib's deflate, whose bytes repeat (png.py: ISA-L's may not), in bands of 32 rows (with
-        # the slower deflate, smaller bands compress fewer unchanged rows again)
-        self._png = PngStream(band_rows=PNG_BAND_ROWS, reproducible=True)
+        # zlib-ng's deflate, whose bytes repeat (png.py: ISA-L's may not), in bands of 32 rows
+        # (smaller bands compress fewer unchanged rows again); ``deflate``: which library, its
+        # version and the level, for the manifest
+        self._png = PngStream(band_rows=PNG_BAND_ROWS, deflate=deflate)
+        self.deflate = deflate.record()
         self._ahead = False                           # frames are shown before their rows
         self._error: BaseException | None = None
         self._q: queue.Queue | None = None

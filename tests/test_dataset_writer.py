@@ -1,14 +1,21 @@
 """The dataset writer's parts: the PNG stream (datasets/png.py) with the renderer's deltas
 (the same bytes as without them, and so the same shards, every frame decoding exactly,
 fewer bands hashed; deltas it cannot trust, relative to another frame or to a frame that
-may have changed, are ignored), and the WebDataset tar written directly (the bytes tarfile
-writes)."""
+may have changed, are ignored), its deflate (a band's bytes are a function of its pixels,
+the library and the level alone: whatever the reused compressor did before, in a fresh
+process too; the standard library's zlib when zlib-ng is missing), and the WebDataset tar
+written directly (the bytes tarfile writes)."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+import random
+import subprocess
+import sys
 import tarfile
+import zlib
 
 import numpy as np
 import pytest
@@ -16,7 +23,8 @@ from PIL import Image
 
 from longpuzzle.datasets.build import DatasetConfig
 from longpuzzle.datasets.collect import play_episode
-from longpuzzle.datasets.png import PngStream
+from longpuzzle.datasets import png as png_mod
+from longpuzzle.datasets.png import LEVELS, Deflate, PngStream, reproducible_deflate
 from longpuzzle.datasets.schema import COLUMNS, META_COLUMNS
 from longpuzzle.datasets.shards import DatasetError, WebDatasetShard, file_sha256, read_rows, ustar_header
 from longpuzzle.datasets.writer import StepWriter
@@ -198,3 +206,153 @@ def test_webdataset_shards_are_the_bytes_tarfile_writes(tmp_path, n):
     assert [r["image"] for r in read_rows(tmp_path / "a.tar")] == [r["image"] for r in rows]
     with pytest.raises(DatasetError):
         ustar_header("x" * 100 + ".png", 1)
+
+
+# ---- the deflate -----------------------------------------------------------------------------
+
+def _deflated(c, band: bytes) -> bytes:
+    """A band as PngStream deflates it: raw deflate ended by a full flush."""
+    return c.compress(band) + c.flush(zlib.Z_FULL_FLUSH)
+
+
+@pytest.fixture(scope="module")
+def bands(captured):
+    """Distinct 32-row bands of the captured frames as the PNG stream compresses them (each
+    row led by its filter byte), every 4th kept, and the short last bands of the Rush Hour
+    frames (720 rows: 16 rows)."""
+    seen: dict = {}
+    for _, frame, _ in captured.steps:
+        h, w = frame.shape[:2]
+        for r0 in range(0, h, 32):
+            rows = frame[r0:r0 + 32]
+            raw = np.zeros((len(rows), w * 3 + 1), np.uint8)
+            raw[:, 1:] = rows.reshape(len(rows), -1)
+            seen.setdefault(hashlib.sha1(raw).digest(), raw.tobytes())
+    every = list(seen.values())
+    full = max(map(len, every))
+    short = [b for b in every if len(b) < full // 2]
+    assert short
+    return every[::4] + short[:8]
+
+
+def _zlib(level: int) -> Deflate:
+    return Deflate("zlib", zlib.ZLIB_RUNTIME_VERSION, level, zlib)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_bands_bytes_depend_on_its_pixels_alone_whatever_the_compressor_did_before(bands, level):
+    """The recent-band cache and the frames kept by key hand a band's bytes out again in
+    other frames: one reused compressor must give every band the bytes a fresh one gives
+    it, in any order, after random bytes, after a band cut short and after a longer input
+    (which leave other bytes past the band's end in the compressor's window: zlib-ng's
+    issue #2100), for zlib-ng and for the standard library's zlib (the fallback)."""
+    rng = random.Random(level)
+    noise = rng.randbytes(60_000)
+    for deflate in (reproducible_deflate(level), _zlib(level)):
+        fresh = [_deflated(deflate.compressor(), b) for b in bands]
+        c = deflate.compressor()
+        order = list(range(len(bands)))
+        rng.shuffle(order)
+        for i in [*range(len(bands)), *reversed(range(len(bands))), *order]:
+            assert _deflated(c, bands[i]) == fresh[i], (deflate, i)
+        for i, b in enumerate(bands):
+            other = bands[(i * 7 + 3) % len(bands)]
+            _deflated(c, [noise, other[:len(other) // 3], other + noise[:4000]][i % 3])
+            assert _deflated(c, b) == fresh[i], (deflate, i)
+        stream = b"".join(fresh) + b"\x03\x00"                        # the bands in one deflate stream
+        assert zlib.decompress(stream, -15) == b"".join(bands)
+
+
+_FRESH_BANDS = """
+import hashlib, sys
+from longpuzzle.datasets.png import reproducible_deflate
+data = open(sys.argv[1], "rb").read()
+bands, at = [], 0
+while at < len(data):
+    n = int.from_bytes(data[at:at + 4], "big")
+    bands.append(data[at + 4:at + 4 + n])
+    at += 4 + n
+for level in (1, 2, 9):
+    c = reproducible_deflate(level).compressor()
+    print(level, " ".join(hashlib.sha256(c.compress(b) + c.flush(3)).hexdigest()[:16] for b in bands))
+"""
+
+
+def test_a_fresh_process_deflates_the_bands_to_the_same_bytes(bands, tmp_path):
+    """Bands deflated here after other work, and in a new process with nothing before them
+    (its own compressor, reused band after band as PngStream does): the same bytes."""
+    f = tmp_path / "bands"
+    f.write_bytes(b"".join(len(b).to_bytes(4, "big") + b for b in bands))
+    out = subprocess.run([sys.executable, "-c", _FRESH_BANDS, str(f)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    there = {int(line.split()[0]): line.split()[1:] for line in out.stdout.strip().splitlines()}
+    assert sorted(there) == [1, 2, 9]
+    for level, shas in there.items():
+        c = reproducible_deflate(level).compressor()
+        _deflated(c, random.Random(1).randbytes(70_000))
+        here = [hashlib.sha256(_deflated(c, b)).hexdigest()[:16] for b in reversed(bands)][::-1]
+        assert here == shas, level
+
+
+def test_the_stream_gives_every_frame_the_same_png_in_any_order(captured):
+    """One stream encoding the frames in order and another in reverse (and so every band
+    after other bands than the first saw), no band reused from a cache: the same PNGs."""
+    frames = [frame for _, frame, _ in captured.steps][::9]
+    a = PngStream(band_rows=32, cache_bands=0, reproducible=True)
+    b = PngStream(band_rows=32, cache_bands=0, reproducible=True)
+    forward = [a.encode(f) for f in frames]
+    backward = [b.encode(f) for f in reversed(frames)][::-1]
+    assert forward == backward
+    assert a.compressed == a.bands and a.deflate.library == "zlib-ng"
+    assert np.array_equal(_pixels(forward[-1]), frames[-1])
+
+
+class _CutShort:
+    """A deflate module whose compressor stops (an exception) half way through its Nth band."""
+
+    DEFLATED, Z_FULL_FLUSH = zlib.DEFLATED, zlib.Z_FULL_FLUSH
+
+    def __init__(self, real, n):
+        self.real, self.n = real, n
+
+    def compressobj(self, *a):
+        mod, c = self, self.real.compressobj(*a)
+
+        class Compressor:
+            def compress(self, data):
+                mod.n -= 1
+                if mod.n == 0:
+                    c.compress(bytes(data)[:len(data) // 2])
+                    raise KeyboardInterrupt
+                return c.compress(data)
+
+            def flush(self, mode=zlib.Z_FINISH):
+                return c.flush(mode)
+        return Compressor()
+
+
+def test_a_band_cut_short_leaves_no_trace_in_the_next_frames(captured):
+    """A deflate interrupted in the middle of a band (an exception: ^C, memory) must not
+    leave its half band in the compressor that the next band continues from: the stream
+    drops that compressor. The frames after it get the bytes a fresh stream gives them."""
+    frames = [frame for _, frame, _ in captured.steps][:12]
+    real = reproducible_deflate(1)
+    cut = PngStream(band_rows=32, cache_bands=0, deflate=Deflate("zlib-ng", real.version, 1, _CutShort(real.module, 40)))
+    with pytest.raises(KeyboardInterrupt):
+        for f in frames:
+            cut.encode(f)
+    plain = PngStream(band_rows=32, cache_bands=0, deflate=real)
+    for f in frames[2:]:
+        assert cut.encode(f) == plain.encode(f)
+
+
+def test_without_zlib_ng_the_standard_librarys_zlib_deflates_and_says_so(monkeypatch, captured):
+    monkeypatch.setattr(png_mod, "_zng", None)
+    d = reproducible_deflate(3)
+    assert d.module is zlib and d.record()["library"] == "zlib" and "zlib-ng could not be imported" in d.note
+    assert d.record()["level"] == 3 and d.header == zlib.compress(b"", 3)[:2]
+    s = PngStream(band_rows=32, reproducible=True)
+    frame = captured.steps[5][1]
+    assert s.deflate.library == "zlib" and np.array_equal(_pixels(s.encode(frame)), frame)
+    with pytest.raises(ValueError, match=r"1 \(fastest\) to 9"):
+        reproducible_deflate(0)

@@ -23,7 +23,7 @@ from longpuzzle.datasets.build import DatasetConfig, build, read_manifest
 from longpuzzle.datasets.check import check_dataset, shard_differences
 from longpuzzle.datasets.conventions import Conventions
 from longpuzzle.datasets.schema import COLUMNS
-from longpuzzle.datasets.shards import DatasetError
+from longpuzzle.datasets.shards import DatasetError, read_rows
 from longpuzzle.engine import gui
 
 pq = pytest.importorskip("pyarrow.parquet", reason="the parquet format needs pyarrow (the dataset extra)")
@@ -268,3 +268,60 @@ def test_resuming_a_dataset_uses_its_catalogue_for_that_build_only(tmp_path, mon
     m2 = build(tmp_path / "d", resume=True)
     assert catalog() is builtin_catalog()                              # the process's choice is unchanged
     assert [s["sha256"] for s in m2["shards"]] == [s["sha256"] for s in m1["shards"]]
+
+
+def test_the_png_level_and_deflate_are_recorded_and_only_the_bytes_differ(tmp_path, monkeypatch):
+    """--png-level 9 makes smaller shards of the same pixels; the manifest records the level
+    (settings) and the deflate that made the PNGs (library, version, level, jobs), as the
+    standard library's zlib with a note when zlib-ng cannot be imported; dataset-check
+    shows it and finds a recorded level other than the settings' a problem."""
+    from longpuzzle.datasets import png as png_mod
+    base = dict(objectives=["rush_hour/easy"], format="webdataset", settings={"max_actions": 6})
+    made = {}
+    for name, level in (("fast", 1), ("small", 9)):
+        made[name] = build(tmp_path / name, DatasetConfig(png_level=level, **base))
+    with monkeypatch.context() as mp:
+        mp.setattr(png_mod, "_zng", None)
+        made["zlib"] = build(tmp_path / "zlib", DatasetConfig(**base))
+    fast, small, plain = made["fast"], made["small"], made["zlib"]
+    assert fast["png_deflate"] == [{"library": "zlib-ng", "version": png_mod._zng.ZLIBNG_VERSION, "level": 1,
+                                    "jobs": [0]}]
+    assert small["settings"]["png_level"] == 9 and small["png_deflate"][0]["level"] == 9
+    assert plain["png_deflate"][0]["library"] == "zlib" and "could not be imported" in plain["png_deflate"][0]["note"]
+    rows = {k: list(read_rows(tmp_path / k / m["shards"][0]["file"])) for k, m in made.items()}
+    assert [r["frame_hash"] for r in rows["fast"]] == [r["frame_hash"] for r in rows["small"]] \
+        == [r["frame_hash"] for r in rows["zlib"]]
+    for k in made:                                        # the same pixels, other bytes
+        assert frame_hash(_pixels(rows[k][-1]["image"])) == rows[k][-1]["frame_hash"]
+    assert rows["fast"][-1]["image"] != rows["small"][-1]["image"] != rows["zlib"][-1]["image"]
+    assert small["counts"]["bytes"] < fast["counts"]["bytes"]
+    rep = check_dataset(tmp_path / "small", replay=False)
+    assert rep["ok"] and rep["png_deflate"] == small["png_deflate"]
+    res = CliRunner().invoke(cli, ["dataset-check", str(tmp_path / "zlib"), "--no-replay"])
+    assert res.exit_code == 0 and "PNG deflate: zlib 1." in res.output and "could not be imported" in res.output
+    man = json.loads((tmp_path / "small" / "manifest.json").read_text())
+    man["png_deflate"][0]["level"] = 4
+    (tmp_path / "small" / "manifest.json").write_text(json.dumps(man))
+    rep = check_dataset(tmp_path / "small", replay=False)
+    assert not rep["ok"] and rep["problems"] == ["png_deflate: jobs [0] were deflated at level 4, the settings say 9"]
+    del man["png_deflate"]                                 # a manifest from before it was recorded
+    (tmp_path / "small" / "manifest.json").write_text(json.dumps(man))
+    assert check_dataset(tmp_path / "small", replay=False)["ok"]
+
+
+def test_cli_png_level(tmp_path):
+    r = CliRunner()
+    out = tmp_path / "d"
+    res = r.invoke(cli, ["dataset", "--objective", "rush_hour/easy", "--max-actions", "4", "--png-level", "6",
+                         "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "PNG deflate: zlib-ng 2." in res.output and "level 6" in res.output
+    assert read_manifest(out)["settings"]["png_level"] == 6
+    for bad in ("0", "10", "-1"):
+        res = r.invoke(cli, ["dataset", "--objective", "rush_hour/easy", "--png-level", bad, "--out", str(tmp_path / bad)])
+        assert res.exit_code == 2 and res.output.startswith("error: --png-level:") and len(res.output.splitlines()) == 1
+        assert not (tmp_path / bad).exists()
+    res = r.invoke(cli, ["dataset", "--objective", "rush_hour/easy", "--png-level", "fast", "--out", str(tmp_path / "x")])
+    assert res.exit_code == 2 and res.output.startswith("error:") and "fast" in res.output
+    res = r.invoke(cli, ["dataset", "--resume", str(out), "--png-level", "2"])
+    assert res.exit_code == 2 and res.output.startswith("error: --png-level is the plan's")
