@@ -66,11 +66,11 @@ class ScreenEnv(gym.Env):
     # ---- gymnasium API ---------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        from longpuzzle.agents.harness import FeedbackTracker, frame_hash
+        from longpuzzle.agents.harness import FeedbackTracker
+        from longpuzzle.agents.harness.frames import FrameHasher
         extra = self._start(options)
-        self._frame = self._render_now()
-        self._hash = frame_hash
-        self._tracker = FeedbackTracker(frame_hash(self._frame))
+        self._hasher = FrameHasher()
+        self._tracker = FeedbackTracker(self._render_hashed())
         info = {**self._view_info([]), **extra}
         if self.render_mode == "human":
             self.render()
@@ -82,9 +82,9 @@ class ScreenEnv(gym.Env):
         a = to_gui(action, self.frame_size) if is_sample(action) else action
         fb = self.suite.dispatch(a)               # raises gui.ActionError for a malformed action
         frames = self._intermediate()
-        self._frame = self._render_now()
+        h = self._render_hashed()
         typ = a.get("type", a.get("action_type")) if isinstance(a, dict) else None
-        status = self._tracker.status({"type": typ}, self._hash(self._frame))
+        status = self._tracker.status({"type": typ}, h)
         reward, terminated, extra = self._score(fb.effects)
         info = {"status": status, **self._view_info(fb.effects), **extra}
         if self.frames_per_move:
@@ -120,6 +120,12 @@ class ScreenEnv(gym.Env):
     def _render_now(self, t: int | None = None) -> np.ndarray:
         return self._renderer().render(self.suite, t)
 
+    def _render_hashed(self) -> str:
+        """Render the frame on screen now into ``self._frame``; returns its frame hash (from
+        the bands that changed since the frame hashed before, when the renderer says which)."""
+        self._frame, delta = self._renderer().render_delta(self.suite)
+        return self._hasher.hash(self._frame, delta)
+
     def _intermediate(self) -> list[np.ndarray]:
         out = []
         n = self.frames_per_move
@@ -140,7 +146,7 @@ class ScreenEnv(gym.Env):
     def __getstate__(self) -> dict:
         d = dict(self.__dict__)
         d["_viewer"] = None
-        d["_hash"] = None
+        d["_hasher"] = None
         if d["suite"] is not None:
             d["suite"] = d["suite"].snapshot()     # the exact app, as text
         return d
@@ -148,7 +154,7 @@ class ScreenEnv(gym.Env):
     def __setstate__(self, d: dict) -> None:
         self.__dict__.update(d)
         if self.suite is not None:
-            from longpuzzle.agents.harness import frame_hash
+            from longpuzzle.agents.harness.frames import FrameHasher
             from longpuzzle.engine.suite import Suite
             self.suite = Suite.restore(self.suite)
-            self._hash = frame_hash
+            self._hasher = FrameHasher()

@@ -294,7 +294,8 @@ def test_frames_stored_as_the_box_that_changed_read_back_exactly(tmp_path, monke
     t.result({"ok": True})
     with open_frames(tmp_path) as fs:
         kinds = [e[2] for e in fs._index]
-        assert kinds.count(F.KIND_BOX) > 20 and kinds.count(F.KIND_SAME) > 2 and fs.version == 2
+        assert kinds.count(F.KIND_BOX) > 20 and kinds.count(F.KIND_SAME) > 2 and fs.version == 3
+        assert fs.frame_hash == F.FRAME_HASH == "xxh3-128-b32"
         assert kinds[13] == kinds[26] == F.KIND_RAW                 # the foreign delta was not used
         depth = 0
         for k in kinds:
@@ -321,16 +322,23 @@ def test_frames_stored_as_the_box_that_changed_read_back_exactly(tmp_path, monke
     path.write_bytes(data[:-5])
     with open_frames(tmp_path) as fs:
         assert fs.torn and len(fs) == 39 and np.array_equal(fs.read(38), fr[38][0])
-    # version 1: kind 0 and 1 records only; a kind 2 record in one is corruption
-    enc = F.FrameEncoder()
-    v1 = bytearray(enc.file_header(fr[0][0]) + b"".join(enc.record(i, f, frame_hash(f)) for i, (f, _) in
+    # version 1: kind 0 and 1 records only (whole-frame xxh3-128 digests); a kind 2 record in
+    # one is corruption
+    enc = F.FrameEncoder(F.WHOLE_FRAME_HASH)
+    v1 = bytearray(enc.file_header(fr[0][0]) + b"".join(enc.record(i, f, F.whole_frame_hash(f)) for i, (f, _) in
                                                            enumerate(fr[:5])))
+    assert v1[8:12] == (2).to_bytes(4, "little")
     v1[8:12] = (1).to_bytes(4, "little")
     path.write_bytes(bytes(v1))
     with open_frames(tmp_path) as fs:
         assert fs.version == 1 and [np.array_equal(fs.read(i), fr[i][0]) for i in range(5)] == [True] * 5
-    enc = F.FrameEncoder()
-    v1 = bytearray(enc.file_header(fr[0][0]) + enc.records([(i, f, frame_hash(f), b) for i, (f, b) in
+        assert fs.frame_hash == "xxh3-128" and all(fs.verify(i) for i in range(5))
+    v1[8:12] = (4).to_bytes(4, "little")          # a version from the future: refused, saying so
+    path.write_bytes(bytes(v1))
+    with pytest.raises(FrameStoreError, match="version 4, which this longpuzzle does not read"):
+        open_frames(tmp_path)
+    enc = F.FrameEncoder(F.WHOLE_FRAME_HASH)
+    v1 = bytearray(enc.file_header(fr[0][0]) + enc.records([(i, f, F.whole_frame_hash(f), b) for i, (f, b) in
                                                             enumerate(fr[:5])]))
     v1[8:12] = (1).to_bytes(4, "little")
     path.write_bytes(bytes(v1))

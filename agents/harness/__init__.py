@@ -48,12 +48,14 @@ from longpuzzle.agents.harness.results import EpisodeResult
 from longpuzzle.agents.harness.settings import (
     DEFAULT_ACTION_TIMEOUT, DEFAULT_BUDGET, HarnessError, Settings, instruction_for,
 )
-from longpuzzle.agents.harness.frames import FrameStore, FrameStoreError, frame_hash, open_frames, step_frame_indices
+from longpuzzle.agents.harness.frames import (
+    FRAME_HASH, FrameHasher, FrameStore, FrameStoreError, frame_hash, open_frames, step_frame_indices,
+)
 from longpuzzle.agents.harness.trajectory import EVENTS_FORMAT, Trajectory, read_episode, read_events
 
 __all__ = [
     "AgentCaller", "AgentFile", "CycleDetector", "DEFAULT_ACTION_TIMEOUT", "DEFAULT_BUDGET", "EVENTS_FORMAT", "EpisodeResult",
-    "FeedbackTracker", "FrameStore", "ObjectiveEpisode", "StepOutcome", "FrameStoreError", "HarnessError", "IsolatedAgentCaller", "ReplayReport", "Settings", "Trajectory",
+    "FRAME_HASH", "FeedbackTracker", "FrameHasher", "FrameStore", "ObjectiveEpisode", "StepOutcome", "FrameStoreError", "HarnessError", "IsolatedAgentCaller", "ReplayReport", "Settings", "Trajectory",
     "continue_episode", "frame_hash", "instruction_for", "make_caller", "open_frames", "read_episode", "read_events",
     "replay_episode", "restore_step", "run_level_chain", "run_objective", "step_frame_indices",
 ]

@@ -101,6 +101,10 @@ def _replay_folder(folder, ev_lines: list, cut_off) -> ReplayReport:
             store = open_frames(folder)
         except FrameStoreError as e:
             return ReplayReport(False, 0, str(e))
+        if store.format == "lpf" and store.frame_hash != (head.get("frame_hash") or "sha1"):
+            store.close()
+            return ReplayReport(False, 0, f"the stored frames' digests are {store.frame_hash} but the events' "
+                                          f"frame hashes are {head.get('frame_hash') or 'sha1'}")
     try:
         rep = _replay(ev_lines, head, hf, store, result)
     finally:
@@ -188,7 +192,9 @@ def _check_structure(lines: list[dict], folder) -> None:
 
 
 class _Hashes(Trajectory):
-    """A trajectory that writes nothing and hashes as the replayed folder did."""
+    """A trajectory that writes nothing and hashes as the replayed folder did, every frame
+    in full: the renderer's deltas are not trusted here (a delta that missed a change made
+    the recorded hash wrong; hashing again from it would repeat the mistake)."""
 
     def __init__(self, hf):
         super().__init__(None)

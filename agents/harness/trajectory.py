@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from longpuzzle.agents.harness.frames import FRAME_HASH, FRAMES_FILE, FrameEncoder, frame_hash
+from longpuzzle.agents.harness.frames import FRAME_HASH, FRAMES_FILE, FrameEncoder, FrameHasher, hasher
 from longpuzzle.agents.harness.settings import HarnessError
 
 # 2: suite states as deltas between full snapshots (snapshots.py); 3: deltas leave out the
@@ -48,15 +48,22 @@ _encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 class Trajectory:
-    """Writes an episode folder incrementally, off the main thread (see the module doc)."""
+    """Writes an episode folder incrementally, off the main thread (see the module doc).
 
-    def __init__(self, folder: Path | None, save_frames: bool = True):
+    Frames are hashed with FRAME_HASH by a FrameHasher (``hasher``: its ``digests`` are the
+    band digests of the frame recorded last), from the bands a frame's delta says changed;
+    ``frame_hash`` another name ("xxh3-128", the whole-frame hash of older folders) writes
+    a folder as they were written, every frame hashed in full."""
+
+    def __init__(self, folder: Path | None, save_frames: bool = True, frame_hash: str = FRAME_HASH):
         self.folder = Path(folder) if folder else None
         self.save_frames = save_frames and self.folder is not None
-        self.frame_hash = FRAME_HASH
+        self.frame_hash = frame_hash
+        self.hasher = FrameHasher()
+        self._hash = self.hasher.hash if frame_hash == FRAME_HASH else _full(hasher(frame_hash))
         self.n_frames = 0
         self._last_frame: np.ndarray | None = None
-        self._sink = _Writer(self.folder, self.save_frames) if self.folder is not None else None
+        self._sink = _Writer(self.folder, self.save_frames, frame_hash) if self.folder is not None else None
 
     @property
     def recording(self) -> bool:
@@ -73,7 +80,7 @@ class Trajectory:
         ``delta``: (an earlier frame, the px box outside which it has this frame's pixels),
         as Renderer.render_delta gives it; when that frame is the one recorded last, only
         the box is stored."""
-        h = frame_hash(frame)
+        h = self._hash(frame, delta)
         if self.save_frames:
             box = delta[1] if delta is not None and delta[0] is self._last_frame else None
             self._sink.add((self.n_frames, frame, h, box), 1)
@@ -97,6 +104,10 @@ class Trajectory:
         if self._sink is not None:
             sink, self._sink = self._sink, None
             sink.close()
+
+
+def _full(fn):
+    return lambda frame, delta=None: fn(frame)
 
 
 def write_result(folder: Path, res: dict) -> None:
@@ -128,12 +139,12 @@ class _Writer:
     takes a batch that waited BATCH_SECONDS itself (waking a thread for every line would
     cost more than writing the line)."""
 
-    def __init__(self, folder: Path, save_frames: bool):
+    def __init__(self, folder: Path, save_frames: bool, frame_hash: str = FRAME_HASH):
         folder.mkdir(parents=True, exist_ok=True)
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
         self._events = os.open(folder / "events.jsonl", flags, 0o644)
         self._frames = os.open(folder / FRAMES_FILE, flags, 0o644) if save_frames else None
-        self._enc = FrameEncoder() if save_frames else None
+        self._enc = FrameEncoder(frame_hash) if save_frames else None
         self._q: queue.SimpleQueue = queue.SimpleQueue()
         self._room = threading.Semaphore(QUEUE_BATCHES)     # the episode waits when the writer is behind
         self._lock = threading.Lock()                       # guards the batch being filled
