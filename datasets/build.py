@@ -11,7 +11,9 @@
                backend of agents/runner.py runs (sequential, threads, Ray)
     resume     ``resume=True`` keeps every job whose part file names shards that exist with
                the recorded SHA-256, and runs the others again (with the plan of dataset.json)
-    manifest   ``manifest.json``, written last: format, settings, schema, shards, episodes,
+    manifest   ``manifest.json``, written last: format, settings, the frame hash the rows
+               hold (``frame_hash``: the harness's, agents/harness/frames.py; a manifest
+               of format 1 names none and means "xxh3-128"), schema, shards, episodes,
                counts, the PNGs' deflate (``png_deflate``: library, its version and level,
                and the jobs it wrote: shards repeat byte for byte given the same ones), and
                the catalogue (its name, version and hash, and every level played: its id
@@ -29,9 +31,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from longpuzzle.agents.harness.frames import FRAME_HASH
 from longpuzzle.datasets.agents import GESTURES
 from longpuzzle.datasets.png import DEFAULT_LEVEL, check_level
-from longpuzzle.datasets.schema import CONVENTIONS, FORMAT, episode_key, schema_doc
+from longpuzzle.datasets.schema import CONVENTIONS, FORMAT, FORMATS, episode_key, schema_doc
 from longpuzzle.datasets.shards import DatasetError, check_format, file_sha256
 from longpuzzle.datasets.writer import DEFAULT_SHARD_SIZE
 from longpuzzle.engine.catalog import catalog
@@ -168,6 +171,10 @@ def load_plan(out: Path) -> DatasetConfig:
                            "of an earlier dataset run") from None
     except json.JSONDecodeError:
         raise DatasetError(f"{p} is not valid JSON") from None
+    if d.get("format") in FORMATS and d.get("format") != FORMAT:
+        # its finished jobs' rows hold another frame hash than this version would write
+        raise DatasetError(f"{p}: a {d['format']} plan, from an older longpuzzle: finish it with that version, "
+                           "or start the dataset again in a new folder")
     if d.get("format") != FORMAT:
         raise DatasetError(f"{p}: not a {FORMAT} plan")
     return DatasetConfig.from_dict(d["config"])
@@ -208,7 +215,7 @@ def _build(out: Path, config: DatasetConfig, backend, resume: bool, on_job) -> d
     jobs = config.job_plan()
     out.mkdir(parents=True, exist_ok=True)
     if not resume:
-        _write_json(out / PLAN_FILE, {"format": FORMAT, "config": config.as_dict(),
+        _write_json(out / PLAN_FILE, {"format": FORMAT, "frame_hash": FRAME_HASH, "config": config.as_dict(),
                                        "jobs": [[e["id"] for e in eps] for eps in jobs]})
     parts: dict[int, dict] = {}
     todo = []
@@ -256,8 +263,8 @@ def make_manifest(out: Path, config: DatasetConfig, parts: list[dict], seconds: 
     job_cpu = sum(p.get("cpu_seconds", 0.0) for p in parts)          # (parts of older jobs lack it)
     return {
         "format": FORMAT, "longpuzzle": __version__, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "settings": config.as_dict(), "shard_format": config.format, "conventions": list(CONVENTIONS),
-        "schema": schema_doc(),
+        "settings": config.as_dict(), "shard_format": config.format, "frame_hash": FRAME_HASH,
+        "conventions": list(CONVENTIONS), "schema": schema_doc(),
         "counts": {"rows": rows, "episodes": len(episodes), "shards": len(shards),
                    "bytes": sum(s["bytes"] for s in shards), "objectives": by_obj,
                    "detours": sum(e["detours"] for e in episodes), "restarts": sum(e["restarts"] for e in episodes),
@@ -304,6 +311,6 @@ def read_manifest(folder: str | Path) -> dict:
         raise DatasetError(f"{folder} has no {MANIFEST_FILE} (an unfinished dataset: --resume it)") from None
     except json.JSONDecodeError:
         raise DatasetError(f"{p} is not valid JSON") from None
-    if m.get("format") != FORMAT:
-        raise DatasetError(f"{p}: not a {FORMAT} manifest")
+    if m.get("format") not in FORMATS:
+        raise DatasetError(f"{p}: not a manifest of {' or '.join(FORMATS)}")
     return m

@@ -3,7 +3,8 @@
     shards     every shard the manifest names exists with its recorded size, SHA-256 and
                row count
     frames     every row's PNG decodes (Pillow) to a frame of the recorded size whose pixel
-               hash is the recorded ``frame_hash``
+               hash is the recorded ``frame_hash`` (by the hash the manifest names:
+               schema.manifest_frame_hash, every frame hashed in full)
     replay     every episode is played again from a fresh suite: the opening wait, then each
                row's action; before it the screen must be the row's frame (by hash), after it
                the moves made, P, the solved state and the next frame must be the row's.
@@ -22,8 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from longpuzzle.agents.harness import frame_hash
+from longpuzzle.agents.harness.frames import FrameStoreError, hasher
 from longpuzzle.datasets.build import read_manifest
+from longpuzzle.datasets.schema import manifest_frame_hash
 from longpuzzle.datasets.shards import DatasetError, file_sha256, read_rows
 
 MAX_PROBLEMS = 20
@@ -37,7 +39,7 @@ def decode_png(data: bytes) -> np.ndarray:
 class _Replay:
     """One episode played again in a fresh suite."""
 
-    def __init__(self, ep: dict):
+    def __init__(self, ep: dict, frame_hash):
         from longpuzzle.engine.suite import Suite
         from longpuzzle.render.frame import renderer
         vp = tuple(ep["viewport"]) if ep.get("viewport") else None
@@ -45,13 +47,14 @@ class _Replay:
         self.rend = renderer(ep["style"], ep["scale"], vp)
         if ep.get("opening") is not None:
             self.suite.dispatch(ep["opening"])
+        self.frame_hash = frame_hash
         self.hash = frame_hash(self.rend.render(self.suite))
 
     def step(self, action: dict) -> dict:
         fb = self.suite.dispatch(action)
         s = self.suite
         on_level = s.session is not None and s.screen.get("name") == "level"
-        self.hash = frame_hash(self.rend.render(s))
+        self.hash = self.frame_hash(self.rend.render(s))
         return {"moves": fb.moves, "P": s.session.progress if on_level else None,
                 "solved": bool(on_level and s.session.solved), "next_frame_hash": self.hash}
 
@@ -72,6 +75,10 @@ def check_dataset(folder: str | Path, *, replay: bool = True, frames: bool = Tru
 
 def _check(folder: Path, m: dict, replay: bool, frames: bool) -> dict:
     problems: list[str] = []
+    try:
+        frame_hash = hasher(manifest_frame_hash(m))
+    except FrameStoreError as e:
+        raise DatasetError(f"{folder}: {e}") from None
 
     def problem(text: str) -> None:
         if len(problems) < MAX_PROBLEMS:
@@ -113,7 +120,7 @@ def _check(folder: Path, m: dict, replay: bool, frames: bool) -> dict:
                 if isinstance(r, _Dead):
                     continue
                 if r is None:
-                    r = replays[row["episode"]] = _Replay(ep)
+                    r = replays[row["episode"]] = _Replay(ep, frame_hash)
                 if r.hash != row["frame_hash"]:
                     problem(f"{where}: the replayed screen before the action is not the row's frame")
                     replays[row["episode"]] = _Dead()

@@ -12,7 +12,11 @@ before it) and is not a row: an episode's rows start at harness step 2.
 
 from __future__ import annotations
 
-FORMAT = "longpuzzle-dataset/1"
+# 2: rows' frame hashes are the harness's FRAME_HASH (agents/harness/frames.py, "xxh3-128-b32"),
+# which the manifest names (``frame_hash``); 1: the whole-frame "xxh3-128", not named
+FORMAT = "longpuzzle-dataset/2"
+FORMATS = ("longpuzzle-dataset/1", FORMAT)         # what read_manifest reads
+OLD_FRAME_HASH = "xxh3-128"                        # the frame hash of a manifest that names none
 CONVENTIONS = ("general_e2e", "qwen", "uitars")    # agents/models protocols with a text action format
 
 COLUMNS: dict[str, tuple[str, str]] = {
@@ -27,7 +31,8 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "width": ("int32", "frame width in pixels"),
     "height": ("int32", "frame height in pixels"),
     "image": ("binary", "the frame the agent saw before the action: a lossless 8-bit RGB PNG"),
-    "frame_hash": ("str", "xxh3-128 of the frame's pixels (the harness's frame hash, 32 hex digits)"),
+    "frame_hash": ("str", "the hash of the frame's pixels, 32 hex digits: the harness's frame hash, which the "
+                          "manifest's frame_hash names (xxh3-128-b32: xxh3-128 over the digests of 32-row bands)"),
     "screen": ("str", "what the frame shows: home, difficulty or level"),
     "level": ("str?", "the level on screen before the action (id game/difficulty/n), null on menus"),
     "action": ("str", "the GUI action in frame pixels as the harness dispatched it (JSON, defaults filled in)"),
@@ -52,6 +57,11 @@ COLUMNS: dict[str, tuple[str, str]] = {
 
 # the columns of the WebDataset .json member (everything but the image)
 META_COLUMNS = tuple(c for c in COLUMNS if c != "image")
+
+
+def manifest_frame_hash(manifest: dict) -> str:
+    """The frame hash a manifest's rows were written with (OLD_FRAME_HASH if it names none)."""
+    return manifest.get("frame_hash") or OLD_FRAME_HASH
 
 
 def schema_doc() -> list[dict]:
