@@ -26,7 +26,8 @@ levels' match search clipped a match that reached the end of the input only from
 2.3.3 on (its issue #2100: before, a later candidate could win by the stale bytes past the
 end, left by a longer input before). tests/test_dataset_writer.py compresses bands fresh and
 after others, in several orders and after longer, shorter and random inputs, at every level.
-(Checksums, Adler-32 and CRC-32, are ISA-L's either way: they are the same numbers.)
+(Checksums, Adler-32 and CRC-32, are zlib-ng's, else ISA-L's, whatever the deflate: the
+fastest, and the same numbers.)
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ try:
 except ImportError as e:  # pragma: no cover - a dependency; the standard library's zlib stands in
     _zng = None
     _ZNG_ERROR = str(e)
+_ck = _zng if _zng is not None else _z          # adler32 and crc32 (the same numbers from each)
+_U32 = struct.Struct(">I").pack
+_band_digest = xxhash.xxh3_128_intdigest        # a band's pixels' identity (its rows, C-contiguous)
 
 BAND_ROWS = 64                       # 15 bands a 960-row frame: fewer and the bands change less often
 CACHE_BANDS = 4096
@@ -115,7 +119,12 @@ def fast_deflate(level: int = DEFAULT_LEVEL) -> Deflate:
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", _z.crc32(data, _z.crc32(kind)))
+    return _U32(len(data)) + kind + data + _U32(_ck.crc32(data, _ck.crc32(kind)))
+
+
+def _head(w: int, h: int) -> bytes:
+    """A PNG's signature and IHDR chunk (8-bit RGB, no interlace)."""
+    return _SIG + _chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
 
 
 _IEND = _chunk(b"IEND", b"")
@@ -159,6 +168,9 @@ class PngStream:
         self._frames_size = 0                        # the bytes of the PNGs in it
         self._cache: OrderedDict = OrderedDict()     # (row, width, digest) -> (deflated, adler, length)
         self._raw: np.ndarray | None = None
+        self._idat_start = b"IDAT" + deflate.header      # an IDAT chunk's type and zlib header
+        self._idat_crc = _ck.crc32(self._idat_start)
+        self._heads: dict = {}                       # (W, H) -> the PNG's signature and IHDR chunk
         self._compressor = None
         # the frame encoded last: (the array it was given, its shape, each band's cache key,
         # each band's entry, the Adler-32 of the bands up to each one, its PNG)
@@ -214,14 +226,13 @@ class PngStream:
         cache = self._cache
         br = self.band_rows
         if y0 is not None and y0 == y1:                    # the same pixels: the same PNG
-            for key, hit in zip(last[2], last[3]):
-                _touch(cache, key, hit, self.cache_bands)
+            _touch(cache, last[2], last[3], self.cache_bands)
             self.bands += len(last[2])
             self._last = (_source(frame),) + last[1:]
             return last[5]
         line = w * 3 + 1
         raw = self._raw
-        if raw is None or raw.shape[1] != line or raw.shape[0] < br:
+        if raw is None or raw.shape != (br, line):
             raw = self._raw = np.zeros((br, line), np.uint8)     # column 0: filter None
         c = self._compressor                       # one for every band (creating one costs more)
         if c is None:
@@ -236,19 +247,28 @@ class PngStream:
         if i0:                                             # above the box: the last frame's bands
             keys, hits = last[2][:i0], last[3][:i0]
             adlers = _prefix(last, i0)
-            for key, hit in zip(keys, hits):
-                _touch(cache, key, hit, size)
+            _touch(cache, keys, hits, size)
             adler = adlers[-1]
         else:
             keys, hits, adlers, adler = [], [], [], 1
+        digest = _band_digest
+        get, again = cache.get, cache.move_to_end
+        checksum, combine = _ck.adler32, adler32_combine
+        key_add, hit_add, adler_add = keys.append, hits.append, adlers.append
+        pixels = raw[:, 1:]
+        compressed = 0
         for r0 in range(i0 * br, min(h, i1 * br), br):
-            r1 = min(h, r0 + br)
-            key = (r0, w, xxhash.xxh3_128_intdigest(f[r0:r1]))
-            hit = cache.get(key)
+            rows = f[r0:r0 + br]                           # (the last band may be shorter)
+            key = (r0, w, digest(rows))                    # a band: its place, width and pixels
+            hit = get(key)
             if hit is None:
-                n = r1 - r0
-                raw[:n, 1:] = f[r0:r1].reshape(n, w * 3)
-                band = raw[:n].data
+                n = len(rows)
+                if n == br:
+                    pixels[...] = rows.reshape(n, -1)
+                    band = raw.data
+                else:
+                    pixels[:n] = rows.reshape(n, -1)
+                    band = raw[:n].data
                 # a full flush ends the band byte-aligned and resets the compressor's history:
                 # what follows never refers back into it, so any band can follow any other
                 try:
@@ -256,22 +276,21 @@ class PngStream:
                 except BaseException:
                     self._compressor = None        # (cut short: its next band would follow this one's start)
                     raise
-                hit = (data, _z.adler32(band), n * line)
-                cache[key] = hit
+                hit = cache[key] = (data, checksum(band), n * line)
                 if len(cache) > size:
                     cache.popitem(last=False)
-                self.compressed += 1
+                compressed += 1
             else:
-                cache.move_to_end(key)
-            adler = adler32_combine(adler, hit[1], hit[2])
-            keys.append(key)
-            hits.append(hit)
-            adlers.append(adler)
+                again(key)
+            adler = combine(adler, hit[1], hit[2])
+            key_add(key)
+            hit_add(hit)
+            adler_add(adler)
+        self.compressed += compressed
         self.hashed += i1 - i0
         if i1 < n_bands:                                   # below the box: the last frame's bands
             tail_keys, tail_hits = last[2][i1:], last[3][i1:]
-            for key, hit in zip(tail_keys, tail_hits):
-                _touch(cache, key, hit, size)
+            _touch(cache, tail_keys, tail_hits, size)
             # the Adler-32 of those bands together, from the last frame's checksums
             tail = adler32_split(_prefix(last, i1)[-1], last[4][-1], (h - i1 * br) * line)
             adler = adler32_combine(adler, tail, (h - i1 * br) * line)
@@ -280,9 +299,20 @@ class PngStream:
             adlers.extend([None] * (n_bands - i1 - 1))     # (worked out when a later frame needs them)
             adlers.append(adler)
         self.bands += len(keys)
-        idat = b"".join([self.deflate.header, *[x[0] for x in hits], _FINAL_EMPTY_BLOCK, struct.pack(">I", adler)])
-        ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
-        png = b"".join((_SIG, _chunk(b"IHDR", ihdr), _chunk(b"IDAT", idat), _IEND))
+        # the PNG in one piece: the IDAT chunk's CRC worked out over its pieces (joining them
+        # first to checksum them would make every PNG's bytes twice)
+        head = self._heads.get((w, h))
+        if head is None:
+            head = self._heads[(w, h)] = _head(w, h)
+        datas = [x[0] for x in hits]
+        end = _FINAL_EMPTY_BLOCK + _U32(adler)
+        crc32 = _ck.crc32
+        crc = self._idat_crc
+        n = len(self._idat_start) - 4 + len(end)
+        for d in datas:
+            crc = crc32(d, crc)
+            n += len(d)
+        png = b"".join([head, _U32(n), self._idat_start, *datas, end, _U32(crc32(end, crc)), _IEND])
         self._last = (_source(frame), f.shape, keys, hits, adlers, png)
         return png
 
@@ -310,15 +340,24 @@ def _prefix(last: tuple, n: int) -> list:
     return adlers[:n]
 
 
-def _touch(cache: OrderedDict, key, hit, size: int) -> None:
-    """What looking ``key`` up again does to the recent-band cache (``hit``: its entry,
-    put back if it was dropped since, as compressing it again would)."""
-    if key in cache:
-        cache.move_to_end(key)
+def _touch(cache: OrderedDict, keys: list, hits: list, size: int) -> None:
+    """What looking ``keys`` up again does to the recent-band cache (``hits``: their
+    entries, put back if dropped since, as compressing them again would)."""
+    again = cache.move_to_end
+    for key in keys:
+        try:
+            again(key)
+        except KeyError:
+            break
     else:
-        cache[key] = hit
-        if len(cache) > size:
-            cache.popitem(last=False)
+        return
+    for key, hit in zip(keys, hits):                # (one was dropped: in order, from the start)
+        if key in cache:
+            cache.move_to_end(key)
+        else:
+            cache[key] = hit
+            if len(cache) > size:
+                cache.popitem(last=False)
 
 
 def _source(a: np.ndarray) -> np.ndarray:
