@@ -325,3 +325,19 @@ def test_cli_png_level(tmp_path):
     assert res.exit_code == 2 and res.output.startswith("error:") and "fast" in res.output
     res = r.invoke(cli, ["dataset", "--resume", str(out), "--png-level", "2"])
     assert res.exit_code == 2 and res.output.startswith("error: --png-level is the plan's")
+
+
+def test_jobs_deflated_differently_are_each_recorded():
+    """A resumed dataset, or one written by a cluster, may hold jobs deflated by another
+    zlib-ng (or by zlib, or by code from before the deflate was recorded): each deflate is
+    listed once with its jobs, and dataset-check's line names them."""
+    from longpuzzle.datasets.build import png_deflates
+    from longpuzzle.datasets.check import describe_deflates
+    ng = {"library": "zlib-ng", "version": "2.3.3", "level": 1}
+    parts = [{"job": 0, "png_deflate": ng}, {"job": 1, "png_deflate": {**ng, "version": "2.4.0"}},
+             {"job": 2, "png_deflate": dict(ng)}, {"job": 3}]
+    got = png_deflates(parts)
+    assert got == [{**ng, "jobs": [0, 2]}, {**ng, "version": "2.4.0", "jobs": [1]}, {"library": "unrecorded", "jobs": [3]}]
+    assert describe_deflates(got) == ("zlib-ng 2.3.3 level 1 (jobs 0, 2); zlib-ng 2.4.0 level 1 (jobs 1); "
+                                      "unrecorded (jobs 3)")
+    assert describe_deflates([]) == "not recorded"
