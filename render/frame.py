@@ -759,6 +759,22 @@ class Frame:
             raise ValueError("a frame's replacement is a read-only array of its shape")
         self._picture = picture
 
+    def present(self, picture: np.ndarray) -> np.ndarray:
+        """The frame is ``picture`` itself, with nothing drawn over it (a read-only array of
+        the frame's shape that nothing writes to: a menu's cached layer): handed out at once,
+        instead of ``start`` and ``finish``, without taking a frame array or copying anything
+        (a frame array copies the whole picture when the screen changes). Its delta: nothing
+        changed when the frame before was the same picture, else not known. A frame started
+        from the same picture next is known to differ from it only where drawn over."""
+        if picture.shape != self._buf.shape or picture.flags.writeable:
+            raise ValueError("a frame presented as it is is a read-only array of its shape")
+        last = self._last
+        self.delta = (picture, (0, 0, 0, 0)) if last is not None and last[0] is picture else None
+        self._last = (picture, picture, 0, [])    # the picture is its own base, nothing drawn over
+        self._cur = (None, None, 0, None)
+        self._picture = None
+        return picture
+
     def finish(self) -> np.ndarray:
         out = self._buf
         self._surf = None                     # the surface no longer refers to the frame
@@ -1128,7 +1144,7 @@ class Renderer:
         f.static = static
         t = suite.clock if t is None else t
         if suite.screen["name"] != "level":
-            f.start(static)
+            return f.present(static)              # a menu: its layer, nothing drawn over it
         else:
             anim, phase = None, 1.0
             for a in suite.anims:

@@ -505,3 +505,31 @@ def test_maze_paint_cells_paint_while_the_base_under_the_board_is_locked():
         assert np.array_equal(d._paint_region(*region), free)
     finally:
         del held
+
+
+@pytest.mark.parametrize("style", ["2d", "3d"])
+def test_a_menu_frame_is_its_cached_layer_and_the_frames_around_it_keep_their_deltas(style):
+    """Frame.present: a menu's frame is its read-only cached layer itself (no frame array
+    taken, nothing copied), the same pixels as a fresh renderer's; shown again, its delta
+    says nothing changed; the level started from the menu is a whole frame (delta not
+    known), and the menus and levels after it match a fresh renderer's pixels."""
+    from longpuzzle.engine.catalog import catalog
+    lid = catalog().objective("maze_paint/easy").level_ids[0]
+    s = Suite("home", style=style)
+    r = Renderer(style)
+    f, d = r.render_delta(s)
+    assert f is r.static_layer(s) and not f.flags.writeable and d is None
+    assert len(r.frame._pool) == 0                   # no frame array was taken
+    assert np.array_equal(f, Renderer(style).render(Suite("home", style=style)))
+    g, d = r.render_delta(s)
+    assert g is f and d is not None and d[0] is f and d[1] == (0, 0, 0, 0)
+    s.open_level(lid)
+    lv, d = r.render_delta(s)
+    assert d is None and lv.flags.writeable is False and lv is not r.static_layer(s)
+    fresh = Suite(lid, style=style)
+    assert np.array_equal(lv, Renderer(style).render(fresh))
+    s.dispatch(s.gesture_for(int(s.session.legal_moves()[0])))
+    fresh.dispatch(fresh.gesture_for(int(fresh.session.legal_moves()[0])))
+    after, d = r.render_delta(s)
+    assert d is not None and d[0] is lv
+    assert np.array_equal(after, Renderer(style).render(fresh))
