@@ -51,6 +51,8 @@ def play_episode(spec: dict, settings: dict, writer) -> dict:
     deltas = getattr(ep.run, "frame_deltas", None)
     delta_next = deltas[-1] if deltas else None
     shown = getattr(writer, "shown", None)
+    # the harness's band digests of the frame it hashed last: the PNG stream's band keys
+    hasher = getattr(getattr(ep.run, "traj", None), "hasher", None)
     for obs, action, out in ep.play(caller):
         delta = delta_next                                 # obs.frame's, as it stood before the step
         deltas = getattr(ep.run, "frame_deltas", None)
@@ -64,7 +66,7 @@ def play_episode(spec: dict, settings: dict, writer) -> dict:
         if shown is not None and out.ended is None:
             # the frame the next row holds, to the writer now, while its pixels are still in
             # the CPU's caches from drawing and hashing (the last frame of an episode is no row)
-            shown(last_frame, h_after, delta_next)
+            shown(last_frame, h_after, delta_next, hasher.digests_for(last_frame) if hasher is not None else None)
             deltas = delta_next = None                 # (its row finds the PNG by the hash)
         if obs.frame is None:                          # the opening wait: no frame, no row
             before, opening = after, out.action

@@ -52,7 +52,7 @@ except ImportError as e:  # pragma: no cover - a dependency; the standard librar
     _ZNG_ERROR = str(e)
 _ck = _zng if _zng is not None else _z          # adler32 and crc32 (the same numbers from each)
 _U32 = struct.Struct(">I").pack
-_band_digest = xxhash.xxh3_128_intdigest        # a band's pixels' identity (its rows, C-contiguous)
+_band_digest = xxhash.xxh3_128_digest           # a band's pixels' identity (its rows, C-contiguous), as the harness's FrameHasher has it
 
 BAND_ROWS = 64                       # 15 bands a 960-row frame: fewer and the bands change less often
 CACHE_BANDS = 4096
@@ -149,6 +149,12 @@ class PngStream:
     they are: neither hashed nor looked up (the same bytes, and the same recent-band cache,
     as without the delta). Any other delta is ignored: every band is hashed.
 
+    ``encode(frame, delta, digests=...)``: ``digests`` the xxh3-128 digests (16 bytes each,
+    top first) of the frame's bands of ``band_rows`` rows, as the harness's FrameHasher has
+    them for the frame it hashed last (``FrameHasher.digests_for``; its bands are 32 rows):
+    the bands' cache keys are taken from them instead of hashing the bands again (ignored
+    unless there is one per band). The same bytes either way.
+
     ``encode(frame, delta, key)``: with ``key`` an identity of the frame's pixels (the harness's
     frame hash), a frame encoded before under the same key is not looked at again: its PNG
     and its bands' record come back (the same bytes as encoding it again: a band's bytes
@@ -188,7 +194,7 @@ class PngStream:
         rec = self._frames.get(key)
         return rec[4] if rec is not None else None
 
-    def encode(self, frame: np.ndarray, delta: tuple | None = None, key=None) -> bytes:
+    def encode(self, frame: np.ndarray, delta: tuple | None = None, key=None, digests=None) -> bytes:
         if key is not None:
             rec = self._frames.get(key)
             if rec is not None and rec[0] == frame.shape:
@@ -196,7 +202,7 @@ class PngStream:
                 self.bands += len(rec[1])
                 self._last = (_source(frame),) + rec
                 return rec[4]
-        png = self._encode(frame, delta)
+        png = self._encode(frame, delta, digests)
         if key is not None:
             self._keep(key, self._last[1:])
         return png
@@ -211,7 +217,7 @@ class PngStream:
         while self._frames_size > self.frame_bytes and len(frames) > 1:
             self._frames_size -= len(frames.popitem(last=False)[1][4])
 
-    def _encode(self, frame: np.ndarray, delta: tuple | None) -> bytes:
+    def _encode(self, frame: np.ndarray, delta: tuple | None, digests=None) -> bytes:
         f = np.ascontiguousarray(frame)
         if f.dtype != np.uint8 or f.ndim != 3 or f.shape[2] != 3:
             raise ValueError(f"a frame is an (H, W, 3) uint8 array, not {f.dtype} {f.shape}")
@@ -239,6 +245,8 @@ class PngStream:
             c = self._compressor = self.deflate.compressor()
         full_flush = self.deflate.module.Z_FULL_FLUSH
         n_bands = -(-h // br)
+        if digests is not None and len(digests) != n_bands:
+            digests = None                                 # not this stream's bands: hashed here
         if y0 is None:
             i0, i1 = 0, n_bands                            # every band hashed
         else:                                              # the bands that reach into the box
@@ -259,7 +267,8 @@ class PngStream:
         compressed = 0
         for r0 in range(i0 * br, min(h, i1 * br), br):
             rows = f[r0:r0 + br]                           # (the last band may be shorter)
-            key = (r0, w, digest(rows))                    # a band: its place, width and pixels
+            # a band: its place, width and pixels (by the harness's digest of it when given)
+            key = (r0, w, digest(rows) if digests is None else digests[r0 // br])
             hit = get(key)
             if hit is None:
                 n = len(rows)
@@ -287,7 +296,8 @@ class PngStream:
             hit_add(hit)
             adler_add(adler)
         self.compressed += compressed
-        self.hashed += i1 - i0
+        if digests is None:
+            self.hashed += i1 - i0
         if i1 < n_bands:                                   # below the box: the last frame's bands
             tail_keys, tail_hits = last[2][i1:], last[3][i1:]
             _touch(cache, tail_keys, tail_hits, size)

@@ -7,7 +7,7 @@ the frame before); the writer encodes the frame as a lossless PNG (png.py: bands
 already compressed for a recent frame are not compressed again, and with a delta relative to
 the frame written before, the bands outside its box are not even hashed; a frame written
 before, known by its hash, is not encoded again) - or takes the PNG made when the frame was
-``shown`` - takes its pixel hash from ``meta["frame_hash"]`` (the
+``shown`` (with the harness's band digests of it: its bands are not hashed again) - takes its pixel hash from ``meta["frame_hash"]`` (the
 harness hashed every frame already; computed with frames.frame_hash when absent), writes the action in the
 model conventions (conventions.py) and appends the row to the current shard, starting a
 new shard every ``shard_size`` rows. ``end_episode(final_frame)`` completes the episode's
@@ -34,13 +34,14 @@ from pathlib import Path
 import numpy as np
 
 from longpuzzle.agents.harness import frame_hash
+from longpuzzle.agents.harness.frames import BAND_ROWS
 from longpuzzle.datasets.conventions import Conventions
 from longpuzzle.datasets.png import DEFAULT_LEVEL, PngStream, reproducible_deflate
 from longpuzzle.datasets.schema import sample_key
 from longpuzzle.datasets.shards import EXTENSIONS, DatasetError, compact_json, open_shard
 
 DEFAULT_SHARD_SIZE = 2000
-PNG_BAND_ROWS = 32
+PNG_BAND_ROWS = BAND_ROWS     # 32: the frame hash's bands, so the harness's band digests are the PNG bands' keys
 RECENT_ACTIONS = 4096
 _END, _STOP, _SHOWN = "end", "stop", "shown"
 
@@ -83,12 +84,15 @@ class StepWriter:
     def add(self, meta: dict, frame: np.ndarray, delta: tuple | None = None) -> None:
         self._put(("step", meta, frame, delta))
 
-    def shown(self, frame: np.ndarray, h: str | None = None, delta: tuple | None = None) -> None:
+    def shown(self, frame: np.ndarray, h: str | None = None, delta: tuple | None = None,
+              digests: list | None = None) -> None:
         """A frame the episode just showed, which the next row added will hold (``h`` its
-        pixel hash, ``delta`` its render_delta): its PNG is made now, while its pixels are
-        still in the CPU's caches (about 7% of a job's CPU time), and that row finds it by
-        the hash. Optional: a row's frame never shown is encoded when added."""
-        self._put((_SHOWN, h, frame, delta))
+        pixel hash, ``delta`` its render_delta, ``digests`` its 32-row bands' digests as the
+        harness hashed them, FrameHasher.digests_for: the PNG stream's band keys, not hashed
+        again): its PNG is made now, while its pixels are still in the CPU's caches (about 7%
+        of a job's CPU time), and that row finds it by the hash. Optional: a row's frame
+        never shown is encoded when added."""
+        self._put((_SHOWN, h, frame, (delta, digests)))
 
     def end_episode(self, final_frame: np.ndarray | None, final_hash: str | None = None) -> None:
         self._put((_END, final_hash, final_frame, None))
@@ -151,7 +155,8 @@ class StepWriter:
     def _handle(self, item) -> None:
         kind, meta, frame, delta = item
         if kind == _SHOWN:
-            self._image(frame, meta or frame_hash(frame), delta)
+            delta, digests = delta
+            self._image(frame, meta or frame_hash(frame), delta, digests)
             self._ahead = True
             return
         if kind == _END:
@@ -196,11 +201,11 @@ class StepWriter:
                 return png
         return self._image(frame, h, delta)
 
-    def _image(self, frame: np.ndarray, h: str, delta: tuple | None = None) -> bytes:
+    def _image(self, frame: np.ndarray, h: str, delta: tuple | None = None, digests=None) -> bytes:
         """The frame's PNG, from the band encoder: again the same bytes, without looking at
         the pixels, for a frame written before (an action that left the screen as it was,
         the same position in another episode of the objective)."""
-        return self._png.encode(frame, delta, key=h)
+        return self._png.encode(frame, delta, key=h, digests=digests)
 
     def _write(self, row: dict) -> None:
         if self._shard is None:

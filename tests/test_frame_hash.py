@@ -294,3 +294,37 @@ def test_datasets_name_their_frame_hash_and_old_manifests_mean_whole_frame(tmp_p
     (old / "dataset.json").write_text(json.dumps(plan))
     with pytest.raises(DatasetError, match="older longpuzzle"):
         load_plan(old)
+
+
+def test_the_png_stream_takes_the_harness_band_digests_for_the_same_bytes(tmp_path, monkeypatch):
+    """A dataset job's PNG bands are keyed by the harness's band digests (not hashed again):
+    the same shard bytes as a writer hashing every band itself, with next to no band hashed
+    by the stream; digests that are not one per band are not used."""
+    pytest.importorskip("pyarrow.parquet")
+    from longpuzzle.datasets.build import DatasetConfig
+    from longpuzzle.datasets.collect import play_episode
+    from longpuzzle.datasets.png import PngStream
+    from longpuzzle.datasets.shards import file_sha256
+    from longpuzzle.datasets.writer import StepWriter
+
+    spec = DatasetConfig(objectives=["maze_paint/easy"], episodes=1, detours=0.1, seed=5).plan()[0]
+
+    def job(folder):
+        folder.mkdir()
+        w = StepWriter(folder, "parquet", 0)
+        play_episode(spec, {"budget": None, "max_actions": 60}, w)
+        return [file_sha256(folder / s["file"]) for s in w.close()], w._png
+    given, png = job(tmp_path / "given")
+    assert png.bands > 1000 and png.hashed < 0.02 * png.bands, (png.hashed, png.bands)
+    with monkeypatch.context() as m:
+        m.setattr(FrameHasher, "digests_for", lambda self, frame: None)
+        hashed, png2 = job(tmp_path / "hashed")
+    assert given == hashed and png2.hashed > 10 * max(1, png.hashed), (png.hashed, png2.hashed)
+    # the stream on its own: digests as given, or ignored when they are not the frame's bands
+    rng = np.random.default_rng(2)
+    f = _ro(rng.integers(0, 256, (100, 40, 3), dtype=np.uint8))
+    ds = F.band_digests(f)
+    a, b = PngStream(band_rows=32), PngStream(band_rows=32)
+    c, d = PngStream(band_rows=50), PngStream(band_rows=50)
+    assert a.encode(f, digests=ds) == b.encode(f) and c.encode(f, digests=ds) == d.encode(f)
+    assert a.hashed == 0 and b.hashed == 4 and c.hashed == d.hashed == 2

@@ -187,6 +187,10 @@ class FrameHasher:
         self._frame = None if frame.flags.writeable else frame
         return _combine(self.shape, ds)
 
+    def digests_for(self, frame: np.ndarray) -> list[bytes] | None:
+        """The band digests of ``frame`` if it is the (read-only) array hashed last, else None."""
+        return self.digests if frame is self._frame and frame is not None else None
+
     def forget(self) -> None:
         """Let go of the frame hashed last (its next frame is hashed in full)."""
         self._frame = None
