@@ -359,3 +359,50 @@ def test_without_zlib_ng_the_standard_librarys_zlib_deflates_and_says_so(monkeyp
     assert s.deflate.library == "zlib" and np.array_equal(_pixels(s.encode(frame)), frame)
     with pytest.raises(ValueError, match=r"1 \(fastest\) to 9"):
         reproducible_deflate(0)
+
+
+def _shard_rows(captured, tmp_path, name):
+    d = tmp_path / name
+    d.mkdir()
+    w = StepWriter(d, "parquet", 0, threaded=False)
+    ends = {n: (f, h) for n, f, h in captured.ends}
+    for i, (meta, frame, delta) in enumerate(captured.steps):
+        w.add(dict(meta), frame, delta)
+        if i + 1 in ends:
+            w.end_episode(*ends[i + 1])
+    entries = w.close()
+    assert len(entries) == 1
+    return d / entries[0]["file"]
+
+
+def test_a_parquet_row_group_stores_a_png_shown_again_once_and_ends_at_its_byte_cap(captured, tmp_path, monkeypatch):
+    """The image column's dictionary is one per row group: within a row group a PNG that
+    comes back (the same frame again) is stored once, so a shard in one row group is smaller
+    than its rows' PNGs together, by about the repeated ones; a row group also ends once its
+    PNGs reach ROW_GROUP_BYTES (what the writer holds), and the rows read back the same."""
+    import pyarrow.parquet as pq
+    from longpuzzle.datasets import shards as shards_mod
+    one = _shard_rows(captured, tmp_path, "one")
+    rows = list(read_rows(one))
+    n = len(rows)
+    assert n == len(captured.steps) and n <= shards_mod.ROW_GROUP
+    assert pq.ParquetFile(one).metadata.num_row_groups == 1
+    pngs = [r["image"] for r in rows]
+    total, distinct = sum(map(len, pngs)), sum(len(p) for p in set(pngs))
+    assert distinct < 0.95 * total                      # frames do come back in these episodes
+    assert one.stat().st_size < distinct + 0.02 * (total - distinct) + 100_000
+    cap = total // 5
+    monkeypatch.setattr(shards_mod, "ROW_GROUP_BYTES", cap)
+    split = _shard_rows(captured, tmp_path, "split")
+    md = pq.ParquetFile(split).metadata
+    assert md.num_row_groups >= 5
+    sizes, k = [], 0
+    for g in range(md.num_row_groups):                  # each group: rows up to the first past the cap
+        m = md.row_group(g).num_rows
+        group = pngs[k:k + m]
+        assert sum(map(len, group[:-1])) < cap and (g == md.num_row_groups - 1 or sum(map(len, group)) >= cap)
+        sizes.append(m)
+        k += m
+    assert k == n
+    assert list(read_rows(split)) == rows
+    assert split.stat().st_size > one.stat().st_size   # the PNGs repeated across groups are stored again
