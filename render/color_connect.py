@@ -2,9 +2,11 @@
 
 Static layer: board panel, cells (0.9 pitch), every endpoint dot in its plain look. Per frame:
 
-* the completed paths: one opaque patch of the whole board, cached per set of completed paths
-  (a small LRU); it is composed from per-colour path sprites (cached per route), each drawn with
-  its two dots on top in the "connected" look (colour halo + inner ring);
+* the completed paths: the frame's base layer, the static layer with them on it, kept in step
+  in place (only the boxes of the paths that came or went are composed again, with a
+  ``Changes`` log of them, so a frame copies, hashes and encodes only those); it is composed from
+  per-colour path sprites (cached per route), each drawn with its two dots on top in the
+  "connected" look (colour halo + inner ring);
 * the active path: a sprite cached per cell list, with the white halo and double ring on its
   start dot;
 * transient feedback: the red flash of a violation (suite.shake on ``cell:r,c``), the fading
@@ -25,7 +27,7 @@ from longpuzzle.engine.geometry import Rect, circle_points, rounded_rect_points
 from longpuzzle.engine.suite import difficulty_label
 from longpuzzle.puzzles.color_connect import FLASH_MS, S_HEADER
 from longpuzzle.render.frame import (
-    Frame, GameDrawing, Painter, draw_sprite, hex_rgb, mix, px_box, shade,
+    Changes, GameDrawing, Painter, draw_sprite, hex_rgb, mix, px_box, shade,
 )
 
 GAME = "color_connect"
@@ -41,7 +43,7 @@ BOARD_Z = 10.0        # 3d: thickness of the board slab
 DOT_Z = 8.0           # 3d: height of a dot above the board
 PATH_Z = 5.0          # 3d: height of a path tube above the board
 PANEL_PAD = 8.0
-COMPOSITES = 12       # completed-path board patches kept
+COMPOSED = 12 << 20   # bytes of composed boxes of the completed-path board kept
 ACTIVES = 48          # active-path patches kept
 
 
@@ -59,9 +61,9 @@ class ColorConnectDrawing(GameDrawing):
                    (self.panel.x1, self.panel.y1), (self.panel.x0, self.panel.y1)]
         self.board_box = px_box(proj, corners, zmax=self.z0 + DOT_Z + 2, margin=2)
         self._sprites: dict = {}
-        self._composites: OrderedDict = OrderedDict()
         self._actives: OrderedDict = OrderedDict()
-        self._static = None              # the static layer the composites were made over (held: an id could be reused)
+        self._static = None              # the static layer the base was made from (held: an id could be reused)
+        self._base = None
 
     # -- pieces (design px, through a Painter) ----------------------------------------------
     def _cell_pts(self, r: int, c: int, grow: float = 0.0):
@@ -199,43 +201,115 @@ class ColorConnectDrawing(GameDrawing):
                 out.append((ci, tuple(int(c) for c in cells[order])))
         return out
 
-    def _composite(self, f: Frame, state) -> np.ndarray:
+    def _update_base(self, static: np.ndarray, state) -> np.ndarray:
+        """The base layer: ``static`` with the completed paths on it, kept in step in place:
+        when the completed paths change, only the boxes of the paths that came or went are
+        composed again (the static layer there, then every completed path's sprite that
+        reaches into the box, back to front: the pixels composing the whole board gives,
+        as each pixel is the static layer with the sprites over it blended in order), and
+        recorded in ``base_changes`` (so frames copy, hash and encode only those boxes)."""
         u = self.ui
-        if self._static is not f.static:
-            self._composites.clear()
+        if self._static is not static:
+            self._base = static.copy()
+            x0, y0, x1, y1 = self.board_box
+            # the board as composed, on a 32-bit surface, and as static
+            self._work = pygame.surfarray.make_surface(np.ascontiguousarray(static[y0:y1, x0:x1].transpose(1, 0, 2)))
+            self._clean = self._work.copy()
+            self._base_surf = pygame.image.frombuffer(self._base, (static.shape[1], static.shape[0]), "RGB")
+            self._composed: OrderedDict = OrderedDict()   # (box, sprites' ids) -> (base[box], the sprites)
+            self._composed_size = 0
+            self._static = static
+            self._shown: dict = {}                   # colour -> cells of its completed path drawn
+            self._shown_key = None
             self._actives.clear()
-            self._static = f.static
-        key = bytes(np.asarray(state[S_HEADER:S_HEADER + u.k + 2 * u.n]).tobytes())
-        arr = self._composites.get(key)
-        if arr is not None:
-            self._composites.move_to_end(key)
-            return arr
-        x0, y0, x1, y1 = self.board_box
-        surf = pygame.surfarray.make_surface(np.ascontiguousarray(f.static[y0:y1, x0:x1].transpose(1, 0, 2)))
-        routes = self.completed_routes(state)
-        # back to front (3d): paths whose lowest cell is further up the board first
-        routes.sort(key=lambda rc: max(c // u.cols for c in rc[1]))
-        for ci, cells in routes:
-            sp, box = self.path_sprite(ci, cells, True)
-            surf.blit(sp, (box[0] - x0, box[1] - y0))
-        arr = np.ascontiguousarray(pygame.surfarray.array3d(surf).transpose(1, 0, 2))
-        self._composites[key] = arr
-        if len(self._composites) > COMPOSITES:
-            self._composites.popitem(last=False)
-        return arr
+            self.base_changes = Changes()
+        k, n = u.k, u.n
+        arr = np.asarray(state[S_HEADER:S_HEADER + k + 2 * n])
+        key = arr.tobytes()
+        if key == self._shown_key:
+            return self._base
+        old = self._shown
+        if self._shown_key is None:
+            routes = dict(self.completed_routes(state))
+        else:
+            # only the colours whose length, or whose cells' owner or place, changed: the
+            # others' routes are as drawn
+            prev = np.frombuffer(self._shown_key, arr.dtype)
+            diff = np.flatnonzero(arr != prev)
+            owner = arr[k:k + n]
+            cols = set()
+            for i in diff.tolist():
+                if i < k:
+                    cols.add(i)
+                else:
+                    c = (i - k) % n
+                    for o in (int(owner[c]), int(prev[k + c])):
+                        if o:
+                            cols.add(o - 1)
+            routes = dict(old)
+            pos = arr[k + n:k + 2 * n]
+            for ci in cols:
+                routes.pop(ci, None)
+                if int(arr[ci]):
+                    cells = np.flatnonzero(owner == ci + 1)
+                    routes[ci] = tuple(cells[np.argsort(pos[cells])].tolist())
+        boxes = []
+        for ci in sorted(set(old) | set(routes)):
+            if old.get(ci) != routes.get(ci):
+                for cells in (old.get(ci), routes.get(ci)):
+                    if cells is not None:
+                        box = self.path_sprite(ci, cells, True)[1]
+                        if box not in boxes:
+                            boxes.append(box)
+        if boxes:
+            # back to front (3d): paths whose lowest cell is further up the board first (then by colour)
+            order = sorted(routes.items(), key=lambda rc: (max(rc[1]) // u.cols, rc[0]))
+            sprites = [self.path_sprite(ci, cells, True) for ci, cells in order]
+            for box in boxes:
+                self._compose(box, sprites)
+            self.base_changes.changed(boxes)
+        self._shown, self._shown_key = routes, key
+        return self._base
 
-    def _active_patch(self, comp: np.ndarray, state, cells: tuple):
+    def _compose(self, box, sprites) -> None:
+        """base[box] = static[box] with the ``sprites`` (surface, box) that reach into it
+        blitted over it in order, clipped to the box: on a 32-bit surface of the board (the
+        sprites blend there as on the whole board's surface, not as on the frame's 24-bit
+        one), copied into the base. Boxes composed before of the same sprites are kept."""
+        x0, y0, x1, y1 = box
+        over = tuple((sp, b) for sp, b in sprites if b[0] < x1 and b[2] > x0 and b[1] < y1 and b[3] > y0)
+        key = (box, tuple(id(sp) for sp, _ in over))
+        hit = self._composed.get(key)
+        if hit is not None and hit[1] == over:
+            self._composed.move_to_end(key)
+            self._base[y0:y1, x0:x1] = hit[0]
+            return
+        bx0, by0 = self.board_box[:2]
+        rect = pygame.Rect(x0 - bx0, y0 - by0, x1 - x0, y1 - y0)
+        work = self._work
+        work.blit(self._clean, rect.topleft, rect)
+        work.set_clip(rect)
+        for sp, b in over:
+            work.blit(sp, (b[0] - bx0, b[1] - by0))
+        work.set_clip(None)
+        self._base_surf.blit(work, (x0, y0), rect)     # opaque: a copy into the base's pixels
+        patch = self._base[y0:y1, x0:x1].copy()
+        self._composed[key] = (patch, over)            # (the sprites held: their ids stay theirs)
+        self._composed_size += patch.nbytes
+        while self._composed_size > COMPOSED and len(self._composed) > 1:
+            self._composed_size -= self._composed.popitem(last=False)[1][0].nbytes
+
+    def _active_patch(self, base: np.ndarray, state, cells: tuple):
         """The active path over the completed-path board, as an opaque patch (cached: an
         alpha blit of a long path costs more than a copy)."""
-        key = (bytes(np.asarray(state[S_HEADER:S_HEADER + self.ui.k + 2 * self.ui.n]).tobytes()), int(state[0]), cells)
+        key = (self._shown_key, int(state[0]), cells)
         hit = self._actives.get(key)
         if hit is not None:
             self._actives.move_to_end(key)
             return hit
         sp, box = self.path_sprite(int(state[0]) - 1, cells, False)
-        bx0, by0 = self.board_box[:2]
         x0, y0, x1, y1 = box
-        crop = comp[y0 - by0:y1 - by0, x0 - bx0:x1 - bx0]
+        crop = base[y0:y1, x0:x1]
         surf = pygame.surfarray.make_surface(np.ascontiguousarray(crop.transpose(1, 0, 2)))
         surf.blit(sp, (0, 0))
         hit = self._actives[key] = (np.ascontiguousarray(pygame.surfarray.array3d(surf).transpose(1, 0, 2)), box)
@@ -278,14 +352,16 @@ class ColorConnectDrawing(GameDrawing):
         return sp
 
     # -- per frame ----------------------------------------------------------------------------
+    base_changes = None
+
+    def base_layer(self, static, suite, state, t, anim, phase):
+        return self._update_base(static, state)
+
     def draw_dynamic(self, f, suite, state, t, anim, phase):
         u = self.ui
-        x0, y0 = self.board_box[:2]
-        comp = self._composite(f, state)
-        f.put(comp, x0, y0)
         if int(state[0]) != 0:
             cells = tuple(u.active_cells(state))
-            patch, box = self._active_patch(comp, state, cells)
+            patch, box = self._active_patch(self._base, state, cells)
             f.put(patch, box[0], box[1])
         if anim is not None:
             a = int(anim["action"])

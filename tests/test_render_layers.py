@@ -533,3 +533,61 @@ def test_a_menu_frame_is_its_cached_layer_and_the_frames_around_it_keep_their_de
     after, d = r.render_delta(s)
     assert d is not None and d[0] is lv
     assert np.array_equal(after, Renderer(style).render(fresh))
+
+
+def _color_connect_board_whole(d, static, state) -> np.ndarray:
+    """Color Connect's completed paths composed over the whole board at once, as they were
+    before the base layer was kept in step: the reference for the boxes composed alone."""
+    u = d.ui
+    x0, y0, x1, y1 = d.board_box
+    surf = pygame.surfarray.make_surface(np.ascontiguousarray(static[y0:y1, x0:x1].transpose(1, 0, 2)))
+    routes = d.completed_routes(state)
+    routes.sort(key=lambda rc: max(c // u.cols for c in rc[1]))
+    for ci, cells in routes:
+        sp, box = d.path_sprite(ci, cells, True)
+        surf.blit(sp, (box[0] - x0, box[1] - y0))
+    return np.ascontiguousarray(pygame.surfarray.array3d(surf).transpose(1, 0, 2))
+
+
+@pytest.mark.parametrize("style", ["2d", "3d"])
+def test_color_connect_base_kept_in_step_equals_the_board_composed_whole(style):
+    """Color Connect's base layer (the completed paths, composed again only in the boxes of
+    the paths that came or went, in place): the board composed whole from its sprites,
+    through solutions with paths removed and drawn again, and the frames' deltas hold
+    every changed pixel."""
+    from longpuzzle.solvers import solve
+    rng = np.random.default_rng(11)
+    r = Renderer(style)
+    known = 0
+    for lid in ("color_connect/hard/1",) if style == "2d" else ("color_connect/easy/4",):
+        s = Suite(lid, style=style)
+        prev, _ = r.render_delta(s)
+        n = s.game_ui().n + 1 + 2 * s.game_ui().k          # the first remove action
+        for rnd in range(3):
+            acts = solve(s.level, state=s.session.state.copy()).actions
+            steps = list(acts) if rnd == 2 else list(acts[:int(rng.integers(1, len(acts) + 1))])
+            done = [a for a in s.session.legal_moves() if a >= n]
+            steps += [int(a) for a in rng.permutation(done)[:2]]      # remove a path or two (when done)
+            for a in steps:
+                if a not in s.session.legal_moves():
+                    continue
+                s.dispatch(s.gesture_for(int(a)))
+                for t in [(an["t0"] + an["t1"]) // 2 for an in s.anims] + [None]:
+                    f, delta = r.render_delta(s, t)
+                    d = r.drawing(s)
+                    x0, y0, x1, y1 = d.board_box
+                    want = _color_connect_board_whole(d, r.static_layer(s), np.asarray(s.session.state))
+                    assert np.array_equal(d._base[y0:y1, x0:x1], want), (lid, rnd, a)
+                    assert delta is not None or (s.complete and t is None), (lid, a)   # (the card: not known)
+                    if delta is not None:
+                        assert delta[0] is prev
+                        X0, Y0, X1, Y1 = delta[1]
+                        outside = np.ones(f.shape[:2], bool)
+                        outside[Y0:Y1, X0:X1] = False
+                        assert np.array_equal(f[outside], prev[outside]), (lid, rnd, a, t)
+                        known += 1
+                    prev = f
+                if s.complete:
+                    break
+        assert np.array_equal(prev, Renderer(style).render(s.clone()))
+    assert known > 20
