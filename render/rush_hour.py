@@ -1,5 +1,7 @@
 """Drawing of Rush Hour: the parking board with its exit and bushes (static layer) and the
-vehicles (dynamic, one cached sprite per vehicle and position).
+vehicles (one cached sprite per vehicle and position). With every vehicle at rest, the
+frame is the base layer: the static layer with the vehicles on it, one array updated in
+place where vehicles moved (its Changes), so frames copy and hash only what changed.
 
 Vehicles are drawn back to front (by the lower edge of their rectangle) so that in the 3d
 style the extruded bodies in front cover the ones behind. A vehicle being dragged or
@@ -11,10 +13,11 @@ from __future__ import annotations
 
 
 import numpy as np
+import pygame
 
 from longpuzzle.engine.geometry import Rect, circle_points, rounded_rect_points
 from longpuzzle.puzzles.rush_hour import DRIVE_OUT_MS, SNAP_MS
-from longpuzzle.render.frame import GameDrawing, Painter, draw_sprite, mix, px_box, shade
+from longpuzzle.render.frame import Changes, GameDrawing, Painter, draw_sprite, mix, px_box, shade
 
 GAME = "rush_hour"
 ASPHALT, ASPHALT_LINE = (70, 78, 90), (96, 106, 118)
@@ -182,7 +185,9 @@ class RushHourDrawing(GameDrawing):
             p.poly(self._pts(lr(0.005, 0.035, w0, w1)), (198, 40, 40), z=z)
 
     def _sprite(self, v: int, pos: float):
-        key = (v, round(float(pos), 4))
+        # keyed by the exact position drawn (a key rounded from several positions gave the
+        # sprite of whichever was drawn first: frames depended on what came before)
+        key = (v, float(pos))
         sp = self._sprites.get(key)
         if sp is None:
             u = self.ui
@@ -226,24 +231,31 @@ class RushHourDrawing(GameDrawing):
         return sorted((v for v in range(u.n) if pos[v] is not None),
                       key=lambda v: (u.vehicle_rect(v, pos[v]).y1, u.vehicle_rect(v, pos[v]).x0))
 
-    def _board_cache(self, f, state) -> None:
-        """Keep ``self._board`` (px region of the board with every vehicle at rest in
-        ``state``) in step with the state, recomposing only the regions of vehicles that moved."""
-        import pygame
-        if getattr(self, "_bstatic", None) is not f.static:
+    def base_layer(self, static, suite, state, t, anim, phase):
+        if suite.complete and anim is None:
+            return None                   # the completion card dims the board without vehicles
+        return self._update_base(static, state)
+
+    def _update_base(self, static: np.ndarray, state) -> np.ndarray:
+        """The base layer: ``static`` with every vehicle at rest in ``state``, ONE array kept
+        in step in place - only the regions of vehicles that moved since the last call are
+        composed again (the static pixels, then every vehicle over them back to front), and
+        recorded in ``base_changes``, so a frame copies only those and knows its delta."""
+        if getattr(self, "_base_static", None) is not static:
             u = self.ui
             b = u.board
             m = RIM_PAD + 2 + (self.height if self.proj.is_3d else 0)
             pts = [(b.x0 - m, b.y0 - m), (b.x1 + m, b.y0 - m), (b.x1 + m, b.y1 + m), (b.x0 - m, b.y1 + m)]
+            # the board's px box: vehicles at rest are drawn inside it only (clipped to it)
             self._bbox = px_box(self.proj, pts, zmax=self.height * 1.3 if self.proj.is_3d else 0, margin=4)
-            x0, y0, x1, y1 = self._bbox
-            self._board = np.zeros((y1 - y0, x1 - x0, 3), np.uint8)
-            self._bsurf = pygame.image.frombuffer(self._board, (x1 - x0, y1 - y0), "RGB")
-            self._bstatic = f.static
+            self._base = static.copy()
+            self._bsurf = pygame.image.frombuffer(self._base, self.proj.size, "RGB")
+            self._base_static = static
             self._bpos = None
+            self.base_changes = Changes()
         pos = [int(v) for v in state]
         if pos == self._bpos:
-            return
+            return self._base
         x0, y0, x1, y1 = self._bbox
         order = self._order(pos)
         if self._bpos is None:
@@ -254,31 +266,65 @@ class RushHourDrawing(GameDrawing):
                 if pos[v] != self._bpos[v]:
                     a, b = self._sprite(v, self._bpos[v])[1], self._sprite(v, pos[v])[1]
                     regions.append((min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])))
+        boxes = []
+        base, surf = self._base, self._bsurf
         for rx0, ry0, rx1, ry1 in regions:
             rx0, ry0, rx1, ry1 = max(rx0, x0), max(ry0, y0), min(rx1, x1), min(ry1, y1)
             if rx1 <= rx0 or ry1 <= ry0:
                 continue
-            self._board[ry0 - y0:ry1 - y0, rx0 - x0:rx1 - x0] = f.static[ry0:ry1, rx0:rx1]
-            self._bsurf.set_clip(pygame.Rect(rx0 - x0, ry0 - y0, rx1 - rx0, ry1 - ry0))
+            base[ry0:ry1, rx0:rx1] = static[ry0:ry1, rx0:rx1]
+            surf.set_clip(pygame.Rect(rx0, ry0, rx1 - rx0, ry1 - ry0))
             for v in order:
                 sp, box = self._sprite(v, pos[v])
                 if box[0] < rx1 and rx0 < box[2] and box[1] < ry1 and ry0 < box[3]:
-                    self._bsurf.blit(sp, (box[0] - x0, box[1] - y0))
-            self._bsurf.set_clip(None)
+                    surf.blit(sp, (box[0], box[1]))
+            surf.set_clip(None)
+            boxes.append((rx0, ry0, rx1, ry1))
         self._bpos = pos
+        self.base_changes.changed(boxes)
+        return base
 
     def draw_dynamic(self, f, suite, state, t, anim, phase):
         if suite.complete and anim is None:
             return                        # the completion card covers the board
         if anim is None and suite.ui.get("drag") is None:
-            self._board_cache(f, state)   # at rest: one copy of the composed board
-            x0, y0 = self._bbox[:2]
-            f.put(self._board, x0, y0)
-            return
+            return                        # every vehicle at rest: the base layer is the frame
+        # a vehicle moving (dragged, snapping, driving out): the base shows every vehicle at
+        # rest in ``state``; where a vehicle is drawn elsewhere (its box at rest and its box
+        # drawn), the region is composed again as the static pixels with every vehicle
+        # over them back to front, and put over the base
         pos = self.positions(suite, state, t, anim, phase)
-        for v in self._order(pos):
-            sp, box = self._sprite(v, pos[v])
-            f.blit(sp, box[0], box[1])
+        rest = self._bpos
+        W, H = self.proj.size
+        regions = []
+        x0, y0, x1, y1 = self._bbox
+        for v in range(len(pos)):
+            if pos[v] != rest[v]:
+                a, b = self._sprite(v, rest[v])[1], self._sprite(v, pos[v])[1]
+                regions.append((min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])))
+        for v in range(len(pos)):
+            if pos[v] == rest[v]:
+                # a vehicle at rest whose sprite reaches out of the board's box: the base
+                # has it clipped to the box, a frame with a vehicle moving shows it whole
+                b = self._sprite(v, pos[v])[1]
+                if b[0] < x0 or b[1] < y0 or b[2] > x1 or b[3] > y1:
+                    regions.append(b)
+        if not regions:
+            return
+        order = self._order(pos)
+        static = f.static
+        for rx0, ry0, rx1, ry1 in regions:
+            rx0, ry0, rx1, ry1 = max(rx0, 0), max(ry0, 0), min(rx1, W), min(ry1, H)
+            if rx1 <= rx0 or ry1 <= ry0:
+                continue
+            reg = static[ry0:ry1, rx0:rx1].copy()
+            surf = pygame.image.frombuffer(reg, (rx1 - rx0, ry1 - ry0), "RGB")
+            for v in order:
+                sp, box = self._sprite(v, pos[v])
+                if box[0] < rx1 and rx0 < box[2] and box[1] < ry1 and ry0 < box[3]:
+                    surf.blit(sp, (box[0] - rx0, box[1] - ry0))
+            del surf
+            f.put(reg, rx0, ry0)
 
 
 DRAWING = RushHourDrawing

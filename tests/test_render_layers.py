@@ -591,3 +591,47 @@ def test_color_connect_base_kept_in_step_equals_the_board_composed_whole(style):
                     break
         assert np.array_equal(prev, Renderer(style).render(s.clone()))
     assert known > 20
+
+
+@pytest.mark.parametrize("style", ["2d", "3d"])
+@pytest.mark.parametrize("lid", ["rush_hour/easy/5", "truck_escape/default/3", "nut_and_bolt/easy/2"])
+def test_incremental_frames_of_a_solved_play_equal_fresh_renders_and_keep_their_deltas(style, lid):
+    """Games whose at-rest frame is a base layer kept up to date in place: every frame of a
+    play (the solver's moves, frames in the middle of a drag, in-between frames of each
+    animation, a vehicle driving out) equals a fresh renderer's frame of that moment, and
+    render_delta's box holds every pixel changed from the frame before."""
+    from longpuzzle.solvers import solve
+    s = Suite(lid, style=style)
+    r = Renderer(style)
+    prev = None
+    known = total = 0
+
+    def check(suite, t=None):
+        nonlocal prev, known, total
+        f, d = r.render_delta(suite, t)
+        assert np.array_equal(f, Renderer(style).render(suite.clone(), t)), (lid, t)
+        total += 1
+        if d is not None:
+            known += 1
+            assert d[0] is prev
+            x0, y0, x1, y1 = d[1]
+            outside = np.ones(f.shape[:2], bool)
+            outside[y0:y1, x0:x1] = False
+            assert np.array_equal(f[outside], prev[outside]), (lid, t)
+        prev = f
+
+    check(s)
+    actions = solve(s.level, state=s.session.state.copy()).actions
+    for k, a in enumerate(actions):
+        g = s.gesture_for(int(a))
+        if g.get("type") == "drag" and k % 2 == 0:       # the drag cut halfway: dragged
+            c = s.clone()
+            c.dispatch(g, until=c.clock + c.action_gap_ms + g["ms"] // 2)
+            check(c)
+        s.dispatch(g)
+        if k < 4 or k == len(actions) - 1:
+            for an in s.anims:
+                for q in (0.2, 0.6, 0.95):
+                    check(s, int(an["t0"] + q * (an["t1"] - an["t0"])))
+        check(s)
+    assert s.complete and known > 0.6 * total, (known, total)
