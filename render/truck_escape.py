@@ -4,8 +4,9 @@ the trucks and the progress bar fill (dynamic).
 Trucks never move except to leave, so the yard is composed from cached opaque patches:
 one per truck rectangle (grown by the 3d extrusion and shadow), keyed by which trucks
 touching that patch are still present. Each patch is a correct picture of its own region,
-so they can be copied in any order; a frame costs one copy per truck. A shaking truck and
-a truck driving away are sprites on top. The geometry is the level's TruckEscapeUI.
+so they can be copied in any order. They make the base layer, kept in place: a truck
+leaving recomposes only the patches it touches, so a frame copies (and hashes) only those. A
+shaking truck and a truck driving away are sprites on top. The geometry is the level's TruckEscapeUI.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import math
 from longpuzzle.engine.geometry import Rect, rounded_rect_points
 from longpuzzle.puzzles.truck_escape import ITEM_SIZE, ITEM_Y, ITEMS, PROGRESS_BAR
 from longpuzzle.render.frame import (
-    GameDrawing, INK, MUTED, WHITE, Painter, draw_patch, draw_sprite, mix, px_box, shade,
+    Changes, GameDrawing, INK, MUTED, WHITE, Painter, draw_patch, draw_sprite, mix, px_box, shade,
 )
 
 GAME = "truck_escape"
@@ -162,7 +163,7 @@ class TruckEscapeDrawing(GameDrawing):
         p.poly([at(0.58, 0.0), at(0.36, -0.22), at(0.36, -0.08), at(0.1, -0.08), at(0.1, 0.08), at(0.36, 0.08),
                 at(0.36, 0.22)], mix(c, INK, 0.25), z=h)
 
-    def _patch(self, f, i: int, present: tuple):
+    def _patch(self, static, i: int, present: tuple):
         key = (i, present)
         arr = self._patches.get(key)
         if arr is None:
@@ -174,7 +175,7 @@ class TruckEscapeDrawing(GameDrawing):
                 for j, on in zip(nb, present):
                     if on:
                         self.draw_truck(p, j)
-            arr = self._patches[key] = draw_patch(self.proj, f.static, self.boxes[i], draw)
+            arr = self._patches[key] = draw_patch(self.proj, static, self.boxes[i], draw)
         return arr
 
     def _sprite(self, i: int, dx: float, dy: float):
@@ -193,7 +194,7 @@ class TruckEscapeDrawing(GameDrawing):
             self._sprites[key] = sp
         return sp
 
-    def _bar_patch(self, f, pct: int):
+    def _bar_patch(self, static, pct: int):
         arr = self._bar.get(pct)
         if arr is None:
             b = PROGRESS_BAR
@@ -205,29 +206,96 @@ class TruckEscapeDrawing(GameDrawing):
                     w = max(28.0, b.w * pct / 100)
                     p.poly(rounded_rect_points(Rect(b.x0, b.y0, b.x0 + w, b.y1), 14), BAR_FILL, z=h)
                 p.text(f"{pct}%", 270, 110, 22, INK if pct < 50 else WHITE, z=h)
-            arr = self._bar[pct] = draw_patch(self.proj, f.static, self._bar_box, draw)
+            arr = self._bar[pct] = draw_patch(self.proj, static, self._bar_box, draw)
         return arr
 
-    def draw_dynamic(self, f, suite, state, t, anim, phase):
-        u = self.ui
+    def _pct(self, state) -> int:
+        n = self.ui.n
+        return int(math.floor(100 * (n - int(state[0])) / n + 0.5)) if n else 100
+
+    def base_layer(self, static, suite, state, t, anim, phase):
+        """The static layer with the yard as the state stands (every present truck's patch)
+        and the progress bar: ONE array updated in place, where a truck left (the patches of
+        the trucks touching it) and when the bar's percentage changes, each update recorded
+        in ``base_changes`` - a frame copies only those boxes and knows its delta."""
+        if getattr(self, "_base_static", None) is not static:
+            self._base = static.copy()
+            self._base_static = static
+            self._shown: list = [None] * self.ui.n     # the patch key shown per truck
+            self._shown_pct = None
+            self.base_changes = Changes()
+        base = self._base
         present = [bool(v) for v in state[1:]]
+        keys = [tuple(present[j] for j in self.touch[i]) for i in range(self.ui.n)]
+        changed = [i for i in range(self.ui.n) if keys[i] != self._shown[i]]
+        boxes: list = []
+
+        def put(patch, x0, y0):
+            h, w = patch.shape[:2]
+            base[y0:y0 + h, x0:x0 + w] = patch
+            boxes.append((x0, y0, x0 + w, y0 + h))
+        self._compose(put, static, keys, changed)
+        self._shown = keys
+        pct = self._pct(state)
+        if pct != self._shown_pct or any(self._overlap(b, self._bar_box) for b in boxes):
+            put(self._bar_patch(static, pct), *self._bar_box[:2])
+            self._shown_pct = pct
+        if boxes:
+            self.base_changes.changed(boxes)
+        return base
+
+    def _compose(self, put, static, keys, changed) -> None:
+        """Put the patches of trucks ``changed`` (their keys in ``keys``) where the other
+        patches already are, with the bytes of putting every patch in truck order (a later
+        patch covers an earlier one where they overlap, by a pixel row or so): after a
+        changed patch, every later patch overlapping it is put again over the overlap."""
+        if not changed:
+            return
+        boxes = self.boxes
+        first = changed[0]
+        ch = set(changed)
+        for i in range(first, self.ui.n):
+            if i in ch:
+                put(self._patch(static, i, keys[i]), *boxes[i][:2])
+                continue
+            b = boxes[i]
+            patch = None
+            for m in changed:
+                if m >= i:
+                    break
+                a = boxes[m]
+                x0, y0, x1, y1 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+                if x1 > x0 and y1 > y0:
+                    if patch is None:
+                        patch = self._patch(static, i, keys[i])
+                    put(patch[y0 - b[1]:y1 - b[1], x0 - b[0]:x1 - b[0]], x0, y0)
+
+    def draw_dynamic(self, f, suite, state, t, anim, phase):
+        # the trucks present and the bar are the base layer (base_layer); drawn here: a
+        # shaking truck (its patches without it, the truck as a sprite) and one driving away
+        u = self.ui
         sh = suite.shake if suite.shake and suite.shake["t0"] <= t < suite.shake["until"] else None
         shaking = None
         if sh is not None and sh["target"].startswith("truck:"):
             shaking = int(sh["target"].split(":")[1])
-            if present[shaking]:
-                present[shaking] = False
-            else:
+            if not state[1 + shaking]:
                 shaking = None
-        for i in range(u.n):
-            f.put(self._patch(f, i, tuple(present[j] for j in self.touch[i])), *self.boxes[i][:2])
         if shaking is not None:
+            present = [bool(v) for v in state[1:]]
+            present[shaking] = False
+            keys = [tuple(present[j] for j in self.touch[i]) for i in range(u.n)]
+            changed = [i for i in range(u.n) if shaking in self.touch[i]]
+            self._compose(f.put, f.static, keys, changed)
+            over_bar = any(self._overlap(self.boxes[i], self._bar_box) for i in changed)
             dt = t - sh["t0"]
             amp = SHAKE_PX * (1 - dt / max(1, sh["until"] - sh["t0"]))
             off = round(amp * math.sin(2 * math.pi * dt / SHAKE_PERIOD), 1)
             dx, dy = (off, 0.0) if u.dirs[shaking] < 2 else (0.0, off)
             sp, box = self._sprite(shaking, dx, dy)
             f.blit(sp, box[0], box[1])
+            over_bar = over_bar or self._overlap(box, self._bar_box)
+        else:
+            over_bar = False
         if anim is not None:
             i = int(anim["action"])
             q = phase * phase
@@ -238,9 +306,9 @@ class TruckEscapeDrawing(GameDrawing):
             dist = (cy, 960 - cy, cx, 540 - cx)[d] + u.length / 2 + 2 * self.height + 4
             sp, box = self._sprite(i, round(sx * dist * q, 2), round(sy * dist * q, 2))
             f.blit(sp, box[0], box[1])
-        n = u.n
-        pct = int(math.floor(100 * (n - int(state[0])) / n + 0.5)) if n else 100
-        f.put(self._bar_patch(f, pct), *self._bar_box[:2])
+            over_bar = over_bar or self._overlap(box, self._bar_box)
+        if over_bar:                          # the bar is drawn over the trucks
+            f.put(self._bar_patch(f.static, self._pct(state)), *self._bar_box[:2])
 
 
 DRAWING = TruckEscapeDrawing

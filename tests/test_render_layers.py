@@ -624,6 +624,11 @@ def test_incremental_frames_of_a_solved_play_equal_fresh_renders_and_keep_their_
     actions = solve(s.level, state=s.session.state.copy()).actions
     for k, a in enumerate(actions):
         g = s.gesture_for(int(a))
+        for click in _refused_clicks(s) if k < 3 else []:     # a refused move: something shakes
+            c = s.clone()
+            c.dispatch(click)
+            for dt in (10, 45, 120) if c.shake else (0,):
+                check(c, c.shake["t0"] + dt if c.shake else None)
         if g.get("type") == "drag" and k % 2 == 0:       # the drag cut halfway: dragged
             c = s.clone()
             c.dispatch(g, until=c.clock + c.action_gap_ms + g["ms"] // 2)
@@ -635,3 +640,21 @@ def test_incremental_frames_of_a_solved_play_equal_fresh_renders_and_keep_their_
                     check(s, int(an["t0"] + q * (an["t1"] - an["t0"])))
         check(s)
     assert s.complete and known > 0.6 * total, (known, total)
+
+
+def _refused_clicks(s):
+    """Clicks on a piece that cannot move now (a blocked truck; each bolt pressed in turn,
+    selecting and trying moves, some refused)."""
+    u, st = s.game_ui(), s.session.state
+    if s.level.game == "truck_escape":
+        legal = {int(x) for x in s.session.legal_moves()}
+        pts = [u.centers[i] for i in range(u.n) if st[1 + i] and i not in legal][:1]
+    elif s.level.game == "nut_and_bolt":
+        pts = [(u.cx[b], u.base[b] - 20) for b in range(u.n)]
+    else:
+        return []
+    out = []
+    for x, y in pts:
+        px, py = s.proj.to_px(x, y)
+        out.append({"type": "batch", "actions": [{"type": "click", "x": int(round(px)), "y": int(round(py))}]})
+    return out[:1] if s.level.game == "truck_escape" else [{"type": "batch", "actions": [a for c in out for a in c["actions"]]}]
