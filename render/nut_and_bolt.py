@@ -1,7 +1,8 @@
 """Drawing of Nut and Bolt: steel bolts (static layer) and coloured hex nuts (dynamic).
 
 Each bolt's nut column is one cached opaque patch keyed by (bolt, colours on it, lifted
-count), so a frame costs one static copy plus one small copy per bolt. The geometry is the
+count). The patches make the base layer, kept in place: a move puts again only the columns
+it changed, so a frame copies (and hashes) only those. The geometry is the
 level's NutAndBoltUI (design px), the same object the engine hit-tests with.
 """
 
@@ -14,7 +15,7 @@ import numpy as np
 from longpuzzle.engine.geometry import Rect, rounded_rect_points
 from longpuzzle.puzzles.nut_and_bolt import PALETTE
 from longpuzzle.render.frame import (
-    Frame, GameDrawing, Painter, draw_patch, draw_sprite, hex_rgb, mix, px_box, shade,
+    Changes, Frame, GameDrawing, Painter, draw_patch, draw_sprite, hex_rgb, mix, px_box, shade,
 )
 
 GAME = "nut_and_bolt"
@@ -82,7 +83,7 @@ class NutAndBoltDrawing(GameDrawing):
             self.draw_bolt(p, b)
 
     # -- dynamic
-    def _patch(self, f: Frame, b: int, nuts: tuple, lifted: int) -> np.ndarray:
+    def _patch(self, static: np.ndarray, b: int, nuts: tuple, lifted: int) -> np.ndarray:
         key = (b, nuts, lifted)
         arr = self._patches.get(key)
         if arr is None:
@@ -95,10 +96,12 @@ class NutAndBoltDrawing(GameDrawing):
                 for i, c in enumerate(nuts):
                     up = u.lift if i >= h - lifted else 0.0
                     self.draw_nut(p, u.cx[b], u.nut_y(b, i) - up, c, glow=up > 0)
-            arr = self._patches[key] = draw_patch(self.proj, f.static, self.boxes[b], draw)
+            arr = self._patches[key] = draw_patch(self.proj, static, self.boxes[b], draw)
         return arr
 
-    def draw_dynamic(self, f, suite, state, t, anim, phase):
+    def _pose(self, suite, state, anim):
+        """(each bolt's patch key (nuts, lifted count) as a frame shows it at rest, the
+        moving nuts of an animation or None)."""
         u = self.ui
         n, cap = u.n, u.cap
         show = state
@@ -114,19 +117,76 @@ class NutAndBoltDrawing(GameDrawing):
             moving = (src, dst, k, int(before[n + src * cap + int(before[src]) - 1]), int(before[src]),
                       int(before[dst]))
         sel = suite.ui.get("selected") if anim is None else None
-        sh = suite.shake if suite.shake and suite.shake["t0"] <= t < suite.shake["until"] else None
+        keys = []
         for b in range(n):
             h = int(show[b])
-            nuts = tuple(int(v) for v in show[n + b * cap: n + b * cap + h])
-            lifted = u.top_run(show, b) if sel == b else 0
-            x0, y0 = self.boxes[b][:2]
-            if sh is not None and sh["target"] == f"bolt:{b}":
-                dt = t - sh["t0"]
-                amp = SHAKE_PX * (1 - dt / max(1, sh["until"] - sh["t0"]))
-                x0 += int(round(amp * math.cos(2 * math.pi * dt / SHAKE_PERIOD) * self.proj.local_scale(u.cx[b], u.base[b])))
-            f.put(self._patch(f, b, nuts, lifted), x0, y0)
-        if moving is not None:
-            self._draw_moving(f, moving, phase)
+            keys.append((tuple(int(v) for v in show[n + b * cap: n + b * cap + h]),
+                         u.top_run(show, b) if sel == b else 0))
+        return keys, moving
+
+    def _recompose(self, put, static, regions, keys, xs) -> None:
+        """Put the px ``regions`` (x0, y0, x1, y1) together again as putting every bolt's
+        patch (``keys``, at px x ``xs``) over ``static`` in bolt order gives them: the static
+        pixels, then every patch overlapping the region, clipped to it, in order."""
+        for rx0, ry0, rx1, ry1 in regions:
+            put(static[ry0:ry1, rx0:rx1], rx0, ry0)
+            for b, key in enumerate(keys):
+                arr = self._patch(static, b, *key)
+                x0, y0 = xs[b], self.boxes[b][1]
+                h, w = arr.shape[:2]
+                cx0, cy0, cx1, cy1 = max(rx0, x0), max(ry0, y0), min(rx1, x0 + w), min(ry1, y0 + h)
+                if cx1 > cx0 and cy1 > cy0:
+                    put(arr[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0], cx0, cy0)
+
+    def base_layer(self, static, suite, state, t, anim, phase):
+        """The static layer with every bolt's nuts as a frame shows them at rest: ONE array
+        updated in place where a bolt's nuts changed (its Changes), so a frame copies and
+        hashes only those boxes."""
+        if getattr(self, "_base_static", None) is not static:
+            self._base = static.copy()
+            self._base_static = static
+            self._shown = None
+            self.base_changes = Changes()
+        keys, self._moving = self._pose(suite, state, anim)
+        self._keys = keys
+        xs = [bx[0] for bx in self.boxes]
+        if self._shown is None:
+            changed = list(range(len(keys)))
+        else:
+            changed = [b for b in range(len(keys)) if keys[b] != self._shown[b]]
+        if changed:
+            base = self._base
+            boxes = []
+
+            def put(arr, x0, y0):
+                h, w = arr.shape[:2]
+                base[y0:y0 + h, x0:x0 + w] = arr
+            regions = [self.boxes[b] for b in changed]
+            self._recompose(put, static, regions, keys, xs)
+            self._shown = keys
+            boxes.extend(regions)
+            self.base_changes.changed(boxes)
+        return self._base
+
+    def draw_dynamic(self, f, suite, state, t, anim, phase):
+        # every bolt's nuts at rest are the base layer (base_layer); drawn here: a shaking
+        # bolt's column moved sideways, and the nuts of a move in flight
+        u = self.ui
+        sh = suite.shake if suite.shake and suite.shake["t0"] <= t < suite.shake["until"] else None
+        if sh is not None and sh["target"].startswith("bolt:"):
+            b = int(sh["target"].split(":")[1])
+            dt = t - sh["t0"]
+            amp = SHAKE_PX * (1 - dt / max(1, sh["until"] - sh["t0"]))
+            dx = int(round(amp * math.cos(2 * math.pi * dt / SHAKE_PERIOD) * self.proj.local_scale(u.cx[b], u.base[b])))
+            if dx and 0 <= b < u.n:
+                xs = [bx[0] for bx in self.boxes]
+                xs[b] += dx
+                x0, y0, x1, y1 = self.boxes[b]
+                W = self.proj.width
+                region = (max(0, min(x0, x0 + dx)), y0, min(W, max(x1, x1 + dx)), y1)
+                self._recompose(f.put, f.static, [region], self._keys, xs)
+        if self._moving is not None:
+            self._draw_moving(f, self._moving, phase)
 
     def _draw_moving(self, f: Frame, moving, phase: float) -> None:
         u = self.ui
