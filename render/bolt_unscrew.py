@@ -6,8 +6,11 @@ Pieces are drawn in the original's order (render_order, then level order; higher
 top), screws above every piece, and an empty anchor's hole lies in the static layer, so a
 piece covering it hides it. Board and pad holes are cut out of the wood (what lies below
 shows through) with a dark rim. Each piece is a cached transparent sprite keyed by its
-exact pose (the fixed-point centre and angle of the state), so a frame costs one static
-copy plus one blit per live piece and screw; only pieces that moved need drawing anew.
+exact pose (the fixed-point centre and angle of the state); only pieces that moved need
+drawing anew. The board region is the frame's base layer, kept in step in place: the boxes
+of what came, went or moved are composed again (static layer, then every sprite reaching
+into the box, in order, clipped to it, on a 32-bit surface) or put back as composed before,
+with a ``Changes`` log of them, so a frame copies, hashes and encodes only what changed.
 
 A move animates in two parts: the screw travels from its anchor to the target (MOVE_MS),
 then the pieces swing through the intermediate poses that ``BoltUnscrew.settle_frames``
@@ -19,6 +22,7 @@ hit-tests with.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 
 import numpy as np
 import pygame
@@ -28,7 +32,7 @@ from longpuzzle.puzzles.bolt_unscrew import (
     CORNER_RADIUS, HINT_DEFAULT, LEFT, MOVE_MS, N_ANG, PLAY_ZONE, Q,
 )
 from longpuzzle.render.frame import (
-    Frame, GameDrawing, Painter, difficulty_label, draw_patch, draw_sprite, px_box, shade,
+    Changes, GameDrawing, Painter, difficulty_label, draw_patch, draw_sprite, px_box, shade,
 )
 
 GAME = "bolt_unscrew"
@@ -53,6 +57,7 @@ THICK = 7.0                  # board thickness in 3d (design px)
 LAYER_DZ = 1.6               # extra height per render layer in 3d
 SCREW_H = 6.0
 HUD_COUNTER = (20.0, 70.0)
+COMPOSED = 16 << 20          # bytes of composed boxes of the region kept
 
 
 def _ease(q: float) -> float:
@@ -73,6 +78,7 @@ class BoltUnscrewDrawing(GameDrawing):
         self.pieces = lvl.extra["pieces"]
         self.index = {pid: i for i, pid in enumerate(lvl.extra["piece_ids"])}
         self.order = sorted(range(self.nP), key=lambda p: (int(self.pieces[p]["order"]), p))
+        self._rank = {p: i for i, p in enumerate(self.order)}     # a piece's place in that order
         ranks = sorted({int(pc["order"]) for pc in self.pieces})
         self.z0 = [0.0] * self.nP
         if proj.is_3d:
@@ -269,12 +275,12 @@ class BoltUnscrewDrawing(GameDrawing):
                     zs[a] = top
         return zs
 
-    def _text_patch(self, f: Frame, key, box, draw):
+    def _text_patch(self, static: np.ndarray, key, box, draw):
         arr = self._patches.get(key)
         if arr is None:
             if len(self._patches) > 256:
                 self._patches.clear()
-            arr = draw_patch(self.proj, f.static, box, draw)
+            arr = draw_patch(self.proj, static, box, draw)
             arr = self._patches[key] = (arr, self._surface_of(arr))
         return arr
 
@@ -296,7 +302,20 @@ class BoltUnscrewDrawing(GameDrawing):
             tr = self._traces[key] = (after, seqs)
         return tr
 
-    def draw_dynamic(self, f, suite, state, t, anim, phase):
+    def base_layer(self, static, suite, state, t, anim, phase):
+        """The frame's base (the static layer with the region composed as this frame shows
+        it), brought in step here, before the frame starts from it."""
+        if self._base_of is not static:
+            self._base = self._surface_of(static)          # the static layer, 32-bit
+            self._base_of = static
+            self._frame_base = static.copy()                # the frame's base: static, the region as composed
+            self._frame_surf = pygame.image.frombuffer(self._frame_base, self.proj.size, "RGB")
+            self._shown: dict = {}
+            self._count_shown = None
+            self._composed: OrderedDict = OrderedDict()   # (box, items over it) -> (base[box], the items)
+            self._composed_size = 0
+            self._work.blit(self._base, self._region.topleft, self._region)
+            self.base_changes = Changes()
         u = self.ui
         nA, ss = self.nA, self.ss
         show = state
@@ -334,12 +353,9 @@ class BoltUnscrewDrawing(GameDrawing):
                         poses[p] = (x0, y0 + fall, d0 + spin)
                 show = state
         sel = suite.ui.get("selected") if anim is None else None
-        work = self._work
-        reg = self._region
-        if self._base_of is not f.static:
-            self._base = self._surface_of(f.static)
-            self._base_of = f.static
-        work.blit(self._base, reg.topleft, reg)
+        # what the region shows: slot -> (surface, x, y), slots bottom to top: -1 the hint, 0..
+        # the pieces in drawing order, then the screws by anchor, then the flying screw
+        items: dict = {}
         # the hint line replaces the default instruction (under the pieces, which may fall past it)
         hint = suite.ui.get("hint")
         if hint:
@@ -349,8 +365,8 @@ class BoltUnscrewDrawing(GameDrawing):
             def draw(p, hint=hint, sel_hint=sel_hint):
                 p.poly([(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)], FRAME_BG)
                 p.text(hint, 270, u.instructions_y, 21, SELECT_RING if sel_hint else CREAM, max_w=500)
-            _, surf = self._text_patch(f, ("hint", hint, sel_hint), self._hint_box, draw)
-            work.blit(surf, self._hint_box[:2])
+            _, surf = self._text_patch(static, ("hint", hint, sel_hint), self._hint_box, draw)
+            items[-1] = (surf, self._hint_box[0], self._hint_box[1])
         # pieces, bottom to top
         for p in self.order:
             b = nA + p * ss
@@ -362,31 +378,99 @@ class BoltUnscrewDrawing(GameDrawing):
                 if int(show[b]) == LEFT:
                     continue
                 sp = self._piece_sprite(p, int(show[b + 1]), int(show[b + 2]), int(show[b + 3]))
-            work.blit(sp[0], (sp[1], sp[2]))
+            items[self._rank[p]] = sp
         # screws above every piece
         zs = self._screw_heights(show)
         for a in range(nA):
             if int(show[a]) == 0:
                 continue
             x, y = u.anchors[a]
-            sp = self._screw_sprite(x, y, zs[a], a == sel, a == sel)
-            work.blit(sp[0], (sp[1], sp[2]))
+            items[self.nP + a] = self._screw_sprite(x, y, zs[a], a == sel, a == sel)
         if flying is not None:
             x, y, arc = flying
             zb = max(self._screw_heights(before)[src], self._screw_heights(state)[dst])
             is3 = self.proj.is_3d
-            sp = self._screw_sprite(x, y - (0.0 if is3 else 18.0 * arc), zb + (18.0 * arc if is3 else 0.0),
-                                    True, False, keep=False)
-            work.blit(sp[0], (sp[1], sp[2]))
-        f.surf.blit(work, reg.topleft, reg)
-        # HUD: boards out (of the state shown)
+            items[self.nP + nA] = self._screw_sprite(x, y - (0.0 if is3 else 18.0 * arc),
+                                                     zb + (18.0 * arc if is3 else 0.0), True, False, keep=False)
+        boxes = self._update_region(items)
+        # HUD: boards out (of the state shown), over the region, in the base too
         cnt = state if anim is None or poses is not None else before
         out = sum(1 for p in range(self.nP) if int(cnt[nA + p * ss]) == LEFT)
         cx, cy = HUD_COUNTER
         text = f"Boards out: {out} / {self.nP}"
-        arr, _ = self._text_patch(f, ("count", text), self._count_box,
-                                  lambda p: p.text(text, cx, cy, 24, CREAM, anchor="left"))
-        f.put(arr, self._count_box[0], self._count_box[1])
+        x0, y0, x1, y1 = self._count_box
+        if text != self._count_shown or any(b[0] < x1 and b[2] > x0 and b[1] < y1 and b[3] > y0 for b in boxes):
+            arr, _ = self._text_patch(static, ("count", text), self._count_box,
+                                      lambda p: p.text(text, cx, cy, 24, CREAM, anchor="left"))
+            h, w = arr.shape[:2]
+            self._frame_base[y0:y0 + h, x0:x0 + w] = arr
+            self._count_shown = text
+            boxes.append((x0, y0, x0 + w, y0 + h))
+        if boxes:
+            self.base_changes.changed(boxes)
+        return self._frame_base
+
+    base_changes = None
+
+    def _update_region(self, items: dict) -> list:
+        """The frame's base kept in step: the boxes of what came, went or moved (its old and
+        new place) are composed again - the static layer there, then every item that reaches
+        into the box, in order, clipped to it, on the 32-bit working surface (the same blends
+        as composing the whole region: each pixel is the static layer with the items over it
+        blended in order) - and copied into the base. The boxes changed (for base_changes)."""
+        old = self._shown
+        reg = self._region
+        boxes = []
+        for k in old.keys() | items.keys():
+            a, b = old.get(k), items.get(k)
+            if a is b or (a is not None and b is not None and a[0] is b[0] and a[1:] == b[1:]):
+                continue
+            for it in (a, b):
+                if it is not None:
+                    w, h = it[0].get_size()
+                    r = pygame.Rect(it[1], it[2], w, h).clip(reg)
+                    if r.w > 0 and r.h > 0:
+                        boxes.append(r)
+        self._shown = items
+        if not boxes:
+            return []
+        # overlapping boxes as one (each pixel composed once)
+        merged: list = []
+        for r in boxes:
+            i = 0
+            while i < len(merged):
+                if merged[i].colliderect(r):
+                    r = r.union(merged.pop(i))
+                    i = 0
+                else:
+                    i += 1
+            merged.append(r)
+        work, base, fb = self._work, self._base, self._frame_base
+        order = [items[k] for k in sorted(items)]
+        composed = self._composed
+        for r in merged:
+            x0, y0, x1, y1 = r.x, r.y, r.right, r.bottom
+            over = tuple(it for it in order if it[1] < x1 and it[1] + it[0].get_width() > x0
+                         and it[2] < y1 and it[2] + it[0].get_height() > y0)
+            key = (x0, y0, x1, y1, tuple((id(sp), x, y) for sp, x, y in over))
+            hit = composed.get(key)
+            if hit is not None and all(a[0] is b[0] for a, b in zip(hit[1], over)):
+                composed.move_to_end(key)
+                fb[y0:y1, x0:x1] = hit[0]
+                continue
+            work.blit(base, r.topleft, r)
+            work.set_clip(r)
+            for sp, x, y in over:
+                work.blit(sp, (x, y))
+            work.set_clip(None)
+            self._frame_surf.blit(work, r.topleft, r)      # opaque: a copy into the base's pixels
+            # kept, with the sprites (their ids stay theirs while held)
+            patch = fb[y0:y1, x0:x1].copy()
+            composed[key] = (patch, over)
+            self._composed_size += patch.nbytes
+            while self._composed_size > COMPOSED and len(composed) > 1:
+                self._composed_size -= composed.popitem(last=False)[1][0].nbytes
+        return [(r.x, r.y, r.right, r.bottom) for r in merged]
 
     @staticmethod
     def _surface_of(arr: np.ndarray) -> pygame.Surface:

@@ -658,3 +658,36 @@ def _refused_clicks(s):
         px, py = s.proj.to_px(x, y)
         out.append({"type": "batch", "actions": [{"type": "click", "x": int(round(px)), "y": int(round(py))}]})
     return out[:1] if s.level.game == "truck_escape" else [{"type": "batch", "actions": [a for c in out for a in c["actions"]]}]
+
+
+@pytest.mark.parametrize("style", ["2d", "3d"])
+def test_bolt_unscrew_base_kept_in_step_equals_the_region_composed_whole(style):
+    """Bolt Unscrew's base layer (the board region, composed again only in the boxes of what
+    came, went or moved, in place, or put back as composed before): the region composed
+    whole from the static layer, through a solution played twice (the second time from the
+    boxes kept) with its animations' in-between frames, and the frames' deltas hold every
+    changed pixel."""
+    from longpuzzle.solvers import solve
+    r, ref = Renderer(style), Renderer(style)
+    lid = "bolt_unscrew/hard/1"
+    known = 0
+    prev = None
+    for _ in range(2):
+        s = Suite(lid, style=style)
+        for a in [None] + list(solve(s.level).actions):
+            if a is not None:
+                s.dispatch(s.gesture_for(int(a)))
+            for t in [(an["t0"] + an["t1"]) // 2 for an in s.anims] + [None]:
+                f, delta = r.render_delta(s, t)
+                ref.drawing(s)._base_of = None                # composed whole, from the static layer
+                assert np.array_equal(f, ref.render(s, t)), (a, t)
+                if delta is not None:
+                    assert delta[0] is prev
+                    X0, Y0, X1, Y1 = delta[1]
+                    outside = np.ones(f.shape[:2], bool)
+                    outside[Y0:Y1, X0:X1] = False
+                    assert np.array_equal(f[outside], prev[outside]), (a, t)
+                    known += 1
+                prev = f
+        assert s.complete
+    assert known > 20 and r.drawing(s)._composed
