@@ -9,6 +9,8 @@ per-level outcomes the metrics need.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from longpuzzle.agents.metrics import EpisodeOutcome, LevelOutcome
@@ -18,17 +20,36 @@ from longpuzzle.engine.suite import Suite
 CERTIFY_BUDGET = 20_000
 
 
+SHARED_CERTIFICATES = 1 << 16      # certificates kept for the whole process (every episode's evaluator)
+_shared: OrderedDict = OrderedDict()
+_shared_lock = threading.Lock()
+
+
 def certificate(level, state, budget: int = CERTIFY_BUDGET, cache: dict | None = None) -> str:
-    """"solvable", "dead_end" or "unknown" for a state, from the exhaustive solvers."""
+    """"solvable", "dead_end" or "unknown" for a state, from the exhaustive solvers. A
+    certificate is a function of the level, the state and the budget alone (the search is
+    deterministic), so the process keeps the latest SHARED_CERTIFICATES of them, by the
+    level's content: the episodes of one objective (a dataset job's, an evaluation's) pass
+    through the same states, each certified once."""
     key = (level.id, bytes(state.tobytes()), budget)
     if cache is not None and key in cache:
         return cache[key]
-    try:
-        from longpuzzle.solvers import certify
-    except ImportError:          # solvers not installed in this build
-        return "unknown"
-    res = certify(level, state, budget=budget, solution=False)      # the status is all it keeps
-    out = {"solvable": "solvable", "unsolvable": "dead_end"}.get(res.status, "unknown")
+    shared_key = (level.id, getattr(level, "sha256", None), key[1], budget)
+    with _shared_lock:
+        out = _shared.get(shared_key)
+        if out is not None:
+            _shared.move_to_end(shared_key)
+    if out is None:
+        try:
+            from longpuzzle.solvers import certify
+        except ImportError:          # solvers not installed in this build
+            return "unknown"
+        res = certify(level, state, budget=budget, solution=False)      # the status is all it keeps
+        out = {"solvable": "solvable", "unsolvable": "dead_end"}.get(res.status, "unknown")
+        with _shared_lock:
+            _shared[shared_key] = out
+            while len(_shared) > SHARED_CERTIFICATES:
+                _shared.popitem(last=False)
     if cache is not None:
         cache[key] = out
     return out

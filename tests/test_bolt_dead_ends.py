@@ -165,3 +165,40 @@ def test_random_play_locates_the_first_unsolvable_state():
             assert certify(lvl, before).status == "solvable"
             assert certify(lvl, after).status == "unsolvable"
     assert located >= 1
+
+
+def test_certificates_are_kept_for_the_process_and_equal_fresh_ones(monkeypatch):
+    """The evaluator's certificates are shared by every evaluator of the process, by level
+    content, state and budget: a second pass through the same states certifies nothing and
+    gives the same certificates as fresh searches; another budget or another level's content
+    under the same id is certified afresh."""
+    import dataclasses
+
+    import longpuzzle.solvers as solvers
+    from longpuzzle.agents import evaluator as E
+
+    lvl = _level("hard/1")
+    states = [lvl.initial.copy()]
+    for m in PAPER_OPENING + PAPER_FILL:
+        states.append(P.apply(lvl, states[-1], m))
+    real, calls = solvers.certify, []
+
+    def counting(*a, **k):
+        calls.append(a[1].tobytes())
+        return real(*a, **k)
+    monkeypatch.setattr(solvers, "certify", counting)
+    monkeypatch.setattr(E, "_shared", E.OrderedDict())
+    fresh = [E.certificate(lvl, s, 2000) for s in states]
+    assert len(calls) == len(states) and fresh[-1] == "dead_end" and "solvable" in fresh
+    again = [E.certificate(lvl, s, 2000, {}) for s in states]          # another episode's evaluator
+    assert again == fresh and len(calls) == len(states)
+    E.certificate(lvl, states[0], 3000)                                # another budget: searched
+    assert len(calls) == len(states) + 1
+    other = dataclasses.replace(lvl, data={**lvl.data, "note": "edited"})
+    assert other.id == lvl.id and other.sha256 != lvl.sha256
+    E.certificate(other, states[0], 2000)                              # another level's content: searched
+    assert len(calls) == len(states) + 2
+    monkeypatch.setattr(E, "SHARED_CERTIFICATES", 2)                   # the oldest are dropped
+    for s in states:
+        E.certificate(lvl, s, 4000)
+    assert len(E._shared) == 2
