@@ -640,6 +640,10 @@ def test_incremental_frames_of_a_solved_play_equal_fresh_renders_and_keep_their_
                     check(s, int(an["t0"] + q * (an["t1"] - an["t0"])))
         check(s)
     assert s.complete and known > 0.6 * total, (known, total)
+    s = Suite(lid, style=style)            # played again: boards composed before are put back
+    for a in actions[:5]:
+        s.dispatch(s.gesture_for(int(a)))
+        check(s)
 
 
 def _refused_clicks(s):
