@@ -57,6 +57,7 @@ class TruckEscapeDrawing(GameDrawing):
             a = self.boxes[i]
             nb = [j for j in range(n) if self._overlap(a, self.boxes[j])]
             self.touch.append(tuple(sorted(nb, key=lambda j: rank[j])))
+        self.touched_by = [[i for i in range(n) if j in self.touch[i]] for j in range(n)]   # patches showing truck j
         self._patches: dict = {}
         self._sprites: dict = {}
         self._bar: dict = {}
@@ -222,12 +223,24 @@ class TruckEscapeDrawing(GameDrawing):
             self._base = static.copy()
             self._base_static = static
             self._shown: list = [None] * self.ui.n     # the patch key shown per truck
+            self._present = None                        # the trucks present as shown
             self._shown_pct = None
             self.base_changes = Changes()
         base = self._base
         present = [bool(v) for v in state[1:]]
-        keys = [tuple(present[j] for j in self.touch[i]) for i in range(self.ui.n)]
-        changed = [i for i in range(self.ui.n) if keys[i] != self._shown[i]]
+        last = self._present
+        if last is None:
+            changed = list(range(self.ui.n))
+        elif present == last:
+            changed = []
+        else:                                   # the patches touching a truck that came or went
+            changed = sorted({i for j in range(self.ui.n) if present[j] != last[j] for i in self.touched_by[j]})
+        keys = self._shown
+        if changed:
+            keys = list(keys)
+            for i in changed:
+                keys[i] = tuple(present[j] for j in self.touch[i])
+        self._present = present
         boxes: list = []
 
         def put(patch, x0, y0):
