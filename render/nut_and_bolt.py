@@ -128,14 +128,25 @@ class NutAndBoltDrawing(GameDrawing):
         """Put the px ``regions`` (x0, y0, x1, y1) together again as putting every bolt's
         patch (``keys``, at px x ``xs``) over ``static`` in bolt order gives them: the static
         pixels, then every patch overlapping the region, clipped to it, in order."""
+        boxes = self.boxes
         for rx0, ry0, rx1, ry1 in regions:
-            put(static[ry0:ry1, rx0:rx1], rx0, ry0)
-            for b, key in enumerate(keys):
-                arr = self._patch(static, b, *key)
-                x0, y0 = xs[b], self.boxes[b][1]
-                h, w = arr.shape[:2]
-                cx0, cy0, cx1, cy1 = max(rx0, x0), max(ry0, y0), min(rx1, x0 + w), min(ry1, y0 + h)
+            # the last patch covering the whole region hides the static pixels and the patches
+            # before it: put from that one on
+            first = None
+            for b in range(len(keys) - 1, -1, -1):
+                bx = boxes[b]
+                if xs[b] <= rx0 and bx[1] <= ry0 and xs[b] + bx[2] - bx[0] >= rx1 and bx[3] >= ry1:
+                    first = b
+                    break
+            if first is None:
+                put(static[ry0:ry1, rx0:rx1], rx0, ry0)
+                first = 0
+            for b in range(first, len(keys)):
+                bx = boxes[b]
+                x0, y0 = xs[b], bx[1]
+                cx0, cy0, cx1, cy1 = max(rx0, x0), max(ry0, y0), min(rx1, x0 + bx[2] - bx[0]), min(ry1, bx[3])
                 if cx1 > cx0 and cy1 > cy0:
+                    arr = self._patch(static, b, *keys[b])
                     put(arr[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0], cx0, cy0)
 
     def base_layer(self, static, suite, state, t, anim, phase):
