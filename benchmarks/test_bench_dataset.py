@@ -12,6 +12,8 @@ job             what one dataset job does for `--episodes 4 --detours 0.05`: fou
                 through datasets.build.run_job on both sides, as `longpuzzle dataset` runs it.
 writer alone    the writer on its own, in this thread, over the steps of that job (captured
                 once, the renderer's deltas with them), per shard format.
+job, per game   a two-episode job (detours 0.05) on each game's first objective: the same
+                measure on boards other than Maze Paint's (their drawing differs the most).
 The issue's target: at least 2,000 steps per second per core (see the "per CPU second"
 lines of the summary, which a loaded machine disturbs least).
 """
@@ -112,6 +114,22 @@ def _job() -> int:
 
 def test_job(benchmark, baseline):
     _pair(benchmark, baseline, _job, {"op": "dataset_job", "objective": OBJECTIVE, "format": "parquet", **JOB}, 5)
+
+
+GAME_OBJECTIVES = ["bolt_unscrew/easy", "rush_hour/easy", "nut_and_bolt/easy", "truck_escape/default",
+                   "maze_paint/easy", "color_connect/easy"]
+
+
+@pytest.mark.parametrize("objective", GAME_OBJECTIVES)
+def test_job_per_game(benchmark, baseline, objective):
+    def new():
+        cfg = DatasetConfig(objectives=[objective], episodes=2, detours=0.05)
+        d = tempfile.mkdtemp()
+        rows = run_job(cfg.as_dict(), 0, cfg.plan(), d)["rows"]
+        shutil.rmtree(d)
+        return rows
+    _pair(benchmark, baseline, new, {"op": "dataset_job", "objective": objective, "format": "parquet",
+                                     "episodes": 2, "detours": 0.05}, 3)
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "webdataset"])
