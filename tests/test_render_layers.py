@@ -270,6 +270,16 @@ def test_sprites_blended_before_over_the_same_pixels_are_put_back_as_they_were(s
     assert kept.frame._blits_size == sum(a.nbytes for a in kept.frame._blits.values())
 
 
+def _assert_delta_holds(f, d, prev, where):
+    """render_delta's delta ``d`` of frame ``f``: relative to ``prev``, which has f's pixels
+    everywhere outside the box."""
+    assert d[0] is prev, where
+    x0, y0, x1, y1 = d[1]
+    outside = np.ones(f.shape[:2], bool)
+    outside[y0:y1, x0:x1] = False
+    assert np.array_equal(f[outside], prev[outside]), where
+
+
 @pytest.mark.parametrize("style", ["2d", "3d"])
 def test_render_delta_boxes_hold_every_changed_pixel(style):
     """Renderer.render_delta: the frame handed out before and the box outside which the two
@@ -295,11 +305,8 @@ def test_render_delta_boxes_hold_every_changed_pixel(style):
                 total += 1
                 if d is not None:
                     known += 1
-                    assert d[0] is prev
+                    _assert_delta_holds(f, d, prev, (lid, i, t))
                     x0, y0, x1, y1 = d[1]
-                    outside = np.ones(f.shape[:2], bool)
-                    outside[y0:y1, x0:x1] = False
-                    assert np.array_equal(f[outside], prev[outside]), (lid, i, t)
                     assert (x1 - x0) * (y1 - y0) < f.shape[0] * f.shape[1]
                 prev = f
     assert known > 0.7 * total, (known, total)
@@ -613,11 +620,7 @@ def test_incremental_frames_of_a_solved_play_equal_fresh_renders_and_keep_their_
         total += 1
         if d is not None:
             known += 1
-            assert d[0] is prev
-            x0, y0, x1, y1 = d[1]
-            outside = np.ones(f.shape[:2], bool)
-            outside[y0:y1, x0:x1] = False
-            assert np.array_equal(f[outside], prev[outside]), (lid, t)
+            _assert_delta_holds(f, d, prev, (lid, t))
         prev = f
 
     check(s)
