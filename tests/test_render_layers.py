@@ -587,11 +587,7 @@ def test_color_connect_base_kept_in_step_equals_the_board_composed_whole(style):
                     assert np.array_equal(d._base[y0:y1, x0:x1], want), (lid, rnd, a)
                     assert delta is not None or (s.complete and t is None), (lid, a)   # (the card: not known)
                     if delta is not None:
-                        assert delta[0] is prev
-                        X0, Y0, X1, Y1 = delta[1]
-                        outside = np.ones(f.shape[:2], bool)
-                        outside[Y0:Y1, X0:X1] = False
-                        assert np.array_equal(f[outside], prev[outside]), (lid, rnd, a, t)
+                        _assert_delta_holds(f, delta, prev, (lid, rnd, a, t))
                         known += 1
                     prev = f
                 if s.complete:
@@ -689,11 +685,7 @@ def test_bolt_unscrew_base_kept_in_step_equals_the_region_composed_whole(style):
                 ref.drawing(s)._base_of = None                # composed whole, from the static layer
                 assert np.array_equal(f, ref.render(s, t)), (a, t)
                 if delta is not None:
-                    assert delta[0] is prev
-                    X0, Y0, X1, Y1 = delta[1]
-                    outside = np.ones(f.shape[:2], bool)
-                    outside[Y0:Y1, X0:X1] = False
-                    assert np.array_equal(f[outside], prev[outside]), (a, t)
+                    _assert_delta_holds(f, delta, prev, (a, t))
                     known += 1
                 prev = f
         assert s.complete
