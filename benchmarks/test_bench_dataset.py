@@ -104,8 +104,9 @@ def test_run_with_dataset(benchmark, baseline):
            "format": "parquet"}, 7)
 
 
-def _job() -> int:
-    cfg = DatasetConfig(objectives=[OBJECTIVE], **JOB)
+def _job(objective: str = OBJECTIVE, **job) -> int:
+    """One dataset job as `longpuzzle dataset` runs it (JOB's episodes and detours unless given); rows."""
+    cfg = DatasetConfig(objectives=[objective], **(job or JOB))
     d = tempfile.mkdtemp()
     rows = run_job(cfg.as_dict(), 0, cfg.plan(), d)["rows"]
     shutil.rmtree(d)
@@ -118,18 +119,13 @@ def test_job(benchmark, baseline):
 
 GAME_OBJECTIVES = ["bolt_unscrew/easy", "rush_hour/easy", "nut_and_bolt/easy", "truck_escape/default",
                    "maze_paint/easy", "color_connect/easy"]
+GAME_JOB = {"episodes": 2, "detours": 0.05}
 
 
 @pytest.mark.parametrize("objective", GAME_OBJECTIVES)
 def test_job_per_game(benchmark, baseline, objective):
-    def new():
-        cfg = DatasetConfig(objectives=[objective], episodes=2, detours=0.05)
-        d = tempfile.mkdtemp()
-        rows = run_job(cfg.as_dict(), 0, cfg.plan(), d)["rows"]
-        shutil.rmtree(d)
-        return rows
-    _pair(benchmark, baseline, new, {"op": "dataset_job", "objective": objective, "format": "parquet",
-                                     "episodes": 2, "detours": 0.05}, 3)
+    _pair(benchmark, baseline, lambda: _job(objective, **GAME_JOB),
+          {"op": "dataset_job", "objective": objective, "format": "parquet", **GAME_JOB}, 3)
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "webdataset"])
