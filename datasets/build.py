@@ -33,7 +33,7 @@ from pathlib import Path
 
 from longpuzzle.agents.harness.frames import FRAME_HASH
 from longpuzzle.datasets.agents import GESTURES
-from longpuzzle.datasets.png import DEFAULT_LEVEL, check_level
+from longpuzzle.datasets.deflate import DEFAULT_LEVEL, check_level
 from longpuzzle.datasets.schema import CONVENTIONS, FORMAT, FORMATS, episode_key, schema_doc
 from longpuzzle.datasets.shards import DatasetError, check_format, file_sha256
 from longpuzzle.datasets.writer import DEFAULT_SHARD_SIZE
@@ -280,7 +280,7 @@ def make_manifest(out: Path, config: DatasetConfig, parts: list[dict], seconds: 
 
 
 def png_deflates(parts: list[dict]) -> list[dict]:
-    """The deflates the jobs' PNGs were made with (png.Deflate.record), each with its jobs:
+    """The deflates the jobs' PNGs were made with (deflate.Deflate.record), each with its jobs:
     one, unless jobs ran where zlib-ng was another version or missing (a resumed dataset,
     a cluster). A job's shards have the same bytes again given the same deflate; their
     pixels are the same whatever it is."""

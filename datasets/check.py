@@ -25,6 +25,7 @@ import numpy as np
 
 from longpuzzle.agents.harness.frames import FrameStoreError, hasher
 from longpuzzle.datasets.build import read_manifest
+from longpuzzle.datasets.deflate import DEFAULT_LEVEL
 from longpuzzle.datasets.schema import manifest_frame_hash
 from longpuzzle.datasets.shards import DatasetError, file_sha256, read_rows
 
@@ -144,7 +145,7 @@ def _check(folder: Path, m: dict, replay: bool, frames: bool) -> dict:
     if rows != m["counts"]["rows"]:
         problem(f"{rows} rows in the shards, the manifest counts {m['counts']['rows']}")
     deflates = m.get("png_deflate", [])
-    for p in _deflate_problems(deflates, m.get("settings", {}).get("png_level", 1)):
+    for p in _deflate_problems(deflates, m.get("settings", {}).get("png_level", DEFAULT_LEVEL)):
         problem(p)
     return {"folder": str(folder), "ok": not problems, "shards": len(m["shards"]), "rows": rows,
             "episodes": len(episodes), "frames_checked": checked_frames, "actions_replayed": replayed,

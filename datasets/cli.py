@@ -81,6 +81,7 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
 
     from longpuzzle.datasets.build import DatasetConfig, build
     from longpuzzle.datasets.check import describe_deflates
+    from longpuzzle.datasets.deflate import DEFAULT_LEVEL
     from longpuzzle.engine.catalog import catalog
     from longpuzzle.engine.geometry import parse_viewport
 
@@ -109,7 +110,7 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
         cfg = DatasetConfig(objectives=objs, episodes=episodes, agent=agent_spec,
                             styles=_list(styles, str, "--style"), scales=_list(scales, float, "--scale"),
                             detours=detours, restarts=restarts, gestures=gestures, seed=seed, format=fmt,
-                            shard_size=shard_size, png_level=1 if png_level is None else png_level, jobs=jobs, settings=settings)
+                            shard_size=shard_size, png_level=DEFAULT_LEVEL if png_level is None else png_level, jobs=jobs, settings=settings)
         from longpuzzle.datasets.agents import make_agent
         make_agent(agent_spec, detours=detours, restarts=restarts, gestures=gestures)   # bad agent: now
         out = Path(out_dir)

@@ -12,11 +12,13 @@ before it) and is not a row: an episode's rows start at harness step 2.
 
 from __future__ import annotations
 
+from longpuzzle.agents.harness.frames import WHOLE_FRAME_HASH
+
 # 2: rows' frame hashes are the harness's FRAME_HASH (agents/harness/frames.py, "xxh3-128-b32"),
 # which the manifest names (``frame_hash``); 1: the whole-frame "xxh3-128", not named
 FORMAT = "longpuzzle-dataset/2"
 FORMATS = ("longpuzzle-dataset/1", FORMAT)         # what read_manifest reads
-OLD_FRAME_HASH = "xxh3-128"                        # the frame hash of a manifest that names none
+OLD_FRAME_HASH = WHOLE_FRAME_HASH                  # the frame hash of a manifest that names none
 CONVENTIONS = ("general_e2e", "qwen", "uitars")    # agents/models protocols with a text action format
 
 COLUMNS: dict[str, tuple[str, str]] = {

@@ -36,7 +36,8 @@ import numpy as np
 from longpuzzle.agents.harness import frame_hash
 from longpuzzle.agents.harness.frames import BAND_ROWS
 from longpuzzle.datasets.conventions import Conventions
-from longpuzzle.datasets.png import DEFAULT_LEVEL, PngStream, reproducible_deflate
+from longpuzzle.datasets.deflate import DEFAULT_LEVEL, reproducible_deflate
+from longpuzzle.datasets.png import PngStream
 from longpuzzle.datasets.schema import sample_key
 from longpuzzle.datasets.shards import EXTENSIONS, DatasetError, compact_json, open_shard
 
@@ -67,7 +68,7 @@ class StepWriter:
         self._pending: dict | None = None         # the episode's last row, waiting for its next frame
         self._conv: dict[tuple, Conventions] = {}
         self._names: OrderedDict = OrderedDict()      # (W, H, action JSON) -> the action in every convention
-        # zlib-ng's deflate, whose bytes repeat (png.py: ISA-L's may not), in bands of 32 rows
+        # zlib-ng's deflate, whose bytes repeat (deflate.py: ISA-L's may not), in bands of 32 rows
         # (smaller bands compress fewer unchanged rows again); ``deflate``: which library, its
         # version and the level, for the manifest
         self._png = PngStream(band_rows=PNG_BAND_ROWS, deflate=deflate)
@@ -156,7 +157,7 @@ class StepWriter:
         kind, meta, frame, delta = item
         if kind == _SHOWN:
             delta, digests = delta
-            self._image(frame, meta or frame_hash(frame), delta, digests)
+            self._png.encode(frame, delta, key=meta or frame_hash(frame), digests=digests)
             self._ahead = True
             return
         if kind == _END:
@@ -194,18 +195,15 @@ class StepWriter:
 
     def _row_image(self, frame: np.ndarray, h: str, delta: tuple | None) -> bytes:
         """A row's PNG: made when its frame was shown (frames are shown ahead of their rows,
-        so the PNG stream has moved on: it is not told about this frame again), else now."""
+        so the PNG stream has moved on: it is not told about this frame again), else now,
+        from the band encoder: again the same bytes, without looking at the pixels, for a
+        frame written before (an action that left the screen as it was, the same position
+        in another episode of the objective)."""
         if self._ahead:
             png = self._png.recall(h)
             if png is not None:
                 return png
-        return self._image(frame, h, delta)
-
-    def _image(self, frame: np.ndarray, h: str, delta: tuple | None = None, digests=None) -> bytes:
-        """The frame's PNG, from the band encoder: again the same bytes, without looking at
-        the pixels, for a frame written before (an action that left the screen as it was,
-        the same position in another episode of the objective)."""
-        return self._png.encode(frame, delta, key=h, digests=digests)
+        return self._png.encode(frame, delta, key=h)
 
     def _write(self, row: dict) -> None:
         if self._shard is None:

@@ -23,8 +23,9 @@ from PIL import Image
 
 from longpuzzle.datasets.build import DatasetConfig
 from longpuzzle.datasets.collect import play_episode
-from longpuzzle.datasets import png as png_mod
-from longpuzzle.datasets.png import LEVELS, Deflate, PngStream, reproducible_deflate
+from longpuzzle.datasets import deflate as deflate_mod
+from longpuzzle.datasets.deflate import LEVELS, Deflate, reproducible_deflate
+from longpuzzle.datasets.png import PngStream
 from longpuzzle.datasets.schema import COLUMNS, META_COLUMNS
 from longpuzzle.datasets.shards import DatasetError, WebDatasetShard, file_sha256, read_rows, ustar_header
 from longpuzzle.datasets.writer import StepWriter
@@ -268,7 +269,7 @@ def test_a_bands_bytes_depend_on_its_pixels_alone_whatever_the_compressor_did_be
 
 _FRESH_BANDS = """
 import hashlib, sys
-from longpuzzle.datasets.png import reproducible_deflate
+from longpuzzle.datasets.deflate import reproducible_deflate
 data = open(sys.argv[1], "rb").read()
 bands, at = [], 0
 while at < len(data):
@@ -350,7 +351,7 @@ def test_a_band_cut_short_leaves_no_trace_in_the_next_frames(captured):
 
 
 def test_without_zlib_ng_the_standard_librarys_zlib_deflates_and_says_so(monkeypatch, captured):
-    monkeypatch.setattr(png_mod, "_zng", None)
+    monkeypatch.setattr(deflate_mod, "_zng", None)
     d = reproducible_deflate(3)
     assert d.module is zlib and d.record()["library"] == "zlib" and "zlib-ng could not be imported" in d.note
     assert d.record()["level"] == 3 and d.header == zlib.compress(b"", 3)[:2]

@@ -275,16 +275,16 @@ def test_the_png_level_and_deflate_are_recorded_and_only_the_bytes_differ(tmp_pa
     (settings) and the deflate that made the PNGs (library, version, level, jobs), as the
     standard library's zlib with a note when zlib-ng cannot be imported; dataset-check
     shows it and finds a recorded level other than the settings' a problem."""
-    from longpuzzle.datasets import png as png_mod
+    from longpuzzle.datasets import deflate as deflate_mod
     base = dict(objectives=["rush_hour/easy"], format="webdataset", settings={"max_actions": 6})
     made = {}
     for name, level in (("fast", 1), ("small", 9)):
         made[name] = build(tmp_path / name, DatasetConfig(png_level=level, **base))
     with monkeypatch.context() as mp:
-        mp.setattr(png_mod, "_zng", None)
+        mp.setattr(deflate_mod, "_zng", None)
         made["zlib"] = build(tmp_path / "zlib", DatasetConfig(**base))
     fast, small, plain = made["fast"], made["small"], made["zlib"]
-    assert fast["png_deflate"] == [{"library": "zlib-ng", "version": png_mod._zng.ZLIBNG_VERSION, "level": 1,
+    assert fast["png_deflate"] == [{"library": "zlib-ng", "version": deflate_mod._zng.ZLIBNG_VERSION, "level": 1,
                                     "jobs": [0]}]
     assert small["settings"]["png_level"] == 9 and small["png_deflate"][0]["level"] == 9
     assert plain["png_deflate"][0]["library"] == "zlib" and "could not be imported" in plain["png_deflate"][0]["note"]

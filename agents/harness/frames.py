@@ -94,11 +94,15 @@ def _frame_array(frame: np.ndarray) -> np.ndarray:
     return f
 
 
-def band_digests(frame: np.ndarray) -> list[bytes]:
-    """The xxh3-128 digests (16 bytes each) of a frame's bands of BAND_ROWS rows, top first."""
-    f = _frame_array(frame)
+def _bands(f: np.ndarray) -> list[bytes]:
+    """The band digests of a checked frame (_frame_array)."""
     digest = xxhash.xxh3_128_digest
     return [digest(f[r:r + BAND_ROWS]) for r in range(0, f.shape[0], BAND_ROWS)]
+
+
+def band_digests(frame: np.ndarray) -> list[bytes]:
+    """The xxh3-128 digests (16 bytes each) of a frame's bands of BAND_ROWS rows, top first."""
+    return _bands(_frame_array(frame))
 
 
 def _combine(shape: tuple, digests: list[bytes]) -> str:
@@ -108,8 +112,7 @@ def _combine(shape: tuple, digests: list[bytes]) -> str:
 def frame_hash(frame: np.ndarray) -> str:
     """The identity of a frame's pixels (every byte): FRAME_HASH, 32 hex digits (module doc)."""
     f = _frame_array(frame)
-    digest = xxhash.xxh3_128_digest
-    return _combine(f.shape, [digest(f[r:r + BAND_ROWS]) for r in range(0, f.shape[0], BAND_ROWS)])
+    return _combine(f.shape, _bands(f))
 
 
 def whole_frame_hash(frame: np.ndarray) -> str:
@@ -129,11 +132,11 @@ HASHERS: dict[str, Callable[[np.ndarray], str]] = {
 def hasher(name: str | None) -> Callable[[np.ndarray], str]:
     """The frame hash a folder was recorded with, by the name it records (``None``: folders
     from before the header named it, which used SHA-1)."""
-    fn = HASHERS.get("sha1" if name is None else name) if isinstance(name, (str, type(None))) else None
-    if fn is None:
+    try:
+        return HASHERS["sha1" if name is None else name]
+    except (KeyError, TypeError):           # (TypeError: a name that is not a string, e.g. a list)
         raise FrameStoreError(f"unknown frame hash {name!r} (this longpuzzle knows "
-                              f"{', '.join(sorted(HASHERS))}: the folder may be from a newer version)")
-    return fn
+                              f"{', '.join(sorted(HASHERS))}: the folder may be from a newer version)") from None
 
 
 class FrameHasher:
@@ -178,7 +181,7 @@ class FrameHasher:
                 self.hashed += i1 - i0
         else:
             f = _frame_array(frame)
-            ds = [digest(f[r:r + BAND_ROWS]) for r in range(0, f.shape[0], BAND_ROWS)]
+            ds = _bands(f)
             self.hashed += len(ds)
             self.shape = f.shape
         self.bands += len(ds)
