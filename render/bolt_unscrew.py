@@ -22,8 +22,6 @@ hit-tests with.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
-
 import numpy as np
 import pygame
 
@@ -32,7 +30,8 @@ from longpuzzle.puzzles.bolt_unscrew import (
     CORNER_RADIUS, HINT_DEFAULT, LEFT, MOVE_MS, N_ANG, PLAY_ZONE, Q,
 )
 from longpuzzle.render.frame import (
-    Changes, GameDrawing, Painter, difficulty_label, draw_patch, draw_sprite, px_box, shade,
+    BoxCache, Changes, GameDrawing, Painter, compose_clipped, difficulty_label, draw_patch, draw_sprite, px_box,
+    shade,
 )
 
 GAME = "bolt_unscrew"
@@ -312,8 +311,7 @@ class BoltUnscrewDrawing(GameDrawing):
             self._frame_surf = pygame.image.frombuffer(self._frame_base, self.proj.size, "RGB")
             self._shown: dict = {}
             self._count_shown = None
-            self._composed: OrderedDict = OrderedDict()   # (box, items over it) -> (base[box], the items)
-            self._composed_size = 0
+            self._composed = BoxCache(COMPOSED)   # (box, items over it) -> base[box], holding the items
             self._work.blit(self._base, self._region.topleft, self._region)
             self.base_changes = Changes()
         u = self.ui
@@ -410,8 +408,6 @@ class BoltUnscrewDrawing(GameDrawing):
             self.base_changes.changed(boxes)
         return self._frame_base
 
-    base_changes = None
-
     def _update_region(self, items: dict) -> list:
         """The frame's base kept in step: the boxes of what came, went or moved (its old and
         new place) are composed again - the static layer there, then every item that reaches
@@ -445,7 +441,7 @@ class BoltUnscrewDrawing(GameDrawing):
                 else:
                     i += 1
             merged.append(r)
-        work, base, fb = self._work, self._base, self._frame_base
+        fb = self._frame_base
         order = [items[k] for k in sorted(items)]
         composed = self._composed
         for r in merged:
@@ -454,22 +450,12 @@ class BoltUnscrewDrawing(GameDrawing):
                          and it[2] < y1 and it[2] + it[0].get_height() > y0)
             key = (x0, y0, x1, y1, tuple((id(sp), x, y) for sp, x, y in over))
             hit = composed.get(key)
-            if hit is not None and all(a[0] is b[0] for a, b in zip(hit[1], over)):
-                composed.move_to_end(key)
-                fb[y0:y1, x0:x1] = hit[0]
+            if hit is not None:
+                fb[y0:y1, x0:x1] = hit
                 continue
-            work.blit(base, r.topleft, r)
-            work.set_clip(r)
-            for sp, x, y in over:
-                work.blit(sp, (x, y))
-            work.set_clip(None)
-            self._frame_surf.blit(work, r.topleft, r)      # opaque: a copy into the base's pixels
-            # kept, with the sprites (their ids stay theirs while held)
-            patch = fb[y0:y1, x0:x1].copy()
-            composed[key] = (patch, over)
-            self._composed_size += patch.nbytes
-            while self._composed_size > COMPOSED and len(composed) > 1:
-                self._composed_size -= composed.popitem(last=False)[1][0].nbytes
+            compose_clipped(self._work, self._base, r, [(sp, (x, y)) for sp, x, y in over], self._frame_surf,
+                            r.topleft)
+            composed.put(key, fb[y0:y1, x0:x1], over)     # with the sprites (their ids stay theirs while held)
         return [(r.x, r.y, r.right, r.bottom) for r in merged]
 
     @staticmethod

@@ -27,7 +27,7 @@ from longpuzzle.engine.geometry import Rect, circle_points, rounded_rect_points
 from longpuzzle.engine.suite import difficulty_label
 from longpuzzle.puzzles.color_connect import FLASH_MS, S_HEADER
 from longpuzzle.render.frame import (
-    Changes, GameDrawing, Painter, draw_sprite, hex_rgb, mix, px_box, shade,
+    BoxCache, Changes, GameDrawing, Painter, compose_clipped, draw_sprite, hex_rgb, mix, px_box, shade,
 )
 
 GAME = "color_connect"
@@ -216,8 +216,7 @@ class ColorConnectDrawing(GameDrawing):
             self._work = pygame.surfarray.make_surface(np.ascontiguousarray(static[y0:y1, x0:x1].transpose(1, 0, 2)))
             self._clean = self._work.copy()
             self._base_surf = pygame.image.frombuffer(self._base, (static.shape[1], static.shape[0]), "RGB")
-            self._composed: OrderedDict = OrderedDict()   # (box, sprites' ids) -> (base[box], the sprites)
-            self._composed_size = 0
+            self._composed = BoxCache(COMPOSED)      # (box, sprites' ids) -> base[box], holding the sprites
             self._static = static
             self._shown: dict = {}                   # colour -> cells of its completed path drawn
             self._shown_key = None
@@ -280,24 +279,14 @@ class ColorConnectDrawing(GameDrawing):
         over = tuple((sp, b) for sp, b in sprites if b[0] < x1 and b[2] > x0 and b[1] < y1 and b[3] > y0)
         key = (box, tuple(id(sp) for sp, _ in over))
         hit = self._composed.get(key)
-        if hit is not None and hit[1] == over:
-            self._composed.move_to_end(key)
-            self._base[y0:y1, x0:x1] = hit[0]
+        if hit is not None:
+            self._base[y0:y1, x0:x1] = hit
             return
         bx0, by0 = self.board_box[:2]
         rect = pygame.Rect(x0 - bx0, y0 - by0, x1 - x0, y1 - y0)
-        work = self._work
-        work.blit(self._clean, rect.topleft, rect)
-        work.set_clip(rect)
-        for sp, b in over:
-            work.blit(sp, (b[0] - bx0, b[1] - by0))
-        work.set_clip(None)
-        self._base_surf.blit(work, (x0, y0), rect)     # opaque: a copy into the base's pixels
-        patch = self._base[y0:y1, x0:x1].copy()
-        self._composed[key] = (patch, over)            # (the sprites held: their ids stay theirs)
-        self._composed_size += patch.nbytes
-        while self._composed_size > COMPOSED and len(self._composed) > 1:
-            self._composed_size -= self._composed.popitem(last=False)[1][0].nbytes
+        compose_clipped(self._work, self._clean, rect, [(sp, (b[0] - bx0, b[1] - by0)) for sp, b in over],
+                        self._base_surf, (x0, y0))
+        self._composed.put(key, self._base[y0:y1, x0:x1], over)   # (the sprites held: their ids stay theirs)
 
     def _active_patch(self, base: np.ndarray, state, cells: tuple):
         """The active path over the completed-path board, as an opaque patch (cached: an
@@ -352,8 +341,6 @@ class ColorConnectDrawing(GameDrawing):
         return sp
 
     # -- per frame ----------------------------------------------------------------------------
-    base_changes = None
-
     def base_layer(self, static, suite, state, t, anim, phase):
         return self._update_base(static, state)
 

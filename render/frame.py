@@ -663,6 +663,60 @@ class Changes:
         return [b for _, b in log[i:]]
 
 
+class BoxCache:
+    """Boxes of a base layer as composed before, for a game that keeps its base in step in
+    place: key -> a read-only copy of the box's pixels, up to ``limit`` bytes, the least
+    recently used dropped first (one is always kept), none larger than ``largest`` bytes.
+    Each entry holds ``held`` (the sprites or layers whose ids its key names), so that those
+    ids are not reused while it is kept: a key found names the same objects. Thread-safe."""
+
+    def __init__(self, limit: int, largest: int | None = None):
+        self.limit, self.largest = limit, largest
+        self._entries: dict[Any, tuple] = {}      # key -> (pixels, held), oldest used first
+        self._size = 0                            # their bytes
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key) -> np.ndarray | None:
+        with self._lock:
+            hit = self._entries.pop(key, None)
+            if hit is None:
+                return None
+            self._entries[key] = hit              # the most recently used now
+            return hit[0]
+
+    def put(self, key, pixels: np.ndarray, held=None) -> None:
+        """Keep a copy of ``pixels`` (the box as composed) under ``key``."""
+        if self.largest is not None and pixels.nbytes > self.largest:
+            return
+        arr = pixels.copy()
+        arr.setflags(write=False)
+        with self._lock:
+            if key in self._entries:
+                return
+            self._entries[key] = (arr, held)
+            self._size += arr.nbytes
+            while self._size > self.limit and len(self._entries) > 1:
+                self._size -= self._entries.pop(next(iter(self._entries)))[0].nbytes
+
+
+def compose_clipped(work: pygame.Surface, clean: pygame.Surface, rect: pygame.Rect, blits,
+                    into: pygame.Surface, at) -> None:
+    """Compose ``rect`` of ``work`` again and copy it into ``into`` at ``at``: ``clean``
+    (a surface of work's size: what lies under every sprite) there, then each of ``blits``
+    (surface, (x, y) in work's px) in order, clipped to ``rect`` - the pixels composing the
+    whole of ``work`` gives there (each pixel is ``clean`` with the sprites over it blended
+    in order). ``work`` opaque: the copy into ``into`` is a plain copy of its pixels."""
+    work.blit(clean, rect.topleft, rect)
+    work.set_clip(rect)
+    for sp, xy in blits:
+        work.blit(sp, xy)
+    work.set_clip(None)
+    into.blit(work, at, rect)
+
+
 MERGE_BOXES = 24             # more boxes than this to copy into a reused frame array: one box around them
 
 

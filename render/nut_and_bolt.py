@@ -160,23 +160,20 @@ class NutAndBoltDrawing(GameDrawing):
             self.base_changes = Changes()
         keys, self._moving = self._pose(suite, state, anim)
         self._keys = keys
-        xs = [bx[0] for bx in self.boxes]
         if self._shown is None:
             changed = list(range(len(keys)))
         else:
             changed = [b for b in range(len(keys)) if keys[b] != self._shown[b]]
         if changed:
             base = self._base
-            boxes = []
 
             def put(arr, x0, y0):
                 h, w = arr.shape[:2]
                 base[y0:y0 + h, x0:x0 + w] = arr
             regions = [self.boxes[b] for b in changed]
-            self._recompose(put, static, regions, keys, xs)
+            self._recompose(put, static, regions, keys, [bx[0] for bx in self.boxes])
             self._shown = keys
-            boxes.extend(regions)
-            self.base_changes.changed(boxes)
+            self.base_changes.changed(regions)
         return self._base
 
     def draw_dynamic(self, f, suite, state, t, anim, phase):

@@ -12,15 +12,12 @@ The geometry is the level's RushHourUI (design px), the object the engine hit-te
 from __future__ import annotations
 
 
-import threading
-from collections import OrderedDict
-
 import numpy as np
 import pygame
 
 from longpuzzle.engine.geometry import Rect, circle_points, rounded_rect_points
 from longpuzzle.puzzles.rush_hour import DRIVE_OUT_MS, SNAP_MS
-from longpuzzle.render.frame import Changes, GameDrawing, Painter, draw_sprite, mix, px_box, shade
+from longpuzzle.render.frame import BoxCache, Changes, GameDrawing, Painter, draw_sprite, mix, px_box, shade
 
 GAME = "rush_hour"
 ASPHALT, ASPHALT_LINE = (70, 78, 90), (96, 106, 118)
@@ -39,33 +36,11 @@ RIM_PAD = 12.0
 
 # regions of boards composed (static pixels, vehicles blended over them; pygame's alpha blit
 # onto 24-bit pixels costs about 70 us a vehicle), kept by (drawing, static layer, region,
-# vehicles and positions over it) up to COMPOSED_BYTES, the oldest dropped first; each entry
-# holds its drawing and static layer, so that their ids in the key are not reused meanwhile
+# vehicles and positions over it) up to COMPOSED_BYTES, the least recently used dropped first;
+# each entry holds its drawing and static layer, so that their ids in the key are not reused
+# meanwhile (shared by every drawing, on any thread)
 COMPOSED_BYTES = 24 << 20
-_COMPOSED: "OrderedDict[tuple, tuple]" = OrderedDict()
-_COMPOSED_SIZE = [0]
-_COMPOSED_LOCK = threading.Lock()
-
-
-def _composed_get(key):
-    with _COMPOSED_LOCK:
-        hit = _COMPOSED.get(key)
-        if hit is None:
-            return None
-        _COMPOSED.move_to_end(key)
-        return hit[1]
-
-
-def _composed_put(key, owners, arr: np.ndarray) -> None:
-    with _COMPOSED_LOCK:
-        if key in _COMPOSED or arr.nbytes > COMPOSED_BYTES // 4:
-            return
-        arr.setflags(write=False)
-        _COMPOSED[key] = (owners, arr)
-        _COMPOSED_SIZE[0] += arr.nbytes
-        while _COMPOSED_SIZE[0] > COMPOSED_BYTES:
-            _, (_, old) = _COMPOSED.popitem(last=False)
-            _COMPOSED_SIZE[0] -= old.nbytes
+_COMPOSED = BoxCache(COMPOSED_BYTES, largest=COMPOSED_BYTES // 4)
 
 
 def _ease(q: float) -> float:
@@ -279,6 +254,16 @@ class RushHourDrawing(GameDrawing):
         out.sort()
         return [v for _, v in out]
 
+    def _moved(self, before, after) -> list:
+        """For each vehicle at another position in ``after`` than in ``before``, the px box
+        around its sprite at both."""
+        out = []
+        for v in range(len(after)):
+            if after[v] != before[v]:
+                a, b = self._sprite(v, before[v])[1], self._sprite(v, after[v])[1]
+                out.append((min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])))
+        return out
+
     def base_layer(self, static, suite, state, t, anim, phase):
         if suite.complete and anim is None:
             return None                   # the completion card dims the board without vehicles
@@ -309,11 +294,7 @@ class RushHourDrawing(GameDrawing):
         if self._bpos is None:
             regions = [(x0, y0, x1, y1)]
         else:
-            regions = []
-            for v in range(len(pos)):
-                if pos[v] != self._bpos[v]:
-                    a, b = self._sprite(v, self._bpos[v])[1], self._sprite(v, pos[v])[1]
-                    regions.append((min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])))
+            regions = self._moved(self._bpos, pos)
         boxes = []
         base, surf = self._base, self._bsurf
         for rx0, ry0, rx1, ry1 in regions:
@@ -328,7 +309,7 @@ class RushHourDrawing(GameDrawing):
             # the region is a function of the static pixels and the vehicles over it: one
             # composed before (a state come back to, a level played again) is copied back
             key = (id(self), id(static), rx0, ry0, rx1, ry1, tuple(over))
-            done = _composed_get(key)
+            done = _COMPOSED.get(key)
             if done is not None:
                 base[ry0:ry1, rx0:rx1] = done
             else:
@@ -338,7 +319,7 @@ class RushHourDrawing(GameDrawing):
                     sp, box = self._sprite(v, p)
                     surf.blit(sp, (box[0], box[1]))
                 surf.set_clip(None)
-                _composed_put(key, (self, static), base[ry0:ry1, rx0:rx1].copy())
+                _COMPOSED.put(key, base[ry0:ry1, rx0:rx1], (self, static))
             boxes.append((rx0, ry0, rx1, ry1))
         self._bpos = pos
         self.base_changes.changed(boxes)
@@ -356,12 +337,8 @@ class RushHourDrawing(GameDrawing):
         pos = self.positions(suite, state, t, anim, phase)
         rest = self._bpos
         W, H = self.proj.size
-        regions = []
+        regions = self._moved(rest, pos)
         x0, y0, x1, y1 = self._bbox
-        for v in range(len(pos)):
-            if pos[v] != rest[v]:
-                a, b = self._sprite(v, rest[v])[1], self._sprite(v, pos[v])[1]
-                regions.append((min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])))
         for v in range(len(pos)):
             if pos[v] == rest[v]:
                 # a vehicle at rest whose sprite reaches out of the board's box: the base
