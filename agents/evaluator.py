@@ -25,20 +25,17 @@ _shared: OrderedDict = OrderedDict()
 _shared_lock = threading.Lock()
 
 
-def certificate(level, state, budget: int = CERTIFY_BUDGET, cache: dict | None = None) -> str:
+def certificate(level, state, budget: int = CERTIFY_BUDGET) -> str:
     """"solvable", "dead_end" or "unknown" for a state, from the exhaustive solvers. A
     certificate is a function of the level, the state and the budget alone (the search is
     deterministic), so the process keeps the latest SHARED_CERTIFICATES of them, by the
     level's content: the episodes of one objective (a dataset job's, an evaluation's) pass
     through the same states, each certified once."""
-    key = (level.id, bytes(state.tobytes()), budget)
-    if cache is not None and key in cache:
-        return cache[key]
-    shared_key = (level.id, getattr(level, "sha256", None), key[1], budget)
+    key = (level.id, getattr(level, "sha256", None), bytes(state.tobytes()), budget)
     with _shared_lock:
-        out = _shared.get(shared_key)
+        out = _shared.get(key)
         if out is not None:
-            _shared.move_to_end(shared_key)
+            _shared.move_to_end(key)
     if out is None:
         try:
             from longpuzzle.solvers import certify
@@ -47,11 +44,9 @@ def certificate(level, state, budget: int = CERTIFY_BUDGET, cache: dict | None =
         res = certify(level, state, budget=budget, solution=False)      # the status is all it keeps
         out = {"solvable": "solvable", "unsolvable": "dead_end"}.get(res.status, "unknown")
         with _shared_lock:
-            _shared[shared_key] = out
+            _shared[key] = out
             while len(_shared) > SHARED_CERTIFICATES:
                 _shared.popitem(last=False)
-    if cache is not None:
-        cache[key] = out
     return out
 
 
@@ -68,7 +63,6 @@ class Evaluator:
     rejected: int = 0
     records: int = 0
     level_stats: dict = field(default_factory=dict)   # per target level: actions, rejected, noop, clock
-    _cache: dict = field(default_factory=dict, repr=False)
     _last_moves: tuple = (None, 0)
 
     def __post_init__(self):
@@ -117,7 +111,7 @@ class Evaluator:
                     out.won = True
                     rec["win"] = True
             if getattr(s.puzzle, "dead_ends", False) and not solved:
-                rec["certificate"] = certificate(lvl, s.state, self.certify_budget, self._cache)
+                rec["certificate"] = certificate(lvl, s.state, self.certify_budget)
             diag = s.puzzle.diagnostics(lvl, s.state)
             if diag:
                 rec["diagnostics"] = diag

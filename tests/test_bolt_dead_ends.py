@@ -190,7 +190,7 @@ def test_certificates_are_kept_for_the_process_and_equal_fresh_ones(monkeypatch)
     monkeypatch.setattr(E, "_shared", E.OrderedDict())
     fresh = [E.certificate(lvl, s, 2000) for s in states]
     assert len(calls) == len(states) and fresh[-1] == "dead_end" and "solvable" in fresh
-    again = [E.certificate(lvl, s, 2000, {}) for s in states]          # another episode's evaluator
+    again = [E.certificate(lvl, s, 2000) for s in states]              # another episode's evaluator
     assert again == fresh and len(calls) == len(states)
     E.certificate(lvl, states[0], 3000)                                # another budget: searched
     assert len(calls) == len(states) + 1
