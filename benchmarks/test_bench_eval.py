@@ -60,16 +60,16 @@ def test_objective_episode(benchmark, tmp_path, baseline, objective, save_frames
 
 
 def test_level_screens(benchmark, baseline):
-    import longpuzzle.render.frame as frame
+    from longpuzzle.render.frame import Renderer, layers
 
     objective = "maze_paint/hard"
     levels = catalog().objective(objective).level_ids
     suites = [Suite(lid) for lid in levels]
 
     def new():
-        frame._BASES.clear()                          # nothing drawn before: the game's base too
+        layers._BASES.clear()                          # nothing drawn before: the game's base too
         for s in suites:
-            frame.Renderer().render(s)
+            Renderer().render(s)
 
     def old():
         return baseline(op="level_screens", objective=objective)

@@ -135,7 +135,7 @@ class GameUI:
                           a whole route in one drag)
        and the class attributes exit_to, instructions, complete_title / complete_text,
        header_y (and optionally instructions_y, toast_y).
-    2. A drawing module render/<game>.py (see longpuzzle.render.frame.GameDrawing).
+    2. A drawing module render/<game>.py (see longpuzzle.render.frame.drawing.GameDrawing).
     """
 
     exit_to = "difficulty"            # where the in-game back button goes: "difficulty" | "home"

@@ -39,7 +39,7 @@ class Viewer:
         import pygame
 
         if fr.DUMMY_DRIVER_SET and os.environ.get("SDL_VIDEODRIVER") == "dummy":
-            os.environ.pop("SDL_VIDEODRIVER", None)     # render/frame.py chose dummy, not the user
+            os.environ.pop("SDL_VIDEODRIVER", None)     # render/frame/ chose dummy, not the user
             fr.DUMMY_DRIVER_SET = False
         if not _display_available():
             raise DisplayError("render_mode='human' needs a display (DISPLAY / WAYLAND_DISPLAY unset); "

@@ -8,9 +8,10 @@ import pygame
 import pytest
 
 from longpuzzle.engine.suite import Suite
-from longpuzzle.render.frame import (
-    Recorder, Renderer, _cover, _smooth_into, draw_layer, fill_rects, layer_base, outline_rects, surface_to_array,
-)
+from longpuzzle.render.frame import Renderer
+from longpuzzle.render.frame.kernels import _smooth_into, fill_rects, outline_rects
+from longpuzzle.render.frame.layers import _cover, draw_layer, layer_base, surface_to_array
+from longpuzzle.render.frame.paint import Recorder
 
 LEVELS = ["bolt_unscrew/hard/6", "rush_hour/easy/1", "nut_and_bolt/hard/1", "truck_escape/default/5",
           "maze_paint/hard/10", "maze_paint/easy/1", "color_connect/hard/10", "nut_and_bolt/nightmare/1"]
@@ -110,7 +111,7 @@ def test_smoothing_rects_in_place_gives_pygames_smoothscale_bytes():
 def test_smoothing_and_restoring_in_one_pass_gives_the_two_steps_bytes():
     import pygame
 
-    from longpuzzle.render.frame import _smooth_restore
+    from longpuzzle.render.frame.kernels import _smooth_restore
 
     rng = np.random.default_rng(5)
     work, base = pygame.Surface((96, 70)), pygame.Surface((96, 70))
@@ -463,7 +464,7 @@ def test_a_layer_base_starts_with_its_working_copy_and_smoothed_copy_of_its_base
     import pygame
 
     from longpuzzle.engine.geometry import projection
-    from longpuzzle.render.frame import LayerBase
+    from longpuzzle.render.frame.layers import LayerBase
 
     rng = np.random.default_rng(9)
     noise = rng.integers(0, 256, (216, 384, 3), dtype=np.uint8)

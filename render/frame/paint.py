@@ -1,0 +1,248 @@
+"""Drawing in design px: the Painter (shapes, prisms, text through a projection), the
+Recorder that records a Painter's polygons for replay, the palette and colour helpers
+(font, mix, shade, hex_rgb) and pygame's one-time font setup."""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import pygame
+
+from longpuzzle.engine.geometry import DESIGN_H, DESIGN_W, Projection, Rect, circle_points, rounded_rect_points
+
+SS = 2                                   # supersampling of cached layers and sprites
+INK = (38, 50, 56)
+MUTED = (96, 112, 122)
+WHITE = (255, 255, 255)
+BG_TOP, BG_BOTTOM = (236, 242, 248), (214, 225, 236)
+TABLE_TOP, TABLE_BOTTOM = (44, 52, 64), (24, 29, 36)
+ACCENT = (30, 136, 229)
+CARD_ACCENTS = [(239, 108, 0), (67, 160, 71), (30, 136, 229), (142, 36, 170), (229, 57, 53), (0, 151, 167),
+                (109, 76, 65), (57, 73, 171)]
+TOAST_Y = 800
+
+_inited = False
+
+
+def _init() -> None:
+    global _inited
+    if not _inited:
+        pygame.font.init()
+        _inited = True
+
+
+@lru_cache(maxsize=256)
+def font(px: int) -> pygame.font.Font:
+    _init()
+    return pygame.font.Font(None, max(6, int(px)))
+
+
+def mix(c1, c2, f: float):
+    return tuple(int(round(a + (b - a) * f)) for a, b in zip(c1, c2))
+
+
+_SHADES: dict = {}
+
+
+def shade(c, f: float):
+    key = (c, f) if type(c) is tuple else None
+    out = _SHADES.get(key) if key is not None else None
+    if out is None:
+        out = tuple(max(0, min(255, int(round(v * f)))) for v in c)
+        if key is not None and len(_SHADES) < 8192:
+            _SHADES[key] = out
+    return out
+
+
+def hex_rgb(h: str) -> tuple[int, int, int]:
+    h = h.lstrip("#")
+    return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)
+
+
+class Painter:
+    """Draws design-px shapes onto a pygame surface. ``proj`` is the projection of the
+    surface's resolution (already including supersampling); ``offset`` is the surface's
+    top-left corner in that projection's px (for sprites and patches)."""
+
+    def __init__(self, surf: pygame.Surface, proj: Projection, offset=(0.0, 0.0)):
+        self.surf = surf
+        self.proj = proj
+        self.ox, self.oy = offset
+        self.is_3d = proj.is_3d
+        self.dirty: list | None = None      # a list: the px rects every primitive touched go here
+        # a surface that ``surf`` was a copy of when this painter began, never drawn on itself
+        # (a LayerBase's pristine base): outside the rects in ``dirty``, ``surf`` has its pixels
+        self.base: pygame.Surface | None = None
+
+    def _mark(self, rect) -> None:
+        if self.dirty is not None:
+            self.dirty.append(rect)
+
+    def _polygon(self, color, pts, width=0) -> None:
+        """Every filled or outlined polygon of the primitives below is drawn here."""
+        self._mark(pygame.draw.polygon(self.surf, color, pts, width))
+
+    def replay(self, ops, recolour: dict | None = None) -> None:
+        """Draw polygons recorded by a Recorder at the same projection (and offset), with
+        colours optionally replaced: the same pixels as drawing the shapes again."""
+        if self.dirty is None or type(self)._polygon is not Painter._polygon:
+            for color, pts, width in ops:
+                if recolour:
+                    color = recolour.get(color, color)
+                self._polygon(color, pts, width)
+            return
+        # the rects touched are marked as one rect around them (it holds every pixel drawn):
+        # a board's hundreds of polygons give the touched-rect cover one rect, not hundreds
+        surf, touched = self.surf, []
+        for color, pts, width in ops:
+            if recolour:
+                color = recolour.get(color, color)
+            r = pygame.draw.polygon(surf, color, pts, width)
+            if r.w > 0 and r.h > 0:
+                touched.append(r)
+        if touched:
+            self.dirty.append(touched[0].unionall(touched))
+
+    def px(self, x, y, z=0.0):
+        a, b = self.proj.to_px(x, y, z)
+        return a - self.ox, b - self.oy
+
+    def pts(self, pts, z=0.0):
+        # point by point in Python: Projection.to_px written out (the same float operations in
+        # the same order), several times faster than arrays for the few points of a shape
+        pr, ox, oy, z = self.proj, self.ox, self.oy, float(z)
+        sx, sy, pox, poy = pr.sx, pr.sy, pr.ox, pr.oy
+        if not pr.is_3d:
+            return [[q[0] * sx + pox - ox, q[1] * sy + poy - oy] for q in pts]
+        f, s, c, kf, cx, cy = pr._f, pr._s, pr._c, pr._k * pr._f, pr._cx, pr._cy
+        hw, hh = DESIGN_W / 2, DESIGN_H / 2
+        out = []
+        for q in pts:
+            zz = q[2] if len(q) > 2 else z
+            X, Y = q[0] - hw, q[1] - hh
+            m = kf / (f - Y * s - zz * c)
+            out.append([(cx + m * X) * sx + pox - ox, (cy + m * (Y * c - zz * s)) * sy + poy - oy])
+        return out
+
+    def scale_at(self, x, y) -> float:
+        return self.proj.local_scale(x, y)
+
+    # -- primitives
+    def poly(self, pts, color, z=0.0, width=0):
+        p = self.pts(pts, z)
+        if len(p) >= 3:
+            self._polygon(color, p, width)
+
+    def shadow(self, pts, alpha=60, dx=4.0, dy=7.0, grow=0.0):
+        """A soft dark footprint under a raised piece (3d only)."""
+        if not self.is_3d:
+            return
+        p = np.asarray(self.pts([(x + dx, y + dy) for x, y in pts], 0.0))
+        x0, y0 = np.floor(p.min(axis=0)) - 2
+        x1, y1 = np.ceil(p.max(axis=0)) + 2
+        w, h = int(x1 - x0), int(y1 - y0)
+        if w <= 0 or h <= 0:
+            return
+        tmp = pygame.Surface((w, h), pygame.SRCALPHA)
+        pygame.draw.polygon(tmp, (0, 0, 0, alpha), (p - [x0, y0]).tolist())
+        self._mark(self.surf.blit(tmp, (int(x0), int(y0))))
+
+    def prism(self, pts, color, height, z0=0.0, top=None, shadow=True, side=0.68):
+        """An extruded shape: in 3d side faces (lit) + top face at z0 + height; in 2d the
+        outline filled flat. ``pts`` clockwise on screen (y down)."""
+        if not self.is_3d or height <= 0:
+            self.poly(pts, top or color, z0)
+            return
+        if shadow and z0 == 0:
+            self.shadow(pts, dx=0.35 * height, dy=0.55 * height)
+        z1 = z0 + height
+        base = self.pts(pts, z0)
+        up = self.pts(pts, z1)
+        n = len(pts)
+        for i in range(n):
+            j = (i + 1) % n
+            q = [base[i], base[j], up[j], up[i]]
+            area = 0.0
+            for k in range(4):
+                (ax, ay), (bx, by) = q[k], q[(k + 1) % 4]
+                area += ax * by - bx * ay
+            if area <= 0:
+                continue
+            ex, ey = pts[j][0] - pts[i][0], pts[j][1] - pts[i][1]
+            ln = math.hypot(ex, ey) or 1.0
+            nx = -ey / ln            # outward normal (clockwise outline, y down)
+            f = side + 0.14 * (-nx) * 0.9
+            self._polygon(shade(color, f), q)
+        self._polygon(top or color, up)
+
+    def rrect(self, r: Rect, radius, color, z=0.0, height=0.0, top=None, outline=None, width=2.0):
+        pts = rounded_rect_points(r, radius)
+        self.prism(pts, color, height, z, top)
+        if outline is not None:
+            self.outline(pts, outline, z + height, width)
+
+    def circle(self, cx, cy, r, color, z=0.0, height=0.0, top=None, outline=None, width=2.0):
+        pts = circle_points(cx, cy, r, 48 if r * self.scale_at(cx, cy) > 30 else 28)
+        self.prism(pts, color, height, z, top)
+        if outline is not None:
+            self.outline(pts, outline, z + height, width)
+
+    def outline(self, pts, color, z=0.0, width=2.0):
+        p = self.pts(pts, z)
+        wpx = max(1, int(round(width * self.scale_at(*pts[0]))))
+        self._polygon(color, p, wpx)
+
+    def line(self, a, b, color, width=2.0, z=0.0):
+        pa, pb = self.px(*a, z), self.px(*b, z)
+        wpx = max(1, int(round(width * self.scale_at(*a))))
+        self._mark(pygame.draw.line(self.surf, color, pa, pb, wpx))
+
+    def text(self, s: str, x, y, size, color=INK, z=0.0, anchor="center", max_w=None):
+        if not s:
+            return
+        k = self.scale_at(x, y)
+        f = font(round(size * k))
+        img = f.render(s, True, color)
+        if max_w is not None and img.get_width() > max_w * k:
+            f = font(round(size * k * max_w * k / img.get_width()))
+            img = f.render(s, True, color)
+        px, py = self.px(x, y, z)
+        w, h = img.get_size()
+        if anchor == "center":
+            pos = (px - w / 2, py - h / 2)
+        elif anchor == "left":
+            pos = (px, py - h / 2)
+        else:
+            pos = (px - w, py - h / 2)
+        self._mark(self.surf.blit(img, (round(pos[0]), round(pos[1]))))
+
+    def gradient_plane(self, top, bottom, strips=48):
+        for i in range(strips):
+            y0 = DESIGN_H * i / strips
+            y1 = DESIGN_H * (i + 1) / strips + 0.6
+            self.poly([(0, y0), (DESIGN_W, y0), (DESIGN_W, y1), (0, y1)], mix(top, bottom, (i + 0.5) / strips))
+
+
+class Recorder(Painter):
+    """A Painter that draws nothing and records its polygons (``ops``) in px, to be drawn
+    by ``Painter.replay`` as often as needed (shapes drawn several times in different
+    colours are projected once). Records polygons only: text and shadows are refused."""
+
+    def __init__(self, proj: Projection, offset=(0.0, 0.0)):
+        super().__init__(None, proj, offset)
+        self.ops: list = []
+
+    def _polygon(self, color, pts, width=0) -> None:
+        self.ops.append((tuple(color), pts, width))
+
+    def text(self, *a, **k):
+        raise TypeError("a Recorder records polygons only")
+
+    def shadow(self, pts, *a, **k):
+        if self.is_3d:
+            raise TypeError("a Recorder records polygons only")
+
+    def line(self, *a, **k):
+        raise TypeError("a Recorder records polygons only")
