@@ -174,18 +174,21 @@ class ColorConnectDrawing(GameDrawing):
             if len(self._sprites) > 2048:
                 self._sprites.clear()
             box = self._cells_box(cells, self.ui.pitch * 0.75)
-            sp = self._sprites[key] = (draw_sprite(self.proj, box, draw), box)
+            sp = self._sprites[key] = _trimmed(draw_sprite(self.proj, box, draw), box)
         return sp
 
+    def draw_path_piece(self, p: Painter, ci: int, cells: tuple, completed: bool) -> None:
+        """A path with its dots: both in the connected look (completed), else its start selected."""
+        self.draw_path(p, cells, ci)
+        if completed:
+            for cell in (cells[0], cells[-1]):
+                self.draw_dot(p, cell, ci, completed=True)
+        else:
+            self.draw_dot(p, cells[0], ci, selected=True)
+
     def path_sprite(self, ci: int, cells: tuple, completed: bool):
-        def draw(p):
-            self.draw_path(p, cells, ci)
-            if completed:
-                for cell in (cells[0], cells[-1]):
-                    self.draw_dot(p, cell, ci, completed=True)
-            else:
-                self.draw_dot(p, cells[0], ci, selected=True)
-        return self._sprite(("path", ci, cells, completed), cells, draw)
+        return self._sprite(("path", ci, cells, completed), cells,
+                            lambda p: self.draw_path_piece(p, ci, cells, completed))
 
     def completed_routes(self, state) -> list[tuple[int, tuple]]:
         u = self.ui
@@ -375,6 +378,19 @@ class ColorConnectDrawing(GameDrawing):
             level = 4 if dt < 80 else max(1, round(4 * (1 - (dt - 80) / (FLASH_MS - 80))))
             sp, box = self._flash_sprite(r, c, level)
             f.blit(sp, box[0], box[1])
+
+
+def _trimmed(sprite: pygame.Surface, box) -> tuple:
+    """(sprite, its px box) cut down to the smallest box holding every pixel it does not
+    leave fully transparent: the same pixels wherever it is blended (a pixel of alpha 0
+    leaves what is under it as it was), and the boxes a path changes - which frames copy,
+    hash and encode - no larger than what it draws (the box it is drawn in leaves room for
+    the largest piece, a selected dot's halo, around every cell)."""
+    r = sprite.get_bounding_rect()
+    if r.w == 0 or r.h == 0 or r.size == sprite.get_size():
+        return sprite, box
+    x0, y0 = box[0], box[1]
+    return sprite.subsurface(r).copy(), (x0 + r.x, y0 + r.y, x0 + r.right, y0 + r.bottom)
 
 
 DRAWING = ColorConnectDrawing

@@ -691,3 +691,41 @@ def test_bolt_unscrew_base_kept_in_step_equals_the_region_composed_whole(style):
                 prev = f
         assert s.complete
     assert known > 20 and r.drawing(s)._composed
+
+
+@pytest.mark.parametrize("style", ["2d", "3d"])
+def test_color_connect_path_sprites_trimmed_blend_as_drawn(style):
+    """Color Connect's path sprites are cut down to the box of the pixels they do not leave
+    fully transparent: blended over any pixels (here noise, on a 32-bit surface and the
+    frame's 24-bit kind) they give what the sprite drawn in its whole cell box gives, and
+    the box is smaller (so a path that comes or goes changes a smaller box of the frame)."""
+    from longpuzzle.render.frame import draw_sprite
+    from longpuzzle.solvers import solve
+    rng = np.random.default_rng(5)
+    r = Renderer(style)
+    s = Suite("color_connect/hard/1", style=style)
+    r.render(s)
+    d = r.drawing(s)
+    u = s.game_ui()
+    for a in solve(s.level, state=s.session.state.copy()).actions:
+        s.session.apply_action(int(a))
+    routes = d.completed_routes(np.asarray(s.session.state))
+    assert len(routes) == u.k
+    shrunk = 0
+    for ci, cells in routes:
+        for completed, part in ((True, cells), (False, cells[:max(2, len(cells) // 2)])):
+            sp, box = d.path_sprite(ci, part, completed)
+            whole = d._cells_box(part, u.pitch * 0.75)
+            bx0, by0, bx1, by1 = whole
+            assert bx0 <= box[0] and by0 <= box[1] and box[2] <= bx1 and box[3] <= by1
+            shrunk += (box[2] - box[0]) * (box[3] - box[1]) < (bx1 - bx0) * (by1 - by0)
+            ref = draw_sprite(r.proj, whole, lambda p: d.draw_path_piece(p, ci, part, completed))
+            noise = rng.integers(0, 256, (by1 - by0, bx1 - bx0, 3), dtype=np.uint8)
+            for depth in (32, 24):
+                got, want = (pygame.Surface((bx1 - bx0, by1 - by0), 0, depth) for _ in range(2))
+                for surf in (got, want):
+                    pygame.surfarray.blit_array(surf, noise.transpose(1, 0, 2))
+                want.blit(ref, (0, 0))
+                got.blit(sp, (box[0] - bx0, box[1] - by0))
+                assert np.array_equal(pygame.surfarray.array3d(got), pygame.surfarray.array3d(want)), (ci, completed, depth)
+    assert shrunk >= u.k
