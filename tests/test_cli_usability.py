@@ -190,3 +190,21 @@ def test_numba_cache_goes_under_the_project_cache_folder(tmp_path):
                        env=env, timeout=300)
     assert r.returncode == 0 and r.stdout.strip() == str(tmp_path / "mine")
     assert list((tmp_path / "mine").rglob("*.nbi"))
+
+
+def test_a_command_imports_only_the_module_that_offers_it():
+    import importlib
+
+    from longpuzzle.cli import COMMAND_MODULES
+
+    for mod, names in COMMAND_MODULES.items():      # the table names each module's commands
+        assert tuple(c.name for c in importlib.import_module(mod).COMMANDS) == names, mod
+    code = ("import sys\nfrom longpuzzle.cli import main\n"
+            "try:\n    main(['dataset', '--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.endswith('.cli') and m.startswith('longpuzzle.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    loaded = eval(out.strip().splitlines()[-1])
+    assert "longpuzzle.datasets.cli" in loaded
+    others = set(COMMAND_MODULES) - {"longpuzzle.datasets.cli"}
+    assert not others & set(loaded), loaded
+    assert run("frobnicate").exit_code == 2          # an unknown name still gets the usage error
