@@ -22,6 +22,7 @@ import tarfile
 from pathlib import Path
 from typing import Iterator
 
+from longpuzzle.datasets.columns import record_batch
 from longpuzzle.datasets.schema import COLUMNS, META_COLUMNS
 from longpuzzle.engine.errors import LongPuzzleError
 
@@ -173,7 +174,7 @@ class ParquetShard(ShardWriter):
 
     def _flush(self):
         if self._cols["key"]:
-            self._w.write_table(self._pa.Table.from_pydict(self._cols, schema=self.schema))
+            self._w.write_batch(record_batch(self._pa, self.schema, self._cols))
             self._cols = {k: [] for k in COLUMNS}
             self._bytes = 0
 

@@ -407,3 +407,45 @@ def test_a_parquet_row_group_stores_a_png_shown_again_once_and_ends_at_its_byte_
     assert k == n
     assert list(read_rows(split)) == rows
     assert split.stat().st_size > one.stat().st_size   # the PNGs repeated across groups are stored again
+
+
+def test_row_group_columns_built_from_buffers_equal_pyarrows_and_write_the_same_parquet(tmp_path):
+    """datasets/columns.py builds a row group's Arrow arrays from the buffers (so pyarrow never
+    probes for pandas): equal to Table.from_pydict's arrays, nulls, non-ASCII text and empty
+    lists included, and the same Parquet bytes; a process writing a shard imports no pandas."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from longpuzzle.datasets.columns import record_batch
+    from longpuzzle.datasets.shards import arrow_schema
+    schema = arrow_schema()
+    rng = random.Random(5)
+    text = ["", "a", "move 3>1", "ü→★", "x" * 300]
+
+    def value(t):
+        nullable, t = t.endswith("?"), t.rstrip("?")
+        if nullable and rng.random() < 0.3:
+            return None
+        return {"str": lambda: rng.choice(text), "binary": lambda: rng.randbytes(rng.randrange(0, 50)),
+                "int32": lambda: rng.randrange(-2**31, 2**31), "float64": lambda: rng.uniform(-1, 1),
+                "bool": lambda: rng.random() < 0.5,
+                "list<str>": lambda: [rng.choice(text) for _ in range(rng.randrange(0, 4))],
+                "list<int32>": lambda: [rng.randrange(0, 99) for _ in range(rng.randrange(0, 4))]}[t]()
+
+    for n in (0, 1, 7, 300):
+        cols = {k: [value(t) for _ in range(n)] for k, (t, _) in COLUMNS.items()}
+        ours = record_batch(pa, schema, cols)
+        ours.validate(full=True)
+        theirs = pa.Table.from_pydict(cols, schema=schema)
+        assert pa.Table.from_batches([ours], schema=schema).equals(theirs), n
+        a, b = tmp_path / f"ours{n}.parquet", tmp_path / f"theirs{n}.parquet"
+        for path, write in ((a, lambda w: w.write_batch(ours)), (b, lambda w: w.write_table(theirs))):
+            with pq.ParquetWriter(path, schema, write_statistics=False) as w:
+                write(w)
+        assert a.read_bytes() == b.read_bytes(), n
+    code = ("import sys, tempfile\nfrom longpuzzle.datasets.shards import ParquetShard\n"
+            "from longpuzzle.datasets.schema import COLUMNS\n"
+            "sh = ParquetShard(tempfile.mkdtemp() + '/s.parquet')\n"
+            "row = {k: ([] if t.startswith('list') else None if t.endswith('?') else b'' if t == 'binary' "
+            "else '' if t == 'str' else 0) for k, (t, _) in COLUMNS.items()}\n"
+            "sh.add(row); sh.close(); print('pandas' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
