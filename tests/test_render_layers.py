@@ -244,6 +244,29 @@ def test_completion_cards_are_their_cached_layer_and_the_frames_after_them_equal
     assert not any(c is a for c in cards for a in tracked.frame._pool)
 
 
+@pytest.mark.parametrize("style, scale", [("2d", 1.0), ("3d", 1.0), ("3d", 1.37), ("2d", 0.75)])
+def test_completion_cards_drawn_over_their_box_equal_the_card_drawn_over_the_whole_frame(style, scale, monkeypatch):
+    """The card is drawn (supersampled) only over its own box (screens.card_box), the dimmed
+    frame around it kept as it is: the bytes of drawing it over the whole frame, for a
+    level's card and an objective's last one ("All complete!"), after random moves and
+    after a solution (the board under the card differs), at scales whose supersampled
+    canvas is and is not twice the frame."""
+    import longpuzzle.render.frame.screens as screens
+    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.solvers import solve
+    whole = lambda proj: (0, 0, proj.width, proj.height)         # noqa: E731
+    for lid in ("bolt_unscrew/easy/1", "bolt_unscrew/hard/1", catalog().objective("maze_paint/easy").level_ids[-1]):
+        s = Suite(lid, style=style, scale=scale)
+        for a in solve(s.level).actions:
+            s.dispatch(s.gesture_for(int(a)))
+        s.dispatch({"type": "wait", "ms": 2000})
+        assert s.complete
+        card = Renderer(style, scale).render(s)
+        with monkeypatch.context() as m:
+            m.setattr(screens, "card_box", whole)
+            assert np.array_equal(card, Renderer(style, scale).render(s)), lid
+
+
 @pytest.mark.parametrize("style", ["2d", "3d"])
 def test_sprites_blended_before_over_the_same_pixels_are_put_back_as_they_were(style):
     """Frame.blit keeps a sprite blended over the pixels under it: the same sprite over the

@@ -25,6 +25,17 @@ from longpuzzle.render.frame.paint import (
 )
 from longpuzzle.render.frame.widgets import draw_card, draw_widget
 
+CARD_HEIGHT = 12                 # the completion card's thickness in 3d (its buttons stand 8 higher)
+
+
+def card_box(proj) -> tuple[int, int, int, int]:
+    """The px box (x0, y0, x1, y1) holding every pixel the completion card draws: the card,
+    its buttons' tops and, in 3d, its shadow (Painter.prism casts it 0.35 / 0.55 of the
+    height right and down)."""
+    pts = rounded_rect_points(CARD, 26)
+    shadow = [(x + 0.35 * CARD_HEIGHT, y + 0.55 * CARD_HEIGHT) for x, y in pts]
+    return px_box(proj, pts + shadow, zmax=CARD_HEIGHT + 12, margin=4)
+
 
 class Renderer:
     """Renders suites at one (style, scale), with caches of static layers and game drawings."""
@@ -269,16 +280,19 @@ class Renderer:
         if layer is None:
             cls = drawings().get(suite.level.game)
             acc = cls.accent if cls else ACCENT
-            base = (under.astype(np.uint16) * 5 // 10).astype(np.uint8)
-            box = (0, 0, self.proj.width, self.proj.height)
+            layer = under >> 1                             # (the bytes of under * 5 // 10)
+            # only the card is drawn (supersampled); around it the layer is the dimmed frame
+            # as it is (a patch's pixels where nothing is drawn are the background's own)
+            box = card_box(self.proj)
 
             def draw(p):
-                p.rrect(CARD, 26, (250, 250, 252), z=0, height=12, top=WHITE)
+                p.rrect(CARD, 26, (250, 250, 252), z=0, height=CARD_HEIGHT, top=WHITE)
                 p.text("All complete!" if last else u.complete_title, 270, CARD.y0 + 60, 48, INK, z=12)
                 p.text(u.complete_text, 270, CARD.y0 + 108, 24, MUTED, z=12)
                 for w in suite.layout().widgets:
                     draw_widget(p, w, acc, z=12)
-            layer = draw_patch(self.proj, base, box, draw)
+            x0, y0, x1, y1 = box
+            layer[y0:y1, x0:x1] = draw_patch(self.proj, layer, box, draw)
             layer.setflags(write=False)
             self._layers[key] = layer
         # the card covers the whole screen: the frame is the layer itself (not a copy of it;
