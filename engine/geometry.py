@@ -380,7 +380,7 @@ class Layout:
 
 
 @lru_cache(maxsize=64)
-def _corner_trig(seg: int) -> tuple:
+def corner_trig(seg: int) -> tuple:
     """(cos, sin) of each rounded corner's angles, as rounded_rect_points uses them."""
     return tuple(tuple((math.cos(a), math.sin(a)) for a in (math.radians(a0 + 90 * i / seg) for i in range(seg + 1)))
                  for a0 in (-90, 0, 90, 180))
@@ -398,7 +398,7 @@ def rounded_rect_points(r: Rect, radius: float, seg: int = 6) -> list[tuple[floa
         return [(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)]
     pts = []
     for (cx, cy), trig in zip(((r.x1 - rad, r.y0 + rad), (r.x1 - rad, r.y1 - rad), (r.x0 + rad, r.y1 - rad),
-                               (r.x0 + rad, r.y0 + rad)), _corner_trig(seg)):
+                               (r.x0 + rad, r.y0 + rad)), corner_trig(seg)):
         pts.extend([(cx + rad * c, cy + rad * s) for c, s in trig])
     return pts
 

@@ -24,7 +24,7 @@ from functools import lru_cache
 import numpy as np
 import pygame
 
-from longpuzzle.engine.geometry import Rect, _corner_trig, rounded_rect_points
+from longpuzzle.engine.geometry import Rect, corner_trig, rounded_rect_points
 from longpuzzle.puzzles.maze_paint import HEADER
 from longpuzzle.render.frame import (
     Changes, GameDrawing, Painter, Recorder, draw_sprite, fill_rects, layer_base, mix, outline_rects, shade,
@@ -264,7 +264,7 @@ class MazePaintDrawing(GameDrawing):
             raise AssertionError("a wall without rounded corners")      # walls are cells: never
         xs, ys = [], []
         for (ccx, ccy), trig in zip(((x1 - rad, y0 + rad), (x1 - rad, y1 - rad), (x0 + rad, y1 - rad),
-                                     (x0 + rad, y0 + rad)), _corner_trig(6)):
+                                     (x0 + rad, y0 + rad)), corner_trig(6)):
             cos, sin = np.array(trig).T
             xs.append(ccx[:, None] + rad[:, None] * cos[None, :])
             ys.append(ccy[:, None] + rad[:, None] * sin[None, :])

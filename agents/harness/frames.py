@@ -125,15 +125,22 @@ def _sha1(frame: np.ndarray) -> str:
     return hashlib.sha1(memoryview(np.ascontiguousarray(frame)).cast("B")).hexdigest()
 
 
+LEGACY_FRAME_HASH = "sha1"           # the frame hash of folders whose header names none
 HASHERS: dict[str, Callable[[np.ndarray], str]] = {
-    FRAME_HASH: frame_hash, WHOLE_FRAME_HASH: whole_frame_hash, "sha1": _sha1}
+    FRAME_HASH: frame_hash, WHOLE_FRAME_HASH: whole_frame_hash, LEGACY_FRAME_HASH: _sha1}
+
+
+def header_frame_hash(header: dict) -> str:
+    """The name of the frame hash an episode's header says its frames were hashed with
+    (LEGACY_FRAME_HASH when it names none: folders from before the header named it)."""
+    return header.get("frame_hash") or LEGACY_FRAME_HASH
 
 
 def hasher(name: str | None) -> Callable[[np.ndarray], str]:
     """The frame hash a folder was recorded with, by the name it records (``None``: folders
     from before the header named it, which used SHA-1)."""
     try:
-        return HASHERS["sha1" if name is None else name]
+        return HASHERS[LEGACY_FRAME_HASH if name is None else name]
     except (KeyError, TypeError):           # (TypeError: a name that is not a string, e.g. a list)
         raise FrameStoreError(f"unknown frame hash {name!r} (this longpuzzle knows "
                               f"{', '.join(sorted(HASHERS))}: the folder may be from a newer version)") from None
@@ -298,7 +305,7 @@ class FrameStore:
                 if p.name != f"{i:06d}.png":
                     raise FrameStoreError(f"{self.folder / LEGACY_DIR}: frame {i} is missing ({p.name} found)")
             self.format = "png"
-            self.frame_hash = "sha1"
+            self.frame_hash = LEGACY_FRAME_HASH
             self.shape = None
         else:
             raise FrameStoreError(f"{self.folder} holds no stored frames ({FRAMES_FILE} or {LEGACY_DIR}/)")

@@ -13,7 +13,9 @@ from longpuzzle.agents.harness.objective import run_objective
 from longpuzzle.agents.harness.results import EpisodeResult, objective_results
 from longpuzzle.agents.harness.run import Run
 from longpuzzle.agents.harness.settings import HarnessError, Settings
-from longpuzzle.agents.harness.frames import FRAMES_FILE, LEGACY_DIR, FrameStoreError, hasher, open_frames
+from longpuzzle.agents.harness.frames import (
+    FRAMES_FILE, LEGACY_DIR, FrameStoreError, hasher, header_frame_hash, open_frames,
+)
 from longpuzzle.agents.harness.snapshots import StateRebuilder, SuiteStates
 from longpuzzle.agents.harness.trajectory import Trajectory, read_episode, read_events
 from longpuzzle.engine.catalog import catalog, use_catalog
@@ -86,7 +88,8 @@ def recorded_catalog(ident: dict | None):
 
 def _replay_folder(folder, ev_lines: list, cut_off) -> ReplayReport:
     head = ev_lines[0]
-    hf = hasher(head.get("frame_hash"))
+    hash_name = header_frame_hash(head)
+    hf = hasher(hash_name)
     has_end = any(r.get("type") == "end" for r in ev_lines)
     has_result = (Path(folder) / "result.json").is_file()
     if has_result and not has_end:
@@ -101,10 +104,10 @@ def _replay_folder(folder, ev_lines: list, cut_off) -> ReplayReport:
             store = open_frames(folder)
         except FrameStoreError as e:
             return ReplayReport(False, 0, str(e))
-        if store.format == "lpf" and store.frame_hash != (head.get("frame_hash") or "sha1"):
+        if store.format == "lpf" and store.frame_hash != hash_name:
             store.close()
             return ReplayReport(False, 0, f"the stored frames' digests are {store.frame_hash} but the events' "
-                                          f"frame hashes are {head.get('frame_hash') or 'sha1'}")
+                                          f"frame hashes are {hash_name}")
     try:
         rep = _replay(ev_lines, head, hf, store, result)
     finally:

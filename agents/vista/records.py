@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from longpuzzle.agents.harness import FrameStoreError, HarnessError, open_frames, read_events, step_frame_indices
-from longpuzzle.agents.harness.frames import hasher
+from longpuzzle.agents.harness.frames import hasher, header_frame_hash
 from longpuzzle.agents.vista.archive import crop_zoom, pixel_grid
 
 CONVERSATION = "conversation.jsonl"
@@ -127,7 +127,7 @@ def check_tool_records(folder) -> ToolCheck | None:
     public = {r["step"]: r for r in events if r.get("stream") == "public" and "frames" in r}
     rep = ToolCheck(True)
     try:
-        frame_hash = hasher(events[0].get("frame_hash"))     # the crops' hash is the folder's frame hash
+        frame_hash = hasher(header_frame_hash(events[0]))     # the crops' hash is the folder's frame hash
         fs = open_frames(folder)
     except (FrameStoreError, HarnessError) as e:
         return ToolCheck(False, 0, [f"no stored frames to check the tools against: {e}"])
