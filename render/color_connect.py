@@ -27,7 +27,7 @@ from longpuzzle.engine.geometry import Rect, circle_points, rounded_rect_points
 from longpuzzle.engine.suite import difficulty_label
 from longpuzzle.puzzles.color_connect import FLASH_MS, S_HEADER
 from longpuzzle.render.frame import (
-    BoxCache, Changes, GameDrawing, Painter, compose_clipped, draw_sprite, hex_rgb, mix, px_box, shade,
+    BoxCache, Changes, GameDrawing, Painter, compose_clipped, draw_sprite, hex_rgb, mix, px_box, shade, trim_sprite,
 )
 
 GAME = "color_connect"
@@ -174,7 +174,7 @@ class ColorConnectDrawing(GameDrawing):
             if len(self._sprites) > 2048:
                 self._sprites.clear()
             box = self._cells_box(cells, self.ui.pitch * 0.75)
-            sp = self._sprites[key] = _trimmed(draw_sprite(self.proj, box, draw), box)
+            sp = self._sprites[key] = trim_sprite(draw_sprite(self.proj, box, draw), box)
         return sp
 
     def draw_path_piece(self, p: Painter, ci: int, cells: tuple, completed: bool) -> None:
@@ -378,19 +378,6 @@ class ColorConnectDrawing(GameDrawing):
             level = 4 if dt < 80 else max(1, round(4 * (1 - (dt - 80) / (FLASH_MS - 80))))
             sp, box = self._flash_sprite(r, c, level)
             f.blit(sp, box[0], box[1])
-
-
-def _trimmed(sprite: pygame.Surface, box) -> tuple:
-    """(sprite, its px box) cut down to the smallest box holding every pixel it does not
-    leave fully transparent: the same pixels wherever it is blended (a pixel of alpha 0
-    leaves what is under it as it was), and the boxes a path changes - which frames copy,
-    hash and encode - no larger than what it draws (the box it is drawn in leaves room for
-    the largest piece, a selected dot's halo, around every cell)."""
-    r = sprite.get_bounding_rect()
-    if r.w == 0 or r.h == 0 or r.size == sprite.get_size():
-        return sprite, box
-    x0, y0 = box[0], box[1]
-    return sprite.subsurface(r).copy(), (x0 + r.x, y0 + r.y, x0 + r.right, y0 + r.bottom)
 
 
 DRAWING = ColorConnectDrawing

@@ -24,8 +24,8 @@ Layout (each module imports only those above it):
 
     paint.py     Painter, Recorder, the palette, font / mix / shade / hex_rgb
     kernels.py   compiled pixel loops: fill_rects (outline_rects), 2x smoothing
-    layers.py    draw_layer, LayerBase / layer_base, draw_patch, draw_sprite, px_box,
-                 Changes, BoxCache, compose_clipped
+    layers.py    draw_layer, LayerBase / layer_base, draw_patch, draw_sprite, trim_sprite,
+                 px_box, Changes, BoxCache, compose_clipped
     buffer.py    Frame: the frame being composed (pooled arrays, deltas, kept blends)
     drawing.py   GameDrawing, drawings() (discovery of render/<game>.py), level_key
     widgets.py   draw_card, draw_widget
@@ -45,7 +45,7 @@ from longpuzzle.render.frame.buffer import Frame  # noqa: E402
 from longpuzzle.render.frame.drawing import GameDrawing, drawings, level_key  # noqa: E402
 from longpuzzle.render.frame.kernels import fill_rects, outline_rects, smooth_surface  # noqa: E402
 from longpuzzle.render.frame.layers import (  # noqa: E402
-    BoxCache, Changes, LayerBase, compose_clipped, draw_patch, draw_sprite, layer_base, px_box,
+    BoxCache, Changes, LayerBase, compose_clipped, draw_patch, draw_sprite, layer_base, px_box, trim_sprite,
 )
 from longpuzzle.render.frame.paint import (  # noqa: E402
     ACCENT, INK, MUTED, SS, WHITE, Painter, Recorder, font, hex_rgb, mix, shade,
@@ -58,4 +58,5 @@ __all__ = [
     "Painter", "Recorder", "Renderer", "SS", "Screen", "WHITE", "compose_clipped", "difficulty_label", "draw_card",
     "draw_patch", "draw_sprite", "draw_widget", "drawings", "fill_rects", "font", "hex_rgb", "layer_base",
     "level_key", "mix", "outline_rects", "px_box", "render", "renderer", "save_png", "shade", "smooth_surface",
+    "trim_sprite",
 ]

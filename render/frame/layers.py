@@ -183,6 +183,19 @@ def draw_sprite(proj: Projection, box, draw: Callable[[Painter], None], key_colo
     return pygame.transform.smoothscale(big, (x1 - x0, y1 - y0))
 
 
+def trim_sprite(sprite: pygame.Surface, box) -> tuple:
+    """(sprite, its px box) cut down to the smallest box holding every pixel it does not
+    leave fully transparent: the same pixels wherever it is blended (a pixel of alpha 0
+    leaves what is under it as it was), and the boxes it changes - which frames copy, hash
+    and encode - no larger than what it draws (e.g. a box made with room for the largest
+    piece a sprite of its kind may hold)."""
+    r = sprite.get_bounding_rect()
+    if r.w == 0 or r.h == 0 or r.size == sprite.get_size():
+        return sprite, box
+    x0, y0 = box[0], box[1]
+    return sprite.subsurface(r).copy(), (x0 + r.x, y0 + r.y, x0 + r.right, y0 + r.bottom)
+
+
 class Changes:
     """What changed in a base layer that its drawing keeps up to date in place (e.g. Maze
     Paint's board as painted): ``version`` counts the updates, ``changed(boxes)`` records
