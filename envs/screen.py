@@ -81,8 +81,8 @@ class ScreenEnv(gym.Env):
             raise gym.error.ResetNeeded("call reset() before step()")
         a = to_gui(action, self.frame_size) if is_sample(action) else action
         fb = self.suite.dispatch(a)               # raises gui.ActionError for a malformed action
-        frames = self._intermediate()
-        h = self._render_hashed()
+        frames, chain = self._intermediate()
+        h = self._render_hashed(chain)
         typ = a.get("type", a.get("action_type")) if isinstance(a, dict) else None
         status = self._tracker.status({"type": typ}, h)
         reward, terminated, extra = self._score(fb.effects)
@@ -120,21 +120,37 @@ class ScreenEnv(gym.Env):
     def _render_now(self, t: int | None = None) -> np.ndarray:
         return self._renderer().render(self.suite, t)
 
-    def _render_hashed(self) -> str:
+    def _render_hashed(self, chain: tuple | None = None) -> str:
         """Render the frame on screen now into ``self._frame``; returns its frame hash (from
-        the bands that changed since the frame hashed before, when the renderer says which)."""
+        the bands that changed since the frame hashed before, when the renderer says which).
+        ``chain``: (the frame hashed before, the px box outside which the intermediate frames
+        drawn since have its pixels, the last of them), as ``_intermediate`` gives it."""
         self._frame, delta = self._renderer().render_delta(self.suite)
+        if chain is not None:
+            # the delta from the frame hashed before: through every intermediate frame
+            before, box, last = chain
+            delta = (before, _union(box, delta[1])) if delta is not None and delta[0] is last else None
         return self._hasher.hash(self._frame, delta)
 
-    def _intermediate(self) -> list[np.ndarray]:
-        out = []
+    def _intermediate(self) -> tuple[list[np.ndarray], tuple | None]:
+        """(the animation frames of the move just made, ``frames_per_move`` per animation;
+        the chain of their deltas for ``_render_hashed``, None when there are none or one
+        is not known, e.g. another env's frame came between on the shared renderer)."""
+        out: list[np.ndarray] = []
         n = self.frames_per_move
-        if n:
-            for an in self.suite.anims:
-                if an["t1"] > an["t0"]:
-                    for i in range(n):
-                        out.append(self._render_now(int(an["t0"] + (an["t1"] - an["t0"]) * (i + 1) / (n + 1))))
-        return out
+        if not n:
+            return out, None
+        r = self._renderer()
+        chain = (self._frame, (0, 0, 0, 0), self._frame)
+        for an in self.suite.anims:
+            if an["t1"] > an["t0"]:
+                for i in range(n):
+                    frame, delta = r.render_delta(self.suite, int(an["t0"] + (an["t1"] - an["t0"]) * (i + 1) / (n + 1)))
+                    out.append(frame)
+                    if chain is not None:
+                        chain = (chain[0], _union(chain[1], delta[1]), frame) \
+                            if delta is not None and delta[0] is chain[2] else None
+        return out, (chain if out else None)
 
     def _view_info(self, effects: list[dict]) -> dict:
         s = self.suite
@@ -158,3 +174,12 @@ class ScreenEnv(gym.Env):
             from longpuzzle.engine.suite import Suite
             self.suite = Suite.restore(self.suite)
             self._hasher = FrameHasher()
+
+
+def _union(a: tuple, b: tuple) -> tuple:
+    """The px box (x0, y0, x1, y1) around two boxes; (0, 0, 0, 0), an empty one, adds nothing."""
+    if a[2] <= a[0] or a[3] <= a[1]:
+        return b
+    if b[2] <= b[0] or b[3] <= b[1]:
+        return a
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])

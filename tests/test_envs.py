@@ -255,6 +255,26 @@ def test_pixel_env_solves_a_level_through_gestures(game):
         env.step({"type": "click", "x": 9999, "y": 1})
 
 
+@pytest.mark.parametrize("game", ["rush_hour", "maze_paint"])
+def test_pixel_env_hashes_the_frame_after_animation_frames_from_their_deltas(game):
+    # the frame after a move's intermediate frames is hashed from the bands that changed
+    # since the frame hashed before (through every intermediate frame), and its hash is the
+    # frame's own
+    from longpuzzle.agents.harness.frames import frame_hash
+    lid = catalog().level_ids(game)[2]
+    env = lpe.PixelEnv(lid, scale=0.5, frames_per_move=2)
+    env.reset(seed=0)
+    hasher = env._hasher
+    start = hasher.bands
+    animated = 0
+    for a in _solution(lid):
+        frame, *_, info = env.step(env.suite.gesture_for(a))
+        animated += bool(info["frames"])
+        assert env._tracker.recent[-1] == frame_hash(frame)
+    assert animated >= 2
+    assert hasher.hashed - start < (hasher.bands - start) * 0.6
+
+
 def test_pixel_env_pickles_mid_episode_and_vectorises():
     sol = _solution("nut_and_bolt/easy/2")
     env = lpe.PixelEnv("nut_and_bolt/easy/2", scale=0.5)
