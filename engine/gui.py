@@ -257,12 +257,29 @@ def _fast_clicks(acts: list, size: tuple[int, int]) -> list[dict] | None:
 
 
 def _fast_drag(action: dict, size: tuple[int, int]) -> dict | None:
-    """The normalised copy of a drag whose fields are all present and plainly valid, else None."""
+    """The normalised copy of a drag whose fields are all present and plainly valid, with
+    ``via`` (when there are 8 fields) a non-empty list of [x, y] lists inside the frame, else
+    None."""
     f = drag_fields(action, size)
     if f is None:
         return None
     x0, y0, x1, y1, steps, ms = f
-    return {"type": "drag", "x0": x0, "y0": y0, "x1": x1, "y1": y1, "steps": steps, "ms": ms}
+    if len(action) == 7:
+        return {"type": "drag", "x0": x0, "y0": y0, "x1": x1, "y1": y1, "steps": steps, "ms": ms}
+    via = action.get("via")
+    if type(via) is not list or not 0 < len(via) <= MAX_VIA:
+        return None
+    w, h = size
+    pts = []
+    for p in via:
+        if type(p) is not list or len(p) != 2:
+            return None
+        x, y = p
+        if (type(x) is not int and type(x) is not float) or (type(y) is not int and type(y) is not float) \
+                or not (0 <= x < w and 0 <= y < h):
+            return None
+        pts.append([x, y])
+    return {"type": "drag", "x0": x0, "y0": y0, "via": pts, "x1": x1, "y1": y1, "steps": steps, "ms": ms}
 
 
 _SWIPE_STEPS, _SWIPE_MS = SCHEMA["swipe"][1]["steps"], SCHEMA["swipe"][1]["ms"]
@@ -320,8 +337,8 @@ def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int =
                     out = _fast_clicks(acts, size)
                     if out is not None:
                         return {"type": "batch", "actions": out}
-        elif t == "drag" and len(action) == 7:
-            a = _fast_drag(action, size)           # a drag with every field given
+        elif t == "drag" and (len(action) == 7 or len(action) == 8):
+            a = _fast_drag(action, size)           # a drag with every field given (and waypoints)
             if a is not None:
                 return a
         elif t == "swipe" and (len(action) == 5 or len(action) == 7):

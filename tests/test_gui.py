@@ -72,6 +72,35 @@ def test_validation_normalises_and_fills_defaults():
     assert gui.validate({"type": "long_press", "x": 1, "y": 1}, (9, 9))["ms"] == 1000
 
 
+class _PlainDict(dict):
+    """A dict that validate() reads through its generic path (its fast paths take exact dicts)."""
+
+
+_coord = st.one_of(st.integers(-5, 560), st.floats(-5, 560), st.sampled_from([math.nan, math.inf]),
+                   st.sampled_from([True, None, "3", 10 ** 16]))
+_waypoint = st.one_of(st.lists(_coord, min_size=2, max_size=2), st.tuples(_coord, _coord),
+                      st.lists(_coord, min_size=1, max_size=3), st.just("1,2"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_waypoint, max_size=6) | st.sampled_from([None, "x", [[1, 2]] * 100, [[1, 2]] * 101]),
+       st.sampled_from([1, 5, 60, 61, 2.0]), st.sampled_from([1, 400, 0, 50.0]), _coord)
+def test_drag_fast_path_gives_the_generic_readings_answer(via, steps, ms, x1):
+    a = {"type": "drag", "x0": 10, "y0": 20.5, "x1": x1, "y1": 300, "steps": steps, "ms": ms, "via": via}
+    def read(action):
+        try:
+            return gui.validate(action, (540, 960))
+        except ActionError as e:
+            return str(e)
+    fast, generic = read(a), read(_PlainDict(a))
+    assert fast == generic
+    assert type(fast) is type(generic)
+    if isinstance(fast, dict):      # the same value types too (ints stay ints, floats floats)
+        assert [type(v) for v in fast.values()] == [type(v) for v in generic.values()]
+        assert [type(c) for p in fast.get("via", []) for c in [p, *p]] == \
+            [type(c) for p in generic.get("via", []) for c in [p, *p]]
+
+
 def test_expansion_times_and_kinds():
     ev = gui.expand(gui.validate({"type": "drag", "x0": 0, "y0": 0, "x1": 100, "y1": 50, "steps": 4, "ms": 200},
                                  (540, 960)))
