@@ -12,6 +12,7 @@ the row. Nothing here changes what the agent sees or does.
 from __future__ import annotations
 
 import time
+import weakref
 
 from longpuzzle.agents.base import FinalAnswer
 from longpuzzle.agents.harness import ObjectiveEpisode, Settings
@@ -113,8 +114,21 @@ def _effect(effects) -> str:
 
 
 def _move_ids(level_id: str | None, moves: list[str]) -> list[int]:
+    """The actions of the move texts ``moves`` on ``level_id`` (each text read once per level:
+    the episodes of an objective play the same moves again)."""
     if not moves or level_id is None:
         return []
     lvl = load_level(level_id)
-    p = get_puzzle(lvl.game)
-    return [int(p.parse_move(lvl, m)) for m in moves]
+    known = _MOVE_IDS.get(lvl)
+    if known is None:
+        known = _MOVE_IDS[lvl] = {}
+    out = []
+    for m in moves:
+        a = known.get(m)
+        if a is None:
+            a = known[m] = int(get_puzzle(lvl.game).parse_move(lvl, m))
+        out.append(a)
+    return out
+
+
+_MOVE_IDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # level -> {move text: action}

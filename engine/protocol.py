@@ -77,6 +77,12 @@ class Level:
         return f"{self.game}/{self.difficulty}/{self.number}"
 
     @cached_property
+    def move_text_cache(self) -> dict:
+        """action -> its move text (Puzzle.format_move), filled in by the sessions that play
+        this level (a cache: a level's texts never change)."""
+        return {}
+
+    @cached_property
     def sha256(self) -> str:
         """Digest of the level's content (game + record), used to match checkpoints."""
         return hashlib.sha256(canonical_json({"game": self.game, "data": self.data}).encode()).hexdigest()

@@ -82,7 +82,7 @@ class Session:
         self.moves: list[int] = []
         self.log: list[str] = []
         self.counters = Counters()
-        self._texts: dict[int, str] = {}     # action -> move text (a cache; shared by copies)
+        self._texts: dict[int, str] = self.level.move_text_cache   # action -> move text (shared by every session of the level)
 
     # -- reading ---------------------------------------------------------------
     @property
