@@ -17,7 +17,9 @@ import pygame
 
 from longpuzzle.engine.geometry import Rect, circle_points, rounded_rect_points
 from longpuzzle.puzzles.rush_hour import DRIVE_OUT_MS, SNAP_MS
-from longpuzzle.render.frame import BoxCache, Changes, GameDrawing, Painter, draw_sprite, mix, px_box, shade
+from longpuzzle.render.frame import (
+    BoxCache, Changes, GameDrawing, Painter, draw_sprite, mix, px_box, shade, trim_sprite,
+)
 
 GAME = "rush_hour"
 ASPHALT, ASPHALT_LINE = (70, 78, 90), (96, 106, 118)
@@ -194,19 +196,26 @@ class RushHourDrawing(GameDrawing):
             p.poly(rounded_rect_points(lr(0.95, 0.995, w0, w1), 1.5), LIGHT, z=z)
             p.poly(self._pts(lr(0.005, 0.035, w0, w1)), (198, 40, 40), z=z)
 
+    def sprite_box(self, v: int, pos: float) -> tuple:
+        """The px box (x0, y0, x1, y1) vehicle ``v`` at ``pos`` is drawn in: its rectangle,
+        in 3d grown right and down by the body's height (raised by 1.2 times it), 3 px more."""
+        r = self.ui.vehicle_rect(v, pos)
+        hz = self.height * 1.2 if self.proj.is_3d else 0.0
+        grow = self.height if self.proj.is_3d else 0.0
+        pts = [(r.x0, r.y0), (r.x1 + grow, r.y0), (r.x1 + grow, r.y1 + grow), (r.x0, r.y1 + grow)]
+        return px_box(self.proj, pts, zmax=hz, margin=3)
+
     def _sprite(self, v: int, pos: float):
         # keyed by the exact position drawn (a key rounded from several positions gave the
         # sprite of whichever was drawn first: frames depended on what came before)
         key = (v, float(pos))
         sp = self._sprites.get(key)
         if sp is None:
-            u = self.ui
-            r = u.vehicle_rect(v, pos)
-            hz = self.height * 1.2 if self.proj.is_3d else 0.0
-            grow = self.height if self.proj.is_3d else 0.0
-            pts = [(r.x0, r.y0), (r.x1 + grow, r.y0), (r.x1 + grow, r.y1 + grow), (r.x0, r.y1 + grow)]
-            box = px_box(self.proj, pts, zmax=hz, margin=3)
-            sp = (draw_sprite(self.proj, box, lambda p: self.draw_vehicle(p, v, pos), self.colour[v]), box)
+            # drawn in a box with room for the 3d body and its shadow, then cut down to the
+            # pixels it draws: the regions a move changes (composed, copied, hashed, encoded)
+            # are no larger than the vehicle's pixels at both positions
+            box = self.sprite_box(v, pos)
+            sp = trim_sprite(draw_sprite(self.proj, box, lambda p: self.draw_vehicle(p, v, pos), self.colour[v]), box)
             if len(self._sprites) > 3000:
                 self._sprites.clear()
             self._sprites[key] = sp

@@ -739,16 +739,48 @@ def test_color_connect_path_sprites_trimmed_blend_as_drawn(style):
         for completed, part in ((True, cells), (False, cells[:max(2, len(cells) // 2)])):
             sp, box = d.path_sprite(ci, part, completed)
             whole = d._cells_box(part, u.pitch * 0.75)
-            bx0, by0, bx1, by1 = whole
-            assert bx0 <= box[0] and by0 <= box[1] and box[2] <= bx1 and box[3] <= by1
-            shrunk += (box[2] - box[0]) * (box[3] - box[1]) < (bx1 - bx0) * (by1 - by0)
             ref = draw_sprite(r.proj, whole, lambda p: d.draw_path_piece(p, ci, part, completed))
-            noise = rng.integers(0, 256, (by1 - by0, bx1 - bx0, 3), dtype=np.uint8)
-            for depth in (32, 24):
-                got, want = (pygame.Surface((bx1 - bx0, by1 - by0), 0, depth) for _ in range(2))
-                for surf in (got, want):
-                    pygame.surfarray.blit_array(surf, noise.transpose(1, 0, 2))
-                want.blit(ref, (0, 0))
-                got.blit(sp, (box[0] - bx0, box[1] - by0))
-                assert np.array_equal(pygame.surfarray.array3d(got), pygame.surfarray.array3d(want)), (ci, completed, depth)
+            shrunk += _trimmed_blends_as_drawn(sp, box, ref, whole, rng, (ci, completed))
     assert shrunk >= u.k
+
+
+def _trimmed_blends_as_drawn(sp, box, ref, whole, rng, what) -> bool:
+    """Asserts that sprite ``sp`` at px ``box`` (trimmed) lies inside ``whole``, the box
+    sprite ``ref`` was drawn in, and blended over noise on a 32-bit and a 24-bit surface
+    gives the pixels ``ref`` gives; whether its box is smaller."""
+    bx0, by0, bx1, by1 = whole
+    assert bx0 <= box[0] and by0 <= box[1] and box[2] <= bx1 and box[3] <= by1, what
+    noise = rng.integers(0, 256, (by1 - by0, bx1 - bx0, 3), dtype=np.uint8)    # (h, w, RGB)
+    for depth in (32, 24):
+        got, want = (pygame.Surface((bx1 - bx0, by1 - by0), 0, depth) for _ in range(2))
+        for surf in (got, want):
+            pygame.surfarray.blit_array(surf, noise.transpose(1, 0, 2))
+        want.blit(ref, (0, 0))
+        got.blit(sp, (box[0] - bx0, box[1] - by0))
+        assert np.array_equal(pygame.surfarray.array3d(got), pygame.surfarray.array3d(want)), (what, depth)
+    return (box[2] - box[0]) * (box[3] - box[1]) < (bx1 - bx0) * (by1 - by0)
+
+
+@pytest.mark.parametrize("style", ["2d", "3d"])
+def test_rush_hour_vehicle_sprites_trimmed_blend_as_drawn(style):
+    """Rush Hour's vehicle sprites are cut down to the box of the pixels they do not leave
+    fully transparent: blended over any pixels (noise, on a 32-bit surface and the frame's
+    24-bit kind) they give what the sprite drawn in its whole box (room for the 3d body and
+    its shadow) gives, at rest and at a fractional position, and their boxes are smaller
+    (so a vehicle that moves changes a smaller box of the frame)."""
+    from longpuzzle.render.frame import draw_sprite
+    rng = np.random.default_rng(7)
+    r = Renderer(style)
+    s = Suite("rush_hour/easy/1", style=style)
+    r.render(s)
+    d = r.drawing(s)
+    shrunk = total = 0
+    for v, at in enumerate(np.asarray(s.session.state)):
+        for pos in (float(at), float(at) + 0.37):
+            sp, box = d._sprite(v, pos)
+            whole = d.sprite_box(v, pos)
+            assert sp.get_bounding_rect().size == sp.get_size() == (box[2] - box[0], box[3] - box[1])
+            ref = draw_sprite(r.proj, whole, lambda p: d.draw_vehicle(p, v, pos), d.colour[v])
+            shrunk += _trimmed_blends_as_drawn(sp, box, ref, whole, rng, (v, pos))
+            total += 1
+    assert total >= 4 and shrunk == total
