@@ -59,6 +59,14 @@ HUD_COUNTER = (20.0, 70.0)
 COMPOSED = 16 << 20          # bytes of composed boxes of the region kept
 
 
+def _item(img: pygame.Surface, x0: int, y0: int) -> tuple:
+    """What the region shows of one sprite or patch: (surface, x0, y0, x1, y1), its px box
+    (x0, y0)-(x1, y1) on the frame (its surface's size at (x0, y0)), kept with it so that the
+    boxes it changes and the items over a box are found without asking the surface."""
+    w, h = img.get_size()
+    return (img, x0, y0, x0 + w, y0 + h)
+
+
 def _ease(q: float) -> float:
     q = min(1.0, max(0.0, q))
     return q * q * (3 - 2 * q)
@@ -109,6 +117,7 @@ class BoltUnscrewDrawing(GameDrawing):
         # faster than onto the 24-bit frame), then copied into the frame in one blit
         top = min(proj.to_px(0, PLAY_ZONE[1] - 24, 40.0)[1], proj.to_px(0, PLAY_ZONE[1] - 24)[1])
         self._region = pygame.Rect(0, max(0, int(top)), proj.width, proj.height - max(0, int(top)))
+        self._region_box = (self._region.x, self._region.y, self._region.right, self._region.bottom)  # px
         self._work = pygame.Surface(proj.size, 0, 32)
         self._base = None
         self._base_of = None
@@ -235,7 +244,7 @@ class BoltUnscrewDrawing(GameDrawing):
             # run-length encoded: ~10x faster blits. Every sprite is blitted this way (RLE
             # blending rounds differently from the plain blit), so bytes never depend on caching
             img.set_alpha(255, pygame.RLEACCEL)
-            sp = (img, box[0], box[1])
+            sp = _item(img, box[0], box[1])
             if keep:
                 if len(self._sprites) > 3000:
                     self._sprites.clear()
@@ -250,7 +259,7 @@ class BoltUnscrewDrawing(GameDrawing):
             img = draw_sprite(self.proj, box, lambda p: self.draw_screw(p, x, y, zb, lifted, ring),
                               key_colour=SILVER_EDGE)
             img.set_alpha(255, pygame.RLEACCEL)
-            sp = (img, box[0], box[1])
+            sp = _item(img, box[0], box[1])
             if keep:
                 if len(self._screws) > 1000:
                     self._screws.clear()
@@ -275,12 +284,13 @@ class BoltUnscrewDrawing(GameDrawing):
         return zs
 
     def _text_patch(self, static: np.ndarray, key, box, draw):
+        """(the patch's pixels (h, w, 3), the region item showing it at ``box``)."""
         arr = self._patches.get(key)
         if arr is None:
             if len(self._patches) > 256:
                 self._patches.clear()
             arr = draw_patch(self.proj, static, box, draw)
-            arr = self._patches[key] = (arr, self._surface_of(arr))
+            arr = self._patches[key] = (arr, _item(self._surface_of(arr), box[0], box[1]))
         return arr
 
     # ---- dynamic ------------------------------------------------------------------------
@@ -351,7 +361,7 @@ class BoltUnscrewDrawing(GameDrawing):
                         poses[p] = (x0, y0 + fall, d0 + spin)
                 show = state
         sel = suite.ui.get("selected") if anim is None else None
-        # what the region shows: slot -> (surface, x, y), slots bottom to top: -1 the hint, 0..
+        # what the region shows: slot -> item (_item), slots bottom to top: -1 the hint, 0..
         # the pieces in drawing order, then the screws by anchor, then the flying screw
         items: dict = {}
         # the hint line replaces the default instruction (under the pieces, which may fall past it)
@@ -363,8 +373,7 @@ class BoltUnscrewDrawing(GameDrawing):
             def draw(p, hint=hint, sel_hint=sel_hint):
                 p.poly([(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)], FRAME_BG)
                 p.text(hint, 270, u.instructions_y, 21, SELECT_RING if sel_hint else CREAM, max_w=500)
-            _, surf = self._text_patch(static, ("hint", hint, sel_hint), self._hint_box, draw)
-            items[-1] = (surf, self._hint_box[0], self._hint_box[1])
+            items[-1] = self._text_patch(static, ("hint", hint, sel_hint), self._hint_box, draw)[1]
         # pieces, bottom to top
         for p in self.order:
             b = nA + p * ss
@@ -413,50 +422,62 @@ class BoltUnscrewDrawing(GameDrawing):
         new place) are composed again - the static layer there, then every item that reaches
         into the box, in order, clipped to it, on the 32-bit working surface (the same blends
         as composing the whole region: each pixel is the static layer with the items over it
-        blended in order) - and copied into the base. The boxes changed (for base_changes)."""
+        blended in order) - and copied into the base. ``items``: slot -> item (_item), as
+        base_layer gives them. The px boxes (x0, y0, x1, y1) changed (for base_changes)."""
         old = self._shown
-        reg = self._region
-        boxes = []
-        for k in old.keys() | items.keys():
-            a, b = old.get(k), items.get(k)
-            if a is b or (a is not None and b is not None and a[0] is b[0] and a[1:] == b[1:]):
+        rx0, ry0, rx1, ry1 = self._region_box
+        moved = []            # the items whose place must be composed again: came, went, or old and new place
+        for k, b in items.items():
+            a = old.get(k)
+            if a is b:
                 continue
-            for it in (a, b):
-                if it is not None:
-                    w, h = it[0].get_size()
-                    r = pygame.Rect(it[1], it[2], w, h).clip(reg)
-                    if r.w > 0 and r.h > 0:
-                        boxes.append(r)
+            if a is None:
+                moved.append(b)
+            elif a[0] is not b[0] or a[1:] != b[1:]:
+                moved.append(a)
+                moved.append(b)
+        for k, a in old.items():
+            if k not in items:
+                moved.append(a)
         self._shown = items
-        if not boxes:
-            return []
-        # overlapping boxes as one (each pixel composed once)
-        merged: list = []
-        for r in boxes:
+        # their boxes clipped to the region, overlapping ones as one (each pixel composed once;
+        # the boxes merged are the same whatever their order: the finest grouping whose boxes
+        # around each group do not overlap)
+        merged: list = []     # px boxes (x0, y0, x1, y1), none overlapping another
+        for _, x0, y0, x1, y1 in moved:
+            x0, y0, x1, y1 = max(x0, rx0), max(y0, ry0), min(x1, rx1), min(y1, ry1)
+            if x1 <= x0 or y1 <= y0:
+                continue
             i = 0
             while i < len(merged):
-                if merged[i].colliderect(r):
-                    r = r.union(merged.pop(i))
+                m = merged[i]
+                if m[0] < x1 and x0 < m[2] and m[1] < y1 and y0 < m[3]:
+                    del merged[i]
+                    x0, y0, x1, y1 = min(x0, m[0]), min(y0, m[1]), max(x1, m[2]), max(y1, m[3])
                     i = 0
                 else:
                     i += 1
-            merged.append(r)
+            merged.append((x0, y0, x1, y1))
+        if not merged:
+            return []
         fb = self._frame_base
-        order = [items[k] for k in sorted(items)]
+        order = [items[k] for k in sorted(items)]      # bottom to top
         composed = self._composed
-        for r in merged:
-            x0, y0, x1, y1 = r.x, r.y, r.right, r.bottom
-            over = tuple(it for it in order if it[1] < x1 and it[1] + it[0].get_width() > x0
-                         and it[2] < y1 and it[2] + it[0].get_height() > y0)
-            key = (x0, y0, x1, y1, tuple((id(sp), x, y) for sp, x, y in over))
+        for box in merged:
+            x0, y0, x1, y1 = box
+            over = tuple([it for it in order if it[1] < x1 and it[3] > x0 and it[2] < y1 and it[4] > y0])
+            # the items themselves name them (a surface compares and hashes as itself; the
+            # cache holds them, so a key found names the same surfaces)
+            key = (box, over)
             hit = composed.get(key)
             if hit is not None:
                 fb[y0:y1, x0:x1] = hit
                 continue
-            compose_clipped(self._work, self._base, r, [(sp, (x, y)) for sp, x, y in over], self._frame_surf,
+            r = pygame.Rect(x0, y0, x1 - x0, y1 - y0)
+            compose_clipped(self._work, self._base, r, [(it[0], (it[1], it[2])) for it in over], self._frame_surf,
                             r.topleft)
-            composed.put(key, fb[y0:y1, x0:x1], over)     # with the sprites (their ids stay theirs while held)
-        return [(r.x, r.y, r.right, r.bottom) for r in merged]
+            composed.put(key, fb[y0:y1, x0:x1], over)
+        return merged
 
     @staticmethod
     def _surface_of(arr: np.ndarray) -> pygame.Surface:
