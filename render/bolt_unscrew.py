@@ -31,7 +31,7 @@ from longpuzzle.puzzles.bolt_unscrew import (
 )
 from longpuzzle.render.frame import (
     BoxCache, Changes, GameDrawing, Painter, compose_clipped, difficulty_label, draw_patch, draw_sprite, px_box,
-    shade,
+    shade, trim_sprite,
 )
 
 GAME = "bolt_unscrew"
@@ -240,7 +240,11 @@ class BoltUnscrewDrawing(GameDrawing):
         if sp is None:
             cx, cy, deg = qx / Q, qy / Q, qt * 360.0 / N_ANG
             box = self.piece_box(i, cx, cy, deg)
-            img = draw_sprite(self.proj, box, lambda p: self.draw_piece(p, i, cx, cy, deg), key_colour=(60, 40, 20))
+            # cut down to the pixels it draws (the box around a turned board, and in 3d its
+            # shadow's room, hold many it leaves as they are): the boxes a move changes - which
+            # the region composes and frames copy, hash and encode - are no larger than those
+            img, box = trim_sprite(draw_sprite(self.proj, box, lambda p: self.draw_piece(p, i, cx, cy, deg),
+                                               key_colour=(60, 40, 20)), box)
             # run-length encoded: ~10x faster blits. Every sprite is blitted this way (RLE
             # blending rounds differently from the plain blit), so bytes never depend on caching
             img.set_alpha(255, pygame.RLEACCEL)
@@ -256,8 +260,10 @@ class BoltUnscrewDrawing(GameDrawing):
         sp = self._screws.get(key)
         if sp is None:
             box = self.screw_box(x, y, zb, lifted)
-            img = draw_sprite(self.proj, box, lambda p: self.draw_screw(p, x, y, zb, lifted, ring),
-                              key_colour=SILVER_EDGE)
+            # trimmed: screw_box has room for the ring and the lift; a screw at rest draws in
+            # about a third of it
+            img, box = trim_sprite(draw_sprite(self.proj, box, lambda p: self.draw_screw(p, x, y, zb, lifted, ring),
+                                               key_colour=SILVER_EDGE), box)
             img.set_alpha(255, pygame.RLEACCEL)
             sp = _item(img, box[0], box[1])
             if keep:
