@@ -139,8 +139,10 @@ class GameUI:
     """
 
     exit_to = "difficulty"            # where the in-game back button goes: "difficulty" | "home"
-    # True: on_pointer acts on "up" alone (the press and the moves return no effects and
-    # change nothing): a drag's moves between press and release are not sent to it
+    # True: what a drag's moves do, its release does again from the release's position alone
+    # (on_pointer acts on "up" alone, or, as Rush Hour's vehicle, follows the pointer and
+    # settles where it is released): Suite._drag, a whole drag with a release position,
+    # does not send it the moves between press and release
     pointer_up_only = False
     instructions = ""                 # the game's short instruction text (drawn by render)
     complete_title = "Complete!"

@@ -527,6 +527,10 @@ class RushHourUI(GameUI):
     UI state: ``{"drag": {"v", "lo", "hi", "off"} or None, "snap": {"v", "from"} or None}``
     (snap: where the last released vehicle was, for the 0.12 s snap tween)."""
 
+    # a pointer move only sets the offset, which the release (with a position) sets again
+    # from the press and its own position: a whole drag's moves are not sent (GameUI)
+    pointer_up_only = True
+
     exit_to = "difficulty"
     instructions = "Drag a vehicle along its lane. Free the way and drive the red car out on the right."
     complete_title = "Level cleared!"

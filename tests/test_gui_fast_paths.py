@@ -296,11 +296,11 @@ def test_a_deadline_near_an_action_cuts_it_as_the_generic_event_path_does():
 
 def test_drags_on_games_acting_on_the_release_alone_skip_the_moves_unchanged(monkeypatch):
     """GameUI.pointer_up_only: Suite._drag sends such a game no moves between press and
-    release. The same drags with the moves sent give the same effects and snapshots (press
-    and moves change nothing for these games), from targets, buttons and empty places."""
+    release. The same drags with the moves sent give the same effects and snapshots (the
+    release does again what the moves did), from targets, buttons and empty places."""
     from longpuzzle.engine.suite import GameUI
     games = [g for g in catalog().games() if getattr(get_puzzle(g), "ui", GameUI).pointer_up_only]
-    assert {"maze_paint", "nut_and_bolt", "truck_escape", "bolt_unscrew"} <= set(games)
+    assert {"maze_paint", "nut_and_bolt", "truck_escape", "bolt_unscrew", "rush_hour"} <= set(games)
     for g in games:
         lid = catalog().objectives(g)[-1].level_ids[0]
         rng = random.Random(g)
