@@ -784,3 +784,43 @@ def test_rush_hour_vehicle_sprites_trimmed_blend_as_drawn(style):
             shrunk += _trimmed_blends_as_drawn(sp, box, ref, whole, rng, (v, pos))
             total += 1
     assert total >= 4 and shrunk == total
+
+
+@pytest.mark.parametrize("style", ["2d", "3d"])
+def test_bolt_unscrew_sprites_trimmed_blend_as_drawn(style):
+    """Bolt Unscrew's board and screw sprites are cut down to the box of the pixels they do
+    not leave fully transparent: run-length encoded as the frames blend them, over any pixels
+    (noise, on a 32-bit surface - the region's - and the frame's 24-bit kind) they give what
+    the sprite drawn in its whole box (piece_box, screw_box: room for a turned board, the 3d
+    shadow, a screw's ring and lift) gives, and the screws' boxes are smaller (so a screw
+    that comes or goes changes a smaller box of the frame)."""
+    from longpuzzle.puzzles.bolt_unscrew import N_ANG, Q
+    from longpuzzle.render.frame import draw_sprite
+    r, s = Renderer(style), Suite("bolt_unscrew/hard/1", style=style)
+    r.render(s)
+    d, u, st = r.drawing(s), s.game_ui(), np.asarray(s.session.state)
+    rng = np.random.default_rng(11)
+    shrunk = total = 0
+    for p in range(d.nP):
+        b = d.nA + p * d.ss
+        qx, qy, qt = int(st[b + 1]), int(st[b + 2]), int(st[b + 3])
+        for turn in (0, N_ANG // 7):                       # as laid out, and turned
+            sp, x0, y0, x1, y1 = d._piece_sprite(p, qx, qy, qt + turn, keep=False)
+            cx, cy, deg = qx / Q, qy / Q, (qt + turn) * 360.0 / N_ANG
+            whole = d.piece_box(p, cx, cy, deg)
+            ref = draw_sprite(r.proj, whole, lambda pt: d.draw_piece(pt, p, cx, cy, deg), key_colour=(60, 40, 20))
+            ref.set_alpha(255, pygame.RLEACCEL)
+            _trimmed_blends_as_drawn(sp, (x0, y0, x1, y1), ref, whole, rng, (p, turn))
+            total += 1
+    zs = d._screw_heights(st)
+    screws = 0
+    for a, (x, y) in enumerate(u.anchors[:3]):
+        for lifted in (False, True):
+            sp, x0, y0, x1, y1 = d._screw_sprite(x, y, zs[a], lifted, lifted, keep=False)
+            whole = d.screw_box(x, y, zs[a], lifted)
+            ref = draw_sprite(r.proj, whole, lambda pt: d.draw_screw(pt, x, y, zs[a], lifted, lifted),
+                              key_colour=(62, 66, 72))
+            ref.set_alpha(255, pygame.RLEACCEL)
+            shrunk += _trimmed_blends_as_drawn(sp, (x0, y0, x1, y1), ref, whole, rng, (a, lifted))
+            screws += 1
+    assert total >= 4 and screws == 6 and shrunk == screws
