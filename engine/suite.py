@@ -139,10 +139,10 @@ class GameUI:
     """
 
     exit_to = "difficulty"            # where the in-game back button goes: "difficulty" | "home"
-    # True: what a drag's moves do, its release does again from the release's position alone
-    # (on_pointer acts on "up" alone, or, as Rush Hour's vehicle, follows the pointer and
-    # settles where it is released): Suite._drag, a whole drag with a release position,
-    # does not send it the moves between press and release
+    # True: what a drag's moves do, a release with a position does again from that position
+    # alone (on_pointer acts on "up" alone, or, as Rush Hour's vehicle, follows the pointer
+    # and settles where it is released): Suite._drag, a whole drag whose release is on the
+    # plane, does not send it the moves between press and release
     pointer_up_only = False
     instructions = ""                 # the game's short instruction text (drawn by render)
     complete_title = "Complete!"
@@ -569,10 +569,12 @@ class Suite:
         if out:
             effects.extend(out)
         c = self._cur_ui
+        xe, ye = from_px(x1, y1)             # the release's point (NaN off a 3d plane)
         if not (c is not None and c[0] is self.session and c[1].pointer_up_only and not self.complete
-                and self.screen["name"] == "level"):
+                and self.screen["name"] == "level" and xe == xe and ye == ye):
             # (a game that acts on the release alone sees nothing of the moves: the pointer's
-            # position they set is the release's, hit-tested again there)
+            # position they set is the release's, hit-tested again there; a release without
+            # a position may leave things where the last move put them)
             dx, dy = x1 - x0, y1 - y0
             for i in range(1, n + 1):
                 f = i / n
@@ -581,8 +583,7 @@ class Suite:
                 if out:
                     effects.extend(out)
         end = start + ms
-        x, y = from_px(x1, y1)
-        out = self._release(x, y, end)
+        out = self._release(xe, ye, end)
         if out:
             effects.extend(out)
         b = self.busy_until() if self.anims else 0

@@ -335,3 +335,28 @@ def test_drags_on_games_acting_on_the_release_alone_skip_the_moves_unchanged(mon
         monkeypatch.undo()
         assert skipped == sent, g
         assert len({snap for _, snap in sent}) > 5, g          # the plays went somewhere
+
+
+def test_a_drag_released_off_the_plane_gets_its_moves(monkeypatch):
+    """A release above a 3d plane's horizon has no position: Rush Hour's vehicle then settles
+    where the last move left it, so Suite._drag sends the moves (pointer_up_only or not)."""
+    from longpuzzle.puzzles.rush_hour import RushHourUI
+    lid = catalog().objectives("rush_hour")[0].level_ids[0]
+    page = (300, 3000)                       # tall: the top rows of the page are above the horizon
+    probe = Suite(lid, style="3d", viewport=page)
+    assert probe.proj.from_px(150, 5)[0] != probe.proj.from_px(150, 5)[0]      # NaN up there
+
+    def play():
+        s = Suite(lid, style="3d", viewport=page)
+        out = []
+        for a in s.session.legal_moves()[:6]:
+            g = s.gesture_for(a)
+            g = {**g, "y1": 5, "steps": 12}           # along the lane at first, then off the plane
+            out.append((s.dispatch(g).effects, s.snapshot()))
+            s.dispatch({"type": "wait", "ms": 400})
+        return out
+    with_flag = play()
+    assert any(e.get("effect") == "move" for effects, _ in with_flag for e in effects)
+    monkeypatch.setattr(RushHourUI, "pointer_up_only", False)
+    assert play() == with_flag
+
