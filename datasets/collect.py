@@ -12,7 +12,6 @@ the row. Nothing here changes what the agent sees or does.
 from __future__ import annotations
 
 import time
-import weakref
 
 from longpuzzle.agents.base import FinalAnswer
 from longpuzzle.agents.harness import ObjectiveEpisode, Settings
@@ -114,14 +113,12 @@ def _effect(effects) -> str:
 
 
 def _move_ids(level_id: str | None, moves: list[str]) -> list[int]:
-    """The actions of the move texts ``moves`` on ``level_id`` (each text read once per level:
-    the episodes of an objective play the same moves again)."""
+    """The actions of the move texts ``moves`` on ``level_id`` (each text read once per level,
+    Level.move_action_cache: the episodes of an objective play the same moves again)."""
     if not moves or level_id is None:
         return []
     lvl = load_level(level_id)
-    known = _MOVE_IDS.get(lvl)
-    if known is None:
-        known = _MOVE_IDS[lvl] = {}
+    known = lvl.move_action_cache
     out = []
     for m in moves:
         a = known.get(m)
@@ -129,6 +126,3 @@ def _move_ids(level_id: str | None, moves: list[str]) -> list[int]:
             a = known[m] = int(get_puzzle(lvl.game).parse_move(lvl, m))
         out.append(a)
     return out
-
-
-_MOVE_IDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # level -> {move text: action}

@@ -219,13 +219,19 @@ def key_name(name: Any) -> str:
     raise ActionError(f"unknown key {short(name)}; keys are single letters or digits, or one of {', '.join(NAMED_KEYS)}")
 
 
+def _plain_point(x: Any, y: Any, size: tuple[int, int]) -> bool:
+    """Whether (x, y) are plain numbers (int or float, not bool) inside a frame of ``size``
+    (False for NaN and infinities): what the fast paths accept without the full reading."""
+    return (type(x) is int or type(x) is float) and (type(y) is int or type(y) is float) \
+        and 0 <= x < size[0] and 0 <= y < size[1]
+
+
 def click_point(action: Any, size: tuple[int, int]) -> tuple[float, float] | None:
     """(x, y) of a well-formed click (exactly the keys type, x, y) for a frame of ``size``,
     else None (then validate() tells what it is)."""
     if type(action) is dict and len(action) == 3 and action.get("type") == "click":
         x, y = action.get("x"), action.get("y")
-        if (type(x) is int or type(x) is float) and (type(y) is int or type(y) is float) \
-                and 0 <= x < size[0] and 0 <= y < size[1]:
+        if _plain_point(x, y, size):
             return x, y
     return None
 
@@ -233,26 +239,18 @@ def click_point(action: Any, size: tuple[int, int]) -> tuple[float, float] | Non
 def _fast_click(action: Any, size: tuple[int, int]) -> dict | None:
     """The normalised copy of a well-formed click (the commonest action), else None (the
     full validation then runs and explains any problem)."""
-    if type(action) is dict and len(action) == 3 and action.get("type") == "click":
-        x, y = action.get("x"), action.get("y")
-        if (type(x) is int or type(x) is float) and (type(y) is int or type(y) is float) \
-                and 0 <= x < size[0] and 0 <= y < size[1]:
-            return {"type": "click", "x": x, "y": y}
-    return None
+    p = click_point(action, size)
+    return None if p is None else {"type": "click", "x": p[0], "y": p[1]}
 
 
 def _fast_clicks(acts: list, size: tuple[int, int]) -> list[dict] | None:
     """The normalised copies of a list of well-formed clicks (as _fast_click), else None."""
-    w, h = size
     out = []
     for a in acts:
-        if type(a) is dict and len(a) == 3 and a.get("type") == "click":
-            x, y = a.get("x"), a.get("y")
-            if (type(x) is int or type(x) is float) and (type(y) is int or type(y) is float) \
-                    and 0 <= x < w and 0 <= y < h:
-                out.append({"type": "click", "x": x, "y": y})
-                continue
-        return None
+        p = click_point(a, size)
+        if p is None:
+            return None
+        out.append({"type": "click", "x": p[0], "y": p[1]})
     return out
 
 
@@ -269,16 +267,11 @@ def _fast_drag(action: dict, size: tuple[int, int]) -> dict | None:
     via = action.get("via")
     if type(via) is not list or not 0 < len(via) <= MAX_VIA:
         return None
-    w, h = size
     pts = []
     for p in via:
-        if type(p) is not list or len(p) != 2:
+        if type(p) is not list or len(p) != 2 or not _plain_point(p[0], p[1], size):
             return None
-        x, y = p
-        if (type(x) is not int and type(x) is not float) or (type(y) is not int and type(y) is not float) \
-                or not (0 <= x < w and 0 <= y < h):
-            return None
-        pts.append([x, y])
+        pts.append([p[0], p[1]])
     return {"type": "drag", "x0": x0, "y0": y0, "via": pts, "x1": x1, "y1": y1, "steps": steps, "ms": ms}
 
 

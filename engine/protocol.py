@@ -83,6 +83,12 @@ class Level:
         return {}
 
     @cached_property
+    def move_action_cache(self) -> dict:
+        """move text -> its action (Puzzle.parse_move), filled in by readers of this level's
+        move texts (a cache, as move_text_cache the other way)."""
+        return {}
+
+    @cached_property
     def sha256(self) -> str:
         """Digest of the level's content (game + record), used to match checkpoints."""
         return hashlib.sha256(canonical_json({"game": self.game, "data": self.data}).encode()).hexdigest()
