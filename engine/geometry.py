@@ -1,4 +1,4 @@
-"""Screen geometry shared by drawing (longpuzzle.render) and hit-testing (engine/suite.py).
+"""Screen geometry shared by drawing (longpuzzle.render) and hit-testing (engine/suite/).
 
 Everything on screen is laid out in DESIGN px: the 540 x 960 portrait frame of the original,
 origin top-left, y down (RULES.md section 0). A :class:`Projection` maps design px to the

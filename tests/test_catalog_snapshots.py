@@ -107,7 +107,7 @@ def test_one_suite_keeps_levels_of_the_same_id_from_two_catalogues_apart(store, 
     """Level ids repeat across catalogues: a suite that opens maze_paint/easy/1 of one
     catalogue, then of another, then of the first again gets each level's own screen (its
     GameUI, targets and menus), and the first one's UI back without rebuilding it."""
-    from longpuzzle.engine import suite as suite_module
+    from longpuzzle.engine.suite import screens as suite_screens     # (where _shared reads SHARED_KEPT)
     from longpuzzle.engine.suite import Suite
     cats = []
     for seed, n in ((1, 1), (2, 3)):
@@ -131,7 +131,7 @@ def test_one_suite_keeps_levels_of_the_same_id_from_two_catalogues_apart(store, 
             assert cards["difficulty:easy"] == (len(cat.objective("maze_paint/easy").level_ids),)
     assert seen[0][0] != seen[1][0] and seen[0][1] is not seen[1][1] and seen[2][1] is seen[0][1]
     # an endless stream of generated levels keeps a bounded number of screens
-    monkeypatch.setattr(suite_module, "SHARED_KEPT", 8)
+    monkeypatch.setattr(suite_screens, "SHARED_KEPT", 8)
     for g in generate("truck_escape", "default", seed=3, count=12):
         s.game_ui(g.level)
     assert len(s._uis) <= 8

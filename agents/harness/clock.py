@@ -6,7 +6,7 @@
                       original level protocol pauses the game while the model predicts)
             + simulated  the suite's virtual clock over every action: waits, the press of a
                       click, drag / swipe / long-press durations, the input gap before each
-                      action (engine/suite.py ACTION_GAP_MS) and the animations it ran
+                      action (engine/suite/app.py ACTION_GAP_MS) and the animations it ran
             + latency    ``action_latency`` seconds per executed action: the browser's
                       synchronisation after a dispatch (settings.ORIGINAL_SYNC_SECONDS)
 

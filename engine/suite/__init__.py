@@ -1,0 +1,69 @@
+"""The game suite as an app: screens, GUI input, a virtual clock. No pixels here.
+
+Screens (RULES.md section 1)::
+
+    home                      six game cards (positions: HOME_CARD_Y, order HOME_ORDER)
+    difficulty(game)          one card per objective of the game in the catalogue; a game with
+                              a single objective (Truck Escape) goes straight to its level 1
+    level(level id)           the game's board, HUD and buttons, drawn from its GameUI
+      + completion card       after the winning move: "Next level" / "Replay"; after the last
+                              level of its objective "All complete!" with "Menu" / "Replay"
+
+A :class:`Suite` holds the current screen, the :class:`Session` of the level being played,
+the game's UI state (selection, ...), pointer state, transient feedback (toast, shake),
+the animations started by the last action and a virtual clock in ms. ``dispatch(action)``
+takes one GUI action (engine/gui.py), in pixels of the frame of the suite's (style, scale),
+maps its points through the projection back to design px, runs them through the screen's
+widgets and the game's input state machine, and returns a :class:`Feedback` listing what
+happened. ``snapshot()`` / ``Suite.restore(text)`` give the exact app as JSON text.
+
+Per game, the Puzzle object carries its UI class as ``puzzle.ui`` (a :class:`GameUI`
+subclass defined in the game's own module). The suite reaches games only through the
+registry, the catalogue and that attribute.
+
+Timing: each top-level action starts ``action_gap_ms`` after the previous one ended (the
+harness needs time between steps, HARNESS.md section 4); events that arrive while a move
+animation runs are ignored (input is locked, as in the original); when an action's events
+are done the clock runs on to the end of any animation it started, so every action ends
+in a settled screen. Toasts stay visible for TOAST_MS, shakes last SHAKE_MS.
+
+Layout (each module imports only those above it; app.py all four):
+
+    game_ui.py     GameUI (a game's screen: board geometry + input state machine), Feedback,
+                   difficulty_label
+    screens.py     the menus' layout data, the GameUIs and layouts shared by every suite, and
+                   ScreensMixin: screens, widgets, hit-testing, navigation, toasts, shakes, try_move
+    pointer.py     PointerMixin: dispatch and the input path (pointer and key events, buttons,
+                   the board), moves <-> gestures, interpret
+    snapshots.py   SnapshotsMixin: snapshot, restore and the checks it makes, encode_snapshot
+    app.py         Suite (its state, settings, clone) = ScreensMixin + PointerMixin + SnapshotsMixin
+
+Every name that engine/suite.py defined before it became this package is importable here.
+"""
+
+from longpuzzle.engine.suite.game_ui import DIFFICULTY_LABELS, Feedback, GameUI, difficulty_label
+from longpuzzle.engine.suite.screens import (
+    BACK_BUTTON, BACK_BUTTON_AT, CARD, CARD_MENU, CARD_NEXT, CARD_REPLAY, DIFF_CARD_H, DIFF_CARD_W, DIFF_CARD_Y,
+    DIFF_CARD_Y_BY_COUNT, HOME_CARD_H, HOME_CARD_W, HOME_CARD_Y, HOME_ORDER, HOME_SUBTITLE, HOME_TITLE, SHAKE_MS,
+    SHARED_KEPT, TOAST_MS, ScreensMixin,
+)
+from longpuzzle.engine.suite.pointer import PointerMixin
+from longpuzzle.engine.suite.snapshots import MAX_CLOCK, POINTER_KEYS, SNAPSHOT_FORMAT, SnapshotsMixin, encode_snapshot
+from longpuzzle.engine.suite.app import ACTION_GAP_MS, ScreenUnavailableError, Suite
+# the private helpers too, as before (tests read _SHARED_LAYOUTS; SHARED_KEPT and the caches
+# are read in screens.py: patch them there)
+from longpuzzle.engine.suite.screens import _SHARED_LAYOUTS, _SHARED_UIS, _shared  # noqa: F401
+from longpuzzle.engine.suite.pointer import (  # noqa: F401
+    _CLICK_MS, _DOWN, _KEY, _MOVE, _UP, _WAIT, _WHEEL, _click_point, _drag_fields,
+)
+from longpuzzle.engine.suite.snapshots import (  # noqa: F401
+    _check_anims, _check_pointer, _check_screen, _check_transient, _int_in, _jsonable, _num_or_nan, _unjson,
+)
+
+__all__ = [
+    "ACTION_GAP_MS", "BACK_BUTTON", "BACK_BUTTON_AT", "CARD", "CARD_MENU", "CARD_NEXT", "CARD_REPLAY",
+    "DIFFICULTY_LABELS", "DIFF_CARD_H", "DIFF_CARD_W", "DIFF_CARD_Y", "DIFF_CARD_Y_BY_COUNT", "Feedback", "GameUI",
+    "HOME_CARD_H", "HOME_CARD_W", "HOME_CARD_Y", "HOME_ORDER", "HOME_SUBTITLE", "HOME_TITLE", "MAX_CLOCK",
+    "POINTER_KEYS", "PointerMixin", "SHAKE_MS", "SHARED_KEPT", "SNAPSHOT_FORMAT", "ScreenUnavailableError",
+    "ScreensMixin", "SnapshotsMixin", "Suite", "TOAST_MS", "difficulty_label", "encode_snapshot",
+]

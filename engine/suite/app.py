@@ -1,0 +1,96 @@
+"""The Suite class: the app's state (__init__), its settings (style, scale, viewport, frame
+size) and clone, with the screens, the input path and the snapshots of the mixins it is
+made of (screens.py, pointer.py, snapshots.py)."""
+
+from __future__ import annotations
+
+import json
+
+from longpuzzle.engine.catalog import load_level
+from longpuzzle.engine.errors import LongPuzzleError
+from longpuzzle.engine.geometry import Layout, Projection, projection
+from longpuzzle.engine.session import Session
+from longpuzzle.engine.suite.game_ui import GameUI
+from longpuzzle.engine.suite.pointer import PointerMixin
+from longpuzzle.engine.suite.screens import ScreensMixin
+from longpuzzle.engine.suite.snapshots import SnapshotsMixin
+
+ACTION_GAP_MS = 250
+
+
+class ScreenUnavailableError(LongPuzzleError):
+    """A level of a game that has no screen (no GameUI) was asked for."""
+
+
+class Suite(ScreensMixin, PointerMixin, SnapshotsMixin):
+    """The app. ``start`` is "home" or a level id; ``style``/``scale`` fix the frame the
+    action coordinates refer to; ``direct`` is the benchmark's direct launch (no way back
+    to the menus, completion card offers only "Replay")."""
+
+    def __init__(self, start: str = "home", *, style: str = "2d", scale: float = 1.0, direct: bool = False,
+                 action_gap_ms: int = ACTION_GAP_MS, viewport: tuple[int, int] | None = None):
+        self.proj: Projection = projection(style, float(scale), viewport)
+        self.direct = bool(direct)
+        self.action_gap_ms = int(action_gap_ms)
+        self.clock = 0
+        self.screen: dict = {"name": "home"}
+        self.session: Session | None = None
+        self.ui: dict = {}
+        self.pointer: dict = {"down": False}
+        self.toast: dict | None = None
+        self.shake: dict | None = None
+        self.anims: list[dict] = []
+        self.complete = False
+        # (level id, content digest) -> its GameUI: ids repeat across catalogues and generated
+        # levels, so the id alone would hand one level another's geometry (shared by clones)
+        self._uis: dict[tuple[str, str], GameUI] = {}
+        # (screen name, direct, level digest, catalogue in use) -> Layout (shared by clones)
+        self._layouts: dict[tuple, Layout] = {}
+        self._layout_key = None
+        self._layout: Layout | None = None
+        self._last_hit = None
+        self._cur_ui = None
+        self._sname = None
+        if start not in (None, "", "home"):
+            eff = self.open_level(load_level(start).id)
+            if eff["effect"] == "unavailable":
+                raise ScreenUnavailableError(eff["message"] + " (its puzzle class has no `ui`)")
+
+    # ---- settings ----------------------------------------------------------------
+    @property
+    def style(self) -> str:
+        return self.proj.style
+
+    @property
+    def scale(self) -> float:
+        return self.proj.scale
+
+    @property
+    def viewport(self) -> tuple[int, int] | None:
+        """The page the frame is letterboxed into (None: the frame is the game's own)."""
+        return self.proj.viewport
+
+    @property
+    def frame_size(self) -> tuple[int, int]:
+        return self.proj.size
+
+    # ---- copies ------------------------------------------------------------------
+    def clone(self) -> "Suite":
+        c = Suite.__new__(Suite)
+        c.__dict__.update(self.__dict__)
+        c.screen = dict(self.screen)
+        c.ui = json.loads(json.dumps(self.ui))
+        c.pointer = dict(self.pointer)
+        c.toast = dict(self.toast) if self.toast else None
+        c.shake = dict(self.shake) if self.shake else None
+        c.anims = [dict(a) for a in self.anims]
+        if self.session is not None:
+            s = Session.__new__(Session)
+            s.__dict__.update(self.session.__dict__)
+            s._state = self.session._state.copy()
+            s._stack = list(self.session._stack)
+            s.moves = list(self.session.moves)
+            s.log = list(self.session.log)
+            s.counters = type(self.session.counters)(**self.session.counters.as_dict())
+            c.session = s
+        return c

@@ -1,0 +1,357 @@
+"""The suite's input path: PointerMixin runs one GUI action (engine/gui.py, frame px) as
+pointer and key events in design px on the virtual clock (dispatch; the fast paths _click
+and _drag; the generic _events; _dispatch_until with a deadline), sends them to the
+screen's buttons (_button) or the game's input state machine (_board), and maps moves to
+gestures and back (gesture_for, gesture_run, interpret)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from longpuzzle.engine import gui
+from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.errors import UndoNotAllowedError
+from longpuzzle.engine.suite.game_ui import Feedback, GameUI
+
+_DOWN, _MOVE, _UP, _KEY, _WHEEL, _WAIT, _CLICK_MS = gui.DOWN, gui.MOVE, gui.UP, gui.KEY, gui.WHEEL, gui.WAIT, gui.CLICK_MS
+_click_point, _drag_fields = gui.click_point, gui.drag_fields
+
+
+class PointerMixin:
+    """The input path of a Suite (app.py; the screens are ScreensMixin's)."""
+
+    # ---- dispatch --------------------------------------------------------------------
+    def dispatch(self, action: Any, until: int | None = None) -> Feedback:
+        """Validate and run one GUI action (frame px). Raises gui.ActionError if malformed.
+
+        ``until`` is a deadline on the virtual clock (ms): events due at or after it do not
+        happen, the clock stops there, and the Feedback is marked ``cut`` (with the presses
+        that did happen). An action that ends before it runs exactly as without it."""
+        if until is not None:
+            return self._dispatch_until(action, int(until))
+        pt = _click_point(action, self.proj.size)      # the commonest action: a well-formed click
+        if pt is not None:
+            if self.anims:
+                self.anims = []
+            effects: list[dict] = []
+            self._click(pt[0], pt[1], effects)
+            return Feedback(effects, self.screen_name(), self.clock)
+        if type(action) is dict and len(action) == 7 and action.get("type") == "drag":
+            f = _drag_fields(action, self.proj.size)      # a well-formed drag with every field
+            if f is not None:
+                if self.anims:
+                    self.anims = []
+                effects = []
+                self._drag(*f, effects)
+                return Feedback(effects, self.screen_name(), self.clock)
+        a = gui.validate(action, self.proj.size)
+        if self.anims:
+            self.anims = []
+        effects = []
+        typ = a["type"]
+        if typ == "click":                  # the commonest actions: a click, a batch of clicks
+            self._click(a["x"], a["y"], effects)
+        elif (typ == "drag" or typ == "swipe") and "via" not in a:
+            self._drag(a["x0"], a["y0"], a["x1"], a["y1"], a["steps"], a["ms"], effects)
+        elif typ == "batch":
+            for sub in a["actions"]:
+                if sub["type"] == "click":
+                    self._click(sub["x"], sub["y"], effects)
+                else:
+                    self._run(sub, effects)
+        else:
+            self._run(a, effects)
+        return Feedback(effects, self.screen_name(), self.clock)
+
+    def _click(self, px: float, py: float, effects: list) -> None:
+        """One click at frame px (px, py): press, and release CLICK_MS later, in place."""
+        start = self.clock + self.action_gap_ms
+        end = start + _CLICK_MS
+        proj = self.proj
+        if proj.is_3d:
+            x, y = proj.from_px(px, py)
+        else:
+            x, y = (px - proj.ox) / proj.sx, (py - proj.oy) / proj.sy        # from_px in 2d
+        out = self._down(x, y, start)
+        if out:
+            effects.extend(out)
+        out = self._release(x, y, end)
+        if out:
+            effects.extend(out)
+        an = self.anims
+        if an:
+            b = an[0]["t1"] if len(an) == 1 else self.busy_until()
+            self.clock = end if end >= b else b
+        else:
+            self.clock = end
+
+    def _drag(self, x0: float, y0: float, x1: float, y1: float, n: int, ms: int, effects: list) -> None:
+        """A validated drag or swipe from (x0, y0) to (x1, y1) frame px in n steps over ms:
+        the events of gui.expand (press, n moves along the segment, release at the end),
+        without building the event list."""
+        start = self.clock + self.action_gap_ms
+        from_px = self.proj.from_px
+        x, y = from_px(x0, y0)
+        out = self._down(x, y, start)
+        if out:
+            effects.extend(out)
+        c = self._cur_ui
+        xe, ye = from_px(x1, y1)             # the release's point (NaN off a 3d plane)
+        if not (c is not None and c[0] is self.session and c[1].pointer_up_only and not self.complete
+                and self.screen["name"] == "level" and xe == xe and ye == ye):
+            # (a game that acts on the release alone sees nothing of the moves: the pointer's
+            # position they set is the release's, hit-tested again there; a release without
+            # a position may leave things where the last move put them)
+            dx, dy = x1 - x0, y1 - y0
+            for i in range(1, n + 1):
+                f = i / n
+                x, y = from_px(x0 + dx * f, y0 + dy * f)
+                out = self._move(x, y, start + round(ms * f))
+                if out:
+                    effects.extend(out)
+        end = start + ms
+        out = self._release(xe, ye, end)
+        if out:
+            effects.extend(out)
+        b = self.busy_until() if self.anims else 0
+        self.clock = end if end >= b else b
+
+    def _run(self, a: dict, effects: list) -> None:
+        typ = a["type"]
+        if typ == "batch":
+            for sub in a["actions"]:
+                self._run(sub, effects)
+            return
+        if typ == "click":
+            self._click(a["x"], a["y"], effects)
+            return
+        if (typ == "drag" or typ == "swipe") and "via" not in a:
+            self._drag(a["x0"], a["y0"], a["x1"], a["y1"], a["steps"], a["ms"], effects)
+            return
+        self._events(a, effects, None)
+
+    def _dispatch_until(self, action: Any, until: int) -> Feedback:
+        a = gui.validate(action, self.proj.size)
+        if self.anims:
+            self.anims = []
+        effects: list[dict] = []
+        typ = a["type"]
+        start = self.clock + self.action_gap_ms
+        if typ == "click" and start + _CLICK_MS < until or (typ == "drag" or typ == "swipe") and "via" not in a \
+                and start + a["ms"] < until:
+            # every event of the action comes before the deadline: the fast paths of dispatch,
+            # then only the animations it started can run into the deadline (as in _events)
+            if typ == "click":
+                self._click(a["x"], a["y"], effects)
+            else:
+                self._drag(a["x0"], a["y0"], a["x1"], a["y1"], a["steps"], a["ms"], effects)
+            fb = Feedback(effects, self.screen_name(), self.clock)
+            if self.clock > until:
+                self.clock = until
+                fb.clock = until
+                fb.cut = True
+            fb.presses = 1
+            return fb
+        runs = [0]                          # presses that happened
+        cut = self._run_until(a, effects, until, runs)
+        fb = Feedback(effects, self.screen_name(), self.clock)
+        fb.cut = cut
+        fb.presses = runs[0]
+        return fb
+
+    def _run_until(self, a: dict, effects: list, until: int, runs: list) -> bool:
+        """_run through the generic event path (identical results), stopping at ``until``."""
+        if a["type"] == "batch":
+            for sub in a["actions"]:
+                if self._run_until(sub, effects, until, runs):
+                    return True
+            return False
+        return self._events(a, effects, until, runs)
+
+    def _events(self, a: dict, effects: list, until: int | None, runs: list | None = None) -> bool:
+        """The timed events of one non-batch action (gui.expand), then the clock runs on to the
+        end of the animations it started. With ``until``: events due at or after it are dropped
+        and the clock stops there (returns True when that cut the action short)."""
+        start = self.clock + self.action_gap_ms
+        end = start
+        from_px = self.proj.from_px
+        for (dt, kind, px, py, key) in gui.expand(a):
+            t = start + dt
+            if until is not None and t >= until:
+                self.clock = max(self.clock, until)
+                return True
+            end = t
+            if kind is _DOWN and runs is not None:
+                runs[0] += 1
+            if kind is _WAIT:
+                continue
+            if kind is _KEY:
+                effects.extend(self._key(key, t))
+                continue
+            if kind is _WHEEL:
+                continue          # no screen of the suite scrolls
+            if px != px:          # release without a point: where the pointer is
+                x, y = self.pointer.get("x", float("nan")), self.pointer.get("y", float("nan"))
+            else:
+                x, y = from_px(px, py)
+            out = self._pointer(kind, x, y, t)
+            if out:
+                effects.extend(out)
+        b = self.busy_until() if self.anims else 0
+        self.clock = end if end >= b else b
+        if until is not None and self.clock > until:        # the deadline fell in an animation
+            self.clock = until
+            return True
+        return False
+
+    def _key(self, name: str, t: int) -> list[dict]:
+        if self.screen["name"] == "level" and not self.complete and t >= self.busy_until():
+            return self.game_ui().on_key(self, name, t)
+        return []
+
+    def _pointer(self, kind: str, x: float, y: float, t: int) -> list[dict]:
+        if kind == _DOWN:
+            return self._down(x, y, t)
+        if kind == _UP:
+            return self._release(x, y, t)
+        return self._move(x, y, t)
+
+    def _move(self, x: float, y: float, t: int) -> list[dict]:
+        """Pointer MOVE to design (x, y)."""
+        p = self.pointer
+        if not p.get("down"):
+            return []
+        p["x"] = x
+        p["y"] = y
+        if p.get("locked") or p["button"]:
+            return []
+        return self._board(_MOVE, x, y, t)
+
+    def _down(self, x: float, y: float, t: int) -> list[dict]:
+        """Pointer DOWN at design (x, y)."""
+        p = self.pointer
+        pre = None
+        if p.get("down"):            # a second press without release: release where it is first
+            pre = self._release(p["x"], p["y"], t)
+        an = self.anims
+        locked = bool(an) and t < (an[0]["t1"] if len(an) == 1 else self.busy_until())
+        lay = self._layout if self._layout_key is not None else None     # self.hit(x, y), inlined
+        if lay is None:
+            lay = self.layout()
+        h = self._last_hit
+        if h is not None and h[0] == x and h[1] == y and h[2] is lay:
+            w = h[3]
+        else:
+            w = lay.hit(x, y)
+            self._last_hit = (x, y, lay, w)
+        if w is None:
+            target = None
+            button = False
+        else:
+            target = w.id
+            button = w.kind != "target"
+        self.pointer = {"down": True, "x": x, "y": y, "x0": x, "y0": y, "t0": t,
+                        "target": target, "button": button, "locked": locked}
+        if locked:
+            return (pre or []) + [{"effect": "ignored", "why": "input locked"}]
+        if button or self.complete or self.screen["name"] != "level":
+            return pre or []
+        c = self._cur_ui                   # the board (as _board)
+        u = c[1] if c is not None and c[0] is self.session else self.game_ui()
+        out = u.on_pointer(self, _DOWN, x, y, t)
+        return pre + out if pre else out
+
+    def _release(self, x: float, y: float, t: int) -> list[dict]:
+        """Pointer UP at design (x, y)."""
+        p = self.pointer
+        if not p.get("down"):
+            return []
+        p["x"] = x
+        p["y"] = y
+        if p.get("locked"):
+            self.pointer = {"down": False, "x": x, "y": y}
+            return []
+        if p["button"]:
+            out: list[dict] = []
+            w = self.hit(x, y)
+            if w is not None and w.id == p["target"]:
+                out = self._button(w.id, t)
+        elif self.complete or self.screen["name"] != "level":
+            out = []
+        else:
+            c = self._cur_ui               # the board (as _board)
+            u = c[1] if c is not None and c[0] is self.session else self.game_ui()
+            out = u.on_pointer(self, _UP, x, y, t)
+        if self.pointer is p:
+            self.pointer = {"down": False, "x": x, "y": y}
+        return out
+
+    def _board(self, kind: str, x: float, y: float, t: int) -> list[dict]:
+        if self.complete or self.screen["name"] != "level":
+            return []
+        c = self._cur_ui
+        u = c[1] if c is not None and c[0] is self.session else self.game_ui()
+        return u.on_pointer(self, kind, x, y, t)
+
+    def _button(self, wid: str, t: int) -> list[dict]:
+        name = self.screen["name"]
+        if name == "home":
+            return [self.open_game(wid.split(":", 1)[1])]
+        if name == "difficulty":
+            if wid == "back":
+                return [self.go_home()]
+            d = wid.split(":", 1)[1]
+            obj = catalog().objective(f"{self.screen['game']}/{d}")
+            return [self.open_level(obj.level_ids[0])]
+        u = self.game_ui()
+        lvl = self.level
+        if wid == "replay":        # the Level itself: its id may name another level in the catalogue in use
+            return [self.open_level(lvl), {"effect": "restart"}]
+        if wid == "next":
+            ids = catalog().objective(f"{lvl.game}/{lvl.difficulty}").level_ids
+            i = ids.index(lvl.id)
+            if i + 1 < len(ids):
+                return [self.open_level(ids[i + 1])]
+            return [self._exit(u)]
+        if wid == "menu":
+            return [self._exit(u)]
+        if wid == "restart":
+            self.session.restart()
+            self.ui = u.initial_state()
+            self.shake = self.toast = None
+            return [{"effect": "restart"}]
+        if wid == "undo":
+            try:
+                self.session.undo()
+            except UndoNotAllowedError as e:
+                return [{"effect": "refused", "reason": e.reason, "message": str(e)}]
+            self.ui = u.initial_state()
+            return [{"effect": "undo"}]
+        return u.on_button(self, wid, t)
+
+    def _exit(self, u: GameUI) -> dict:
+        g = self.level.game
+        if u.exit_to == "difficulty" and len(catalog().objectives(g)) > 1:
+            return self._go({"name": "difficulty", "game": g})
+        return self.go_home()
+
+    # ---- moves <-> gestures ------------------------------------------------------------
+    def gesture_for(self, action: int) -> dict:
+        return self.game_ui().gesture_for(int(action), self.proj, self)
+
+    def gesture_run(self, actions) -> tuple[dict, int]:
+        """One gesture for the first k of ``actions`` (GameUI.gesture_run): (gesture, k)."""
+        return self.game_ui().gesture_run(list(actions), self.proj, self)
+
+    def interpret(self, gui_action: Any) -> list[int]:
+        """The moves (action ints) a GUI action would apply, without changing this suite."""
+        c = self.clone()
+        n0 = len(c.session.moves) if c.session else 0
+        log0 = len(c.session.log) if c.session else 0
+        c.dispatch(gui_action)
+        if c.session is None or c.session is not None and self.session is not None and c.level.id != self.level.id:
+            return []
+        s = c.session
+        if len(s.log) < log0:
+            return []
+        return [int(a) for a in s.moves[n0:]]

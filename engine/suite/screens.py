@@ -1,0 +1,256 @@
+"""The suite's screens: the menus' layout data (RULES.md 1.1 / 1.2), the GameUIs and layouts
+shared by every suite of the process, and ScreensMixin: the screen on show, its widgets and
+hit-testing, navigation (open_level, open_game, go_home) and the helpers the game UIs call
+(show_toast, start_shake, busy_until, try_move, move_effect)."""
+
+from __future__ import annotations
+
+from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.geometry import Layout, Rect, Widget
+from longpuzzle.engine.protocol import Level
+from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.engine.session import Outcome, Session
+from longpuzzle.engine.suite.game_ui import GameUI, difficulty_label
+
+TOAST_MS = 1400
+SHAKE_MS = 360
+
+# ---- menu layout data (RULES.md 1.1 / 1.2), design px --------------------------------
+HOME_TITLE = "Puzzle Workshop"
+HOME_SUBTITLE = "Choose a puzzle"
+HOME_ORDER = ("bolt_unscrew", "truck_escape", "rush_hour", "nut_and_bolt", "maze_paint", "color_connect")
+HOME_CARD_Y = (297, 403, 509, 615, 721, 827)
+HOME_CARD_W, HOME_CARD_H = 460, 94
+DIFF_CARD_W, DIFF_CARD_H = 460, 118
+DIFF_CARD_Y_BY_COUNT = {1: (455,), 2: (360, 515), 3: (315, 455, 595), 4: (290, 415, 540, 665),
+                        5: (260, 385, 510, 635, 760)}
+DIFF_CARD_Y = {"bolt_unscrew": (365, 515), "nut_and_bolt": (260, 385, 510, 635, 760)}
+BACK_BUTTON = (75, 908, 110, 42)
+BACK_BUTTON_AT = {"nut_and_bolt": (75, 918, 110, 42)}
+CARD = Rect.centred(270, 470, 420, 300)      # completion card
+CARD_NEXT = Widget("next", Rect.centred(270, 520, 260, 60), "pill_button", "Next level")
+CARD_REPLAY = Widget("replay", Rect.centred(270, 590, 260, 52), "pill_button", "Replay")
+CARD_MENU = Widget("menu", CARD_NEXT.shape, "pill_button", "Menu")    # after an objective's last level
+
+
+# GameUIs (level geometry, no mutable state) and level screens' layouts, shared by every
+# Suite of the process (harness, agents' models, clones): built once per level, not per suite
+_SHARED_UIS: dict = {}           # (ui class, level id, level sha256) -> GameUI
+_SHARED_LAYOUTS: dict = {}       # ("level", GameUI, direct) | ("complete", direct, last) |
+#                                  ("menu", screen name, direct, catalogue content hash) -> Layout
+SHARED_KEPT = 1024               # entries kept in each (the oldest are dropped)
+
+
+def _shared(cache: dict, key, make):
+    v = cache.get(key)
+    if v is None:
+        v = make()
+        if len(cache) >= SHARED_KEPT:
+            try:
+                del cache[next(iter(cache))]
+            except (KeyError, RuntimeError, StopIteration):     # another thread got there first
+                pass
+        cache[key] = v
+    return v
+
+
+class ScreensMixin:
+    """The screens of a Suite (app.py, whose __init__ sets the state read here)."""
+
+    # ---- screens -------------------------------------------------------------------
+    @property
+    def level(self) -> Level | None:
+        return self.session.level if self.session else None
+
+    @property
+    def puzzle(self):
+        return self.session.puzzle if self.session else None
+
+    def game_ui(self, level: Level | None = None) -> GameUI | None:
+        if level is None:
+            if self.session is None:
+                return None
+            c = self._cur_ui
+            if c is not None and c[0] is self.session:
+                return c[1]
+            u = self.game_ui(self.session.level)
+            self._cur_ui = (self.session, u)
+            return u
+        key = (level.id, level.sha256)
+        u = self._uis.get(key)
+        if u is None:
+            cls = getattr(get_puzzle(level.game), "ui", None)
+            if cls is None:
+                return None
+            u = _shared(self._uis, key, lambda: _shared(_SHARED_UIS, (cls, level.id, level.sha256),
+                                                        lambda: cls(get_puzzle(level.game), level)))
+        return u
+
+    def screen_name(self) -> str:
+        s = self.screen
+        c = self._sname
+        if c is not None and c[0] is s and c[1] == self.complete:
+            return c[2]
+        if s["name"] == "home":
+            name = "home"
+        elif s["name"] == "difficulty":
+            name = f"difficulty:{s['game']}"
+        else:
+            name = f"level:{s['level']}" + (":complete" if self.complete else "")
+        self._sname = (s, self.complete, name)      # screens are replaced, never edited in place
+        return name
+
+    def home_games(self) -> list[tuple[str, float]]:
+        """(game id, card centre y) of the home screen: games in HOME_ORDER first, then any
+        other registered game with levels."""
+        have = catalog().games()
+        order = [g for g in HOME_ORDER if g in have] + [g for g in have if g not in HOME_ORDER]
+        out = []
+        for g in order:
+            slot = HOME_ORDER.index(g) if g in HOME_ORDER else len(HOME_ORDER) + len(out)
+            y = HOME_CARD_Y[slot] if slot < len(HOME_CARD_Y) else HOME_CARD_Y[-1] + (slot - 5) * 106
+            out.append((g, y))
+        return out
+
+    def layout(self) -> Layout:
+        """The widgets of the current screen (cached; rebuilt when the screen changes)."""
+        if self._layout_key is not None and self._layout is not None:
+            return self._layout
+        # a level screen is its level's (by content); every screen lists or links the
+        # objectives of the catalogue in use
+        key = (self.screen_name(), self.direct, self.session.level.sha256 if self.session is not None else None,
+               catalog())
+        lay = self._layouts.get(key)
+        if lay is not None:
+            self._layout, self._layout_key = lay, key
+            return lay
+        if self.screen["name"] == "level":
+            # a level's layouts are shared by every suite (its GameUI is, and holds no state)
+            u, direct = self.game_ui(), self.direct
+            if self.complete:
+                last = self.last_level()
+                lay = _shared(_SHARED_LAYOUTS, ("complete", direct, last), lambda: Layout(
+                    [CARD_REPLAY] if direct else [CARD_MENU if last else CARD_NEXT, CARD_REPLAY]))
+            else:
+                lay = _shared(_SHARED_LAYOUTS, ("level", u, direct),
+                              lambda: Layout(list(u.targets()) + list(u.buttons(direct))))
+        else:
+            # the menus' layouts too are shared by every suite of the process (the harness's
+            # and each agent's model of the app start at the home screen every episode),
+            # by the catalogue's content: its hit-test index is built once, not per suite
+            lay = _shared(_SHARED_LAYOUTS, ("menu", key[0], self.direct, catalog().content_hash),
+                          lambda: Layout(self._menu_widgets()))
+        self._layout = _shared(self._layouts, key, lambda: lay)
+        self._layout_key = key
+        return lay
+
+    def _menu_widgets(self) -> list[Widget]:
+        """The widgets of the home or the difficulty screen."""
+        s = self.screen
+        ws: list[Widget] = []
+        if s["name"] == "home":
+            for g, y in self.home_games():
+                ws.append(Widget(f"game:{g}", Rect.centred(270, y, HOME_CARD_W, HOME_CARD_H), "card",
+                                 get_puzzle(g).title))
+            return ws
+        g = s["game"]
+        objs = catalog().objectives(g)
+        ys = DIFF_CARD_Y.get(g) or DIFF_CARD_Y_BY_COUNT.get(len(objs)) or tuple(
+            260 + 125 * i for i in range(len(objs)))
+        for o, y in zip(objs, ys):
+            ws.append(Widget(f"difficulty:{o.difficulty}", Rect.centred(270, y, DIFF_CARD_W, DIFF_CARD_H),
+                             "card", difficulty_label(o.difficulty), (len(o.level_ids),)))
+        bx, by, bw, bh = BACK_BUTTON_AT.get(g, BACK_BUTTON)
+        ws.append(Widget("back", Rect.centred(bx, by, bw, bh), "pill_button", "Back"))
+        return ws
+
+    def last_level(self) -> bool:
+        """Whether the level on screen is the last of its objective (its card says "All
+        complete!" and offers the menu instead of a next level)."""
+        lvl = self.level
+        return lvl is not None and catalog().objective(f"{lvl.game}/{lvl.difficulty}").level_ids[-1] == lvl.id
+
+    def hit(self, x: float, y: float) -> Widget | None:
+        """The widget of the current screen under the design point (the last answer is kept,
+        since one event is usually hit-tested by the suite and then by the game)."""
+        lay = self._layout if self._layout_key is not None else None
+        if lay is None:
+            lay = self.layout()
+        h = self._last_hit
+        if h is not None and h[0] == x and h[1] == y and h[2] is lay:
+            return h[3]
+        w = lay.hit(x, y)
+        self._last_hit = (x, y, lay, w)
+        return w
+
+    def _go(self, screen: dict) -> dict:
+        self.screen = screen
+        self.pointer = {"down": False}
+        self.toast = self.shake = None
+        self.complete = False
+        self._layout_key = None
+        if screen["name"] != "level":
+            self.session = None
+            self.ui = {}
+            self.anims = []            # animations belong to the level that is no longer shown
+        return {"effect": "navigate", "screen": self.screen_name()}
+
+    def open_level(self, level_id) -> dict:
+        """Open a level (an id in the catalogue in use, or a Level)."""
+        level = load_level(level_id)
+        u = self.game_ui(level)
+        if u is None:
+            return {"effect": "unavailable", "game": level.game,
+                    "message": f"{get_puzzle(level.game).title} has no screen yet"}
+        self.session = Session(level)
+        self.ui = u.initial_state()
+        self.anims = []
+        return self._go({"name": "level", "level": level.id})
+
+    def open_game(self, game: str) -> dict:
+        objs = catalog().objectives(game)
+        if len(objs) == 1:
+            return self.open_level(objs[0].level_ids[0])
+        return self._go({"name": "difficulty", "game": game})
+
+    def go_home(self) -> dict:
+        return self._go({"name": "home"})
+
+    # ---- helpers used by the game UIs --------------------------------------------------
+    def show_toast(self, text: str, t: int) -> None:
+        self.toast = {"text": text, "t0": t, "until": t + TOAST_MS}
+
+    def start_shake(self, target: str, t: int) -> None:
+        self.shake = {"target": target, "t0": t, "until": t + SHAKE_MS}
+
+    def busy_until(self) -> int:
+        an = self.anims
+        if not an:
+            return 0
+        if len(an) == 1:
+            return an[0]["t1"]
+        return max(a["t1"] for a in an)
+
+    def try_move(self, action: int, t: int) -> Outcome:
+        """Play one action through the session; record its animation; handle completion."""
+        s = self.session
+        before = s._state          # Session replaces (never mutates) its state array on a move
+        if type(action) is not int or not 0 <= action < s.level.n_actions:
+            action = s.puzzle.check_action(s.level, action)
+        o, solved = s._apply_solved(action)
+        if o[3]:                   # accepted
+            c = self._cur_ui
+            u = c[1] if c is not None and c[0] is s else self.game_ui()
+            code = o[2]
+            dur = int(u.animation_ms(before, s._state, action, code))
+            self.anims.append({"kind": "move", "t0": t, "t1": t + dur, "action": action, "code": code,
+                               "before": before})        # numpy here; a list in snapshots
+            if solved:
+                self.complete = True
+                self._layout_key = None
+        return o
+
+    def move_effect(self, o: Outcome) -> dict:
+        if o.accepted:
+            return {"effect": "move", "move": o.move, "accepted": True, "changed": o.changed}
+        return {"effect": "rejected", "move": o.move, "reason": o.reason, "message": o.message}

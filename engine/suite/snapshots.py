@@ -1,0 +1,199 @@
+"""Snapshots of the suite: SnapshotsMixin (snapshot, snapshot_fields, Suite.restore), the
+checks a restored snapshot passes (_check_*), encode_snapshot, and the pointer's JSON form
+(_jsonable / _unjson: NaN as null)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TYPE_CHECKING, Any
+
+from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.errors import CheckpointError, LongPuzzleError
+from longpuzzle.engine.protocol import canonical_json
+from longpuzzle.engine.session import Session
+from longpuzzle.engine.textio import loads
+
+if TYPE_CHECKING:
+    from longpuzzle.engine.suite.app import Suite
+
+SNAPSHOT_FORMAT = "longpuzzle-suite/1"
+
+
+class SnapshotsMixin:
+    """The snapshots of a Suite (app.py): the exact app as JSON text, and back."""
+
+    # ---- snapshots ----------------------------------------------------------------------
+    def snapshot(self) -> str:
+        return encode_snapshot(self.snapshot_fields(), self.session.checkpoint() if self.session else None)
+
+    def snapshot_fields(self) -> dict:
+        """The snapshot's body but its session and checksum, as plain data (the app's screen,
+        UI state, pointer, transient feedback, animations and clock; containers are the
+        suite's own, to be encoded at once): ``encode_snapshot(fields, checkpoint)`` is
+        ``snapshot()``."""
+        body = {
+            "format": SNAPSHOT_FORMAT,
+            "style": self.style, "scale": self.scale, "direct": self.direct, "action_gap_ms": self.action_gap_ms,
+            "clock": self.clock, "screen": self.screen, "complete": self.complete,
+            "ui": self.ui, "pointer": _jsonable(self.pointer), "toast": self.toast, "shake": self.shake,
+            "anims": [{**a, "before": [int(v) for v in a["before"]]} for a in self.anims],
+        }
+        if self.viewport is not None:
+            body["viewport"] = list(self.viewport)
+        return body
+
+    @classmethod
+    def restore(cls, text: str) -> "Suite":
+        try:
+            body = loads(text, CheckpointError, "the suite snapshot")
+        except (json.JSONDecodeError, TypeError) as e:
+            raise CheckpointError(f"suite snapshot is not valid JSON: {e}") from None
+        if not isinstance(body, dict) or body.get("format") != SNAPSHOT_FORMAT:
+            raise CheckpointError(f"not a suite snapshot (expected format {SNAPSHOT_FORMAT!r})")
+        chk = body.pop("checksum", None)
+        if chk != hashlib.sha256(canonical_json(body).encode()).hexdigest():
+            raise CheckpointError("suite snapshot checksum does not match its content")
+        try:
+            missing = [k for k in ("style", "scale", "direct", "action_gap_ms", "clock", "screen", "complete",
+                                   "session", "ui", "pointer", "toast", "shake", "anims") if k not in body]
+            if missing:
+                raise CheckpointError(f"suite snapshot is missing {', '.join(missing)}")
+            vp = body.get("viewport")
+            if type(body["direct"]) is not bool or not _int_in(body["action_gap_ms"], 0, 60_000) \
+                    or vp is not None and type(vp) is not list:
+                raise CheckpointError("suite snapshot: direct, action_gap_ms or viewport has the wrong type")
+            s = cls("home", style=body["style"], scale=body["scale"], direct=body["direct"],
+                    action_gap_ms=body["action_gap_ms"], viewport=None if vp is None else tuple(vp))
+            s.screen = _check_screen(body["screen"])
+            if body["session"] is not None:
+                if type(body["session"]) is not str:
+                    raise CheckpointError("suite snapshot: the session is not a checkpoint text")
+                s.session = Session.from_checkpoint(body["session"])
+            if (s.screen["name"] == "level") != (s.session is not None) or (
+                    s.session is not None and s.session.level.id != s.screen.get("level")):
+                raise CheckpointError("suite snapshot: screen and session disagree")
+            if not _int_in(body["clock"], 0, MAX_CLOCK):
+                raise CheckpointError(f"suite snapshot: clock must be whole ms from 0 to {MAX_CLOCK}")
+            s.clock = body["clock"]
+            if type(body["complete"]) is not bool or body["complete"] and not (s.session is not None
+                                                                               and s.session.solved):
+                raise CheckpointError("suite snapshot: 'complete' says the level is won, but its board is not "
+                                      "solved")
+            s.complete = body["complete"]
+            u = s.game_ui() if s.session is not None else None
+            why = u.check_ui(body["ui"]) if u is not None else ("" if body["ui"] == {} else "the UI state of a "
+                                                                "menu screen must be empty")
+            if why:
+                raise CheckpointError(f"suite snapshot: {why}")
+            s.ui = body["ui"]
+            s.pointer = _check_pointer(body["pointer"])
+            s.toast = _check_transient(body["toast"], "toast", "text")
+            s.shake = _check_transient(body["shake"], "shake", "target")
+            s.anims = _check_anims(body["anims"], s)
+        except CheckpointError:
+            raise
+        except LongPuzzleError as e:          # a style, scale or viewport that cannot be used
+            raise CheckpointError(f"suite snapshot: {e}") from None
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as e:
+            raise CheckpointError(f"suite snapshot is malformed: {type(e).__name__}: {str(e)[:200]}") from None
+        return s
+
+
+MAX_CLOCK = 2 ** 53                 # ms on the virtual clock a snapshot may claim
+
+
+def _int_in(v: Any, lo: int, hi: int) -> bool:
+    return type(v) is int and lo <= v <= hi
+
+
+def _num_or_nan(v: Any) -> bool:
+    return v is None or type(v) in (int, float) and (v != v or -1e9 < v < 1e9)
+
+
+def _check_screen(screen: Any) -> dict:
+    if type(screen) is not dict:
+        raise CheckpointError("suite snapshot: the screen is not an object")
+    name = screen.get("name")
+    keys = {"home": {"name"}, "difficulty": {"name", "game"}, "level": {"name", "level"}}.get(name)
+    if keys is None or set(screen) != keys:
+        raise CheckpointError(f"suite snapshot: unknown screen {str(screen)[:80]}")
+    if name == "difficulty":
+        g = screen["game"]
+        if type(g) is not str or g not in catalog().games() or len(catalog().objectives(g)) < 2:
+            raise CheckpointError(f"suite snapshot: no difficulty screen for game {str(g)[:40]!r}")
+    if name == "level" and type(screen["level"]) is not str:
+        raise CheckpointError("suite snapshot: the level of the screen is not a level id")
+    return dict(screen)
+
+
+POINTER_KEYS = {"down": bool, "x": "num", "y": "num", "x0": "num", "y0": "num", "t0": int, "target": "text",
+                "button": bool, "locked": bool}
+
+
+def _check_pointer(p: Any) -> dict:
+    """The pointer of a snapshot: released ({"down": false[, "x", "y"]}) or pressed with
+    every field of _down(); values of the right types (NaN as null)."""
+    bad = CheckpointError("suite snapshot: the pointer is malformed")
+    if type(p) is not dict or type(p.get("down")) is not bool or not set(p) <= set(POINTER_KEYS):
+        raise bad
+    need = set(POINTER_KEYS) if p["down"] else {"down"}
+    if not need <= set(p) or not p["down"] and set(p) - {"down", "x", "y"}:
+        raise bad
+    for k, v in p.items():
+        t = POINTER_KEYS[k]
+        ok = (_num_or_nan(v) if t == "num" else v is None or type(v) is str and len(v) <= 200 if t == "text"
+              else _int_in(v, -MAX_CLOCK, MAX_CLOCK) if t is int else type(v) is t)
+        if not ok:
+            raise CheckpointError(f"suite snapshot: pointer field {k!r} has the wrong type or value")
+    return _unjson(p)
+
+
+def _check_transient(v: Any, what: str, text_key: str) -> dict | None:
+    if v is None:
+        return None
+    if type(v) is not dict or set(v) != {text_key, "t0", "until"} or type(v[text_key]) is not str \
+            or len(v[text_key]) > 500 or not _int_in(v["t0"], 0, MAX_CLOCK) or not _int_in(v["until"], 0, MAX_CLOCK):
+        raise CheckpointError(f"suite snapshot: the {what} is malformed")
+    return dict(v)
+
+
+def _check_anims(anims: Any, s: "Suite") -> list[dict]:
+    if type(anims) is not list or len(anims) > 1000:
+        raise CheckpointError("suite snapshot: anims must be a list")
+    if s.session is None:
+        return []                      # (older snapshots kept those of a level left; none are shown)
+    out = []
+    lvl, p = s.session.level, s.session.puzzle
+    for a in anims:
+        if type(a) is not dict or set(a) != {"kind", "t0", "t1", "action", "code", "before"} or a["kind"] != "move" \
+                or not _int_in(a["t0"], 0, MAX_CLOCK) or not _int_in(a["t1"], a["t0"], MAX_CLOCK) \
+                or not _int_in(a["action"], 0, lvl.n_actions - 1) or not _int_in(a["code"], 0, 2 ** 31):
+            raise CheckpointError("suite snapshot: an animation record is malformed")
+        try:
+            before = p.validate_state(lvl, a["before"])
+        except ValueError as e:
+            raise CheckpointError(f"suite snapshot: an animation's state is malformed: {e}") from None
+        out.append({**a, "before": before})
+    return out
+
+
+def encode_snapshot(fields: dict, session: str | None) -> str:
+    """The snapshot text of ``fields`` (Suite.snapshot_fields) and the session's checkpoint
+    text (None: no session), exactly as Suite.snapshot writes it."""
+    body = {}
+    for k, v in fields.items():
+        if k != "checksum":
+            body[k] = v
+        if k == "complete":
+            body["session"] = session
+    body["checksum"] = hashlib.sha256(canonical_json(body).encode()).hexdigest()
+    return json.dumps(body)
+
+
+def _jsonable(d: dict) -> dict:
+    return {k: (None if isinstance(v, float) and v != v else v) for k, v in d.items()}
+
+
+def _unjson(d: dict) -> dict:
+    return {k: (float("nan") if v is None and k in ("x", "y") else v) for k, v in d.items()}
