@@ -81,6 +81,12 @@ def column(pa, typ, values: list):
     raise TypeError(f"no column builder for {typ}")
 
 
+def record_arrays(pa, schema, cols: dict[str, list], skip=()) -> list:
+    """The arrays of the schema's columns but ``skip``, cols[name] the column's values in
+    row order."""
+    return [column(pa, f.type, cols[f.name]) for f in schema if f.name not in skip]
+
+
 def record_batch(pa, schema, cols: dict[str, list]):
     """A record batch of the schema's columns, cols[name] the column's values in row order."""
-    return pa.RecordBatch.from_arrays([column(pa, f.type, cols[f.name]) for f in schema], schema=schema)
+    return pa.RecordBatch.from_arrays(record_arrays(pa, schema, cols), schema=schema)

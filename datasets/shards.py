@@ -2,7 +2,8 @@
 
     parquet      one Parquet file per shard (pyarrow): a column per field, the frame a
                  lossless PNG in the binary column ``image`` (stored as is: PNG is already
-                 deflated; the other columns zstd-compressed), row groups of ROW_GROUP rows.
+                 deflated; each distinct PNG once per row group, in the column's dictionary;
+                 the other columns snappy-compressed), row groups of ROW_GROUP rows.
                  Read with pyarrow.parquet, pandas, polars, DuckDB, Hugging Face datasets.
     webdataset   one uncompressed tar per shard, as WebDataset reads it: per sample
                  ``<key>.png`` (the frame) and ``<key>.json`` (every other column), in row
@@ -22,7 +23,7 @@ import tarfile
 from pathlib import Path
 from typing import Iterator
 
-from longpuzzle.datasets.columns import record_batch
+from longpuzzle.datasets.columns import column, record_arrays
 from longpuzzle.datasets.schema import COLUMNS, META_COLUMNS
 from longpuzzle.engine.errors import LongPuzzleError
 
@@ -32,9 +33,13 @@ EXTENSIONS = {"parquet": ".parquet", "webdataset": ".tar"}
 # frames a job shows again (the same positions in its other episodes, actions without effect)
 # are stored once per row group - 1,024 rows of a Maze Paint job are about 5 MB against 8.9 in
 # 256-row groups, and the smaller file is faster to encode, hash and write (~36 against ~47 us
-# a row); a row group also ends at ROW_GROUP_BYTES of PNGs, which bounds what is held to write it
+# a row); a row group also ends at ROW_GROUP_BYTES of distinct PNGs, which bounds what is held
+# to write it
 ROW_GROUP = 1024
 ROW_GROUP_BYTES = 64 << 20
+# the native buffer between the Parquet writer and the shard file: pyarrow writes a row group
+# as many small pieces (page headers, pages), each a call into Python without it
+SINK_BUFFER = 4 << 20
 # json.dumps(v, separators=(",", ":")), one encoder for every call (dumps makes one a call)
 compact_json = json.JSONEncoder(separators=(",", ":")).encode
 
@@ -150,6 +155,13 @@ def arrow_schema():
 
 
 class ParquetShard(ShardWriter):
+    """A Parquet shard. The image column is handed to pyarrow dictionary-encoded, as the
+    Parquet file stores it: the row group's distinct PNGs once (compared with those of the
+    same size) and each row's index among them, so pyarrow does not copy a repeated PNG
+    into the batch nor hash every PNG to find the repeats. The file's schema is the plain one
+    (``arrow_schema``; pyarrow's own copy of the Arrow schema is not stored, so that readers
+    see the column as binary, not as the dictionary type it was written from)."""
+
     ext = ".parquet"
 
     def __init__(self, path):
@@ -158,29 +170,56 @@ class ParquetShard(ShardWriter):
         import pyarrow.parquet as pq
         self._pa = pa
         self.schema = arrow_schema()
-        comp = {k: ("none" if k == "image" else "zstd") for k in COLUMNS}
-        self._w = pq.ParquetWriter(self._f, self.schema, compression=comp, write_statistics=False)
-        self._cols: dict[str, list] = {k: [] for k in COLUMNS}
-        self._bytes = 0                            # the PNG bytes of the row group being filled
+        self._image = self.schema.get_field_index("image")
+        self._write_schema = self.schema.set(self._image, pa.field("image", pa.dictionary(pa.int32(), pa.binary()),
+                                                                   nullable=False))
+        comp = {k: ("none" if k == "image" else "snappy") for k in COLUMNS}
+        self._sink = pa.BufferedOutputStream(pa.PythonFile(self._f, mode="w"), buffer_size=SINK_BUFFER)
+        self._w = pq.ParquetWriter(self._sink, self._write_schema, compression=comp, write_statistics=False,
+                                   store_schema=False)
+        self._new_group()
+
+    def _new_group(self):
+        self._cols: dict[str, list] = {k: [] for k in COLUMNS if k != "image"}
+        self._pngs: list[bytes] = []                  # the row group's distinct PNGs, in order
+        self._by_size: dict[int, list] = {}           # a PNG's length -> the indices of those PNGs there
+        self._picks: list[int] = []                   # each row's PNG, by that index
+        self._bytes = 0                               # the bytes of those PNGs
 
     def add(self, row):
         cols = self._cols
-        for k in COLUMNS:
-            cols[k].append(row[k])
+        for k, v in cols.items():
+            v.append(row[k])
+        png = row["image"]
+        pngs = self._pngs
+        same_size = self._by_size.setdefault(len(png), [])
+        # the same PNG is mostly the same object (no bytes compared); others of its size
+        # mostly differ in their first band (pyarrow writes a dictionary that holds a value
+        # twice as plain values: every PNG of the row group in full)
+        i = next((j for j in same_size if pngs[j] == png), None)
+        if i is None:
+            i = len(pngs)
+            same_size.append(i)
+            pngs.append(png)
+            self._bytes += len(png)
+        self._picks.append(i)
         self.rows += 1
-        self._bytes += len(row["image"])
-        if len(cols["key"]) >= ROW_GROUP or self._bytes >= ROW_GROUP_BYTES:
+        if len(self._picks) >= ROW_GROUP or self._bytes >= ROW_GROUP_BYTES:
             self._flush()
 
     def _flush(self):
-        if self._cols["key"]:
-            self._w.write_batch(record_batch(self._pa, self.schema, self._cols))
-            self._cols = {k: [] for k in COLUMNS}
-            self._bytes = 0
+        if self._picks:
+            pa = self._pa
+            arrays = record_arrays(pa, self.schema, self._cols, skip=("image",))
+            arrays.insert(self._image, pa.DictionaryArray.from_arrays(
+                column(pa, pa.int32(), self._picks), column(pa, pa.binary(), self._pngs)))
+            self._w.write_batch(pa.RecordBatch.from_arrays(arrays, schema=self._write_schema))
+            self._new_group()
 
     def _finish(self):
         self._flush()
         self._w.close()
+        self._sink.close()                            # (flushed; the hashed file is closed after)
 
 
 class WebDatasetShard(ShardWriter):

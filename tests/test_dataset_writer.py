@@ -380,9 +380,12 @@ def test_a_parquet_row_group_stores_a_png_shown_again_once_and_ends_at_its_byte_
     """The image column's dictionary is one per row group: within a row group a PNG that
     comes back (the same frame again) is stored once, so a shard in one row group is smaller
     than its rows' PNGs together, by about the repeated ones; a row group also ends once its
-    PNGs reach ROW_GROUP_BYTES (what the writer holds), and the rows read back the same."""
+    distinct PNGs reach ROW_GROUP_BYTES (what the writer holds), and the rows read back the
+    same. The file's schema is the plain one (the image column binary, not the dictionary
+    type it is written from)."""
     import pyarrow.parquet as pq
     from longpuzzle.datasets import shards as shards_mod
+    from longpuzzle.datasets.shards import arrow_schema
     one = _shard_rows(captured, tmp_path, "one")
     rows = list(read_rows(one))
     n = len(rows)
@@ -398,15 +401,53 @@ def test_a_parquet_row_group_stores_a_png_shown_again_once_and_ends_at_its_byte_
     md = pq.ParquetFile(split).metadata
     assert md.num_row_groups >= 5
     sizes, k = [], 0
+    def distinct_bytes(group):
+        return sum(len(p) for p in dict.fromkeys(group))
+
     for g in range(md.num_row_groups):                  # each group: rows up to the first past the cap
         m = md.row_group(g).num_rows
         group = pngs[k:k + m]
-        assert sum(map(len, group[:-1])) < cap and (g == md.num_row_groups - 1 or sum(map(len, group)) >= cap)
+        assert distinct_bytes(group[:-1]) < cap and (g == md.num_row_groups - 1 or distinct_bytes(group) >= cap)
         sizes.append(m)
         k += m
     assert k == n
     assert list(read_rows(split)) == rows
+    assert pq.read_schema(split).equals(arrow_schema()) and pq.read_schema(one).equals(arrow_schema())
     assert split.stat().st_size > one.stat().st_size   # the PNGs repeated across groups are stored again
+
+
+def test_a_parquet_shard_stores_a_png_that_comes_back_once(tmp_path):
+    """The image column's dictionary holds each distinct PNG of a row group once, also one
+    that comes back as another bytes object, or after others of its size (the column stays
+    dictionary-encoded); the rows read back exactly, and the same rows give the same file."""
+    from longpuzzle.datasets.shards import ParquetShard
+    rng = random.Random(3)
+    a, b, c = (rng.randbytes(40_000) for _ in range(3))
+
+    def row(i, h, png):
+        r = {k: ([] if t.startswith("list") else None if t.endswith("?") else "" if t == "str" else
+                 False if t == "bool" else 0) for k, (t, _) in COLUMNS.items()}
+        r.update(key=f"e0-s{i:06d}", frame_hash=h, image=png)
+        return r
+
+    rows = [row(0, "h1", a), row(1, "h1", bytes(bytearray(a))), row(2, "h1", b), row(3, "h1", a),
+            row(4, "", c), row(5, "", bytes(bytearray(c)))] + [row(6 + i, "h2", a) for i in range(20)]
+    paths = []
+    for name in ("x.parquet", "y.parquet"):
+        sh = ParquetShard(tmp_path / name)
+        for r in rows:
+            sh.add(dict(r))
+        sh.close()
+        paths.append(tmp_path / name)
+    back = list(read_rows(paths[0]))
+    assert [r["image"] for r in back] == [r["image"] for r in rows]
+    assert [r["key"] for r in back] == [r["key"] for r in rows]
+    size = paths[0].stat().st_size
+    assert 3 * 40_000 < size < 3 * 40_000 + 20_000       # a, b and c, once each
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    import pyarrow.parquet as pq
+    md = pq.ParquetFile(paths[0]).metadata.row_group(0)
+    assert "RLE_DICTIONARY" in md.column(list(COLUMNS).index("image")).encodings
 
 
 def test_row_group_columns_built_from_buffers_equal_pyarrows_and_write_the_same_parquet(tmp_path):
