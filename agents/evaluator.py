@@ -50,6 +50,22 @@ def certificate(level, state, budget: int = CERTIFY_BUDGET) -> str:
     return out
 
 
+DIAGNOSTICS_KEPT = 1 << 14         # diagnostics kept per level (Level.diagnostics_cache)
+
+
+def _diagnostics(puzzle, level, state) -> dict:
+    """puzzle.diagnostics(level, state), each state's worked out once per level (a copy:
+    records are the caller's)."""
+    cache = level.diagnostics_cache
+    key = state.tobytes()
+    d = cache.get(key)
+    if d is None:
+        d = cache[key] = puzzle.diagnostics(level, state)
+        while len(cache) > DIAGNOSTICS_KEPT:
+            del cache[next(iter(cache))]           # the oldest
+    return dict(d)
+
+
 @dataclass
 class Evaluator:
     game: str
@@ -112,7 +128,7 @@ class Evaluator:
                     rec["win"] = True
             if getattr(s.puzzle, "dead_ends", False) and not solved:
                 rec["certificate"] = certificate(lvl, s.state, self.certify_budget)
-            diag = s.puzzle.diagnostics(lvl, s.state)
+            diag = _diagnostics(s.puzzle, lvl, s.state)
             if diag:
                 rec["diagnostics"] = diag
         rec["mismatch"] = self.mismatch

@@ -89,6 +89,13 @@ class Level:
         return {}
 
     @cached_property
+    def diagnostics_cache(self) -> dict:
+        """state bytes -> Puzzle.diagnostics of that state, filled in by the evaluators of
+        this level's episodes (a cache: diagnostics are a function of the level and the
+        state; the episodes of an objective pass through the same states)."""
+        return {}
+
+    @cached_property
     def sha256(self) -> str:
         """Digest of the level's content (game + record), used to match checkpoints."""
         return hashlib.sha256(canonical_json({"game": self.game, "data": self.data}).encode()).hexdigest()

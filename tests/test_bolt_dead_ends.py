@@ -202,3 +202,36 @@ def test_certificates_are_kept_for_the_process_and_equal_fresh_ones(monkeypatch)
     for s in states:
         E.certificate(lvl, s, 4000)
     assert len(E._shared) == 2
+
+
+def test_diagnostics_are_worked_out_once_per_state_and_each_record_has_its_own(monkeypatch):
+    """The evaluator's diagnostics (Bolt Unscrew's usable holes) are kept per level by state:
+    a second pass through the same states asks the game nothing and gives the same values
+    as the game's own; each call gives a dict of its own (a record changed by its reader
+    changes no other); the oldest are dropped past DIAGNOSTICS_KEPT."""
+    import dataclasses
+
+    from longpuzzle.agents import evaluator as E
+
+    lvl = dataclasses.replace(_level("hard/1"))                         # a level object of its own
+    states = [lvl.initial.copy()]
+    for m in PAPER_OPENING + PAPER_FILL:
+        states.append(P.apply(lvl, states[-1], m))
+    calls = []
+    real = type(P).diagnostics
+
+    def counting(self, level, state):
+        calls.append(state.tobytes())
+        return real(self, level, state)
+    monkeypatch.setattr(type(P), "diagnostics", counting)
+    first = [E._diagnostics(P, lvl, s) for s in states]
+    assert first == [real(P, lvl, s) for s in states] and len(calls) == len(states)
+    assert len({d["usable_holes"] for d in first}) > 1                 # the states differ in it
+    first[0]["usable_holes"] = -1
+    again = [E._diagnostics(P, lvl, s) for s in states]
+    assert len(calls) == len(states) and again[0] == real(P, lvl, states[0])
+    monkeypatch.setattr(E, "DIAGNOSTICS_KEPT", 2)
+    other = dataclasses.replace(lvl)
+    for s in states:
+        E._diagnostics(P, other, s)
+    assert list(other.diagnostics_cache) == [s.tobytes() for s in states[-2:]]
