@@ -62,10 +62,11 @@ class PngStream:
     """Encodes frames one after another (see the module doc); one per writer thread.
 
     ``encode(frame, delta)``: with ``delta`` = (the frame before, the px box outside which
-    the two have the same pixels), as ``Renderer.render_delta`` gives it, and the frame before
-    the one this stream encoded last, the bands outside the box are that frame's bands as
-    they are: neither hashed nor looked up (the same bytes, and the same recent-band cache,
-    as without the delta). Any other delta is ignored: every band is hashed.
+    the two have the same pixels[, the rows of the box where they may differ]), as
+    ``Renderer.render_delta`` gives it, and the frame before the one this stream encoded
+    last, the bands outside the box (and inside it, outside its rows) are that frame's bands
+    as they are: neither hashed nor looked up (the same bytes, and the same recent-band
+    cache, as without the delta). Any other delta is ignored: every band is hashed.
 
     ``encode(frame, delta, digests=...)``: ``digests`` the xxh3-128 digests (16 bytes each,
     top first) of the frame's bands of ``band_rows`` rows, as the harness's FrameHasher has
@@ -165,10 +166,15 @@ class PngStream:
         n_bands = -(-h // br)
         if digests is not None and len(digests) != n_bands:
             digests = None                                 # not this stream's bands: hashed here
+        same = None                                        # bands inside the box but outside its rows
         if y0 is None:
             i0, i1 = 0, n_bands                            # every band hashed
         else:                                              # the bands that reach into the box
             i0, i1 = min(n_bands, y0 // br), min(n_bands, -(-y1 // br))
+            if len(delta) > 2 and len(delta[2]) > 1:       # rows apart: the bands between them are the last frame's
+                same = set(range(i0, i1))
+                for s0, s1 in delta[2]:
+                    same.difference_update(range(max(0, s0) // br, -(-s1 // br)))
         size = self.cache_bands
         if i0:                                             # above the box: the last frame's bands
             keys, hits = last[2][:i0], last[3][:i0]
@@ -184,6 +190,15 @@ class PngStream:
         pixels = raw[:, 1:]
         compressed = 0
         for r0 in range(i0 * br, min(h, i1 * br), br):
+            if same and r0 // br in same:                  # as above and below the box
+                i = r0 // br
+                key, hit = last[2][i], last[3][i]
+                _touch(cache, (key,), (hit,), size)
+                adler = combine(adler, hit[1], hit[2])
+                key_add(key)
+                hit_add(hit)
+                adler_add(adler)
+                continue
             rows = f[r0:r0 + br]                           # (the last band may be shorter)
             # a band: its place, width and pixels (by the harness's digest of it when given)
             key = (r0, w, digest(rows) if digests is None else digests[r0 // br])

@@ -73,6 +73,7 @@ def test_deltas_give_the_same_pngs_and_cache_with_fewer_bands_hashed(captured, c
             assert np.array_equal(_pixels(png), frame), k
     used = sum(fast.follows(d) or d is not None for _, _, d in captured.steps)
     assert used > len(captured.steps) // 2                        # most frames come with a usable delta
+    assert sum(d is not None and len(d) > 2 and len(d[2]) > 1 for _, _, d in captured.steps) >= 5   # rows apart
     assert plain.hashed == plain.bands
     assert fast.hashed < plain.hashed * 0.7, (fast.hashed, plain.hashed)
 

@@ -302,6 +302,15 @@ def _assert_delta_holds(f, d, prev, where):
     outside = np.ones(f.shape[:2], bool)
     outside[y0:y1, x0:x1] = False
     assert np.array_equal(f[outside], prev[outside]), where
+    if len(d) > 2:                  # and its row spans: disjoint, top to bottom, inside the box
+        spans = d[2]
+        assert (not spans) == (x1 <= x0 or y1 <= y0), where
+        assert all(a < z for a, z in spans) and all(z < a for (_, z), (a, _) in zip(spans, spans[1:])), where
+        assert not spans or (spans[0][0] == y0 and spans[-1][1] == y1), where
+        rows = np.ones(f.shape[0], bool)
+        for a, z in spans:
+            rows[a:z] = False
+        assert np.array_equal(f[rows], prev[rows]), where
 
 
 @pytest.mark.parametrize("style", ["2d", "3d"])

@@ -150,11 +150,12 @@ class FrameHasher:
     """frame_hash of a stream of frames, each computed from the bands that changed.
 
     ``hash(frame, delta)``: with ``delta`` = (the frame before, the px box (x0, y0, x1, y1)
-    outside which the two have the same pixels), as ``Renderer.render_delta`` gives it,
+    outside which the two have the same pixels[, the rows of the box where they may differ:
+    disjoint (y0, y1) spans top to bottom]), as ``Renderer.render_delta`` gives it,
     where the frame before is the very array hashed last (``is``) and neither it nor
     ``frame`` is writeable (frames handed out are read-only and never written again while
     anyone holds them: this object holds the last one), only the bands that meet the
-    box's rows are hashed; the others' digests are the last frame's. Anything else - no
+    box's rows (the spans', when given) are hashed; the others' digests are the last frame's. Anything else - no
     delta, a delta relative to another array, a writeable array, another shape - is hashed
     in full. Either way the result is exactly ``frame_hash(frame)``; a wrong delta (pixels
     changed outside its box) gives a wrong hash, which a replay, hashing every frame in
@@ -180,6 +181,16 @@ class FrameHasher:
             old = self.digests
             if x1 <= x0 or y1 <= y0 or y1 <= 0 or y0 >= h:
                 ds = old                                  # the same pixels
+            elif len(delta) > 2 and len(delta[2]) > 1:    # rows apart: the bands that meet them
+                ds = list(old)
+                end = 0                                   # (bands before it are hashed)
+                for s0, s1 in delta[2]:
+                    i0, i1 = max(end, max(0, int(s0)) // BAND_ROWS), -(-min(h, int(s1)) // BAND_ROWS)
+                    for i in range(i0, i1):
+                        ds[i] = digest(frame[i * BAND_ROWS:(i + 1) * BAND_ROWS])
+                    if i1 > i0:
+                        self.hashed += i1 - i0
+                        end = i1
             else:
                 i0, i1 = max(0, int(y0)) // BAND_ROWS, -(-min(h, int(y1)) // BAND_ROWS)
                 ds = old[:i0]

@@ -43,7 +43,8 @@ class Frame:
         self._boxes: list | None = None          # boxes drawn over the base (None: not known)
         # the frame handed out last: (array, base, its version, boxes drawn over it), and
         # ``delta``: (the frame before it, the px box outside which the two are the same
-        # pixels, (0, 0, 0, 0) for none) or None when that is not known
+        # pixels, (0, 0, 0, 0) for none, and the rows inside it where they may differ: disjoint
+        # (y0, y1) spans top to bottom, () for none) or None when that is not known
         self._last: tuple | None = None
         self.delta: tuple | None = None
         self._picture: np.ndarray | None = None   # the frame handed out instead (replace)
@@ -120,7 +121,7 @@ class Frame:
         if picture.shape != self._buf.shape or picture.flags.writeable:
             raise ValueError("a frame presented as it is is a read-only array of its shape")
         last = self._last
-        self.delta = (picture, (0, 0, 0, 0)) if last is not None and last[0] is picture else None
+        self.delta = (picture, (0, 0, 0, 0), ()) if last is not None and last[0] is picture else None
         self._last = (picture, picture, 0, [])    # the picture is its own base, nothing drawn over
         self._cur = (None, None, 0, None)
         self._picture = None
@@ -158,9 +159,23 @@ class Frame:
             return None
         boxes = ch + last[3] + drawn
         if not boxes:
-            return last[0], (0, 0, 0, 0)
-        return last[0], (min(b[0] for b in boxes), min(b[1] for b in boxes),
-                         max(b[2] for b in boxes), max(b[3] for b in boxes))
+            return last[0], (0, 0, 0, 0), ()
+        if len(boxes) == 1:
+            x0, y0, x1, y1 = boxes[0]
+            return last[0], boxes[0], ((y0, y1),)
+        # the rows the boxes cover, as disjoint spans top to bottom: a HUD line at the top
+        # and a counter at the bottom make a box of the whole frame, not their rows
+        rows = sorted((b[1], b[3]) for b in boxes)
+        spans = []
+        a, z = rows[0]
+        for y0, y1 in rows:
+            if y0 > z:
+                spans.append((a, z))
+                a = y0
+            if y1 > z:
+                z = y1
+        spans.append((a, z))
+        return last[0], (min(b[0] for b in boxes), rows[0][0], max(b[2] for b in boxes), z), tuple(spans)
 
     def _free_array(self, base=None) -> tuple[int | None, np.ndarray]:
         """(pool index or None, an array for the next frame): a pooled one that nobody holds

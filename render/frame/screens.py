@@ -201,9 +201,12 @@ class Renderer:
 
     def render_delta(self, suite: Suite, t: int | None = None) -> tuple[np.ndarray, tuple | None]:
         """(the frame, (the frame this renderer handed out before it, the px box (x0, y0,
-        x1, y1) outside which the two have the same pixels) or None when not known): what a
-        frame store needs to keep only what changed (another thread's frame may come
-        between: compare the first with the frame you hold)."""
+        x1, y1) outside which the two have the same pixels, and the rows of the box where
+        they may differ: disjoint (y0, y1) spans top to bottom) or None when not known): what
+        a frame store needs to keep only what changed, and a frame hash to hash only the
+        rows that changed (another thread's frame may come between: compare the first with
+        the frame you hold). The spans are optional: a delta of two items, (frame, box),
+        means the box's rows."""
         with self._lock:
             out = self._render(suite, t)
             f = self.frame
