@@ -155,9 +155,9 @@ class FrameHasher:
     where the frame before is the very array hashed last (``is``) and neither it nor
     ``frame`` is writeable (frames handed out are read-only and never written again while
     anyone holds them: this object holds the last one), only the bands that meet the
-    box's rows (the spans', when given) are hashed; the others' digests are the last frame's. Anything else - no
-    delta, a delta relative to another array, a writeable array, another shape - is hashed
-    in full. Either way the result is exactly ``frame_hash(frame)``; a wrong delta (pixels
+    box's rows (the spans', when given) are hashed; the others' digests are the last
+    frame's. Anything else - no delta, a delta relative to another array, a writeable array,
+    another shape - is hashed in full. Either way the result is exactly ``frame_hash(frame)``; a wrong delta (pixels
     changed outside its box) gives a wrong hash, which a replay, hashing every frame in
     full, reports. ``digests``: the band digests of the frame hashed last; ``bands`` /
     ``hashed``: bands seen / hashed so far."""

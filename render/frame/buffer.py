@@ -161,8 +161,8 @@ class Frame:
         if not boxes:
             return last[0], (0, 0, 0, 0), ()
         if len(boxes) == 1:
-            x0, y0, x1, y1 = boxes[0]
-            return last[0], boxes[0], ((y0, y1),)
+            b = boxes[0]
+            return last[0], b, ((b[1], b[3]),)
         # the rows the boxes cover, as disjoint spans top to bottom: a HUD line at the top
         # and a counter at the bottom make a box of the whole frame, not their rows
         rows = sorted((b[1], b[3]) for b in boxes)
