@@ -125,7 +125,8 @@ class ScreenEnv(gym.Env):
         the bands that changed since the frame hashed before, when the renderer says which).
         ``chain``: (the frame hashed before, the px box outside which the intermediate frames
         drawn since have its pixels, the last of them), as ``_intermediate`` gives it."""
-        self._frame, delta = self._renderer().render_delta(self.suite)
+        # (relative to this env's own frame before: other envs' frames may have come between)
+        self._frame, delta = self._renderer().render_delta(self.suite, since=chain[2] if chain else self._frame)
         if chain is not None:
             # the delta from the frame hashed before: through every intermediate frame
             before, box, last = chain
@@ -135,7 +136,7 @@ class ScreenEnv(gym.Env):
     def _intermediate(self) -> tuple[list[np.ndarray], tuple | None]:
         """(the animation frames of the move just made, ``frames_per_move`` per animation;
         the chain of their deltas for ``_render_hashed``, None when there are none or one
-        is not known, e.g. another env's frame came between on the shared renderer)."""
+        is not known, e.g. a level changed; each delta is asked relative to this env's frame before)."""
         out: list[np.ndarray] = []
         n = self.frames_per_move
         if not n:
@@ -145,7 +146,8 @@ class ScreenEnv(gym.Env):
         for an in self.suite.anims:
             if an["t1"] > an["t0"]:
                 for i in range(n):
-                    frame, delta = r.render_delta(self.suite, int(an["t0"] + (an["t1"] - an["t0"]) * (i + 1) / (n + 1)))
+                    frame, delta = r.render_delta(self.suite, int(an["t0"] + (an["t1"] - an["t0"]) * (i + 1) / (n + 1)),
+                                                  since=chain[2] if chain is not None else None)
                     out.append(frame)
                     if chain is not None:
                         chain = (chain[0], _union(chain[1], delta[1]), frame) \

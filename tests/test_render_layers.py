@@ -833,3 +833,37 @@ def test_bolt_unscrew_sprites_trimmed_blend_as_drawn(style):
             shrunk += _trimmed_blends_as_drawn(sp, (x0, y0, x1, y1), ref, whole, rng, (a, lifted))
             screws += 1
     assert total >= 4 and screws == 6 and shrunk == screws
+
+
+@pytest.mark.parametrize("style", ["2d", "3d"])
+def test_render_delta_since_a_suites_own_frame_holds_with_other_suites_between(style):
+    """Two suites on one renderer, drawn in turn (one on the same level a move behind, then
+    on another level): render_delta(since=) gives each frame's delta relative to its own
+    suite's frame before, and it holds every changed pixel; known for most frames."""
+    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.solvers import solve
+    known = total = 0
+    for game in catalog().games():
+        lids = catalog().level_ids(game)
+        r = Renderer(style)
+        pairs = [(lids[0], lids[0]), (lids[0], lids[1])]
+        for la, lb in pairs:
+            a, b = Suite(la, style=style), Suite(lb, style=style)
+            prev = {}
+            plans = {id(s): list(solve(s.level, state=s.session.state.copy()).actions) for s in (a, b)}
+            for k in range(8):
+                for s in (a, b) if k % 3 else (a, b, a):
+                    if plans[id(s)] and not s.complete:
+                        s.dispatch(s.gesture_for(int(plans[id(s)].pop(0))))
+                    for t in [(an["t0"] + an["t1"]) // 2 for an in s.anims] + [None]:
+                        f, d = r.render_delta(s, t, since=prev.get(id(s)))
+                        if id(s) not in prev:              # (its first frame: relative to the renderer's last)
+                            prev[id(s)] = f
+                            continue
+                        total += 1
+                        if d is not None:
+                            known += 1
+                            _assert_delta_holds(f, d, prev[id(s)], (game, la, lb, k, t))
+                        prev[id(s)] = f
+    assert known > total // 2, (known, total)
+

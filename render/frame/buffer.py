@@ -41,7 +41,8 @@ class Frame:
         self._made: dict[int, tuple] = {}        # pool index -> (base, its version, boxes drawn over it)
         self._cur: tuple = (None, None, 0, None)   # the frame being drawn: pool index, base, version, changes
         self._boxes: list | None = None          # boxes drawn over the base (None: not known)
-        # the frame handed out last: (array, base, its version, boxes drawn over it), and
+        # the frame handed out last: (array, base, its version, boxes drawn over it, the
+        # base's Changes or None), and
         # ``delta``: (the frame before it, the px box outside which the two are the same
         # pixels, (0, 0, 0, 0) for none, and the rows inside it where they may differ: disjoint
         # (y0, y1) spans top to bottom, () for none) or None when that is not known
@@ -122,7 +123,7 @@ class Frame:
             raise ValueError("a frame presented as it is is a read-only array of its shape")
         last = self._last
         self.delta = (picture, (0, 0, 0, 0), ()) if last is not None and last[0] is picture else None
-        self._last = (picture, picture, 0, [])    # the picture is its own base, nothing drawn over
+        self._last = (picture, picture, 0, [], None)    # the picture is its own base, nothing drawn over
         self._cur = (None, None, 0, None)
         self._picture = None
         return picture
@@ -138,7 +139,7 @@ class Frame:
         if self._picture is not None:         # handed out instead: its delta is not known
             out, drawn, self._picture = self._picture, None, None
         self.delta = self._delta(base, version, changes, drawn)
-        self._last = (out, base, version, drawn)
+        self._last = (out, base, version, drawn, changes)
         self._cur = (None, None, 0, None)
         return out
 
@@ -157,25 +158,35 @@ class Frame:
             ch = [] if not base.flags.writeable and version == 0 == last[2] else None
         if ch is None:
             return None
-        boxes = ch + last[3] + drawn
-        if not boxes:
-            return last[0], (0, 0, 0, 0), ()
-        if len(boxes) == 1:
-            b = boxes[0]
-            return last[0], b, ((b[1], b[3]),)
-        # the rows the boxes cover, as disjoint spans top to bottom: a HUD line at the top
-        # and a counter at the bottom make a box of the whole frame, not their rows
-        rows = sorted((b[1], b[3]) for b in boxes)
-        spans = []
-        a, z = rows[0]
-        for y0, y1 in rows:
-            if y0 > z:
-                spans.append((a, z))
-                a = y0
-            if y1 > z:
-                z = y1
-        spans.append((a, z))
-        return last[0], (min(b[0] for b in boxes), rows[0][0], max(b[2] for b in boxes), z), tuple(spans)
+        return _boxes_delta(last[0], ch + last[3] + drawn)
+
+    def delta_since(self, prev) -> tuple | None:
+        """The delta of the frame handed out last relative to ``prev``, an earlier frame of
+        this Frame that is still held (so its array was not reused), as ``delta`` is relative
+        to the frame just before it: known when both were drawn over the same base, all of
+        it through ``put`` and ``blit``, and the base's changes since ``prev`` are known
+        (several streams of frames on one renderer, e.g. the envs of a vector env, each keep
+        their own deltas); else None."""
+        last = self._last
+        if last is None or prev is None:
+            return None
+        if prev is last[0]:
+            return prev, (0, 0, 0, 0), ()
+        if last[3] is None or not self.track:
+            return None
+        i = next((k for k, a in enumerate(self._pool) if a is prev), None)
+        rec = self._made.get(i) if i is not None else None
+        if rec is None or rec[0] is not last[1] or rec[2] is None:
+            return None
+        base, version, drawn = rec
+        changes = last[4]
+        if changes is not None:
+            ch = changes.since(version) if changes.version == last[2] else None
+        else:
+            ch = [] if not base.flags.writeable and version == 0 == last[2] else None
+        if ch is None:
+            return None
+        return _boxes_delta(prev, ch + drawn + last[3])
 
     def _free_array(self, base=None) -> tuple[int | None, np.ndarray]:
         """(pool index or None, an array for the next frame): a pooled one that nobody holds
@@ -246,3 +257,26 @@ class Frame:
             under[...] = done
             self.blits_reused += 1
         self._touch(bx0, by0, bx1, by1)
+
+
+def _boxes_delta(before: np.ndarray, boxes: list) -> tuple:
+    """A delta (Frame.delta) relative to ``before`` of a frame that differs from it only
+    inside ``boxes``: their bounding box and the rows they cover, as disjoint spans top to
+    bottom (a HUD line at the top and a counter at the bottom make a box of the whole
+    frame, not their rows)."""
+    if not boxes:
+        return before, (0, 0, 0, 0), ()
+    if len(boxes) == 1:
+        b = boxes[0]
+        return before, b, ((b[1], b[3]),)
+    rows = sorted((b[1], b[3]) for b in boxes)
+    spans = []
+    a, z = rows[0]
+    for y0, y1 in rows:
+        if y0 > z:
+            spans.append((a, z))
+            a = y0
+        if y1 > z:
+            z = y1
+    spans.append((a, z))
+    return before, (min(b[0] for b in boxes), rows[0][0], max(b[2] for b in boxes), z), tuple(spans)

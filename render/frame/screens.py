@@ -199,18 +199,25 @@ class Renderer:
         with self._lock:
             return self._render(suite, t)
 
-    def render_delta(self, suite: Suite, t: int | None = None) -> tuple[np.ndarray, tuple | None]:
+    def render_delta(self, suite: Suite, t: int | None = None, since: np.ndarray | None = None
+                     ) -> tuple[np.ndarray, tuple | None]:
         """(the frame, (the frame this renderer handed out before it, the px box (x0, y0,
         x1, y1) outside which the two have the same pixels, and the rows of the box where
         they may differ: disjoint (y0, y1) spans top to bottom) or None when not known): what
         a frame store needs to keep only what changed, and a frame hash to hash only the
         rows that changed (another thread's frame may come between: compare the first with
         the frame you hold). The spans are optional: a delta of two items, (frame, box),
-        means the box's rows."""
+        means the box's rows. ``since``: the delta is relative to that frame instead, an
+        earlier frame of this renderer you still hold (Frame.delta_since; None when not
+        known): the frame a suite showed before, whatever other suites' frames came between."""
         with self._lock:
             out = self._render(suite, t)
             f = self.frame
-            return out, (f.delta if f._last is not None and f._last[0] is out else None)
+            if f._last is None or f._last[0] is not out:
+                return out, None
+            if since is None or (f.delta is not None and f.delta[0] is since):
+                return out, f.delta
+            return out, f.delta_since(since)
 
     def _render(self, suite: Suite, t: int | None = None) -> np.ndarray:
         if suite.proj.style != self.proj.style or suite.proj.scale != self.proj.scale:
