@@ -100,6 +100,19 @@ def _bands(f: np.ndarray) -> list[bytes]:
     return [digest(f[r:r + BAND_ROWS]) for r in range(0, f.shape[0], BAND_ROWS)]
 
 
+def bands_of_rows(spans, band_rows: int, n_bands: int) -> list[int]:
+    """The bands of ``band_rows`` rows (of ``n_bands``) that meet the rows of ``spans``,
+    disjoint (y0, y1) row spans top to bottom (a delta's, Renderer.render_delta), in order,
+    each once."""
+    out: list[int] = []
+    for y0, y1 in spans:
+        i0, i1 = max(0, int(y0)) // band_rows, min(n_bands, -(-int(y1) // band_rows))
+        if out and i0 <= out[-1]:
+            i0 = out[-1] + 1                  # (a band two spans meet)
+        out.extend(range(i0, i1))
+    return out
+
+
 def band_digests(frame: np.ndarray) -> list[bytes]:
     """The xxh3-128 digests (16 bytes each) of a frame's bands of BAND_ROWS rows, top first."""
     return _bands(_frame_array(frame))
@@ -183,14 +196,10 @@ class FrameHasher:
                 ds = old                                  # the same pixels
             elif len(delta) > 2 and len(delta[2]) > 1:    # rows apart: the bands that meet them
                 ds = list(old)
-                end = 0                                   # (bands before it are hashed)
-                for s0, s1 in delta[2]:
-                    i0, i1 = max(end, max(0, int(s0)) // BAND_ROWS), -(-min(h, int(s1)) // BAND_ROWS)
-                    for i in range(i0, i1):
-                        ds[i] = digest(frame[i * BAND_ROWS:(i + 1) * BAND_ROWS])
-                    if i1 > i0:
-                        self.hashed += i1 - i0
-                        end = i1
+                bands = bands_of_rows(delta[2], BAND_ROWS, len(old))
+                for i in bands:
+                    ds[i] = digest(frame[i * BAND_ROWS:(i + 1) * BAND_ROWS])
+                self.hashed += len(bands)
             else:
                 i0, i1 = max(0, int(y0)) // BAND_ROWS, -(-min(h, int(y1)) // BAND_ROWS)
                 ds = old[:i0]

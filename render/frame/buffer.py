@@ -148,17 +148,9 @@ class Frame:
         drawn over it, so they differ only inside the boxes drawn over either and the boxes
         the base changed in between (unknown when either was drawn on directly)."""
         last = self._last
-        if last is None or drawn is None or last[3] is None or last[1] is not base or not self.track:
+        if last is None or not self.track:
             return None
-        if changes is not None:
-            if changes.version != version:
-                return None
-            ch = changes.since(last[2])
-        else:
-            ch = [] if not base.flags.writeable and version == 0 == last[2] else None
-        if ch is None:
-            return None
-        return _boxes_delta(last[0], ch + last[3] + drawn)
+        return _delta_between(last[0], last[1], last[2], last[3], base, version, changes, drawn)
 
     def delta_since(self, prev) -> tuple | None:
         """The delta of the frame handed out last relative to ``prev``, an earlier frame of
@@ -172,21 +164,13 @@ class Frame:
             return None
         if prev is last[0]:
             return prev, (0, 0, 0, 0), ()
-        if last[3] is None or not self.track:
+        if not self.track:
             return None
         i = next((k for k, a in enumerate(self._pool) if a is prev), None)
-        rec = self._made.get(i) if i is not None else None
-        if rec is None or rec[0] is not last[1] or rec[2] is None:
+        rec = self._made.get(i) if i is not None else None        # (its base, version, boxes drawn)
+        if rec is None:
             return None
-        base, version, drawn = rec
-        changes = last[4]
-        if changes is not None:
-            ch = changes.since(version) if changes.version == last[2] else None
-        else:
-            ch = [] if not base.flags.writeable and version == 0 == last[2] else None
-        if ch is None:
-            return None
-        return _boxes_delta(prev, ch + drawn + last[3])
+        return _delta_between(prev, *rec, last[1], last[2], last[4], last[3])
 
     def _free_array(self, base=None) -> tuple[int | None, np.ndarray]:
         """(pool index or None, an array for the next frame): a pooled one that nobody holds
@@ -257,6 +241,27 @@ class Frame:
             under[...] = done
             self.blits_reused += 1
         self._touch(bx0, by0, bx1, by1)
+
+
+def _delta_between(before: np.ndarray, b_base, b_version: int, b_drawn: list | None,
+                   base, version: int, changes: Changes | None, drawn: list | None) -> tuple | None:
+    """The delta relative to ``before`` (drawn over ``b_base`` at its version ``b_version``,
+    with the boxes ``b_drawn`` drawn over it) of a frame drawn over ``base`` at ``version``
+    (``changes`` its Changes, None for a base without) with the boxes ``drawn``: both are
+    their base with boxes drawn over it, so they differ only inside the boxes drawn over
+    either and the boxes the base changed in between; None when that is not known (another
+    base, a frame drawn on directly, a base changed since it was drawn over)."""
+    if b_base is not base or b_drawn is None or drawn is None:
+        return None
+    if changes is not None:
+        if changes.version != version:
+            return None
+        ch = changes.since(b_version)
+    else:
+        ch = [] if not base.flags.writeable and version == 0 == b_version else None
+    if ch is None:
+        return None
+    return _boxes_delta(before, ch + b_drawn + drawn)
 
 
 def _boxes_delta(before: np.ndarray, boxes: list) -> tuple:
