@@ -9,6 +9,9 @@ The dataset benchmarks compare with DATASET_BASELINE, main before the dataset wr
 the episode's thread (a writer thread, every band of a changed box hashed, and so on; the
 commit before that, 4981de7, was main before the PNG writer used the renderer's deltas).
 
+The pixel-env benchmarks compare with PIXEL_ENVS_BASELINE, main before pixel envs stepped in
+turn on one renderer hashed their frames from their own deltas.
+
 The images benchmarks (model screenshots, VISTA's inspect) compare with IMAGES_BASELINE,
 main before they were sped up (Pillow's resize for every UI-TARS frame, every inspect view
 cropped, zoomed and encoded); ``tree(commit)`` also serves an old MCP server.
@@ -32,6 +35,7 @@ import pytest
 BASELINE = "48f8955"            # "Harness: unscored episodes", before the pixel path work
 IMAGES_BASELINE = "4989532"     # "Isolation: an InfrastructureError raised by an isolated agent ...": main before the images work
 DATASET_BASELINE = "b37ad4e"    # "README: ObjectiveEpisode's driver API ...": main before the dataset writer moved into the episode's thread
+PIXEL_ENVS_BASELINE = "531ec2e"  # "Review: Frame._delta's one-box case ...": main before pixel envs hashed from their own frames' deltas
 REPO = Path(__file__).resolve().parents[1]
 
 SERVER = r'''
@@ -188,6 +192,22 @@ for line in sys.stdin:
         w.close()
         shutil.rmtree(d)
         out = {"rows": len(c.steps)}
+    elif req["op"] == "pixel_lockstep":           # pixel envs stepped in turn on one renderer
+        import random
+        import longpuzzle.envs as lpe
+        lids = catalog().level_ids(req["game"])
+        envs = [lpe.PixelEnv(lids[i % 3], scale=1.0) for i in range(req["envs"])]
+        for e in envs:
+            e.reset(seed=0)
+        rng, steps = random.Random(1), 0
+        for _ in range(req["rounds"]):
+            for e in envs:
+                if e.suite.complete:
+                    e.reset(seed=0)
+                    continue
+                e.step(e.suite.gesture_for(int(rng.choice(list(e.suite.session.legal_moves())))))
+                steps += 1
+        out = {"steps": steps}
     else:
         out = {"error": "unknown op"}
     out["cpu"] = time.process_time() - cpu0         # every thread of the worker
