@@ -315,32 +315,36 @@ def _verdict(rep) -> str:
               help="Play --episodes episodes of the level's Gymnasium env in this mode (random legal actions) "
               "instead of compiled walks.")
 @click.option("--episodes", default=100, show_default=True, help="Env episodes (with --env).")
-@click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]), default="local", show_default=True,
-              help="Run the walks or episodes in this process or as Ray tasks.")
+@click.option("--backend", "backend_name", type=click.Choice(["local", "processes", "ray"]), default="local",
+              show_default=True,
+              help="Run the walks or episodes in this process, in worker processes of this machine (one per core), "
+              "or as Ray tasks.")
+@click.option("--workers", type=int, default=None,
+              help="Jobs run at once: worker processes with --backend processes [default: the CPUs this process may "
+              "use], Ray tasks with --backend ray.")
 @click.option("--address", default=None, help="Ray cluster address for --backend ray [default: a local Ray].")
 @click.option("--ship-code", is_flag=True,
               help="With --backend ray: upload this longpuzzle package to the cluster with the jobs (Ray's runtime_env), "
               "for nodes that do not have it installed.")
 @click.option("--chunks", type=int, default=None,
-              help="Jobs the work is split into [default: 1 locally, the cluster's CPUs with Ray].")
+              help="Jobs the work is split into [default: 1 locally, the workers with --backend processes, the "
+              "cluster's CPUs with Ray].")
 @click.option("--json", "as_json", is_flag=True)
-def rollout_cmd(level_id, walks, steps, seed, env_mode, episodes, backend_name, address, ship_code, chunks, as_json):
+def rollout_cmd(level_id, walks, steps, seed, env_mode, episodes, backend_name, workers, address, ship_code, chunks,
+                as_json):
     """Run random legal-move walks on a level in compiled code and report how many solve it
     and the throughput (the headless rollout job); with --env, episodes of the level's
-    Gymnasium environment. --backend ray spreads the work over a Ray cluster (job 0 keeps
-    --seed, so one chunk is exactly the local run)."""
+    Gymnasium environment. --backend processes spreads the work over this machine's cores,
+    --backend ray over a Ray cluster (job 0 keeps --seed, so one chunk is exactly the local
+    run)."""
     from longpuzzle.cluster.rollouts import env_episodes, random_walks
 
     if walks < 1 or steps < 1 or episodes < 1:
         raise click.BadParameter("--walks, --steps and --episodes must be at least 1")
     if chunks is not None and chunks < 1:
         raise click.BadParameter("--chunks must be at least 1")
-    backend = None
-    if backend_name == "ray":
-        from longpuzzle.cluster.ray_backend import RayBackend
-        backend = RayBackend(address, ship_code=ship_code)
-    elif address or ship_code:
-        raise click.UsageError("--address and --ship-code are for --backend ray")
+    from longpuzzle.cluster import backend_for
+    backend = backend_for(backend_name, workers, address=address, ship_code=ship_code)
     level = load_level(level_id)
     if env_mode:
         from longpuzzle.envs.registration import env_id

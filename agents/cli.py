@@ -81,10 +81,15 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
               "it needs). Its environment is otherwise nearly empty.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder [default: results/eval-<time>].")
-@click.option("--workers", default=1, show_default=True, help="Episodes run at once (threads; 32 is fine for models).")
-@click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]), default="local", show_default=True,
-              help="Where episodes run: this process (with --workers threads) or Ray tasks (a local Ray, or "
-              "the cluster at --address); same folders, results and --resume.")
+@click.option("--workers", type=int, default=None,
+              help="Episodes run at once [default: 1]: threads with --backend local (32 is fine for models, which "
+              "wait on the network), worker processes with --backend processes [default: the CPUs this process may "
+              "use], Ray tasks with --backend ray.")
+@click.option("--backend", "backend_name", type=click.Choice(["local", "processes", "ray"]), default="local",
+              show_default=True,
+              help="Where episodes run: this process (with --workers threads), worker processes of this machine "
+              "(for agents that compute, e.g. the solver: one per core), or Ray tasks (a local Ray, or the cluster "
+              "at --address); same folders, results and --resume.")
 @click.option("--address", default=None,
               help="Ray cluster address for --backend ray (auto, host:port, ray://host:10001) [default: a local Ray].")
 @click.option("--ship-code", is_flag=True,
@@ -141,7 +146,7 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
     from longpuzzle.agents.runner import RunConfig, execute, load_run, start_run
     from longpuzzle.engine.geometry import parse_viewport
 
-    if workers < 1:
+    if workers is not None and workers < 1:
         raise click.BadParameter("--workers must be at least 1")
     if action_timeout is not None and not action_timeout > 0:
         raise HarnessError(f"--action-timeout must be a positive number of seconds (inf for no limit), not "
@@ -206,14 +211,10 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
         else:
             out = new_results_folder()
         start_run(out, run)
-    backend = None
-    if backend_name == "ray":
-        from longpuzzle.cluster.ray_backend import RayBackend
-        backend = RayBackend(address, workers=workers if workers > 1 else None, num_cpus=cpus_per_episode,
-                             ship_code=ship_code)
-    elif address or ship_code:
-        raise click.UsageError("--address and --ship-code are for --backend ray")
-    summary = execute(out, run, workers=workers, backend=backend, quiet=as_json)
+    from longpuzzle.cluster import backend_for
+    backend = backend_for(backend_name, workers, address=address, ship_code=ship_code, num_cpus=cpus_per_episode,
+                          threads=True)
+    summary = execute(out, run, backend=backend, quiet=as_json)
     if as_json:
         click.echo(json.dumps({**summary["metrics"], "objectives": summary["objectives"],
                                "usage": summary.get("usage"), "out": str(out)}))

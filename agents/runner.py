@@ -2,13 +2,15 @@
 
     plan       the run's episodes (objective x episode number), written with the run's
                settings to ``run.json`` in the output folder before anything runs
-    backends   where episodes run. ``SequentialBackend``; ``ThreadBackend(N)``: model
-               agents wait on the network, so threads suffice (N = 32 on two cores). Each
-               episode has its own suite, clock, evaluator, agent and folder, and its seed
-               depends only on its place in the plan, so results equal a sequential run's.
-               ``longpuzzle.cluster.RayBackend``: episodes as Ray tasks (``--backend ray``;
-               it implements ``Backend.run`` over the picklable job function
-               ``run_episode(run, spec, out)`` and brings folders back from remote nodes).
+    backends   where episodes run (agents/backends.py). ``SequentialBackend``;
+               ``ThreadBackend(N)``: model agents wait on the network, so threads suffice
+               (N = 32 on two cores); ``ProcessBackend(N)``: worker processes, for agents
+               that compute (``--backend processes``); ``longpuzzle.cluster.RayBackend``:
+               episodes as Ray tasks (``--backend ray``; it brings folders back from remote
+               nodes). All run the picklable job function ``run_episode(run, spec, out)``.
+               Each episode has its own suite, clock, evaluator, agent and folder, and its
+               seed depends only on its place in the plan, so results equal a sequential
+               run's.
     resume     ``--resume DIR`` keeps the finished episodes and runs the others again.
                Episodes ended by an infrastructure failure (unscored) run again up to
                ``infra_retries`` times, the failed attempt kept as ``<episode>.attempt-N``;
@@ -20,7 +22,6 @@
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import json
 import os
 import sys
@@ -28,8 +29,11 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
+from longpuzzle.agents.backends import (  # noqa: F401 - the backends, here as before
+    Backend, ProcessBackend, SequentialBackend, ThreadBackend, make_backend,
+)
 from longpuzzle.agents.harness import HarnessError
 from longpuzzle.agents.metrics import UNSCORED_ENDS, EpisodeOutcome, LevelOutcome, aggregate, json_ready
 from longpuzzle.engine.catalog import catalog
@@ -163,63 +167,6 @@ def outcome_of(res: dict) -> EpisodeOutcome:
     extra = {k: res[k] for k in EpisodeOutcome.__dataclass_fields__
              if k in res and k not in ("game", "difficulty", "levels")}      # end, mismatch, NGAR steps, ...
     return EpisodeOutcome(game, diff, levels, **extra)
-
-
-# ---- backends ----------------------------------------------------------------------------
-
-class Backend:
-    """Runs jobs ``fn(*args)``; calls ``on_done(key, result)`` in the calling thread as
-    each finishes (``on_tick()`` about once a second while waiting). ``shares_memory``:
-    jobs may report live state through objects passed to them (threads, not processes)."""
-
-    shares_memory = False
-    workers = 1
-
-    def output(self, out: Path) -> None:
-        """The run's output folder, given before any job runs (a backend whose jobs may run
-        where that folder is not, e.g. cluster.RayBackend, brings their files back there)."""
-
-    def run(self, jobs: list[tuple[Any, Callable, tuple]], on_done: Callable, on_tick: Callable | None = None) -> None:
-        raise NotImplementedError
-
-
-class SequentialBackend(Backend):
-    shares_memory = True
-
-    def run(self, jobs, on_done, on_tick=None):
-        for key, fn, args in jobs:
-            on_done(key, fn(*args))
-            if on_tick:
-                on_tick()
-
-
-class ThreadBackend(Backend):
-    shares_memory = True
-
-    def __init__(self, workers: int):
-        if workers < 1:
-            raise HarnessError("--workers must be at least 1")
-        self.workers = workers
-
-    def run(self, jobs, on_done, on_tick=None):
-        with cf.ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="episode") as pool:
-            futs = {pool.submit(fn, *args): key for key, fn, args in jobs}
-            pending = set(futs)
-            try:
-                while pending:
-                    done, pending = cf.wait(pending, timeout=1.0, return_when=cf.FIRST_COMPLETED)
-                    for f in done:
-                        on_done(futs[f], f.result())
-                    if on_tick:
-                        on_tick()
-            except BaseException:
-                for f in pending:
-                    f.cancel()
-                raise
-
-
-def make_backend(workers: int) -> Backend:
-    return SequentialBackend() if workers <= 1 else ThreadBackend(workers)
 
 
 # ---- progress ----------------------------------------------------------------------------

@@ -33,7 +33,6 @@ with the job (``ship_code=True``: Ray's runtime_env py_modules uploads this pack
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -41,14 +40,13 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from longpuzzle.agents.runner import Backend
-from longpuzzle.engine.errors import LongPuzzleError
+from longpuzzle.agents.backends import Backend, BackendError, catalogue_doc, use_catalogue_doc  # noqa: F401
 
 FOLDER_MODES = ("auto", "shared", "return")
 MARKER = ".longpuzzle-ray-{token}"
 
 
-class ClusterError(LongPuzzleError):
+class ClusterError(BackendError):
     """Ray is missing, cannot connect, or was given bad options."""
 
 
@@ -107,35 +105,6 @@ def connect(address: str | None = None, *, num_cpus: int | None = None, ship_cod
     except (ConnectionError, RuntimeError, ValueError) as e:
         raise ClusterError(f"cannot start or reach Ray{' at ' + address if address else ''}: {e}") from None
     return ray
-
-
-def catalogue_doc() -> dict | None:
-    """The catalogue in use, as data a worker can rebuild it from (None: the built-in one,
-    which every worker has)."""
-    from longpuzzle.engine.catalog import builtin_catalog, catalog
-
-    cat = catalog()
-    if cat is builtin_catalog() or cat.content_hash == builtin_catalog().content_hash:
-        return None
-    return {"hash": cat.content_hash, "name": cat.name, "version": cat.version,
-            "generators": dict(getattr(cat, "generators", {}) or {}),
-            "sources": {g: (json.dumps(cat.level_file(g)), f"{cat.label}:{g}") for g in cat.games()}}
-
-
-def use_catalogue_doc(doc: dict | None) -> None:
-    """In a worker: make the caller's catalogue the one in use (once per worker process)."""
-    from longpuzzle.engine.catalog import Catalog, builtin_catalog, catalog, use_catalog
-
-    if doc is None:
-        if catalog() is not builtin_catalog():
-            use_catalog(None)
-        return
-    if catalog().content_hash != doc["hash"]:
-        cat = Catalog(sources={g: tuple(v) for g, v in doc["sources"].items()}, name=doc["name"],
-                      version=doc["version"], generators=doc["generators"])
-        if cat.content_hash != doc["hash"]:
-            raise ClusterError("the catalogue rebuilt on a worker is not the caller's (its hash differs)")
-        use_catalog(cat)
 
 
 def _remote_job(fn, args: tuple, out: str | None, token: str, mode: str, catalogue: dict | None = None):

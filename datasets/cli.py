@@ -52,15 +52,21 @@ def _list(values, conv, what):
               help="The frames' PNG deflate level: 1 fastest ... 9 smallest (the same pixels either way) "
               "[default: 1].")
 @click.option("--jobs", type=int, default=None,
-              help="Jobs the episodes are split into [default: 1, or the Ray cluster's CPUs].")
+              help="Jobs the episodes are split into [default: 1; the workers with --backend processes; the Ray "
+              "cluster's CPUs with --backend ray].")
 @click.option("--seed", default=0, show_default=True)
 @click.option("--budget", type=float, default=None,
               help="Charged seconds per episode, as eval's [default: none: an episode cut by the clock would "
               "depend on the machine's speed, and a dataset is reproducible].")
 @click.option("--max-actions", type=int, default=None, help="Actions per episode at most.")
 @click.option("--viewport", default=None, metavar="WxH", help="Frames of the suite letterboxed into a W x H page.")
-@click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]), default="local", show_default=True,
-              help="Run the jobs in this process or as Ray tasks.")
+@click.option("--backend", "backend_name", type=click.Choice(["local", "processes", "ray"]), default="local",
+              show_default=True,
+              help="Run the jobs one after another in this process, at once in worker processes of this machine "
+              "(one per core), or as Ray tasks.")
+@click.option("--workers", type=int, default=None,
+              help="Jobs run at once: worker processes with --backend processes [default: the CPUs this process may "
+              "use], Ray tasks with --backend ray [default: as many as the cluster schedules].")
 @click.option("--address", default=None, help="Ray cluster address for --backend ray [default: a local Ray].")
 @click.option("--ship-code", is_flag=True,
               help="With --backend ray: upload this longpuzzle package to the cluster with the jobs (Ray's runtime_env), "
@@ -70,7 +76,8 @@ def _list(values, conv, what):
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest's counts as JSON.")
 @catalog_option
 def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales, detours, restarts, gestures, fmt,
-                shard_size, png_level, jobs, seed, budget, max_actions, viewport, backend_name, address, ship_code, resume_dir, as_json):
+                shard_size, png_level, jobs, seed, budget, max_actions, viewport, backend_name, workers, address, ship_code,
+                resume_dir, as_json):
     """Play objectives through the GUI and write every step as training data: the frame (a
     lossless PNG), the action in frame pixels and in the model conventions (general_e2e,
     Qwen-VL, UI-TARS), the moves it made, P and the solved state, in Parquet or WebDataset
@@ -85,12 +92,8 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
     from longpuzzle.engine.catalog import catalog
     from longpuzzle.engine.geometry import parse_viewport
 
-    backend = None
-    if backend_name == "ray":
-        from longpuzzle.cluster.ray_backend import RayBackend
-        backend = RayBackend(address, ship_code=ship_code)
-    elif address or ship_code:
-        raise click.UsageError("--address and --ship-code are for --backend ray")
+    from longpuzzle.cluster import backend_for
+    backend = backend_for(backend_name, workers, address=address, ship_code=ship_code)
     if resume_dir:
         if png_level is not None:
             raise click.UsageError("--png-level is the plan's when resuming (it is not given again)")
@@ -106,7 +109,10 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
         if viewport:
             settings["viewport"] = list(parse_viewport(viewport))
         if jobs is None:
-            jobs = backend.cluster_cpus() if backend is not None else 1
+            if backend is None:
+                jobs = 1
+            else:
+                jobs = backend.workers or backend.cluster_cpus()      # (Ray: no limit set, the cluster's CPUs)
         cfg = DatasetConfig(objectives=objs, episodes=episodes, agent=agent_spec,
                             styles=_list(styles, str, "--style"), scales=_list(scales, float, "--scale"),
                             detours=detours, restarts=restarts, gestures=gestures, seed=seed, format=fmt,
