@@ -17,6 +17,7 @@ import click
 
 from longpuzzle.engine import jit
 from longpuzzle.engine.catalog import builtin_catalog, catalog, load_level
+from longpuzzle.cluster.options import backend_for, backend_options
 from longpuzzle.engine.catalog_store import catalog_option
 from longpuzzle.engine.errors import IllegalMoveError, LongPuzzleError
 from longpuzzle.engine.session import Session
@@ -315,17 +316,10 @@ def _verdict(rep) -> str:
               help="Play --episodes episodes of the level's Gymnasium env in this mode (random legal actions) "
               "instead of compiled walks.")
 @click.option("--episodes", default=100, show_default=True, help="Env episodes (with --env).")
-@click.option("--backend", "backend_name", type=click.Choice(["local", "processes", "ray"]), default="local",
-              show_default=True,
-              help="Run the walks or episodes in this process, in worker processes of this machine (one per core), "
-              "or as Ray tasks.")
-@click.option("--workers", type=int, default=None,
-              help="Jobs run at once: worker processes with --backend processes [default: the CPUs this process may "
-              "use], Ray tasks with --backend ray.")
-@click.option("--address", default=None, help="Ray cluster address for --backend ray [default: a local Ray].")
-@click.option("--ship-code", is_flag=True,
-              help="With --backend ray: upload this longpuzzle package to the cluster with the jobs (Ray's runtime_env), "
-              "for nodes that do not have it installed.")
+@backend_options("Run the walks or episodes in this process, in worker processes of this machine (one per core), "
+                 "or as Ray tasks.",
+                 "Jobs run at once: worker processes with --backend processes [default: the CPUs this process may "
+                 "use], Ray tasks with --backend ray.")
 @click.option("--chunks", type=int, default=None,
               help="Jobs the work is split into [default: 1 locally, the workers with --backend processes, the "
               "cluster's CPUs with Ray].")
@@ -343,7 +337,6 @@ def rollout_cmd(level_id, walks, steps, seed, env_mode, episodes, backend_name, 
         raise click.BadParameter("--walks, --steps and --episodes must be at least 1")
     if chunks is not None and chunks < 1:
         raise click.BadParameter("--chunks must be at least 1")
-    from longpuzzle.cluster import backend_for
     backend = backend_for(backend_name, workers, address=address, ship_code=ship_code)
     level = load_level(level_id)
     if env_mode:

@@ -52,6 +52,11 @@ class Backend:
     def run(self, jobs: list[tuple[Any, Callable, tuple]], on_done: Callable, on_tick: Callable | None = None) -> None:
         raise NotImplementedError
 
+    def default_jobs(self) -> int:
+        """How many jobs to split work into when the caller does not say (dataset --jobs,
+        rollout --chunks): one per job running at once."""
+        return max(1, self.workers)
+
 
 class SequentialBackend(Backend):
     shares_memory = True
@@ -144,10 +149,9 @@ class ProcessBackend(Backend):
             for key, fn, args in jobs:
                 futs[pool.submit(fn, *args)] = key
             pending = set(futs)
-            order = {f: i for i, f in enumerate(futs)}
             while pending:
                 done, pending = cf.wait(pending, timeout=1.0, return_when=cf.FIRST_COMPLETED)
-                for f in sorted(done, key=order.__getitem__):
+                for f in [g for g in futs if g in done]:        # (in job order)
                     try:
                         res = f.result()
                     except BrokenProcessPool:

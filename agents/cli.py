@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from longpuzzle.cluster.options import backend_for, backend_options
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.catalog_store import catalog_option
 
@@ -81,20 +82,13 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
               "it needs). Its environment is otherwise nearly empty.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder [default: results/eval-<time>].")
-@click.option("--workers", type=int, default=None,
-              help="Episodes run at once [default: 1]: threads with --backend local (32 is fine for models, which "
-              "wait on the network), worker processes with --backend processes [default: the CPUs this process may "
-              "use], Ray tasks with --backend ray.")
-@click.option("--backend", "backend_name", type=click.Choice(["local", "processes", "ray"]), default="local",
-              show_default=True,
-              help="Where episodes run: this process (with --workers threads), worker processes of this machine "
-              "(for agents that compute, e.g. the solver: one per core), or Ray tasks (a local Ray, or the cluster "
-              "at --address); same folders, results and --resume.")
-@click.option("--address", default=None,
-              help="Ray cluster address for --backend ray (auto, host:port, ray://host:10001) [default: a local Ray].")
-@click.option("--ship-code", is_flag=True,
-              help="With --backend ray: upload this longpuzzle package to the cluster with the jobs (Ray's runtime_env), "
-              "for nodes that do not have it installed.")
+@backend_options(
+    "Where episodes run: this process (with --workers threads), worker processes of this machine (for agents that "
+    "compute, e.g. the solver: one per core), or Ray tasks (a local Ray, or the cluster at --address); same folders, "
+    "results and --resume.",
+    "Episodes run at once [default: 1]: threads with --backend local (32 is fine for models, which wait on the "
+    "network), worker processes with --backend processes [default: the CPUs this process may use], Ray tasks with "
+    "--backend ray.")
 @click.option("--cpus-per-episode", type=float, default=1.0, show_default=True,
               help="CPUs Ray reserves per episode (a model agent's episode mostly waits: e.g. 0.1).")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False), default=None,
@@ -211,7 +205,6 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
         else:
             out = new_results_folder()
         start_run(out, run)
-    from longpuzzle.cluster import backend_for
     backend = backend_for(backend_name, workers, address=address, ship_code=ship_code, num_cpus=cpus_per_episode,
                           threads=True)
     summary = execute(out, run, backend=backend, quiet=as_json)

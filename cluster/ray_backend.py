@@ -170,6 +170,10 @@ class RayBackend(Backend):
         ray = connect(self.address, num_cpus=self.local_cpus, ship_code=self.ship_code)
         return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
+    def default_jobs(self) -> int:
+        """The tasks allowed at once, else the cluster's CPUs."""
+        return self.workers or self.cluster_cpus()
+
     def run(self, jobs, on_done, on_tick=None):
         ray = connect(self.address, num_cpus=self.local_cpus, ship_code=self.ship_code)
         task = ray.remote(num_cpus=self.num_cpus)(_remote_job)

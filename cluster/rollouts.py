@@ -35,8 +35,7 @@ def _chunks(backend, chunks: int | None) -> int:
         if chunks < 1:
             raise ValueError("chunks must be at least 1")
         return chunks
-    cpus = getattr(backend, "cluster_cpus", None)
-    return cpus() if cpus else max(1, getattr(backend, "workers", 1))
+    return backend.default_jobs() if backend is not None else 1
 
 
 def gather(backend, fn, arg_lists: list[tuple]) -> list:

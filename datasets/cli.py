@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from longpuzzle.cluster.options import backend_for, backend_options
 from longpuzzle.engine.catalog_store import catalog_option
 
 
@@ -60,17 +61,10 @@ def _list(values, conv, what):
               "depend on the machine's speed, and a dataset is reproducible].")
 @click.option("--max-actions", type=int, default=None, help="Actions per episode at most.")
 @click.option("--viewport", default=None, metavar="WxH", help="Frames of the suite letterboxed into a W x H page.")
-@click.option("--backend", "backend_name", type=click.Choice(["local", "processes", "ray"]), default="local",
-              show_default=True,
-              help="Run the jobs one after another in this process, at once in worker processes of this machine "
-              "(one per core), or as Ray tasks.")
-@click.option("--workers", type=int, default=None,
-              help="Jobs run at once: worker processes with --backend processes [default: the CPUs this process may "
-              "use], Ray tasks with --backend ray [default: as many as the cluster schedules].")
-@click.option("--address", default=None, help="Ray cluster address for --backend ray [default: a local Ray].")
-@click.option("--ship-code", is_flag=True,
-              help="With --backend ray: upload this longpuzzle package to the cluster with the jobs (Ray's runtime_env), "
-              "for nodes that do not have it installed.")
+@backend_options("Run the jobs one after another in this process, at once in worker processes of this machine "
+                 "(one per core), or as Ray tasks.",
+                 "Jobs run at once: worker processes with --backend processes [default: the CPUs this process may "
+                 "use], Ray tasks with --backend ray [default: as many as the cluster schedules].")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False), default=None,
               help="Finish the dataset in this folder: complete jobs are kept, the others run again.")
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest's counts as JSON.")
@@ -92,7 +86,6 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
     from longpuzzle.engine.catalog import catalog
     from longpuzzle.engine.geometry import parse_viewport
 
-    from longpuzzle.cluster import backend_for
     backend = backend_for(backend_name, workers, address=address, ship_code=ship_code)
     if resume_dir:
         if png_level is not None:
@@ -109,10 +102,7 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
         if viewport:
             settings["viewport"] = list(parse_viewport(viewport))
         if jobs is None:
-            if backend is None:
-                jobs = 1
-            else:
-                jobs = backend.workers or backend.cluster_cpus()      # (Ray: no limit set, the cluster's CPUs)
+            jobs = backend.default_jobs() if backend is not None else 1
         cfg = DatasetConfig(objectives=objs, episodes=episodes, agent=agent_spec,
                             styles=_list(styles, str, "--style"), scales=_list(scales, float, "--scale"),
                             detours=detours, restarts=restarts, gestures=gestures, seed=seed, format=fmt,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,11 +17,14 @@ from click.testing import CliRunner
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")     # loopback only (conftest.py says why)
 ray = pytest.importorskip("ray", reason="Ray is an optional extra (pip install 'longpuzzle[ray]')")
 
-from longpuzzle.agents.harness import Settings, replay_episode  # noqa: E402
-from longpuzzle.agents.runner import RunConfig, SequentialBackend, execute, start_run  # noqa: E402
+from longpuzzle.agents.harness import replay_episode  # noqa: E402
+from longpuzzle.agents.runner import RunConfig, SequentialBackend, execute  # noqa: E402
 from longpuzzle.cli import cli  # noqa: E402
 from longpuzzle.cluster import RayBackend, env_episodes, gather, random_walks, solve_levels  # noqa: E402
 from longpuzzle.cluster.ray_backend import ClusterError  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from eval_runs import placeless, solver_run  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -34,24 +38,11 @@ def local_ray():
     ray.shutdown()
 
 
-def _run(out: Path, backend, episodes=2, max_actions=45) -> dict:
-    run = RunConfig(agent="solver", objectives=["maze_paint/easy"], episodes=episodes,
-                    settings=Settings(budget=None, max_actions=max_actions).as_dict())
-    start_run(out, run)
-    return execute(out, run, backend=backend, quiet=True)
-
-
-def _strip(summary: dict) -> dict:
-    """What must not depend on where episodes ran (timings aside)."""
-    eps = [{k: e[k] for k in ("folder", "end", "actions", "solved", "levels_outcome")} for e in summary["episodes"]]
-    return {"metrics": summary["metrics"], "episodes": eps}
-
-
 def test_eval_on_ray_equals_a_sequential_run_and_resumes(tmp_path):
-    seq = _run(tmp_path / "seq", SequentialBackend())
+    seq = solver_run(tmp_path / "seq", SequentialBackend())
     out = tmp_path / "ray"
-    summary = _run(out, RayBackend())
-    assert _strip(summary) == _strip(seq)
+    summary = solver_run(out, RayBackend())
+    assert placeless(summary) == placeless(seq)
     assert [e["end"] for e in summary["episodes"]] == ["max_actions"] * 2 and summary["metrics"]["LC"] > 0
     folders = [out / e["folder"] for e in summary["episodes"]]
     assert all((f / "result.json").is_file() and (f / "frames.lpf").is_file() for f in folders)
@@ -63,14 +54,14 @@ def test_eval_on_ray_equals_a_sequential_run_and_resumes(tmp_path):
     again = execute(out, run, backend=RayBackend(), quiet=True)
     assert (folders[0] / "result.json").stat().st_mtime_ns == keep
     assert list(out.glob("*/episode_002.interrupted-1"))
-    assert _strip(again) == _strip(seq)
+    assert placeless(again) == placeless(seq)
 
 
 def test_folders_come_back_from_nodes_without_the_filesystem(tmp_path):
     """folders="return": each task runs in a folder of its own and returns its files, which
     the caller writes; the episode folders are whole (they replay frame for frame)."""
     b = RayBackend(folders="return")
-    summary = _run(tmp_path / "ret", b, episodes=1, max_actions=None)
+    summary = solver_run(tmp_path / "ret", b, episodes=1, max_actions=None)
     assert b.returned_files >= 3 and summary["metrics"]["OSR"] == 100.0
     folder = tmp_path / "ret" / summary["episodes"][0]["folder"]
     rep = replay_episode(folder)
@@ -87,7 +78,7 @@ def test_workers_play_the_callers_catalogue(tmp_path):
     doc["objectives"] = [dict(o, levels=o["levels"][:2]) for o in doc["objectives"] if o["difficulty"] == "easy"]
     cat = Catalog(sources={"maze_paint": (json.dumps(doc), "two.json")}, name="two-levels")
     with use_catalog(cat):
-        summary = _run(tmp_path / "cat", RayBackend(), episodes=1, max_actions=None)
+        summary = solver_run(tmp_path / "cat", RayBackend(), episodes=1, max_actions=None)
     ep = summary["episodes"][0]
     assert ep["target_levels"] == 2 and ep["solved"] == 2 and summary["catalog"]["name"] == "two-levels"
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -15,31 +16,22 @@ import pytest
 from click.testing import CliRunner
 
 from longpuzzle.agents.backends import BackendError, ProcessBackend, SequentialBackend, available_cpus
-from longpuzzle.agents.harness import Settings, replay_episode
-from longpuzzle.agents.runner import RunConfig, execute, start_run
+from longpuzzle.agents.harness import replay_episode
+from longpuzzle.agents.runner import RunConfig, execute
 from longpuzzle.cli import cli
 from longpuzzle.cluster import env_episodes, gather, random_walks, solve_levels
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from eval_runs import placeless, solver_run  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
 
-def _run(out: Path, backend, episodes=2, max_actions=45) -> dict:
-    run = RunConfig(agent="solver", objectives=["maze_paint/easy"], episodes=episodes,
-                    settings=Settings(budget=None, max_actions=max_actions).as_dict())
-    start_run(out, run)
-    return execute(out, run, backend=backend, quiet=True)
-
-
-def _strip(summary: dict) -> dict:
-    eps = [{k: e[k] for k in ("folder", "end", "actions", "solved", "levels_outcome")} for e in summary["episodes"]]
-    return {"metrics": summary["metrics"], "episodes": eps}
-
-
 def test_eval_in_worker_processes_equals_a_sequential_run_and_resumes(tmp_path):
-    seq = _run(tmp_path / "seq", SequentialBackend())
+    seq = solver_run(tmp_path / "seq", SequentialBackend())
     out = tmp_path / "proc"
-    summary = _run(out, ProcessBackend(2))
-    assert _strip(summary) == _strip(seq)
+    summary = solver_run(out, ProcessBackend(2))
+    assert placeless(summary) == placeless(seq)
     assert [e["end"] for e in summary["episodes"]] == ["max_actions"] * 2 and summary["metrics"]["LC"] > 0
     folders = [out / e["folder"] for e in summary["episodes"]]
     rep = replay_episode(folders[0])
@@ -50,7 +42,7 @@ def test_eval_in_worker_processes_equals_a_sequential_run_and_resumes(tmp_path):
     again = execute(out, run, backend=ProcessBackend(2), quiet=True)
     assert (folders[0] / "result.json").stat().st_mtime_ns == keep
     assert list(out.glob("*/episode_002.interrupted-1"))
-    assert _strip(again) == _strip(seq)
+    assert placeless(again) == placeless(seq)
 
 
 def test_workers_play_the_callers_catalogue(tmp_path):
@@ -59,7 +51,7 @@ def test_workers_play_the_callers_catalogue(tmp_path):
     doc["objectives"] = [dict(o, levels=o["levels"][:2]) for o in doc["objectives"] if o["difficulty"] == "easy"]
     cat = Catalog(sources={"maze_paint": (json.dumps(doc), "two.json")}, name="two-levels")
     with use_catalog(cat):
-        summary = _run(tmp_path / "cat", ProcessBackend(1), episodes=1, max_actions=None)
+        summary = solver_run(tmp_path / "cat", ProcessBackend(1), episodes=1, max_actions=None)
     ep = summary["episodes"][0]
     assert ep["target_levels"] == 2 and ep["solved"] == 2 and summary["catalog"]["name"] == "two-levels"
 
