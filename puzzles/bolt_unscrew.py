@@ -1624,22 +1624,29 @@ class BoltUnscrewUI(GameUI):
 
     @staticmethod
     def _free_point(box, x, y, others, margin=4.0):
-        best = None
+        """The point (x + 2i, y + 2j) of ``box`` nearest its anchor (x, y) that no rectangle of
+        ``others`` covers, nor covers ``margin`` px to its left, right, top or bottom (pixel
+        rounding); of equally near ones the first in the order i, then j, from -n up; (x, y)
+        itself when every point is covered. Every candidate against every rectangle at once
+        (numpy, the same float arithmetic as a scan point by point): a level's screen is
+        built in milliseconds, not the seconds a Python scan takes over 30 anchors."""
         step = 2.0
         n = int((box.w / 2 - margin) // step)
-        for i in range(-n, n + 1):
-            for j in range(-n, n + 1):
-                px, py = x + i * step, y + j * step
-                if any(o.contains(px, py) for o in others):
-                    continue
-                # keep clear of the covering shapes' edges as well (pixel rounding)
-                if any(o.contains(px + dx, py + dy) for o in others
-                       for dx, dy in ((margin, 0), (-margin, 0), (0, margin), (0, -margin))):
-                    continue
-                d = i * i + j * j
-                if best is None or d < best[0]:
-                    best = (d, px, py)
-        return (best[1], best[2]) if best else (x, y)
+        k = np.arange(-n, n + 1)
+        i, j = np.repeat(k, k.size), np.tile(k, k.size)         # i outer, j inner
+        px, py = x + i * step, y + j * step
+        free = np.ones(px.size, bool)
+        if others:
+            r = np.array([(o.x0, o.y0, o.x1, o.y1) for o in others], np.float64)
+            x0, y0, x1, y1 = (r[:, c][None, :] for c in range(4))
+            for dx, dy in ((0.0, 0.0), (margin, 0.0), (-margin, 0.0), (0.0, margin), (0.0, -margin)):
+                qx, qy = (px + dx)[:, None], (py + dy)[:, None]
+                free &= ~((x0 <= qx) & (qx < x1) & (y0 <= qy) & (qy < y1)).any(axis=1)
+        if not free.any():
+            return (x, y)
+        cand = np.flatnonzero(free)
+        best = cand[np.argmin((i * i + j * j)[cand])]              # the first of the nearest
+        return (float(px[best]), float(py[best]))
 
     # -- layout
     def buttons(self, direct):

@@ -278,3 +278,41 @@ def test_move_summary_matches_a_python_reference_along_random_plays():
             assert got == _summary_reference(s.level.lv, before, after, f, t)
             seen.add(s.game_ui().move_hint(before, after, f, t))
     assert len(seen) >= 4             # several different hint lines were exercised
+
+
+def _free_point_scan(box, x, y, others, margin=4.0):
+    """The tap point's definition as a scan point by point (the code before it was vectorised)."""
+    best = None
+    step = 2.0
+    n = int((box.w / 2 - margin) // step)
+    for i in range(-n, n + 1):
+        for j in range(-n, n + 1):
+            px, py = x + i * step, y + j * step
+            if any(o.contains(px, py) for o in others):
+                continue
+            if any(o.contains(px + dx, py + dy) for o in others
+                   for dx, dy in ((margin, 0), (-margin, 0), (0, margin), (0, -margin))):
+                continue
+            d = i * i + j * j
+            if best is None or d < best[0]:
+                best = (d, px, py)
+    return (best[1], best[2]) if best else (x, y)
+
+
+def test_tap_points_are_those_of_a_scan_point_by_point():
+    from longpuzzle.engine.geometry import Rect
+
+    checked = 0
+    for lid in catalog().level_ids("bolt_unscrew"):
+        ui = Suite(lid).game_ui()
+        covers = [w.shape for w in ui._buttons[False]]
+        for i, (x, y) in enumerate(ui.anchors):
+            later = [ui.boxes[j] for j in range(i + 1, ui.n)] + covers
+            assert ui.tap_points[i] == _free_point_scan(ui.boxes[i], x, y, later), (lid, i)
+            checked += 1
+    assert checked > 200
+    # a box covered everywhere keeps its anchor; ties go to the first point of the scan
+    box = Rect.centred(100.0, 100.0, 64, 64)
+    for others in ([Rect(0, 0, 300, 300)], [Rect(60, 60, 100.5, 140)], [Rect(99, 0, 300, 300)],
+                   [Rect(90, 90, 110, 110), Rect(120, 80, 140, 131)], []):
+        assert bu.BoltUnscrewUI._free_point(box, 100.0, 100.0, others) == _free_point_scan(box, 100.0, 100.0, others)
