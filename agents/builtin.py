@@ -17,14 +17,17 @@ import inspect
 import math
 import random
 import re
+import time
 from pathlib import Path
 
 import numpy as np
 
+from longpuzzle.agents import plans as plan_store
 from longpuzzle.agents.base import NO_VISIBLE_EFFECT, BaseAgent, FinalAnswer, Observation, first_action
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.geometry import Circle
+from longpuzzle.engine.protocol import NOOP
 from longpuzzle.engine.registry import puzzles
 from longpuzzle.engine.suite import Suite
 
@@ -138,6 +141,11 @@ class _ModelAgent(BaseAgent):
     def choose(self, obs: Observation) -> int | None:
         raise NotImplementedError
 
+    def leave_plan(self, move: int) -> None:
+        """The agent is about to play ``move``, which its plan did not ask for (a dataset's
+        detour): it drops the plan (the solver keeps it to repair, see SolverAgent)."""
+        self.plan = []
+
 
 class RandomAgent(_ModelAgent):
     """The baseline users expect: it enters the requested objective through the menus (as
@@ -177,42 +185,82 @@ class RandomAgent(_ModelAgent):
         return {"type": "swipe", "direction": r.choice(["up", "down", "left", "right"]), "x": x, "y": y}
 
 
-# the solver agent's plans, per (level id, level digest, state, budget): the searches are
-# exact and deterministic, so a position met again (the next episode of an objective, the
-# level's start after a restart) is planned once per process
-_PLANS: dict = {}
-PLANS_KEPT = 4096
-
-
 class SolverAgent(_ModelAgent):
     """Plans with the solvers and plays each plan with as few pointer presses as a person
     would: one gesture per run of moves the game's screen can take in one press (a whole
     Color Connect route in one drag), else one per move. ``plans`` may give known solutions
     (level id -> move texts or action ints) used from a level's initial state instead of a
-    search; the plans it searched for are remembered for the process (_PLANS)."""
+    search; the plans it searched for are kept (agents/plans.py: for the process, and on
+    disk in the cache folder). After a detour (leave_plan) it mends the plan it left when
+    it can (_repair), else it searches for a plan soon rather than the shortest (solve's
+    ``shortest=False``)."""
     name = "solver"
 
     def __init__(self, style: str = "2d", seed: int = 0, budget: int = 20_000_000, plans: dict | None = None):
         super().__init__(style, seed)
         self.budget = budget
         self.plans = plans or {}
+        self._left = None        # (state before a detour, the detour's move, the plan it left)
+        self._detoured = False   # the next plan is one after a detour
+
+    def leave_plan(self, move: int) -> None:
+        self._left = (self.model.session.state.copy(), int(move), list(self.plan)) if self.plan else None
+        self._detoured = True
+        self.plan = []
+
+    def _repair(self) -> list[int] | None:
+        """After a detour: the plan it left, mended without a search, or None. Tried in this
+        order (shortest first), the first that still solves the level from here wins:
+        the old plan without the detour's move (when the plan had it), the old plan as it
+        was, the detour undone (a legal move back to the state before it) then the old plan.
+        When the old plan was shortest (opt moves from the state before the detour), every
+        state one move from there needs at least opt - 1, so the mended plan is at most two
+        moves longer than the shortest from here (and the first candidate is shortest)."""
+        before, move, old = self._left
+        self._left = None
+        s = self.model.session
+        level, p, here = s.level, s.puzzle, s.state
+        candidates = []
+        if move in old:
+            i = old.index(move)
+            candidates.append(old[:i] + old[i + 1:])
+        candidates.append(old)
+        for u in p.legal_moves(level, here):
+            back, code = p.step(level, here, u)
+            if code <= NOOP and np.array_equal(back, before):
+                candidates.append([u] + old)
+                break
+        for plan in candidates:
+            if plan_store.plays_to_solved(p, level, here, plan):
+                return plan
+        return None
 
     def _plan(self) -> bool:
         from longpuzzle.solvers import solve
 
         s = self.model.session
+        if np.array_equal(s.state, s.level.initial):    # a level's start (again, after a restart)
+            self._left, self._detoured = None, False
+        if self._left is not None:
+            mended = self._repair()
+            if mended is not None:
+                self.plan = mended
+                self._detoured = False
+                return True
         known = self.plans.get(s.level.id)
         if known is not None and not s.moves and np.array_equal(s.state, s.level.initial):
             self.plan = [m if isinstance(m, int) else s.puzzle.parse_move(s.level, m) for m in known]
             return True
-        key = (s.level.id, s.level.sha256, s.state.tobytes(), self.budget)
-        plan = _PLANS.get(key, False)
-        if plan is False:
-            res = solve(s.level, state=s.state.copy(), budget=self.budget)
+        # after a detour that it could not mend, a plan soon (solve's shortest=False): each
+        # detour leads somewhere new, where a search for the shortest plan can take seconds
+        shortest = not self._detoured
+        self._detoured = False
+        plan = plan_store.lookup(s.puzzle, s.level, s.state, self.budget, shortest)
+        if plan is plan_store.MISSING:
+            t0 = time.perf_counter()
+            res = solve(s.level, state=s.state.copy(), budget=self.budget, shortest=shortest)
             plan = tuple(res.actions) if res.status == "solvable" else None
-            if len(_PLANS) >= PLANS_KEPT:
-                _PLANS.pop(next(iter(_PLANS)), None)
-            _PLANS[key] = plan
+            plan_store.keep(s.level, s.state, self.budget, shortest, plan, time.perf_counter() - t0)
         if plan is None:
             return False                 # a dead end (or out of budget): restart
         self.plan = list(plan)

@@ -66,7 +66,8 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
 @click.option("--frames-per-move", default=0, show_default=True, help="Intermediate animation frames kept per move.")
 @click.option("--no-frames", is_flag=True, help="Do not store frames (their hashes are still recorded).")
 @click.option("--certify-budget", default=20_000, show_default=True,
-              help="States the evaluator may search per move for a dead-end certificate (Bolt Unscrew, Nut and Bolt).")
+              help="States the evaluator may search per move for a dead-end certificate (Bolt Unscrew, Nut and Bolt; "
+                   "0: no certificates).")
 @click.option("--seed", default=0, show_default=True)
 @click.option("--trusted-agent", is_flag=True,
               help="Run the agent FILE in this process with all of longpuzzle at hand instead of isolated (only "

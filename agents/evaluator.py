@@ -3,7 +3,8 @@
 It reads the suite (engine) directly and keeps, per action: the screen, game, difficulty and
 level on screen, the progress potential P, win events, restarts, undos, rejected moves, and
 for games whose states can become dead ends (``puzzle.dead_ends``) a dead-end certificate
-from the solvers with a state budget (``unknown`` stays unknown). From these it builds the
+from the solvers with a state budget (``unknown`` stays unknown; a budget of 0 asks for
+none, and the record's certificate stays None). From these it builds the
 per-level outcomes the metrics need.
 """
 
@@ -126,7 +127,7 @@ class Evaluator:
                 if solved and not out.won:
                     out.won = True
                     rec["win"] = True
-            if getattr(s.puzzle, "dead_ends", False) and not solved:
+            if self.certify_budget and getattr(s.puzzle, "dead_ends", False) and not solved:
                 rec["certificate"] = certificate(lvl, s.state, self.certify_budget)
             diag = _diagnostics(s.puzzle, lvl, s.state)
             if diag:

@@ -6,8 +6,10 @@ also leave their plan now and then, so that the data shows recoveries and not on
 perfect play:
 
     detours    the probability, at each board step, of playing a random legal move that the
-               plan did not ask for (the solver then plans again from where it is; in games
-               with dead ends this can cost a restart)
+               plan did not ask for (the solver then mends its plan where it can: the plan
+               without that move, the plan as it was, or the move undone and then the plan,
+               the shortest that still solves; else it plans again from where it is; in
+               games with dead ends this can cost a restart)
     restarts   the probability, at each board step of a level with moves on it, of pressing
                the level's Restart control (the plan starts again from the initial board)
     gestures   "runs": the agent's own gestures (the solver plays a run of moves in one
@@ -57,9 +59,10 @@ def _varied(cls: type) -> type:
             if self.detours and r.random() < self.detours:
                 legal = list(s.puzzle.legal_moves(s.level, s.state))
                 if legal:
-                    self.plan = []
+                    move = r.choice(legal)
+                    self.leave_plan(move)
                     self.last_variety = "detour"
-                    return self.model.gesture_for(r.choice(legal))
+                    return self.model.gesture_for(move)
             if self.per_move:
                 return _ModelAgent.gesture(self, obs)      # choose() one move, one gesture
             return super().gesture(obs)

@@ -19,10 +19,13 @@ from longpuzzle.solvers.verify import verify_level
 @click.argument("level_id")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option("--budget", default=DEFAULT_BUDGET, show_default=True, help="Most states to store.")
-def solve_cmd(level_id, as_json, budget):
+@click.option("--quick", is_flag=True,
+              help="A solution soon, not necessarily the shortest (Bolt Unscrew and Nut and Bolt skip the "
+                   "search for a shorter one; the other games' searches are unchanged).")
+def solve_cmd(level_id, as_json, budget, quick):
     """Print the shortest solution of a level (or the best found and a proven lower bound)."""
     level = load_level(level_id)
-    r = solve(level, budget=budget)
+    r = solve(level, budget=budget, shortest=not quick)
     d = r.as_dict()
     routes = getattr(r, "routes", None)
     if routes:

@@ -436,16 +436,20 @@ def _result(level, status, actions=(), **kw) -> Result:
 
 
 def solve(level: Level | str, *, state: np.ndarray | None = None, budget: int = DEFAULT_BUDGET,
-          method: str | None = None, time_limit: float | None = None) -> Result:
+          method: str | None = None, time_limit: float | None = None, shortest: bool = True) -> Result:
     """The shortest solution of a level (or of ``state`` in it).
 
     method: None (the game's default), "bfs" (optimal), "astar" (optimal with the game's
-    admissible heuristic), "dfs" (any solution). ``budget`` caps the stored states."""
+    admissible heuristic), "dfs" (any solution). ``budget`` caps the stored states.
+    ``shortest=False``: a solution soon, not necessarily the shortest: a game's own solver
+    that first finds a solution and then searches for a shorter one or a proof (Bolt
+    Unscrew, Nut and Bolt) stops after the first phase when it found one; the other
+    searches are unchanged."""
     level = load_level(level)
     state = level.initial if state is None else state
     k = knowledge(level.game)
     if method is None:
-        direct = k.solve(level, state, budget, time_limit=time_limit)
+        direct = k.solve(level, state, budget, time_limit=time_limit, shortest=shortest)
         if direct is not None:
             return direct
         method = k.method
@@ -550,12 +554,14 @@ def bytes_per_state(level: Level) -> float:
     return w * 8 + BYTES_PER_STATE_FIXED + 3 * (8 + (4 if w == 1 else 0))
 
 
-def informed_solve(level: Level, state, budget: int, weights=(3,), *, prune_aux=None, fast_share: float = 0.25) -> Result:
+def informed_solve(level: Level, state, budget: int, weights=(3,), *, prune_aux=None, fast_share: float = 0.25,
+                   shortest: bool = True) -> Result:
     """Weighted best-first searches (f = g + w h) for a solution of length U, then A*
     (f = g + h, admissible consistent h) over the states with g + h < U. Exhausting that space
     proves U optimal; a goal popped by A* is optimal; if the budget runs out, the smallest
     open f is a proven lower bound. ``prune_aux``: aux for the weighted phase only (e.g. with
-    extra pruning that is not proven to keep an optimal solution)."""
+    extra pruning that is not proven to keep an optimal solution). ``shortest=False``: no A*
+    phase once the weighted phase found a solution (see solve)."""
     k = knowledge(level.game)
     t0 = time.perf_counter()
     total = 0
@@ -571,6 +577,9 @@ def informed_solve(level: Level, state, budget: int, weights=(3,), *, prune_aux=
                 best = acts
         elif raw.status == 0 and best is None:
             break
+    if best is not None and not shortest:
+        return _result(level, "solvable", best, optimal=False, states=total, seconds=time.perf_counter() - t0,
+                       method="wastar")
     upper = len(best) if best is not None else 1 << 30
     raw = run(level, state, BEST_FIRST, weight=1, budget=max(budget - total, 1000), upper=upper)
     total += raw.n

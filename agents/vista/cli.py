@@ -63,7 +63,7 @@ def _hostport(v: str) -> tuple[str, int]:
 @click.option("--style", type=click.Choice(["2d", "3d"]), default="2d", show_default=True)
 @click.option("--scale", default=1.0, show_default=True)
 @click.option("--certify-budget", default=20_000, show_default=True,
-              help="States the evaluator may search per move for a dead-end certificate.")
+              help="States the evaluator may search per move for a dead-end certificate (0: none).")
 @click.option("--guide", "guide_file", type=click.Path(dir_okay=False, exists=True), default=None,
               help="Start GUIDE.md from this file (vista setting).")
 @click.option("--agent", "agent_name", default="mcp", show_default=True,

@@ -62,8 +62,10 @@ class Knowledge:
     def words(self, level: Level) -> int:
         return self.spec(level)[1]
 
-    def solve(self, level: Level, state: np.ndarray, budget: int, time_limit: float | None = None):
-        """A game-specific solver; None means 'use the generic search'."""
+    def solve(self, level: Level, state: np.ndarray, budget: int, time_limit: float | None = None,
+              shortest: bool = True):
+        """A game-specific solver; None means 'use the generic search'. ``shortest=False``: a
+        solution soon is enough (core.solve)."""
         return None
 
     def dead_end(self, level: Level, state: np.ndarray):

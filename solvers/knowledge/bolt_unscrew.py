@@ -272,14 +272,14 @@ class BoltUnscrewKnowledge(Knowledge):
         a, _ = self.spec(level)
         return np.concatenate([a, np.zeros(int(level.lv[0]), np.int64)])
 
-    def solve(self, level, state, budget, time_limit=None):
+    def solve(self, level, state, budget, time_limit=None, shortest=True):
         """1. Compiled greedy best-first (self.order; duplicates ignore the awake flags, a
         pruning) for a first solution of length U; if it fails, the same search with exact
         duplicates (exhausting it proves the state unsolvable).
         2. A* (core, admissible h of the kernels) over states with g + h < U with the rest of
         the budget (at most ``astar_cap`` states, and what ``time_limit`` allows at ``rate``):
         exhausting proves U optimal, a goal popped is optimal, otherwise the smallest open f
-        is a proven lower bound."""
+        is a proven lower bound. ``shortest=False``: no A* phase once step 1 found one."""
         from longpuzzle.solvers.core import BEST_FIRST, _result, path_actions, run
 
         t0 = time.perf_counter()
@@ -301,7 +301,7 @@ class BoltUnscrewKnowledge(Knowledge):
         if exhausted:
             return _result(level, "unsolvable", states=total, seconds=time.perf_counter() - t0,
                            method="best-first")
-        left = min(budget - total, self.astar_cap)
+        left = min(budget - total, self.astar_cap) if shortest or best is None else 0
         if time_limit is not None:
             left = min(left, int(self.rate * (time_limit - (time.perf_counter() - t0))))
         if left < 1000:

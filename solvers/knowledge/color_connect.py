@@ -133,7 +133,7 @@ def route_search(rows, cols, pairs, blocked=0, node_budget=2_000_000):
 class ColorConnectKnowledge(Knowledge):
     game = "color_connect"
 
-    def solve(self, level, state, budget, time_limit=None):
+    def solve(self, level, state, budget, time_limit=None, shortest=True):
         from longpuzzle.solvers.core import _result
 
         p = get_puzzle(level.game)

@@ -48,8 +48,9 @@ class NutAndBoltKnowledge(Knowledge):
         n, cap = int(level.lv[0]), int(level.lv[1])
         return -(-n // (64 // (4 * cap)))
 
-    def solve(self, level, state, budget, time_limit=None):
-        return informed_solve(level, state, budget, self.weights, prune_aux=self.aux(level, prune=True))
+    def solve(self, level, state, budget, time_limit=None, shortest=True):
+        return informed_solve(level, state, budget, self.weights, prune_aux=self.aux(level, prune=True),
+                              shortest=shortest)
 
 
 KNOWLEDGE = NutAndBoltKnowledge()

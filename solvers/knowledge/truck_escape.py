@@ -34,7 +34,7 @@ def greedy(level, state) -> tuple[list[int], np.ndarray]:
 class TruckEscapeKnowledge(Knowledge):
     game = "truck_escape"
 
-    def solve(self, level, state, budget, time_limit=None):
+    def solve(self, level, state, budget, time_limit=None, shortest=True):
         from longpuzzle.solvers.core import _result
 
         t0 = time.perf_counter()
