@@ -1,7 +1,8 @@
-"""The solver agent's plans kept on disk (agents/plans.py), and the solver agent after a detour (a dataset's random move off its plan): it mends the plan it
-left without a search where it can, and otherwise searches for a plan soon (solve's
-``shortest=False``), never for seconds; the evaluator certifies nothing when asked for no
-certificates, which is how dataset episodes run."""
+"""The solver agent's plans kept on disk (agents/plans.py), and the solver agent after a
+detour (a dataset's random move off its plan): it mends the plan it left without a search
+where it can, and otherwise searches for a plan soon (solve's ``shortest=False``) rather
+than the shortest; the evaluator certifies nothing when asked for no certificates, which is
+how dataset episodes run."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import numpy as np
 import pytest
 
 import longpuzzle.solvers as solvers
-from longpuzzle.agents.base import action_spec
 from longpuzzle.agents import plans as plan_store
+from longpuzzle.agents.base import action_spec
 from longpuzzle.agents.builtin import SolverAgent
 from longpuzzle.agents.harness import Settings
 from longpuzzle.agents.harness.objective import run_objective
@@ -21,6 +22,7 @@ from longpuzzle.datasets.collect import play_episode
 from longpuzzle.engine.catalog import catalog, load_level
 from longpuzzle.engine.registry import get_puzzle, puzzles
 from longpuzzle.solvers import solve
+
 
 def _first_objective(game: str) -> str:
     return catalog().objectives(game)[0].id
