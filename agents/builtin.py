@@ -216,6 +216,8 @@ class SolverAgent(_ModelAgent):
         When the old plan was shortest (opt moves from the state before the detour), every
         state one move from there needs at least opt - 1, so the mended plan is at most two
         moves longer than the shortest from here (and the first candidate is shortest)."""
+        from longpuzzle.solvers.core import check_solution
+
         before, move, old = self._left
         self._left = None
         s = self.model.session
@@ -231,7 +233,7 @@ class SolverAgent(_ModelAgent):
                 candidates.append([u] + old)
                 break
         for plan in candidates:
-            if plan_store.plays_to_solved(p, level, here, plan):
+            if check_solution(level, here, plan):
                 return plan
         return None
 
@@ -239,7 +241,8 @@ class SolverAgent(_ModelAgent):
         from longpuzzle.solvers import solve
 
         s = self.model.session
-        if np.array_equal(s.state, s.level.initial):    # a level's start (again, after a restart)
+        at_start = np.array_equal(s.state, s.level.initial)
+        if at_start:                                     # a level's start (again, after a restart)
             self._left, self._detoured = None, False
         if self._left is not None:
             mended = self._repair()
@@ -248,14 +251,14 @@ class SolverAgent(_ModelAgent):
                 self._detoured = False
                 return True
         known = self.plans.get(s.level.id)
-        if known is not None and not s.moves and np.array_equal(s.state, s.level.initial):
+        if known is not None and not s.moves and at_start:
             self.plan = [m if isinstance(m, int) else s.puzzle.parse_move(s.level, m) for m in known]
             return True
         # after a detour that it could not mend, a plan soon (solve's shortest=False): each
         # detour leads somewhere new, where a search for the shortest plan can take seconds
         shortest = not self._detoured
         self._detoured = False
-        plan = plan_store.lookup(s.puzzle, s.level, s.state, self.budget, shortest)
+        plan = plan_store.lookup(s.level, s.state, self.budget, shortest)
         if plan is plan_store.MISSING:
             t0 = time.perf_counter()
             res = solve(s.level, state=s.state.copy(), budget=self.budget, shortest=shortest)

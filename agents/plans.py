@@ -34,7 +34,6 @@ from collections import OrderedDict
 from pathlib import Path
 
 from longpuzzle.engine.cache import cache_dir
-from longpuzzle.engine.protocol import NOOP
 
 log = logging.getLogger(__name__)
 
@@ -83,20 +82,16 @@ def _path(level, key: str) -> Path:
     return folder() / level.game / key[:2] / f"{key}.json"
 
 
-def plays_to_solved(puzzle, level, state, plan) -> bool:
-    """Does ``plan`` (actions) play legally from ``state`` to a solved board?"""
-    cur = state
-    for a in plan:
-        cur, code = puzzle.step(level, cur, a)
-        if code > NOOP:
-            return False
-    return puzzle.is_solved(level, cur)
+def _memory_key(level, state, budget: int, shortest: bool) -> tuple:
+    return (level.id, level.sha256, state.tobytes(), int(budget), bool(shortest))
 
 
-def lookup(puzzle, level, state, budget: int, shortest: bool):
+def lookup(level, state, budget: int, shortest: bool):
     """The kept plan (a tuple of actions, or None for "no plan": a dead end or out of
     budget), or ``MISSING`` when this position must be searched."""
-    mkey = (level.id, level.sha256, state.tobytes(), int(budget), bool(shortest))
+    from longpuzzle.solvers.core import check_solution
+
+    mkey = _memory_key(level, state, budget, shortest)
     with _lock:
         plan = _memory.get(mkey, MISSING)
     if plan is not MISSING or not disk_enabled():
@@ -112,7 +107,7 @@ def lookup(puzzle, level, state, budget: int, shortest: bool):
     acts = doc.get("plan") if isinstance(doc, dict) else None
     if (not isinstance(acts, list) or doc.get("level") != level.id
             or not all(type(a) is int and 0 <= a < level.n_actions for a in acts)
-            or not plays_to_solved(puzzle, level, state, acts)):
+            or not check_solution(level, state, acts)):
         log.warning("ignoring the kept plan %s: it is not a plan that solves %s from that state", path, level.id)
         return MISSING
     plan = tuple(acts)
@@ -123,7 +118,7 @@ def lookup(puzzle, level, state, budget: int, shortest: bool):
 def keep(level, state, budget: int, shortest: bool, plan, seconds: float) -> None:
     """Remember a searched plan (tuple of actions, or None) for the process, and on disk when
     it solves and took at least DISK_SECONDS."""
-    _remember((level.id, level.sha256, state.tobytes(), int(budget), bool(shortest)), plan)
+    _remember(_memory_key(level, state, budget, shortest), plan)
     if plan is None or seconds < DISK_SECONDS or not disk_enabled():
         return
     path = _path(level, _key(level, state, budget, shortest))

@@ -49,6 +49,28 @@ def _plays_to_solved(level, state, plan) -> bool:
     return p.is_solved(level, cur)
 
 
+class _NoWriter:
+    """A dataset writer that keeps nothing."""
+
+    def add(self, *a, **k):
+        pass
+
+    def end_episode(self, *a, **k):
+        pass
+
+
+def _count_calls(monkeypatch, name: str) -> list:
+    """Wrap longpuzzle.solvers.<name>; the list gets one entry per call."""
+    calls = []
+    real = getattr(solvers, name)
+
+    def spy(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+    monkeypatch.setattr(solvers, name, spy)
+    return calls
+
+
 class _Searches:
     """Records every solve() the agent makes: (state, shortest)."""
 
@@ -145,17 +167,9 @@ def test_cli_solve_quick():
 def test_dataset_searches_after_detours_are_quick_and_from_starts_shortest(monkeypatch):
     searches = _Searches(monkeypatch)
 
-    class Keep:
-        rows = 0
-
-        def add(self, meta, frame, delta=None):
-            Keep.rows += 1
-
-        def end_episode(self, frame, h=None):
-            pass
     (spec,) = DatasetConfig(objectives=["bolt_unscrew/easy"], episodes=1, detours=0.15, seed=3).plan()
     plan_store.clear_memory()
-    out = play_episode(spec, {"budget": None}, Keep())
+    out = play_episode(spec, {"budget": None}, _NoWriter())
     assert out["solved_levels"] == out["target_levels"] and out["detours"] >= 3
     assert searches.calls
     for lid, state, shortest in searches.calls:
@@ -165,13 +179,7 @@ def test_dataset_searches_after_detours_are_quick_and_from_starts_shortest(monke
 
 
 def test_no_certificates_when_the_budget_is_zero_and_none_in_datasets(monkeypatch, tmp_path):
-    calls = []
-    real = solvers.certify
-
-    def spy(*a, **k):
-        calls.append(1)
-        return real(*a, **k)
-    monkeypatch.setattr(solvers, "certify", spy)
+    calls = _count_calls(monkeypatch, "certify")
     from longpuzzle.agents import evaluator
     evaluator._shared.clear()
     r = run_objective(SolverAgent(), "bolt_unscrew", "easy",
@@ -184,15 +192,8 @@ def test_no_certificates_when_the_budget_is_zero_and_none_in_datasets(monkeypatc
     assert calls                                     # the default budget certifies each new state
     calls.clear()
     evaluator._shared.clear()
-
-    class Drop:
-        def add(self, *a, **k):
-            pass
-
-        def end_episode(self, *a, **k):
-            pass
     (spec,) = DatasetConfig(objectives=["bolt_unscrew/easy"], episodes=1, settings={"max_actions": 8}).plan()
-    play_episode(spec, {"budget": None, "max_actions": 8}, Drop())
+    play_episode(spec, {"budget": None, "max_actions": 8}, _NoWriter())
     assert not calls
 
 
@@ -208,13 +209,8 @@ def plan_folder(tmp_path, monkeypatch):
 
 def _searched(monkeypatch, level_id):
     """(plan, searches) of a new solver agent's first plan on ``level_id``."""
-    calls = []
     real = solvers.solve
-
-    def spy(*a, **k):
-        calls.append(1)
-        return real(*a, **k)
-    monkeypatch.setattr(solvers, "solve", spy)
+    calls = _count_calls(monkeypatch, "solve")
     a = _on_level(level_id)
     assert a._plan()
     monkeypatch.setattr(solvers, "solve", real)
