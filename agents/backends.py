@@ -188,7 +188,12 @@ def _start_worker(doc: dict | None) -> None:
 
 
 def _stop(pool: cf.ProcessPoolExecutor) -> None:
-    """Stop a pool's workers now, their running jobs with them."""
+    """Stop a pool's workers now, their running jobs with them: by the executor's own
+    ``terminate_workers`` where it has one (Python 3.14 and later), else by terminating the
+    worker processes it holds (the executor names them only in a private attribute)."""
+    if hasattr(pool, "terminate_workers"):         # pragma: no cover - Python 3.14+
+        pool.terminate_workers()
+        return
     procs = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
     for p in procs:

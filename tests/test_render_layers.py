@@ -9,7 +9,7 @@ import pytest
 
 from longpuzzle.engine.suite import Suite
 from longpuzzle.render.frame import Renderer
-from longpuzzle.render.frame.kernels import _smooth_into, fill_rects, outline_rects
+from longpuzzle.render.frame.kernels import _smooth_into, enlarged_surface, fill_rects, halved_surface, outline_rects
 from longpuzzle.render.frame.layers import _cover, draw_layer, layer_base, surface_to_array
 from longpuzzle.render.frame.paint import Recorder
 
@@ -106,6 +106,47 @@ def test_smoothing_rects_in_place_gives_pygames_smoothscale_bytes():
     out2 = whole.copy()
     _smooth_into(out2, surf, [])
     assert np.array_equal(out2, whole)
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_an_enlarged_surface_is_pygames_scaled_surface_of_the_pixels(read_only):
+    """draw_patch's start: every 32 bits of each pixel, the format and the size of the picture
+    made a surface and scaled by pygame, for crops of any strides, read-only or not."""
+    rng = np.random.default_rng(7)
+    frame = rng.integers(0, 256, (240, 150, 3), dtype=np.uint8)
+    frame.setflags(write=not read_only)
+    before = frame.copy()
+    for y0, y1, x0, x1, k in [(0, 240, 0, 150, 2), (17, 203, 9, 141, 2), (5, 6, 7, 8, 2), (30, 63, 0, 1, 3)]:
+        crop = frame[y0:y1, x0:x1]
+        old = pygame.transform.scale(pygame.surfarray.make_surface(np.ascontiguousarray(crop.transpose(1, 0, 2))),
+                                     ((x1 - x0) * k, (y1 - y0) * k))
+        new = enlarged_surface(crop, k)
+        assert (new.get_size(), new.get_bitsize(), new.get_masks(), new.get_flags()) == \
+            (old.get_size(), old.get_bitsize(), old.get_masks(), old.get_flags())
+        assert np.array_equal(pygame.surfarray.pixels2d(new), pygame.surfarray.pixels2d(old))
+        new.fill((1, 2, 3), (0, 0, 1, 1))                 # not left locked
+    assert np.array_equal(frame, before)                  # the source as it was
+
+
+def test_a_halved_sprite_is_pygames_smoothscale_of_it():
+    """draw_sprite's end: all four bytes of every pixel, the format and the size of
+    smoothscale to half size, for surfaces with per-pixel alpha; others are smoothscale's."""
+    rng = np.random.default_rng(3)
+    for w, h in [(2, 2), (64, 38), (300, 402), (1080, 200)]:
+        big = pygame.Surface((w, h), pygame.SRCALPHA)
+        px = pygame.surfarray.pixels2d(big)
+        px[...] = rng.integers(0, 1 << 32, (w, h), dtype=np.uint64).astype(np.uint32)
+        del px
+        old, new = pygame.transform.smoothscale(big, (w // 2, h // 2)), halved_surface(big)
+        assert (new.get_size(), new.get_bitsize(), new.get_masks(), new.get_flags()) == \
+            (old.get_size(), old.get_bitsize(), old.get_masks(), old.get_flags())
+        assert np.array_equal(pygame.surfarray.pixels2d(new), pygame.surfarray.pixels2d(old)), (w, h)
+        big.fill((0, 0, 0, 0), (0, 0, 1, 1))             # neither is left locked
+        new.fill((0, 0, 0, 0), (0, 0, 1, 1))
+    opaque = pygame.Surface((10, 6))                      # no alpha: smoothscale itself
+    opaque.fill((9, 200, 31))
+    assert np.array_equal(pygame.surfarray.pixels3d(halved_surface(opaque)),
+                          pygame.surfarray.pixels3d(pygame.transform.smoothscale(opaque, (5, 3))))
 
 
 def test_smoothing_and_restoring_in_one_pass_gives_the_two_steps_bytes():

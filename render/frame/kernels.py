@@ -1,6 +1,7 @@
 """Compiled pixel loops (numba, compiled on first use and cached on disk): filling many
 rects at once (fill_rects, with outline_rects giving the rects of pygame's rectangle
-outlines) and smoothing a 2x supersampled surface to frame size, byte for byte as
+outlines), enlarging a picture into a surface (enlarged_surface), halving a sprite's surface
+(halved_surface) and smoothing a 2x supersampled surface to frame size, byte for byte as
 pygame's smoothscale (smooth_surface, _smooth_into, _smooth_restore)."""
 
 from __future__ import annotations
@@ -73,6 +74,93 @@ def fill_rects(surf: pygame.Surface, color, rects: np.ndarray) -> pygame.Rect | 
             surf.fill(color, q)
     x0, y0 = int(r[:, 0].min()), int(r[:, 1].min())
     return pygame.Rect(x0, y0, int((r[:, 0] + r[:, 2]).max()) - x0, int((r[:, 1] + r[:, 3]).max()) - y0)
+
+
+@lru_cache(maxsize=None)
+def _enlarge_kernel():
+    from numba import njit, types
+
+    # compiled for its one signature up front (see _smooth_restore_kernel); the source may
+    # be read-only (a cached layer) or not
+    @njit(types.void(types.Array(types.uint8, 3, "A", readonly=True), types.uint32[:, ::1], types.int64,
+                     types.int64, types.int64, types.int64), cache=True, nogil=True)
+    def enlarge(src, pix, k, rs, gs, bs):
+        # src: (h, w, 3) uint8 RGB (any strides); pix: (h * k, w * k) uint32 pixels, each
+        # source pixel a k x k block of them; rs, gs, bs: the bit shifts of red, green, blue
+        h, w = src.shape[0], src.shape[1]
+        for y in range(h):
+            row = pix[y * k]
+            for x in range(w):
+                v = (np.uint32(src[y, x, 0]) << np.uint32(rs)) | (np.uint32(src[y, x, 1]) << np.uint32(gs)) \
+                    | (np.uint32(src[y, x, 2]) << np.uint32(bs))
+                for i in range(k):
+                    row[x * k + i] = v
+            for j in range(1, k):
+                pix[y * k + j] = row
+    return enlarge
+
+
+def enlarged_surface(pixels: np.ndarray, k: int) -> pygame.Surface:
+    """A 32-bit surface (no alpha) of the (h, w, 3) uint8 ``pixels`` enlarged k times, each
+    pixel a k x k block: the pixels (all 32 bits of each) of
+    ``pygame.transform.scale(pygame.surfarray.make_surface(pixels.transpose(1, 0, 2)), (w * k, h * k))``,
+    in one compiled pass instead of a transposed copy, a surface and a scaled one (tested)."""
+    h, w = pixels.shape[:2]
+    surf = pygame.Surface((w * k, h * k), 0, 32, (0xFF0000, 0x00FF00, 0x0000FF, 0))
+    if surf.get_pitch() != 4 * w * k:                 # (never seen: rows padded)
+        return pygame.transform.scale(pygame.surfarray.make_surface(np.ascontiguousarray(pixels.transpose(1, 0, 2))),
+                                      (w * k, h * k))
+    pix = pygame.surfarray.pixels2d(surf).T           # (h * k, w * k), rows contiguous; locks the surface
+    try:
+        rs, gs, bs = surf.get_shifts()[:3]
+        _enlarge_kernel()(pixels, pix, k, rs, gs, bs)
+    finally:
+        del pix
+    return surf
+
+
+@lru_cache(maxsize=None)
+def _halve_pixels_kernel():
+    from numba import njit
+
+    # compiled for its one signature up front (see _smooth_restore_kernel)
+    @njit("void(uint32[:, ::1], uint32[:, ::1])", cache=True, nogil=True)
+    def halve_pixels(src, out):
+        # src: (2h, 2w) uint32 pixels; out: (h, w). Each of a pixel's four bytes as pygame's
+        # smoothscale to half size rounds it: x then y, each step the floor of the mean of two
+        for y in range(out.shape[0]):
+            top, bottom = src[2 * y], src[2 * y + 1]
+            row = out[y]
+            for x in range(out.shape[1]):
+                a, b, c, d = top[2 * x], top[2 * x + 1], bottom[2 * x], bottom[2 * x + 1]
+                v = np.uint32(0)
+                for s in range(0, 32, 8):
+                    sh = np.uint32(s)
+                    m = np.uint32(255)
+                    t = (((a >> sh) & m) + ((b >> sh) & m)) >> np.uint32(1)
+                    u = (((c >> sh) & m) + ((d >> sh) & m)) >> np.uint32(1)
+                    v |= ((t + u) >> np.uint32(1)) << sh
+                row[x] = v
+    return halve_pixels
+
+
+def halved_surface(big: pygame.Surface) -> pygame.Surface:
+    """``pygame.transform.smoothscale(big, half its size)`` for a 32-bit surface with
+    per-pixel alpha of even size (a supersampled sprite): the same pixels, all four bytes, and
+    the same format (tested), in one compiled pass; other surfaces go to smoothscale."""
+    w, h = big.get_size()
+    if big.get_bitsize() != 32 or not big.get_flags() & pygame.SRCALPHA or w % 2 or h % 2 or not w \
+            or not h or big.get_pitch() != 4 * w:
+        return pygame.transform.smoothscale(big, (w // 2, h // 2))
+    out = pygame.Surface((w // 2, h // 2), pygame.SRCALPHA, big)
+    if out.get_pitch() != 2 * w or out.get_masks() != big.get_masks():      # (never seen)
+        return pygame.transform.smoothscale(big, (w // 2, h // 2))
+    src, dst = pygame.surfarray.pixels2d(big).T, pygame.surfarray.pixels2d(out).T    # rows contiguous; lock both
+    try:
+        _halve_pixels_kernel()(src, dst)
+    finally:
+        del src, dst
+    return out
 
 
 def _smooth_into(out: np.ndarray, work: pygame.Surface, rects) -> None:

@@ -14,7 +14,7 @@ import numpy as np
 import pygame
 
 from longpuzzle.engine.geometry import Projection, supersampled_projection
-from longpuzzle.render.frame.kernels import _smooth_into, _smooth_restore, smooth_surface
+from longpuzzle.render.frame.kernels import _smooth_into, _smooth_restore, enlarged_surface, halved_surface, smooth_surface
 from longpuzzle.render.frame.paint import SS, Painter
 
 
@@ -163,9 +163,7 @@ def px_box(proj: Projection, pts, zmax=0.0, margin=2) -> tuple[int, int, int, in
 def draw_patch(proj: Projection, background: np.ndarray, box, draw: Callable[[Painter], None]) -> np.ndarray:
     """An opaque patch (h, w, 3): ``background[box]`` with ``draw`` on top, supersampled."""
     x0, y0, x1, y1 = box
-    crop = background[y0:y1, x0:x1]
-    base = pygame.surfarray.make_surface(np.ascontiguousarray(crop.transpose(1, 0, 2)))
-    big = pygame.transform.scale(base, ((x1 - x0) * SS, (y1 - y0) * SS))
+    big = enlarged_surface(background[y0:y1, x0:x1], SS)
     bp = proj.supersampled(SS)
     fx, fy = bp.width / proj.width, bp.height / proj.height
     draw(Painter(big, bp, (x0 * fx, y0 * fy)))
@@ -180,7 +178,7 @@ def draw_sprite(proj: Projection, box, draw: Callable[[Painter], None], key_colo
     big = pygame.Surface(((x1 - x0) * SS, (y1 - y0) * SS), pygame.SRCALPHA)
     big.fill((*key_colour, 0))
     draw(Painter(big, bp, (x0 * fx, y0 * fy)))
-    return pygame.transform.smoothscale(big, (x1 - x0, y1 - y0))
+    return halved_surface(big)                     # (smoothscale's pixels to (x1 - x0, y1 - y0))
 
 
 def trim_sprite(sprite: pygame.Surface, box) -> tuple:
