@@ -104,3 +104,53 @@ def test_gui_events(benchmark, lid):
     benchmark.group = "gui events"
     benchmark.extra_info.update(ops=n_events)
     benchmark(loop)
+
+
+# ---- the supersampled patches' and sprites' own steps, beside pygame's (same process) ------
+
+def _card_crop():
+    """The dimmed frame under a completion card's box (a real level screen's pixels)."""
+    from longpuzzle.render.frame.screens import card_box
+    r = Renderer("2d", 1.0)
+    frame = r.render(Suite("maze_paint/hard/10")) >> 1
+    x0, y0, x1, y1 = card_box(r.proj)
+    return frame[y0:y1, x0:x1]
+
+
+def _sprite_surface():
+    """A supersampled sprite's surface before halving: a Color Connect path drawn at 2x."""
+    import pygame
+    big = pygame.Surface((300, 402), pygame.SRCALPHA)
+    big.fill((128, 128, 128, 0))
+    pygame.draw.lines(big, (230, 60, 60, 255), False, [(20, 20), (20, 380), (280, 380), (280, 100)], 36)
+    pygame.draw.circle(big, (230, 60, 60, 255), (20, 20), 40)
+    return big
+
+
+@pytest.mark.parametrize("step", ["enlarge", "halve"])
+def test_patch_and_sprite_steps_beside_pygame(benchmark, step):
+    """draw_patch starts from its box enlarged 2x (kernels.enlarged_surface beside
+    make_surface of the transposed crop + transform.scale), draw_sprite ends by halving
+    (kernels.halved_surface beside transform.smoothscale): the same pixels (asserted), side
+    by side in rounds of 50 calls; ops = calls."""
+    import pygame
+    from longpuzzle.render.frame.kernels import enlarged_surface, halved_surface
+    from baseline import side_by_side
+    if step == "enlarge":
+        crop = _card_crop()
+        h, w = crop.shape[:2]
+        new = lambda: enlarged_surface(crop, 2)  # noqa: E731
+        old = lambda: pygame.transform.scale(  # noqa: E731
+            pygame.surfarray.make_surface(np.ascontiguousarray(crop.transpose(1, 0, 2))), (w * 2, h * 2))
+    else:
+        big = _sprite_surface()
+        w, h = big.get_size()
+        new = lambda: halved_surface(big)  # noqa: E731
+        old = lambda: pygame.transform.smoothscale(big, (w // 2, h // 2))  # noqa: E731
+    assert np.array_equal(pygame.surfarray.pixels2d(new()), pygame.surfarray.pixels2d(old()))
+    benchmark.group = "patch and sprite steps"
+    def calls(f):
+        for _ in range(50):           # each result let go, as draw_patch and draw_sprite let go of theirs
+            f()
+    side_by_side(benchmark, lambda: calls(new), lambda: calls(old), 9, 50, 50, unit="calls",
+                 pair=f"{step}: kernels beside pygame")
