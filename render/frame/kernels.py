@@ -107,7 +107,8 @@ def enlarged_surface(pixels: np.ndarray, k: int) -> pygame.Surface:
     in one compiled pass instead of a transposed copy, a surface and a scaled one (tested)."""
     h, w = pixels.shape[:2]
     surf = pygame.Surface((w * k, h * k), 0, 32, (0xFF0000, 0x00FF00, 0x0000FF, 0))
-    if surf.get_pitch() != 4 * w * k:                 # (never seen: rows padded)
+    if surf.get_pitch() != 4 * w * k or pixels.dtype != np.uint8 or pixels.ndim != 3 or pixels.shape[2] != 3:
+        # (rows padded, never seen; or another kind of array: pygame's own way, or its error)
         return pygame.transform.scale(pygame.surfarray.make_surface(np.ascontiguousarray(pixels.transpose(1, 0, 2))),
                                       (w * k, h * k))
     pix = pygame.surfarray.pixels2d(surf).T           # (h * k, w * k), rows contiguous; locks the surface

@@ -14,7 +14,8 @@ import numpy as np
 import pygame
 
 from longpuzzle.engine.geometry import Projection, supersampled_projection
-from longpuzzle.render.frame.kernels import _smooth_into, _smooth_restore, enlarged_surface, halved_surface, smooth_surface
+from longpuzzle.render.frame.kernels import (_smooth_into, _smooth_restore, enlarged_surface, halved_surface,
+                                            smooth_surface)
 from longpuzzle.render.frame.paint import SS, Painter
 
 
