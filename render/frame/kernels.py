@@ -106,18 +106,18 @@ def enlarged_surface(pixels: np.ndarray, k: int) -> pygame.Surface:
     ``pygame.transform.scale(pygame.surfarray.make_surface(pixels.transpose(1, 0, 2)), (w * k, h * k))``,
     in one compiled pass instead of a transposed copy, a surface and a scaled one (tested)."""
     h, w = pixels.shape[:2]
-    surf = pygame.Surface((w * k, h * k), 0, 32, (0xFF0000, 0x00FF00, 0x0000FF, 0))
-    if surf.get_pitch() != 4 * w * k or pixels.dtype != np.uint8 or pixels.ndim != 3 or pixels.shape[2] != 3:
-        # (rows padded, never seen; or another kind of array: pygame's own way, or its error)
-        return pygame.transform.scale(pygame.surfarray.make_surface(np.ascontiguousarray(pixels.transpose(1, 0, 2))),
-                                      (w * k, h * k))
-    pix = pygame.surfarray.pixels2d(surf).T           # (h * k, w * k), rows contiguous; locks the surface
-    try:
-        rs, gs, bs = surf.get_shifts()[:3]
-        _enlarge_kernel()(pixels, pix, k, rs, gs, bs)
-    finally:
-        del pix
-    return surf
+    if pixels.dtype == np.uint8 and pixels.ndim == 3 and pixels.shape[2] == 3:
+        surf = pygame.Surface((w * k, h * k), 0, 32, (0xFF0000, 0x00FF00, 0x0000FF, 0))
+        if surf.get_pitch() == 4 * w * k:             # (rows never seen padded)
+            pix = pygame.surfarray.pixels2d(surf).T   # (h * k, w * k), rows contiguous; locks the surface
+            try:
+                _enlarge_kernel()(pixels, pix, k, *surf.get_shifts()[:3])
+            finally:
+                del pix
+            return surf
+    # another kind of array (or padded rows): pygame's own way, or its error
+    return pygame.transform.scale(pygame.surfarray.make_surface(np.ascontiguousarray(pixels.transpose(1, 0, 2))),
+                                  (w * k, h * k))
 
 
 @lru_cache(maxsize=None)
@@ -153,8 +153,8 @@ def halved_surface(big: pygame.Surface) -> pygame.Surface:
     if big.get_bitsize() != 32 or not big.get_flags() & pygame.SRCALPHA or w % 2 or h % 2 or not w \
             or not h or big.get_pitch() != 4 * w:
         return pygame.transform.smoothscale(big, (w // 2, h // 2))
-    out = pygame.Surface((w // 2, h // 2), pygame.SRCALPHA, big)
-    if out.get_pitch() != 2 * w or out.get_masks() != big.get_masks():      # (never seen)
+    out = pygame.Surface((w // 2, h // 2), pygame.SRCALPHA, big)      # (big's pixel format)
+    if out.get_pitch() != 2 * w:                                        # (rows never seen padded)
         return pygame.transform.smoothscale(big, (w // 2, h // 2))
     src, dst = pygame.surfarray.pixels2d(big).T, pygame.surfarray.pixels2d(out).T    # rows contiguous; lock both
     try:
