@@ -22,6 +22,8 @@ hit-tests with.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
+
 import numpy as np
 import pygame
 
@@ -57,6 +59,7 @@ LAYER_DZ = 1.6               # extra height per render layer in 3d
 SCREW_H = 6.0
 HUD_COUNTER = (20.0, 70.0)
 COMPOSED = 16 << 20          # bytes of composed boxes of the region kept
+AT_REST = 1024               # states at rest whose region items are kept (base_layer)
 
 
 def _item(img: pygame.Surface, x0: int, y0: int) -> tuple:
@@ -106,6 +109,7 @@ class BoltUnscrewDrawing(GameDrawing):
         self._screws: dict = {}
         self._patches: dict = {}
         self._traces: dict = {}
+        self._at_rest: OrderedDict = OrderedDict()   # (state, selected, hint) -> _items' answer at rest
         # hint line and counter boxes (px)
         iy = ui.instructions_y
         self._hint_rect = Rect(14, iy - 16, DESIGN_W - 14, iy + 16)
@@ -328,8 +332,44 @@ class BoltUnscrewDrawing(GameDrawing):
             self._shown: dict = {}
             self._count_shown = None
             self._composed = BoxCache(COMPOSED)   # (box, items over it) -> base[box], holding the items
+            self._at_rest.clear()                 # (its hint patches are of the static layer)
             self._work.blit(self._base, self._region.topleft, self._region)
             self.base_changes = Changes()
+        # a frame at rest (no animation) shows what its state, selection and hint give: the
+        # region's items, their order and the counter's text are kept for the states seen
+        # last (an objective's episodes come back to the same states), not built again
+        kept = rest_key = None
+        if anim is None:
+            rest_key = (state.tobytes(), suite.ui.get("selected"), suite.ui.get("hint"))
+            kept = self._at_rest.get(rest_key)
+        if kept is not None:
+            self._at_rest.move_to_end(rest_key)
+            items, order, text = kept
+        else:
+            items, order, text = self._items(static, suite, state, anim, phase)
+            if rest_key is not None:
+                self._at_rest[rest_key] = (items, order, text)
+                if len(self._at_rest) > AT_REST:
+                    self._at_rest.popitem(last=False)
+        boxes = self._update_region(items, order)
+        # HUD: boards out (of the state shown), over the region, in the base too
+        cx, cy = HUD_COUNTER
+        x0, y0, x1, y1 = self._count_box
+        if text != self._count_shown or any(b[0] < x1 and b[2] > x0 and b[1] < y1 and b[3] > y0 for b in boxes):
+            arr, _ = self._text_patch(static, ("count", text), self._count_box,
+                                      lambda p: p.text(text, cx, cy, 24, CREAM, anchor="left"))
+            h, w = arr.shape[:2]
+            self._frame_base[y0:y0 + h, x0:x0 + w] = arr
+            self._count_shown = text
+            boxes.append((x0, y0, x0 + w, y0 + h))
+        if boxes:
+            self.base_changes.changed(boxes)
+        return self._frame_base
+
+    def _items(self, static, suite, state, anim, phase) -> tuple:
+        """What the region shows at ``phase`` of ``anim`` (or at rest): (slot -> item, the
+        items bottom to top, the counter's text). Slots bottom to top: -1 the hint line,
+        0.. the pieces in drawing order, then the screws by anchor, then the flying screw."""
         u = self.ui
         nA, ss = self.nA, self.ss
         show = state
@@ -405,25 +445,12 @@ class BoltUnscrewDrawing(GameDrawing):
             is3 = self.proj.is_3d
             items[self.nP + nA] = self._screw_sprite(x, y - (0.0 if is3 else 18.0 * arc),
                                                      zb + (18.0 * arc if is3 else 0.0), True, False, keep=False)
-        boxes = self._update_region(items)
-        # HUD: boards out (of the state shown), over the region, in the base too
+        # HUD: boards out (of the state shown)
         cnt = state if anim is None or poses is not None else before
         out = sum(1 for p in range(self.nP) if int(cnt[nA + p * ss]) == LEFT)
-        cx, cy = HUD_COUNTER
-        text = f"Boards out: {out} / {self.nP}"
-        x0, y0, x1, y1 = self._count_box
-        if text != self._count_shown or any(b[0] < x1 and b[2] > x0 and b[1] < y1 and b[3] > y0 for b in boxes):
-            arr, _ = self._text_patch(static, ("count", text), self._count_box,
-                                      lambda p: p.text(text, cx, cy, 24, CREAM, anchor="left"))
-            h, w = arr.shape[:2]
-            self._frame_base[y0:y0 + h, x0:x0 + w] = arr
-            self._count_shown = text
-            boxes.append((x0, y0, x0 + w, y0 + h))
-        if boxes:
-            self.base_changes.changed(boxes)
-        return self._frame_base
+        return items, [items[k] for k in sorted(items)], f"Boards out: {out} / {self.nP}"
 
-    def _update_region(self, items: dict) -> list:
+    def _update_region(self, items: dict, order: list) -> list:
         """The frame's base kept in step: the boxes of what came, went or moved (its old and
         new place) are composed again - the static layer there, then every item that reaches
         into the box, in order, clipped to it, on the 32-bit working surface (the same blends
@@ -467,7 +494,6 @@ class BoltUnscrewDrawing(GameDrawing):
         if not merged:
             return []
         fb = self._frame_base
-        order = [items[k] for k in sorted(items)]      # bottom to top
         composed = self._composed
         for box in merged:
             x0, y0, x1, y1 = box

@@ -743,27 +743,40 @@ def test_bolt_unscrew_base_kept_in_step_equals_the_region_composed_whole(style):
     came, went or moved, in place, or put back as composed before): the region composed
     whole from the static layer, through a solution played twice (the second time from the
     boxes kept) with its animations' in-between frames, and the frames' deltas hold every
-    changed pixel."""
+    changed pixel. Each move's screw is also shown selected first (its hint line with it),
+    and the second play comes back to every state shown at rest (the region's items kept
+    for them)."""
     from longpuzzle.solvers import solve
     r, ref = Renderer(style), Renderer(style)
     lid = "bolt_unscrew/hard/1"
     known = 0
     prev = None
+
+    def check(s, t, what):
+        nonlocal known, prev
+        f, delta = r.render_delta(s, t)
+        ref.drawing(s)._base_of = None                # composed whole, from the static layer
+        assert np.array_equal(f, ref.render(s, t)), what
+        if delta is not None:
+            _assert_delta_holds(f, delta, prev, what)
+            known += 1
+        prev = f
+
     for _ in range(2):
         s = Suite(lid, style=style)
         for a in [None] + list(solve(s.level).actions):
             if a is not None:
-                s.dispatch(s.gesture_for(int(a)))
+                g = s.gesture_for(int(a))
+                picked = s.clone()
+                picked.dispatch(g["actions"][0])          # the screw selected, the hint shown
+                assert picked.ui["selected"] is not None and picked.ui["hint"]
+                check(picked, None, (a, "selected"))
+                s.dispatch(g)
             for t in [(an["t0"] + an["t1"]) // 2 for an in s.anims] + [None]:
-                f, delta = r.render_delta(s, t)
-                ref.drawing(s)._base_of = None                # composed whole, from the static layer
-                assert np.array_equal(f, ref.render(s, t)), (a, t)
-                if delta is not None:
-                    _assert_delta_holds(f, delta, prev, (a, t))
-                    known += 1
-                prev = f
+                check(s, t, (a, t))
         assert s.complete
-    assert known > 20 and r.drawing(s)._composed
+    d = r.drawing(s)
+    assert known > 20 and d._composed and len(d._at_rest) > 2 * len(solve(s.level).actions)
 
 
 @pytest.mark.parametrize("style", ["2d", "3d"])
