@@ -14,6 +14,11 @@ writer alone    the writer on its own, in this thread, over the steps of that jo
                 once, the renderer's deltas with them), per shard format.
 job, per game   a two-episode job (detours 0.05) on each game's first objective: the same
                 measure on boards other than Maze Paint's (their drawing differs the most).
+job at scale    a ten-episode job (detours 0.05) on every objective of the catalogue, beside
+                SCALE_BASELINE (main before this benchmark): the steady rate of a job large
+                enough that its fixed cost (the shard's file, its Parquet footer and
+                SHA-256: 7 to 12 ms) is a few per cent of it, level by level of every
+                difficulty (the hard levels' boards change more pixels a move).
 cold job        a whole ``longpuzzle dataset`` process (one episode, detours 0.05) on the
                 hardest objectives, beside COLD_BASELINE's process (main before the solver
                 agent mended its plans after detours, searched a plan soon where it could
@@ -44,7 +49,7 @@ from longpuzzle.datasets.build import DatasetConfig, run_job
 from longpuzzle.datasets.collect import play_episode
 from longpuzzle.datasets.writer import StepWriter
 
-from baseline import DATASET_BASELINE, Baseline, env_for, side_by_side, tree
+from baseline import DATASET_BASELINE, SCALE_BASELINE, Baseline, env_for, side_by_side, tree
 
 OBJECTIVE = "maze_paint/easy"
 JOB = {"episodes": 4, "detours": 0.05}
@@ -141,6 +146,27 @@ GAME_JOB = {"episodes": 2, "detours": 0.05}
 def test_job_per_game(benchmark, baseline, objective):
     _pair(benchmark, baseline, lambda: _job(objective, **GAME_JOB),
           {"op": "dataset_job", "objective": objective, "format": "parquet", **GAME_JOB}, 3)
+
+
+SCALE_JOB = {"episodes": 10, "detours": 0.05}
+
+
+@pytest.fixture(scope="module")
+def scale_baseline():
+    b = Baseline(SCALE_BASELINE)
+    yield b
+    b.close()
+
+
+def _objectives() -> list[str]:
+    from longpuzzle.engine.catalog import catalog
+    return [f"{o.game}/{o.difficulty}" for o in catalog().objectives()]
+
+
+@pytest.mark.parametrize("objective", _objectives())
+def test_job_at_scale(benchmark, scale_baseline, objective):
+    _pair(benchmark, scale_baseline, lambda: _job(objective, **SCALE_JOB),
+          {"op": "dataset_job", "objective": objective, "format": "parquet", **SCALE_JOB}, 3)
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "webdataset"])
