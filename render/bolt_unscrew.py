@@ -256,6 +256,7 @@ class BoltUnscrewDrawing(GameDrawing):
             if keep:
                 if len(self._sprites) > 3000:
                     self._sprites.clear()
+                    self._at_rest.clear()        # (its items would hold the sprites let go)
                 self._sprites[key] = sp
         return sp
 
@@ -273,6 +274,7 @@ class BoltUnscrewDrawing(GameDrawing):
             if keep:
                 if len(self._screws) > 1000:
                     self._screws.clear()
+                    self._at_rest.clear()
                 self._screws[key] = sp
         return sp
 
@@ -456,7 +458,7 @@ class BoltUnscrewDrawing(GameDrawing):
         into the box, in order, clipped to it, on the 32-bit working surface (the same blends
         as composing the whole region: each pixel is the static layer with the items over it
         blended in order) - and copied into the base. ``items``: slot -> item (_item), as
-        base_layer gives them. The px boxes (x0, y0, x1, y1) changed (for base_changes)."""
+        _items gives them, ``order`` those items bottom to top. The px boxes (x0, y0, x1, y1) changed (for base_changes)."""
         old = self._shown
         rx0, ry0, rx1, ry1 = self._region_box
         moved = []            # the items whose place must be composed again: came, went, or old and new place
