@@ -48,6 +48,7 @@ import pytest
 from longpuzzle.datasets.build import DatasetConfig, run_job
 from longpuzzle.datasets.collect import play_episode
 from longpuzzle.datasets.writer import StepWriter
+from longpuzzle.engine.catalog import catalog
 
 from baseline import DATASET_BASELINE, SCALE_BASELINE, Baseline, env_for, side_by_side, tree
 
@@ -158,12 +159,7 @@ def scale_baseline():
     b.close()
 
 
-def _objectives() -> list[str]:
-    from longpuzzle.engine.catalog import catalog
-    return [f"{o.game}/{o.difficulty}" for o in catalog().objectives()]
-
-
-@pytest.mark.parametrize("objective", _objectives())
+@pytest.mark.parametrize("objective", [o.id for o in catalog().objectives()])
 def test_job_at_scale(benchmark, scale_baseline, objective):
     _pair(benchmark, scale_baseline, lambda: _job(objective, **SCALE_JOB),
           {"op": "dataset_job", "objective": objective, "format": "parquet", **SCALE_JOB}, 3)
