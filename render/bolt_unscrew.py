@@ -60,6 +60,7 @@ SCREW_H = 6.0
 HUD_COUNTER = (20.0, 70.0)
 COMPOSED = 16 << 20          # bytes of composed boxes of the region kept
 AT_REST = 1024               # states at rest whose region items are kept (base_layer)
+CHANGES_KEPT = 2048          # changes between two kept sets of region items kept (_update_region)
 
 
 def _item(img: pygame.Surface, x0: int, y0: int) -> tuple:
@@ -110,6 +111,11 @@ class BoltUnscrewDrawing(GameDrawing):
         self._patches: dict = {}
         self._traces: dict = {}
         self._at_rest: OrderedDict = OrderedDict()   # (state, selected, hint) -> _items' answer at rest
+        # (id(items shown), id(items to show)) -> (those two dicts, the boxes to compose for
+        # the change, each with its key in _composed): what _update_region works out of two
+        # kept sets of items (at rest: an objective's episodes make the same moves again)
+        self._changes: OrderedDict = OrderedDict()
+        self.changes_reused = 0                      # region changes found there (not worked out again)
         # hint line and counter boxes (px)
         iy = ui.instructions_y
         self._hint_rect = Rect(14, iy - 16, DESIGN_W - 14, iy + 16)
@@ -256,7 +262,7 @@ class BoltUnscrewDrawing(GameDrawing):
             if keep:
                 if len(self._sprites) > 3000:
                     self._sprites.clear()
-                    self._at_rest.clear()        # (its items would hold the sprites let go)
+                    self._let_go_items()         # (they would hold the sprites let go)
                 self._sprites[key] = sp
         return sp
 
@@ -274,7 +280,7 @@ class BoltUnscrewDrawing(GameDrawing):
             if keep:
                 if len(self._screws) > 1000:
                     self._screws.clear()
-                    self._at_rest.clear()
+                    self._let_go_items()
                 self._screws[key] = sp
         return sp
 
@@ -332,16 +338,17 @@ class BoltUnscrewDrawing(GameDrawing):
             self._frame_base = static.copy()                # the frame's base: static, the region as composed
             self._frame_surf = pygame.image.frombuffer(self._frame_base, self.proj.size, "RGB")
             self._shown: dict = {}
+            self._shown_kept = False              # _shown is a kept set of items (_update_region)
             self._count_shown = None
             self._composed = BoxCache(COMPOSED)   # (box, items over it) -> base[box], holding the items
-            self._at_rest.clear()                 # (its hint patches are of the static layer)
+            self._let_go_items()                  # (their hint patches are of the static layer)
             self._work.blit(self._base, self._region.topleft, self._region)
             self.base_changes = Changes()
         # a frame at rest (no animation) shows what its state, selection and hint give: the
         # region's items, their order and the counter's text are kept for the states seen
         # last (an objective's episodes come back to the same states), not built again
         kept = rest_key = None
-        if anim is None:
+        if anim is None:                     # (items kept: _update_region keeps what changes between them too)
             rest_key = (state.tobytes(), suite.ui.get("selected"), suite.ui.get("hint"))
             kept = self._at_rest.get(rest_key)
         if kept is not None:
@@ -353,7 +360,7 @@ class BoltUnscrewDrawing(GameDrawing):
                 self._at_rest[rest_key] = (items, order, text)
                 if len(self._at_rest) > AT_REST:
                     self._at_rest.popitem(last=False)
-        boxes = self._update_region(items, order)
+        boxes = self._update_region(items, order, kept=rest_key is not None)
         # HUD: boards out (of the state shown), over the region, in the base too
         cx, cy = HUD_COUNTER
         x0, y0, x1, y1 = self._count_box
@@ -452,14 +459,58 @@ class BoltUnscrewDrawing(GameDrawing):
         out = sum(1 for p in range(self.nP) if int(cnt[nA + p * ss]) == LEFT)
         return items, [items[k] for k in sorted(items)], f"Boards out: {out} / {self.nP}"
 
-    def _update_region(self, items: dict, order: list) -> list:
+    def _let_go_items(self) -> None:
+        """Let go of the region items kept at rest and the changes between them."""
+        self._at_rest.clear()
+        self._changes.clear()
+
+    def _update_region(self, items: dict, order: list, kept: bool = False) -> list:
         """The frame's base kept in step: the boxes of what came, went or moved (its old and
         new place) are composed again - the static layer there, then every item that reaches
         into the box, in order, clipped to it, on the 32-bit working surface (the same blends
         as composing the whole region: each pixel is the static layer with the items over it
         blended in order) - and copied into the base. ``items``: slot -> item (_item), as
-        _items gives them, ``order`` those items bottom to top. The px boxes (x0, y0, x1, y1) changed (for base_changes)."""
+        _items gives them, ``order`` those items bottom to top; ``kept``: ``items`` is kept
+        (the at-rest cache: never changed), so that the boxes to compose from the items shown
+        to these (a function of the two sets of items alone) are kept for when the same two
+        follow each other again. The px boxes (x0, y0, x1, y1) changed (for base_changes)."""
         old = self._shown
+        self._shown = items
+        ck = (id(old), id(items))
+        known = self._changes.get(ck) if kept else None
+        # (the entry holds both dicts, so their ids name them while it is kept)
+        if known is not None and known[0] is old and known[1] is items:
+            self._changes.move_to_end(ck)
+            plan = known[2]
+            self.changes_reused += 1
+        else:
+            plan = self._plan_region(old, items, order)
+            if kept and self._shown_kept:
+                self._changes[ck] = (old, items, plan)
+                if len(self._changes) > CHANGES_KEPT:
+                    self._changes.popitem(last=False)
+        self._shown_kept = kept
+        fb = self._frame_base
+        composed = self._composed
+        merged = []
+        for key in plan:
+            box = key[0]
+            x0, y0, x1, y1 = box
+            merged.append(box)
+            hit = composed.get(key)
+            if hit is not None:
+                fb[y0:y1, x0:x1] = hit
+                continue
+            r = pygame.Rect(x0, y0, x1 - x0, y1 - y0)
+            compose_clipped(self._work, self._base, r, [(it[0], (it[1], it[2])) for it in key[1]], self._frame_surf,
+                            r.topleft)
+            composed.put(key, fb[y0:y1, x0:x1], key[1])
+        return merged
+
+    def _plan_region(self, old: dict, items: dict, order: list) -> list:
+        """The boxes to compose when the region goes from showing ``old`` to ``items``
+        (_update_region), each as its key in _composed: (the px box, the items over it in
+        ``order``)."""
         rx0, ry0, rx1, ry1 = self._region_box
         moved = []            # the items whose place must be composed again: came, went, or old and new place
         for k, b in items.items():
@@ -474,7 +525,6 @@ class BoltUnscrewDrawing(GameDrawing):
         for k, a in old.items():
             if k not in items:
                 moved.append(a)
-        self._shown = items
         # their boxes clipped to the region, overlapping ones as one (each pixel composed once;
         # the boxes merged are the same whatever their order: the finest grouping whose boxes
         # around each group do not overlap)
@@ -493,25 +543,10 @@ class BoltUnscrewDrawing(GameDrawing):
                 else:
                     i += 1
             merged.append((x0, y0, x1, y1))
-        if not merged:
-            return []
-        fb = self._frame_base
-        composed = self._composed
-        for box in merged:
-            x0, y0, x1, y1 = box
-            over = tuple([it for it in order if it[1] < x1 and it[3] > x0 and it[2] < y1 and it[4] > y0])
-            # the items themselves name them (a surface compares and hashes as itself; the
-            # cache holds them, so a key found names the same surfaces)
-            key = (box, over)
-            hit = composed.get(key)
-            if hit is not None:
-                fb[y0:y1, x0:x1] = hit
-                continue
-            r = pygame.Rect(x0, y0, x1 - x0, y1 - y0)
-            compose_clipped(self._work, self._base, r, [(it[0], (it[1], it[2])) for it in over], self._frame_surf,
-                            r.topleft)
-            composed.put(key, fb[y0:y1, x0:x1], over)
-        return merged
+        # the items over each box (the items themselves name them: a surface compares and
+        # hashes as itself; _composed holds them, so a key found names the same surfaces)
+        return [(box, tuple([it for it in order if it[1] < box[2] and it[3] > box[0] and it[2] < box[3]
+                             and it[4] > box[1]])) for box in merged]
 
     @staticmethod
     def _surface_of(arr: np.ndarray) -> pygame.Surface:

@@ -745,7 +745,7 @@ def test_bolt_unscrew_base_kept_in_step_equals_the_region_composed_whole(style):
     boxes kept) with its animations' in-between frames, and the frames' deltas hold every
     changed pixel. Each move's screw is also shown selected first (its hint line with it),
     and the second play comes back to every state shown at rest (the region's items kept
-    for them)."""
+    for them, and the boxes to compose between two of them)."""
     from longpuzzle.solvers import solve
     r, ref = Renderer(style), Renderer(style)
     lid = "bolt_unscrew/hard/1"
@@ -776,7 +776,11 @@ def test_bolt_unscrew_base_kept_in_step_equals_the_region_composed_whole(style):
                 check(s, t, (a, t))
         assert s.complete
     d = r.drawing(s)
-    assert known > 20 and d._composed and len(d._at_rest) > 2 * len(solve(s.level).actions)
+    n = len(solve(s.level).actions)
+    assert known > 20 and d._composed and len(d._at_rest) > 2 * n
+    # from each state at rest to the next move's screw selected: the second play finds the
+    # boxes to compose kept from the first
+    assert d.changes_reused >= n - 1, (d.changes_reused, n)
 
 
 @pytest.mark.parametrize("style", ["2d", "3d"])
