@@ -96,6 +96,14 @@ class Level:
         return {}
 
     @cached_property
+    def step_cache(self) -> dict:
+        """(state bytes, action) -> (the successor, read-only; step_solved_into's 2 * code +
+        solved), filled in by the sessions that play this level when its game keeps steps
+        (Puzzle.keeps_steps; a cache: a step is a function of the level, the state and the
+        action, and the episodes of an objective make the same moves again)."""
+        return {}
+
+    @cached_property
     def sha256(self) -> str:
         """Digest of the level's content (game + record), used to match checkpoints."""
         return hashlib.sha256(canonical_json({"game": self.game, "data": self.data}).encode()).hexdigest()
@@ -108,6 +116,9 @@ class Level:
 class Rejection:
     reason: str        # short id, e.g. "target_full"
     message: str       # one sentence for people
+
+
+STEPS_KEPT = 4096                # steps kept a level (Level.step_cache), when its game keeps them
 
 
 class Puzzle:
@@ -124,6 +135,9 @@ class Puzzle:
     rejections: dict[int, Rejection] = {}  # the game's codes >= FIRST_GAME_CODE
     move_syntax: str = ""                  # one line describing the move text
     dead_ends: bool = False                # can a legal move make the level unsolvable?
+    # sessions keep the steps they made (Level.step_cache, at most STEPS_KEPT a level): for
+    # games whose step costs much more than looking it up (about 1 us), e.g. a physics settle
+    keeps_steps: bool = False
 
     # ---- game ----------------------------------------------------------------
     def build_level(self, record: dict, *, difficulty: str, number: int, where: str) -> Level:
@@ -166,6 +180,9 @@ class Puzzle:
 
     def step(self, level: Level, state: np.ndarray, action: int) -> tuple[np.ndarray, int]:
         """(successor, code) without raising; the input is never modified."""
+        if self.keeps_steps and state.dtype == self.state_dtype:
+            nxt, r = self.kept_step(level, state, int(action))
+            return nxt.copy(), r >> 1
         dst = state.copy()       # same shape and type, writable; quicker than np.empty_like
         # a Python int types as int64 in numba, the same signature as np.int64 and cheaper to make
         code = int(self.kernels.step_into(level.lv, state, dst, int(action)))
@@ -177,10 +194,30 @@ class Puzzle:
         """(successor, code, solved) without raising: ``step`` and ``is_solved`` of the
         successor in ONE compiled call (``solved`` is False for a rejected action). ``action``
         must already be a Python int in range (see check_action); the input is never modified."""
+        if self.keeps_steps and state.dtype == self.state_dtype:
+            nxt, r = self.kept_step(level, state, action)
+            return nxt.copy(), r >> 1, r & 1 == 1
         k = self._step_solved or self.step_solved_kernel()
         dst = state.copy()
         r = k(level.lv, state, dst, action)      # 2 * code + (1 if solved else 0)
         return dst, r >> 1, r & 1 == 1
+
+    def kept_step(self, level: Level, state: np.ndarray, action: int) -> tuple[np.ndarray, int]:
+        """(the successor, read-only: copy it to own it; 2 * code + solved) of ``action`` (a
+        Python int) from ``state`` (of the game's state_dtype), as step_solved_into gives them,
+        kept in Level.step_cache (a game that keeps_steps: its step costs more than finding it
+        there again)."""
+        kept = level.step_cache
+        key = (state.tobytes(), action)
+        hit = kept.get(key)
+        if hit is None:
+            dst = state.copy()
+            r = (self._step_solved or self.step_solved_kernel())(level.lv, state, dst, action)
+            dst.setflags(write=False)
+            if len(kept) >= STEPS_KEPT:
+                kept.clear()
+            hit = kept[key] = (dst, r)
+        return hit
 
     def step_solved_kernel(self):
         """The compiled ``step_solved_into(lv, src, dst, action) -> 2 * code + solved``

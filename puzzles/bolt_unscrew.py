@@ -1237,6 +1237,7 @@ class BoltUnscrew(Puzzle):
     catalog_order = 1
     undo_allowed = False
     dead_ends = True
+    keeps_steps = True        # a step settles the boards (2 to 46 us a step on the levels), finding it ~1 us
     state_dtype = np.int32
     kernels = sys.modules[__name__]
     rejections = {

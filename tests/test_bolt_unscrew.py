@@ -437,6 +437,70 @@ print(json.dumps(out))
     assert json.loads(res.stdout.strip().splitlines()[-1]) == expected
 
 
+def test_kept_steps_are_the_kernels_steps_and_stay_as_made(monkeypatch):
+    """Bolt Unscrew keeps the steps its sessions and ``step`` make (Level.step_cache): a kept
+    step is the kernel's own (successor, code, solved), for accepted and rejected actions,
+    handed out as a copy (changing it changes nothing kept), and at most STEPS_KEPT a level."""
+    from longpuzzle.engine import protocol
+    from longpuzzle.engine.session import Session
+
+    assert P.keeps_steps
+    lvl = catalog().level("bolt_unscrew/hard/4")
+    lvl.step_cache.clear()
+    kernel = P.step_solved_kernel()
+
+    def fresh(state, a):                     # the kernel itself, nothing kept
+        dst = state.copy()
+        r = kernel(lvl.lv, state, dst, a)
+        return dst, r >> 1, r & 1 == 1
+
+    rng = np.random.default_rng(7)
+    s = lvl.initial.copy()
+    seen = []
+    for _ in range(40):
+        legal = P.legal_moves(lvl, s)
+        # a legal move mostly, else any action (rejected ones are kept too)
+        a = int(rng.choice(legal)) if legal and rng.random() < 0.8 else int(rng.integers(lvl.n_actions))
+        want = fresh(s, a)
+        for _ in range(2):                   # made, then found again
+            nxt, code = P.step(lvl, s, a)
+            assert np.array_equal(nxt, want[0]) and code == want[1]
+            nxt2, code2, solved = P.step_solved(lvl, s, a)
+            assert np.array_equal(nxt2, want[0]) and (code2, solved) == want[1:]
+            assert nxt.flags.writeable and nxt2.flags.writeable
+            nxt[:] = -5                      # the caller's copy: the kept successor is untouched
+        seen.append((s.copy(), a, want))
+        if want[1] <= protocol.NOOP:
+            s = want[0]
+        if not P.legal_moves(lvl, s):
+            s = lvl.initial.copy()
+    assert 0 < len(lvl.step_cache) <= 40
+    for state, a, want in seen:              # every one kept as it was made
+        kept, r = lvl.step_cache[(state.tobytes(), a)]
+        assert not kept.flags.writeable and np.array_equal(kept, want[0]) and r >> 1 == want[1]
+
+    # a session's moves go through the same steps (and their solved flag)
+    sols = _solutions()["hard/4"]["moves"]
+    sess, gui = Session(lvl), Session(lvl)   # the move texts' path, and the screens' (step and solved)
+    ref = lvl.initial.copy()
+    for m in sols:
+        a = P.parse_move(lvl, m)
+        ref, _, ref_solved = fresh(ref, a)
+        sess.play(m)
+        _, solved = gui._apply_solved(a)
+        assert np.array_equal(sess.state, ref) and np.array_equal(gui.state, ref) and solved == ref_solved
+    assert sess.solved and gui.solved
+
+    # bounded: past STEPS_KEPT a level the kept steps start again
+    monkeypatch.setattr(protocol, "STEPS_KEPT", 3)
+    lvl.step_cache.clear()
+    s = lvl.initial.copy()
+    for a in range(10):
+        P.step(lvl, s, a)
+        assert len(lvl.step_cache) <= 3
+    lvl.step_cache.clear()
+
+
 # ------------------------------------------------------------------ properties
 LEVEL_IDS = [f"{d}/{i}" for d in ("easy", "hard") for i in range(1, 9)]
 
