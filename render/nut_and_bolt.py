@@ -37,6 +37,15 @@ class NutAndBoltDrawing(GameDrawing):
             r = self.column(b)
             self.boxes.append(px_box(proj, [(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)],
                                      zmax=NUT_Z if proj.is_3d else 0, margin=1))
+        # per bolt, what _recompose puts for its box with every column at rest: the bolts
+        # whose patches reach into it, in order, each with the part of the box it covers
+        # and that part of its patch (base_layer's moves change whole columns at rest)
+        self._rest_puts = []
+        for b in range(ui.n):
+            puts = []
+            self._recompose(lambda arr, x0, y0, puts=puts: puts.append(arr + (x0, y0)), None, [self.boxes[b]],
+                            range(ui.n), [bx[0] for bx in self.boxes], plan=True)
+            self._rest_puts.append(puts)
 
     def column(self, b: int) -> Rect:
         u = self.ui
@@ -117,17 +126,20 @@ class NutAndBoltDrawing(GameDrawing):
             moving = (src, dst, k, int(before[n + src * cap + int(before[src]) - 1]), int(before[src]),
                       int(before[dst]))
         sel = suite.ui.get("selected") if anim is None else None
+        v = show.tolist()                   # (Python ints: one conversion, not one per nut)
         keys = []
         for b in range(n):
-            h = int(show[b])
-            keys.append((tuple(int(v) for v in show[n + b * cap: n + b * cap + h]),
-                         u.top_run(show, b) if sel == b else 0))
+            s0 = n + b * cap
+            keys.append((tuple(v[s0:s0 + v[b]]), u.top_run(show, b) if sel == b else 0))
         return keys, moving
 
-    def _recompose(self, put, static, regions, keys, xs) -> None:
+    def _recompose(self, put, static, regions, keys, xs, plan: bool = False) -> None:
         """Put the px ``regions`` (x0, y0, x1, y1) together again as putting every bolt's
         patch (``keys``, at px x ``xs``) over ``static`` in bolt order gives them: the static
-        pixels, then every patch overlapping the region, clipped to it, in order."""
+        pixels, then every patch overlapping the region, clipped to it, in order. ``plan``:
+        ``put`` is given, instead of the pixels, what they are: (the bolt, or None for the
+        static layer; the rows y0, y1 and columns x0, x1 of its patch, or of the static
+        layer), and where they go (x, y)."""
         boxes = self.boxes
         for rx0, ry0, rx1, ry1 in regions:
             # the last patch covering the whole region hides the static pixels and the patches
@@ -139,13 +151,16 @@ class NutAndBoltDrawing(GameDrawing):
                     first = b
                     break
             if first is None:
-                put(static[ry0:ry1, rx0:rx1], rx0, ry0)
+                put((None, ry0, ry1, rx0, rx1) if plan else static[ry0:ry1, rx0:rx1], rx0, ry0)
                 first = 0
             for b in range(first, len(keys)):
                 bx = boxes[b]
                 x0, y0 = xs[b], bx[1]
                 cx0, cy0, cx1, cy1 = max(rx0, x0), max(ry0, y0), min(rx1, x0 + bx[2] - bx[0]), min(ry1, bx[3])
                 if cx1 > cx0 and cy1 > cy0:
+                    if plan:
+                        put((b, cy0 - y0, cy1 - y0, cx0 - x0, cx1 - x0), cx0, cy0)
+                        continue
                     arr = self._patch(static, b, *keys[b])
                     put(arr[cy0 - y0:cy1 - y0, cx0 - x0:cx1 - x0], cx0, cy0)
 
@@ -166,12 +181,14 @@ class NutAndBoltDrawing(GameDrawing):
             changed = [b for b in range(len(keys)) if keys[b] != self._shown[b]]
         if changed:
             base = self._base
-
-            def put(arr, x0, y0):
-                h, w = arr.shape[:2]
-                base[y0:y0 + h, x0:x0 + w] = arr
+            patch = self._patch
+            for b in changed:                   # (as _recompose puts a column's box, worked out once)
+                for c, sy0, sy1, sx0, sx1, x0, y0 in self._rest_puts[b]:
+                    if c is None:
+                        base[y0:y0 + sy1 - sy0, x0:x0 + sx1 - sx0] = static[sy0:sy1, sx0:sx1]
+                    else:
+                        base[y0:y0 + sy1 - sy0, x0:x0 + sx1 - sx0] = patch(static, c, *keys[c])[sy0:sy1, sx0:sx1]
             regions = [self.boxes[b] for b in changed]
-            self._recompose(put, static, regions, keys, [bx[0] for bx in self.boxes])
             self._shown = keys
             self.base_changes.changed(regions)
         return self._base

@@ -671,7 +671,8 @@ def test_color_connect_base_kept_in_step_equals_the_board_composed_whole(style):
 
 
 @pytest.mark.parametrize("style", ["2d", "3d"])
-@pytest.mark.parametrize("lid", ["rush_hour/easy/5", "truck_escape/default/3", "nut_and_bolt/easy/2"])
+@pytest.mark.parametrize("lid", ["rush_hour/easy/5", "truck_escape/default/3", "nut_and_bolt/easy/2",
+                                 "nut_and_bolt/extreme/1"])
 def test_incremental_frames_of_a_solved_play_equal_fresh_renders_and_keep_their_deltas(style, lid):
     """Games whose at-rest frame is a base layer kept up to date in place: every frame of a
     play (the solver's moves, frames in the middle of a drag, in-between frames of each
