@@ -239,15 +239,12 @@ class ColorConnectDrawing(GameDrawing):
             prev = np.frombuffer(self._shown_key, arr.dtype)
             diff = np.flatnonzero(arr != prev)
             owner = arr[k:k + n]
-            cols = set()
-            for i in diff.tolist():
-                if i < k:
-                    cols.add(i)
-                else:
-                    c = (i - k) % n
-                    for o in (int(owner[c]), int(prev[k + c])):
-                        if o:
-                            cols.add(o - 1)
+            # the lengths changed, and the owners (now and before) of the cells whose owner
+            # or place changed
+            at = k + (diff[diff >= k] - k) % n
+            who = np.concatenate((arr[at], prev[at]))
+            cols = set(diff[diff < k].tolist())
+            cols.update((who[who > 0] - 1).tolist())
             routes = dict(old)
             pos = arr[k + n:k + 2 * n]
             for ci in cols:
