@@ -195,24 +195,31 @@ class Puzzle:
         successor in ONE compiled call (``solved`` is False for a rejected action). ``action``
         must already be a Python int in range (see check_action); the input is never modified."""
         if self.keeps_steps and state.dtype == self.state_dtype:
-            nxt, r = self.kept_step(level, state, action)
+            nxt, r = self.kept_step(level, state, action, self._step_solved or self.step_solved_kernel())
             return nxt.copy(), r >> 1, r & 1 == 1
         k = self._step_solved or self.step_solved_kernel()
         dst = state.copy()
         r = k(level.lv, state, dst, action)      # 2 * code + (1 if solved else 0)
         return dst, r >> 1, r & 1 == 1
 
-    def kept_step(self, level: Level, state: np.ndarray, action: int) -> tuple[np.ndarray, int]:
+    def kept_step(self, level: Level, state: np.ndarray, action: int, step_solved=None) -> tuple[np.ndarray, int]:
         """(the successor, read-only: copy it to own it; 2 * code + solved) of ``action`` (a
         Python int) from ``state`` (of the game's state_dtype), as step_solved_into gives them,
         kept in Level.step_cache (a game that keeps_steps: its step costs more than finding it
-        there again)."""
+        there again). Made by ``step_solved`` (the step_solved_into kernel) when given, else
+        by the game's kernels module (step_into, then is_solved: as a short command runs
+        them, without compiling)."""
         kept = level.step_cache
         key = (state.tobytes(), action)
         hit = kept.get(key)
         if hit is None:
             dst = state.copy()
-            r = (self._step_solved or self.step_solved_kernel())(level.lv, state, dst, action)
+            if step_solved is not None:
+                r = step_solved(level.lv, state, dst, action)
+            else:
+                k = self.kernels
+                code = int(k.step_into(level.lv, state, dst, action))
+                r = 2 * code + (1 if code <= NOOP and k.is_solved(level.lv, dst) else 0)
             dst.setflags(write=False)
             if len(kept) >= STEPS_KEPT:
                 kept.clear()

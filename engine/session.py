@@ -184,7 +184,7 @@ class Session:
         p = self.puzzle
         src = self._state
         if p.keeps_steps and src.dtype == p.state_dtype:     # (a step that costs more than finding it again)
-            nxt, r = p.kept_step(self.level, src, action)
+            nxt, r = p.kept_step(self.level, src, action, p._step_solved or p.step_solved_kernel())
             nxt = nxt.copy()                        # (the session's own: the kept one stays as it is)
         else:
             nxt = src.copy()
