@@ -252,6 +252,14 @@ class ColorConnectDrawing(GameDrawing):
                 if int(arr[ci]):
                     cells = np.flatnonzero(owner == ci + 1)
                     routes[ci] = tuple(cells[np.argsort(pos[cells])].tolist())
+        if not routes and old:
+            # every path gone (the level from its start again): the board is the static
+            # layer's (every pixel a path's box did not reach still is), in one copy
+            x0, y0, x1, y1 = self.board_box
+            self._base[y0:y1, x0:x1] = static[y0:y1, x0:x1]
+            self.base_changes.changed([self.board_box])
+            self._shown, self._shown_key = routes, key
+            return self._base
         boxes = []
         for ci in sorted(set(old) | set(routes)):
             if old.get(ci) != routes.get(ci):

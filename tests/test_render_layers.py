@@ -667,6 +667,16 @@ def test_color_connect_base_kept_in_step_equals_the_board_composed_whole(style):
                 if s.complete:
                     break
         assert np.array_equal(prev, Renderer(style).render(s.clone()))
+        d = r.drawing(s)
+        assert d._shown                                    # paths shown, then the level again from its start
+        s = Suite(lid, style=style)                        # (a dataset's next episode): every path goes at once
+        f, delta = r.render_delta(s)
+        x0, y0, x1, y1 = d.board_box
+        want = _color_connect_board_whole(d, r.static_layer(s), np.asarray(s.session.state))
+        assert not d._shown and np.array_equal(d._base[y0:y1, x0:x1], want), lid
+        assert np.array_equal(f, Renderer(style).render(s.clone())), lid
+        if delta is not None:
+            _assert_delta_holds(f, delta, prev, (lid, "again"))
     assert known > 20
 
 
