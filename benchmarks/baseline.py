@@ -10,7 +10,8 @@ the episode's thread (a writer thread, every band of a changed box hashed, and s
 commit before that, 4981de7, was main before the PNG writer used the renderer's deltas).
 
 The at-scale dataset jobs (every objective, ten episodes) compare with SCALE_BASELINE,
-main before Bolt Unscrew's frames at rest took the region's items kept for their state.
+main before Bolt Unscrew kept its steps and the changes between its frames at rest, Nut and
+Bolt put its columns from plans and Color Connect found the colours a move changed at once.
 
 The pixel-env benchmarks compare with PIXEL_ENVS_BASELINE, main before pixel envs stepped in
 turn on one renderer hashed their frames from their own deltas.
@@ -38,7 +39,7 @@ import pytest
 BASELINE = "48f8955"            # "Harness: unscored episodes", before the pixel path work
 IMAGES_BASELINE = "4989532"     # "Isolation: an InfrastructureError raised by an isolated agent ...": main before the images work
 DATASET_BASELINE = "b37ad4e"    # "README: ObjectiveEpisode's driver API ...": main before the dataset writer moved into the episode's thread
-SCALE_BASELINE = "6d82b34"      # "Review: enlarged_surface checks the array ...": main before Bolt Unscrew kept its region items at rest
+SCALE_BASELINE = "6eb83c4"      # "Review: the at-scale benchmark takes the catalogue's objective ids": main before the steps kept
 PIXEL_ENVS_BASELINE = "531ec2e"  # "Review: Frame._delta's one-box case ...": main before pixel envs hashed from their own frames' deltas
 REPO = Path(__file__).resolve().parents[1]
 

@@ -15,7 +15,7 @@ writer alone    the writer on its own, in this thread, over the steps of that jo
 job, per game   a two-episode job (detours 0.05) on each game's first objective: the same
                 measure on boards other than Maze Paint's (their drawing differs the most).
 job at scale    a ten-episode job (detours 0.05) on every objective of the catalogue, beside
-                SCALE_BASELINE (main before this benchmark): the steady rate of a job large
+                SCALE_BASELINE (benchmarks/baseline.py): the steady rate of a job large
                 enough that its fixed cost (the shard's file, its Parquet footer and
                 SHA-256: 7 to 12 ms) is a few per cent of it, level by level of every
                 difficulty (the hard levels' boards change more pixels a move).
