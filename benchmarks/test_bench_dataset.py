@@ -162,7 +162,7 @@ def scale_baseline():
 @pytest.mark.parametrize("objective", [o.id for o in catalog().objectives()])
 def test_job_at_scale(benchmark, scale_baseline, objective):
     _pair(benchmark, scale_baseline, lambda: _job(objective, **SCALE_JOB),
-          {"op": "dataset_job", "objective": objective, "format": "parquet", **SCALE_JOB}, 3)
+          {"op": "dataset_job", "objective": objective, "format": "parquet", **SCALE_JOB}, 5)
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "webdataset"])
