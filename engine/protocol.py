@@ -98,9 +98,10 @@ class Level:
     @cached_property
     def step_cache(self) -> dict:
         """(state bytes, action) -> (the successor, read-only; step_solved_into's 2 * code +
-        solved), filled in by the sessions that play this level when its game keeps steps
-        (Puzzle.keeps_steps; a cache: a step is a function of the level, the state and the
-        action, and the episodes of an objective make the same moves again)."""
+        solved), filled in by Puzzle.step, step_solved and the sessions that play this level
+        when its game keeps steps (Puzzle.keeps_steps; a cache: a step is a function of the
+        level, the state and the action, and the episodes of an objective make the same moves
+        again). At most STEPS_KEPT (a Bolt Unscrew entry is about 2.5 KB: 10 MB a level)."""
         return {}
 
     @cached_property
@@ -135,8 +136,9 @@ class Puzzle:
     rejections: dict[int, Rejection] = {}  # the game's codes >= FIRST_GAME_CODE
     move_syntax: str = ""                  # one line describing the move text
     dead_ends: bool = False                # can a legal move make the level unsolvable?
-    # sessions keep the steps they made (Level.step_cache, at most STEPS_KEPT a level): for
-    # games whose step costs much more than looking it up (about 1 us), e.g. a physics settle
+    # step, step_solved and sessions keep the steps they made (Level.step_cache, at most
+    # STEPS_KEPT a level): for games whose step costs much more than looking it up (about
+    # 1 us), e.g. a physics settle
     keeps_steps: bool = False
 
     # ---- game ----------------------------------------------------------------
@@ -222,7 +224,7 @@ class Puzzle:
                 r = 2 * code + (1 if code <= NOOP and k.is_solved(level.lv, dst) else 0)
             dst.setflags(write=False)
             if len(kept) >= STEPS_KEPT:
-                kept.clear()
+                del kept[next(iter(kept))]      # the one kept longest goes first
             hit = kept[key] = (dst, r)
         return hit
 

@@ -440,7 +440,8 @@ print(json.dumps(out))
 def test_kept_steps_are_the_kernels_steps_and_stay_as_made(monkeypatch):
     """Bolt Unscrew keeps the steps its sessions and ``step`` make (Level.step_cache): a kept
     step is the kernel's own (successor, code, solved), for accepted and rejected actions,
-    handed out as a copy (changing it changes nothing kept), and at most STEPS_KEPT a level."""
+    handed out as a copy (changing it changes nothing kept), and at most STEPS_KEPT a level
+    (the one kept longest goes first)."""
     from longpuzzle.engine import protocol
     from longpuzzle.engine.session import Session
 
@@ -491,13 +492,13 @@ def test_kept_steps_are_the_kernels_steps_and_stay_as_made(monkeypatch):
         assert np.array_equal(sess.state, ref) and np.array_equal(gui.state, ref) and solved == ref_solved
     assert sess.solved and gui.solved
 
-    # bounded: past STEPS_KEPT a level the kept steps start again
+    # bounded: past STEPS_KEPT a level the step kept longest goes
     monkeypatch.setattr(protocol, "STEPS_KEPT", 3)
     lvl.step_cache.clear()
     s = lvl.initial.copy()
     for a in range(10):
         P.step(lvl, s, a)
-        assert len(lvl.step_cache) <= 3
+        assert list(lvl.step_cache) == [(s.tobytes(), b) for b in range(max(0, a - 2), a + 1)]
     lvl.step_cache.clear()
 
 
