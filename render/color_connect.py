@@ -45,6 +45,7 @@ PATH_Z = 5.0          # 3d: height of a path tube above the board
 PANEL_PAD = 8.0
 COMPOSED = 12 << 20   # bytes of composed boxes of the completed-path board kept
 ACTIVES = 48          # active-path patches kept
+CHANGES_KEPT = 1024   # changes of the completed paths from one state to another kept (_update_base)
 
 
 class ColorConnectDrawing(GameDrawing):
@@ -62,6 +63,12 @@ class ColorConnectDrawing(GameDrawing):
         self.board_box = px_box(proj, corners, zmax=self.z0 + DOT_Z + 2, margin=2)
         self._sprites: dict = {}
         self._actives: OrderedDict = OrderedDict()
+        # (paths' state shown, paths' state to show) -> (the routes then, the boxes to put
+        # again, each with the sprites over it and its key in _composed; None: the board
+        # from the static layer): _update_base's work for a change it made before (an
+        # objective's episodes draw the same routes again)
+        self._changes: OrderedDict = OrderedDict()
+        self.changes_reused = 0
         self._static = None              # the static layer the base was made from (held: an id could be reused)
         self._base = None
 
@@ -173,6 +180,7 @@ class ColorConnectDrawing(GameDrawing):
         if sp is None:
             if len(self._sprites) > 2048:
                 self._sprites.clear()
+                self._changes.clear()            # (they would hold the sprites let go)
             box = self._cells_box(cells, self.ui.pitch * 0.75)
             sp = self._sprites[key] = trim_sprite(draw_sprite(self.proj, box, draw), box)
         return sp
@@ -224,12 +232,44 @@ class ColorConnectDrawing(GameDrawing):
             self._shown: dict = {}                   # colour -> cells of its completed path drawn
             self._shown_key = None
             self._actives.clear()
+            self._changes.clear()
             self.base_changes = Changes()
         k, n = u.k, u.n
         arr = np.asarray(state[S_HEADER:S_HEADER + k + 2 * n])
         key = arr.tobytes()
         if key == self._shown_key:
             return self._base
+        change = (self._shown_key, key)
+        known = self._changes.get(change) if self._shown_key is not None else None
+        if known is not None:
+            self._changes.move_to_end(change)
+            self.changes_reused += 1
+            routes, plan = known
+        else:
+            routes, plan = self._plan_base(state, arr, key)
+            if self._shown_key is not None:
+                self._changes[change] = (routes, plan)
+                if len(self._changes) > CHANGES_KEPT:
+                    self._changes.popitem(last=False)
+        if plan is None:
+            # every path gone (the level from its start again): the board is the static
+            # layer's (every pixel a path's box did not reach still is), in one copy
+            x0, y0, x1, y1 = self.board_box
+            self._base[y0:y1, x0:x1] = static[y0:y1, x0:x1]
+            self.base_changes.changed([self.board_box])
+        elif plan:
+            for box, over, ck in plan:
+                self._compose(box, over, ck)
+            self.base_changes.changed([box for box, _, _ in plan])
+        self._shown, self._shown_key = routes, key
+        return self._base
+
+    def _plan_base(self, state, arr: np.ndarray, key: bytes) -> tuple:
+        """(the completed routes of ``state``, colour -> cells; what to put again from the
+        routes shown: each box of a path that came or went, with the sprites over it and
+        its key in _composed, or None when every path went) (_update_base)."""
+        u = self.ui
+        k, n = u.k, u.n
         old = self._shown
         if self._shown_key is None:
             routes = dict(self.completed_routes(state))
@@ -253,13 +293,7 @@ class ColorConnectDrawing(GameDrawing):
                     cells = np.flatnonzero(owner == ci + 1)
                     routes[ci] = tuple(cells[np.argsort(pos[cells])].tolist())
         if not routes and old:
-            # every path gone (the level from its start again): the board is the static
-            # layer's (every pixel a path's box did not reach still is), in one copy
-            x0, y0, x1, y1 = self.board_box
-            self._base[y0:y1, x0:x1] = static[y0:y1, x0:x1]
-            self.base_changes.changed([self.board_box])
-            self._shown, self._shown_key = routes, key
-            return self._base
+            return routes, None
         boxes = []
         for ci in sorted(set(old) | set(routes)):
             if old.get(ci) != routes.get(ci):
@@ -268,24 +302,25 @@ class ColorConnectDrawing(GameDrawing):
                         box = self.path_sprite(ci, cells, True)[1]
                         if box not in boxes:
                             boxes.append(box)
-        if boxes:
-            # back to front (3d): paths whose lowest cell is further up the board first (then by colour)
-            order = sorted(routes.items(), key=lambda rc: (max(rc[1]) // u.cols, rc[0]))
-            sprites = [self.path_sprite(ci, cells, True) for ci, cells in order]
-            for box in boxes:
-                self._compose(box, sprites)
-            self.base_changes.changed(boxes)
-        self._shown, self._shown_key = routes, key
-        return self._base
+        if not boxes:
+            return routes, []
+        # back to front (3d): paths whose lowest cell is further up the board first (then by colour)
+        order = sorted(routes.items(), key=lambda rc: (max(rc[1]) // u.cols, rc[0]))
+        sprites = [self.path_sprite(ci, cells, True) for ci, cells in order]
+        plan = []
+        for box in boxes:
+            x0, y0, x1, y1 = box
+            over = tuple((sp, b) for sp, b in sprites if b[0] < x1 and b[2] > x0 and b[1] < y1 and b[3] > y0)
+            plan.append((box, over, (box, tuple(id(sp) for sp, _ in over))))
+        return routes, plan
 
-    def _compose(self, box, sprites) -> None:
-        """base[box] = static[box] with the ``sprites`` (surface, box) that reach into it
-        blitted over it in order, clipped to the box: on a 32-bit surface of the board (the
-        sprites blend there as on the whole board's surface, not as on the frame's 24-bit
-        one), copied into the base. Boxes composed before of the same sprites are kept."""
+    def _compose(self, box, over, key) -> None:
+        """base[box] = static[box] with the sprites ``over`` it ((surface, box), in order)
+        blitted over it, clipped to the box: on a 32-bit surface of the board (the sprites
+        blend there as on the whole board's surface, not as on the frame's 24-bit one),
+        copied into the base. Boxes composed before of the same sprites (``key``: the box and
+        the sprites' ids) are kept."""
         x0, y0, x1, y1 = box
-        over = tuple((sp, b) for sp, b in sprites if b[0] < x1 and b[2] > x0 and b[1] < y1 and b[3] > y0)
-        key = (box, tuple(id(sp) for sp, _ in over))
         hit = self._composed.get(key)
         if hit is not None:
             self._base[y0:y1, x0:x1] = hit

@@ -677,6 +677,17 @@ def test_color_connect_base_kept_in_step_equals_the_board_composed_whole(style):
         assert np.array_equal(f, Renderer(style).render(s.clone())), lid
         if delta is not None:
             _assert_delta_holds(f, delta, prev, (lid, "again"))
+        # the first two routes again: the changes of the paths are the ones made before
+        reused = d.changes_reused
+        for a in solve(s.level, state=s.session.state.copy()).actions:
+            if len(d._shown) >= 2:
+                break
+            s.dispatch(s.gesture_for(int(a)))
+            f = r.render(s)
+            want = _color_connect_board_whole(d, r.static_layer(s), np.asarray(s.session.state))
+            assert np.array_equal(d._base[y0:y1, x0:x1], want), (lid, "again", a)
+            assert np.array_equal(f, Renderer(style).render(s.clone())), (lid, "again", a)
+        assert d.changes_reused > reused, lid
     assert known > 20
 
 
