@@ -10,7 +10,9 @@ exact pose (the fixed-point centre and angle of the state); only pieces that mov
 drawing anew. The board region is the frame's base layer, kept in step in place: the boxes
 of what came, went or moved are composed again (static layer, then every sprite reaching
 into the box, in order, clipped to it, on a 32-bit surface) or put back as composed before,
-with a ``Changes`` log of them, so a frame copies, hashes and encodes only what changed.
+with a ``Changes`` log of them, so a frame copies, hashes and encodes only what changed. At
+rest, the region's items of a (state, selection, hint) are kept, and so are the boxes to
+compose between two such sets of items (an objective's episodes make the same moves again).
 
 A move animates in two parts: the screw travels from its anchor to the target (MOVE_MS),
 then the pieces swing through the intermediate poses that ``BoltUnscrew.settle_frames``

@@ -6,7 +6,9 @@ Static layer: board panel, cells (0.9 pitch), every endpoint dot in its plain lo
   in place (only the boxes of the paths that came or went are composed again, with a
   ``Changes`` log of them, so a frame copies, hashes and encodes only those); it is composed from
   per-colour path sprites (cached per route), each drawn with its two dots on top in the
-  "connected" look (colour halo + inner ring);
+  "connected" look (colour halo + inner ring); what changes from one state of the completed
+  paths to another (the routes, the boxes to put again) is kept, and when every path goes
+  the board is copied from the static layer whole;
 * the active path: a sprite cached per cell list, with the white halo and double ring on its
   start dot;
 * transient feedback: the red flash of a violation (suite.shake on ``cell:r,c``), the fading
