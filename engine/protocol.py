@@ -224,7 +224,10 @@ class Puzzle:
                 r = 2 * code + (1 if code <= NOOP and k.is_solved(level.lv, dst) else 0)
             dst.setflags(write=False)
             if len(kept) >= STEPS_KEPT:
-                del kept[next(iter(kept))]      # the one kept longest goes first
+                try:
+                    del kept[next(iter(kept))]  # the one kept longest goes first
+                except (KeyError, RuntimeError, StopIteration):
+                    pass                        # (another thread's step changed the cache between)
             hit = kept[key] = (dst, r)
         return hit
 

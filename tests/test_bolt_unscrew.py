@@ -502,6 +502,43 @@ def test_kept_steps_are_the_kernels_steps_and_stay_as_made(monkeypatch):
     lvl.step_cache.clear()
 
 
+def test_kept_steps_from_several_threads_stay_the_kernels(monkeypatch):
+    """Threads stepping one level at once (a harness's thread workers) through a small
+    Level.step_cache that keeps letting steps go: every step is the kernel's, none raises."""
+    import threading
+    from longpuzzle.engine import protocol
+
+    monkeypatch.setattr(protocol, "STEPS_KEPT", 8)
+    lvl = catalog().level("bolt_unscrew/hard/2")
+    lvl.step_cache.clear()
+    kernel = P.step_solved_kernel()
+    errors, checked = [], []
+
+    def walk(seed):
+        try:
+            rng = np.random.default_rng(seed)
+            s = lvl.initial.copy()
+            for _ in range(150):
+                a = int(rng.integers(lvl.n_actions))
+                want = s.copy()
+                r = kernel(lvl.lv, s, want, a)
+                nxt, code, solved = P.step_solved(lvl, s, a)
+                assert np.array_equal(nxt, want) and code == r >> 1 and solved == (r & 1 == 1)
+                checked.append(1)
+                if code <= protocol.NOOP and rng.random() < 0.5:
+                    s = nxt
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=walk, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:1]
+    assert len(checked) == 600 and len(lvl.step_cache) <= 8 + 4
+    lvl.step_cache.clear()
+
+
 # ------------------------------------------------------------------ properties
 LEVEL_IDS = [f"{d}/{i}" for d in ("easy", "hard") for i in range(1, 9)]
 
