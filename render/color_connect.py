@@ -248,7 +248,7 @@ class ColorConnectDrawing(GameDrawing):
             self.changes_reused += 1
             routes, plan = known
         else:
-            routes, plan = self._plan_base(state, arr, key)
+            routes, plan = self._plan_base(state, arr)
             if self._shown_key is not None:
                 self._changes[change] = (routes, plan)
                 if len(self._changes) > CHANGES_KEPT:
@@ -266,7 +266,7 @@ class ColorConnectDrawing(GameDrawing):
         self._shown, self._shown_key = routes, key
         return self._base
 
-    def _plan_base(self, state, arr: np.ndarray, key: bytes) -> tuple:
+    def _plan_base(self, state, arr: np.ndarray) -> tuple:
         """(the completed routes of ``state``, colour -> cells; what to put again from the
         routes shown: each box of a path that came or went, with the sprites over it and
         its key in _composed, or None when every path went) (_update_base)."""
