@@ -196,13 +196,19 @@ class Puzzle:
         """(successor, code, solved) without raising: ``step`` and ``is_solved`` of the
         successor in ONE compiled call (``solved`` is False for a rejected action). ``action``
         must already be a Python int in range (see check_action); the input is never modified."""
-        if self.keeps_steps and state.dtype == self.state_dtype:
-            nxt, r = self.kept_step(level, state, action, self._step_solved or self.step_solved_kernel())
-            return nxt.copy(), r >> 1, r & 1 == 1
-        k = self._step_solved or self.step_solved_kernel()
-        dst = state.copy()
-        r = k(level.lv, state, dst, action)      # 2 * code + (1 if solved else 0)
+        dst, r = self.step_solved_code(level, state, action)
         return dst, r >> 1, r & 1 == 1
+
+    def step_solved_code(self, level: Level, state: np.ndarray, action: int) -> tuple[np.ndarray, int]:
+        """(successor, 2 * code + (1 if solved else 0)): step_solved's answer as the
+        step_solved_into kernel gives it (the successor the caller's own, writable), from
+        Level.step_cache when the game keeps_steps."""
+        k = self._step_solved or self.step_solved_kernel()
+        if self.keeps_steps and state.dtype == self.state_dtype:
+            nxt, r = self.kept_step(level, state, action, k)
+            return nxt.copy(), r
+        dst = state.copy()
+        return dst, k(level.lv, state, dst, action)
 
     def kept_step(self, level: Level, state: np.ndarray, action: int, step_solved=None) -> tuple[np.ndarray, int]:
         """(the successor, read-only: copy it to own it; 2 * code + solved) of ``action`` (a

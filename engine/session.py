@@ -181,14 +181,8 @@ class Session:
         text = self._texts.get(action)
         if text is None:
             text = self._texts[action] = self.puzzle.format_move(self.level, action)
-        p = self.puzzle
         src = self._state
-        if p.keeps_steps and src.dtype == p.state_dtype:     # (a step that costs more than finding it again)
-            nxt, r = p.kept_step(self.level, src, action, p._step_solved or p.step_solved_kernel())
-            nxt = nxt.copy()                        # (the session's own: the kept one stays as it is)
-        else:
-            nxt = src.copy()
-            r = (p._step_solved or p.step_solved_kernel())(self.level.lv, src, nxt, action)   # 2 * code + solved
+        nxt, r = self.puzzle.step_solved_code(self.level, src, action)      # 2 * code + solved
         self.log.append(text)
         c = self.counters
         if r >= 2 * NOOP + 2:                       # code > NOOP: rejected

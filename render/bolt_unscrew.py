@@ -494,11 +494,8 @@ class BoltUnscrewDrawing(GameDrawing):
         self._shown_kept = kept
         fb = self._frame_base
         composed = self._composed
-        merged = []
         for key in plan:
-            box = key[0]
-            x0, y0, x1, y1 = box
-            merged.append(box)
+            x0, y0, x1, y1 = key[0]
             hit = composed.get(key)
             if hit is not None:
                 fb[y0:y1, x0:x1] = hit
@@ -507,7 +504,7 @@ class BoltUnscrewDrawing(GameDrawing):
             compose_clipped(self._work, self._base, r, [(it[0], (it[1], it[2])) for it in key[1]], self._frame_surf,
                             r.topleft)
             composed.put(key, fb[y0:y1, x0:x1], key[1])
-        return merged
+        return [key[0] for key in plan]
 
     def _plan_region(self, old: dict, items: dict, order: list) -> list:
         """The boxes to compose when the region goes from showing ``old`` to ``items``
