@@ -417,6 +417,40 @@ def test_a_parquet_row_group_stores_a_png_shown_again_once_and_ends_at_its_byte_
     assert split.stat().st_size > one.stat().st_size   # the PNGs repeated across groups are stored again
 
 
+def test_a_default_shard_is_one_row_group_and_stores_a_png_shown_again_once(captured, tmp_path, monkeypatch):
+    """A shard of up to DEFAULT_SHARD_SIZE rows (the default) is one row group, so a frame
+    that comes back more than 1,024 rows later is not stored again; reading decodes
+    READ_BATCH rows at a time and gives back every row as written, whatever that size."""
+    import pyarrow.parquet as pq
+    from longpuzzle.datasets import shards as shards_mod
+    from longpuzzle.datasets.writer import DEFAULT_SHARD_SIZE
+    d = tmp_path / "long"
+    d.mkdir()
+    w = StepWriter(d, "parquet", 0, threaded=False)
+    ends = {n: (f, h) for n, f, h in captured.ends}
+    repeats = 1024 // len(captured.steps) + 2            # the same episodes again, under other names
+    for r in range(repeats):
+        for i, (meta, frame, delta) in enumerate(captured.steps):
+            w.add(dict(meta, episode=f"{meta['episode']}-r{r}"), frame, None)
+            if i + 1 in ends:
+                w.end_episode(*ends[i + 1])
+    entries = w.close()
+    assert len(entries) == 1
+    path = d / entries[0]["file"]
+    n = repeats * len(captured.steps)
+    assert 1024 < n <= DEFAULT_SHARD_SIZE and entries[0]["rows"] == n
+    assert pq.ParquetFile(path).metadata.num_row_groups == 1
+    rows = list(read_rows(path))
+    assert [r["key"] for r in rows] == [f"{m['episode']}-r{r}-s{m['step']:06d}" for r in range(repeats)
+                                        for m, _, _ in captured.steps]
+    pngs = [r["image"] for r in rows]
+    total, distinct = sum(map(len, pngs)), sum(len(p) for p in set(pngs))
+    assert distinct < total / repeats + 1                # each replay shows the same frames
+    assert path.stat().st_size < distinct + 0.02 * (total - distinct) + 100_000
+    monkeypatch.setattr(shards_mod, "READ_BATCH", 97)   # batches across the episodes' ends
+    assert list(read_rows(path)) == rows
+
+
 def test_a_parquet_shard_stores_a_png_that_comes_back_once(tmp_path):
     """The image column's dictionary holds each distinct PNG of a row group once, also one
     that comes back as another bytes object, or after others of its size (the column stays
