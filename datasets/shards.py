@@ -35,7 +35,7 @@ EXTENSIONS = {"parquet": ".parquet", "webdataset": ".tar"}
 # 256-row groups, and the smaller file is faster to encode, hash and write (~36 against ~47 us
 # a row); 2,048 rows hold a default shard (DEFAULT_SHARD_SIZE, 2,000 rows) in one row group,
 # and ten-episode jobs of more than 1,024 rows were 15 to 41% smaller than in 1,024-row groups
-# (Rush Hour hard 14.5 against 8.6 MB, Bolt Unscrew hard 80.1 against 65.3); a row group also
+# (Rush Hour hard 8.6 against 14.5 MB, Bolt Unscrew hard 65.3 against 80.1); a row group also
 # ends at ROW_GROUP_BYTES of distinct PNGs, which bounds what is held to write it
 ROW_GROUP = 2048
 ROW_GROUP_BYTES = 64 << 20
