@@ -363,17 +363,20 @@ def test_without_zlib_ng_the_standard_librarys_zlib_deflates_and_says_so(monkeyp
         reproducible_deflate(0)
 
 
-def _shard_rows(captured, tmp_path, name):
+def _shard_rows(captured, tmp_path, name, repeats=1):
+    """One Parquet shard of the captured steps (``repeats`` times over: the same episodes
+    again, each time under other names)."""
     d = tmp_path / name
     d.mkdir()
     w = StepWriter(d, "parquet", 0, threaded=False)
     ends = {n: (f, h) for n, f, h in captured.ends}
-    for i, (meta, frame, delta) in enumerate(captured.steps):
-        w.add(dict(meta), frame, delta)
-        if i + 1 in ends:
-            w.end_episode(*ends[i + 1])
+    for r in range(repeats):
+        for i, (meta, frame, delta) in enumerate(captured.steps):
+            w.add(dict(meta, episode=f"{meta['episode']}-r{r}") if repeats > 1 else dict(meta), frame, delta)
+            if i + 1 in ends:
+                w.end_episode(*ends[i + 1])
     entries = w.close()
-    assert len(entries) == 1
+    assert len(entries) == 1 and entries[0]["rows"] == repeats * len(captured.steps)
     return d / entries[0]["file"]
 
 
@@ -424,21 +427,10 @@ def test_a_default_shard_is_one_row_group_and_stores_a_png_shown_again_once(capt
     import pyarrow.parquet as pq
     from longpuzzle.datasets import shards as shards_mod
     from longpuzzle.datasets.writer import DEFAULT_SHARD_SIZE
-    d = tmp_path / "long"
-    d.mkdir()
-    w = StepWriter(d, "parquet", 0, threaded=False)
-    ends = {n: (f, h) for n, f, h in captured.ends}
     repeats = 1024 // len(captured.steps) + 2            # the same episodes again, under other names
-    for r in range(repeats):
-        for i, (meta, frame, delta) in enumerate(captured.steps):
-            w.add(dict(meta, episode=f"{meta['episode']}-r{r}"), frame, None)
-            if i + 1 in ends:
-                w.end_episode(*ends[i + 1])
-    entries = w.close()
-    assert len(entries) == 1
-    path = d / entries[0]["file"]
+    path = _shard_rows(captured, tmp_path, "long", repeats)
     n = repeats * len(captured.steps)
-    assert 1024 < n <= DEFAULT_SHARD_SIZE and entries[0]["rows"] == n
+    assert 1024 < n <= DEFAULT_SHARD_SIZE
     assert pq.ParquetFile(path).metadata.num_row_groups == 1
     rows = list(read_rows(path))
     assert [r["key"] for r in rows] == [f"{m['episode']}-r{r}-s{m['step']:06d}" for r in range(repeats)
