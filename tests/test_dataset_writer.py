@@ -464,8 +464,12 @@ def test_a_parquet_shard_stores_a_png_that_comes_back_once(tmp_path):
         sh = ParquetShard(tmp_path / name)
         for r in rows:
             sh.add(dict(r))
-        sh.close()
+        entry = sh.close()
         paths.append(tmp_path / name)
+        # the manifest entry names the file as written (pyarrow writes it; its digest read back)
+        assert entry == {"file": name, "rows": len(rows), "bytes": paths[-1].stat().st_size,
+                         "sha256": hashlib.sha256(paths[-1].read_bytes()).hexdigest()}
+        assert not (tmp_path / f"{name}.part").exists()
     back = list(read_rows(paths[0]))
     assert [r["image"] for r in back] == [r["image"] for r in rows]
     assert [r["key"] for r in back] == [r["key"] for r in rows]
