@@ -13,6 +13,10 @@ The at-scale dataset jobs (every objective, ten episodes) compare with SCALE_BAS
 main before Bolt Unscrew kept its steps and the changes between its frames at rest, Nut and
 Bolt put its columns from plans and Color Connect found the colours a move changed at once.
 
+Writing a job's rows to a Parquet shard (the shard file alone) compares with
+SHARD_FILE_BASELINE, main before pyarrow wrote that file itself (through a Python file object
+that hashed the bytes as they went, each write copied into a bytes object first).
+
 The pixel-env benchmarks compare with PIXEL_ENVS_BASELINE, main before pixel envs stepped in
 turn on one renderer hashed their frames from their own deltas.
 
@@ -24,6 +28,7 @@ Nothing here is importable by the package: the old code exists only in a cache f
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 import os
@@ -40,6 +45,7 @@ BASELINE = "48f8955"            # "Harness: unscored episodes", before the pixel
 IMAGES_BASELINE = "4989532"     # "Isolation: an InfrastructureError raised by an isolated agent ...": main before the images work
 DATASET_BASELINE = "b37ad4e"    # "README: ObjectiveEpisode's driver API ...": main before the dataset writer moved into the episode's thread
 SCALE_BASELINE = "6eb83c4"      # "Review: the at-scale benchmark takes the catalogue's objective ids": main before the steps kept
+SHARD_FILE_BASELINE = "ba17c91"  # "Review: the long-shard test ...": main before pyarrow wrote the Parquet shard file natively
 PIXEL_ENVS_BASELINE = "531ec2e"  # "Review: Frame._delta's one-box case ...": main before pixel envs hashed from their own frames' deltas
 REPO = Path(__file__).resolve().parents[1]
 
@@ -197,6 +203,19 @@ for line in sys.stdin:
         w.close()
         shutil.rmtree(d)
         out = {"rows": len(c.steps)}
+    elif req["op"] == "dataset_shard":            # a job's Parquet rows written to one shard file
+        import tempfile
+        from longpuzzle.datasets.shards import ParquetShard
+        key = ("shard rows", req["objective"], req["episodes"], req["detours"])
+        if key not in state:
+            state[key] = shard_rows(req["objective"], req["episodes"], req["detours"])
+            cpu0 = time.process_time()
+        d = tempfile.mkdtemp()
+        sh = ParquetShard(os.path.join(d, "s.parquet"))
+        for r in state[key]:
+            sh.add(r)
+        out = {"rows": sh.close()["rows"]}
+        shutil.rmtree(d)
     elif req["op"] == "pixel_lockstep":           # pixel envs stepped in turn on one renderer
         import random
         import longpuzzle.envs as lpe
@@ -243,13 +262,38 @@ def env_for(root: Path) -> dict:
     return dict(os.environ, PYTHONPATH=str(root), LONGPUZZLE_CACHE_DIR=str(root / "cache"), SDL_VIDEODRIVER="dummy")
 
 
+def shard_rows(objective, episodes, detours):
+    """The rows a dataset job adds to its Parquet shards, as they were added (the writer's
+    own row dicts, each row's PNG the same bytes object as in the job). The baseline's
+    worker runs this function's source too, with its own code as ``longpuzzle``."""
+    import shutil
+    import tempfile
+    from longpuzzle.datasets import shards
+    from longpuzzle.datasets.build import DatasetConfig, run_job
+    rows, add = [], shards.ParquetShard.add
+
+    def kept(self, row):
+        rows.append(dict(row))
+        add(self, row)
+    shards.ParquetShard.add = kept
+    try:
+        cfg = DatasetConfig(objectives=[objective], episodes=episodes, detours=detours)
+        d = tempfile.mkdtemp()
+        run_job(cfg.as_dict(), 0, cfg.plan(), d)
+        shutil.rmtree(d)
+    finally:
+        shards.ParquetShard.add = add
+    return rows
+
+
 class Baseline:
     """A worker process running the code of ``commit`` (BASELINE unless given)."""
 
     def __init__(self, commit: str = BASELINE):
         root = tree(commit)
         env = env_for(root)
-        self.p = subprocess.Popen([sys.executable, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        # (the worker defines shard_rows as this module does: both sides capture rows alike)
+        self.p = subprocess.Popen([sys.executable, "-c", inspect.getsource(shard_rows) + SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   env=env, text=True, cwd=str(root))
         if not json.loads(self.p.stdout.readline()).get("ready"):
             raise RuntimeError("baseline worker did not start")

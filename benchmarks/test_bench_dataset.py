@@ -14,6 +14,8 @@ writer alone    the writer on its own, in this thread, over the steps of that jo
                 once, the renderer's deltas with them), per shard format.
 job, per game   a two-episode job (detours 0.05) on each game's first objective: the same
                 measure on boards other than Maze Paint's (their drawing differs the most).
+shard file      a ten-episode Bolt Unscrew hard job's Parquet rows (captured once) written
+                to one shard, beside SHARD_FILE_BASELINE's shard writer: the shard file alone.
 job at scale    a ten-episode job (detours 0.05) on every objective of the catalogue, beside
                 SCALE_BASELINE (benchmarks/baseline.py): the steady rate of a job large
                 enough that its fixed cost (the shard's file, its Parquet footer and
@@ -50,7 +52,8 @@ from longpuzzle.datasets.collect import play_episode
 from longpuzzle.datasets.writer import StepWriter
 from longpuzzle.engine.catalog import catalog
 
-from baseline import DATASET_BASELINE, SCALE_BASELINE, Baseline, env_for, side_by_side, tree
+from baseline import (DATASET_BASELINE, SCALE_BASELINE, SHARD_FILE_BASELINE, Baseline, env_for, shard_rows,
+                      side_by_side, tree)
 
 OBJECTIVE = "maze_paint/easy"
 JOB = {"episodes": 4, "detours": 0.05}
@@ -175,6 +178,35 @@ def test_writer_alone(benchmark, baseline, captured, fmt):
         shutil.rmtree(d)
         return len(captured.steps)
     _pair(benchmark, baseline, new, {"op": "dataset_writer", "objective": OBJECTIVE, "format": fmt, **JOB}, 7)
+
+
+SHARD_OBJECTIVE = "bolt_unscrew/hard"           # the most PNG bytes a row: 65 MB in two row groups
+
+
+def test_shard_file(benchmark, tmp_path):
+    """A ten-episode job's Parquet rows (captured once) written to one shard file, beside
+    SHARD_FILE_BASELINE's shard writer over the same job's rows."""
+    from longpuzzle.datasets.shards import ParquetShard
+    rows = shard_rows(SHARD_OBJECTIVE, SCALE_JOB["episodes"], SCALE_JOB["detours"])
+    runs = iter(range(1000))
+
+    def new():
+        sh = ParquetShard(tmp_path / f"s{next(runs)}.parquet")
+        for r in rows:
+            sh.add(r)
+        entry = sh.close()
+        (tmp_path / entry["file"]).unlink()
+        return entry["rows"]
+    old = Baseline(SHARD_FILE_BASELINE)
+    try:
+        req = {"op": "dataset_shard", "objective": SHARD_OBJECTIVE, **SCALE_JOB}
+        old_ops = old(**req)["rows"]               # (the baseline's rows captured, and warm)
+        ops = new()
+        benchmark.group = "dataset"
+        side_by_side(benchmark, new, lambda: old(**req), 7, ops, old_ops, unit="rows", pair="shard_file")
+    finally:
+        old.close()
+    assert ops == old_ops == len(rows)
 
 
 COLD_BASELINE = "65a90e5"     # main before plans were mended after detours and kept on disk
