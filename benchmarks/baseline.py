@@ -205,16 +205,12 @@ for line in sys.stdin:
         out = {"rows": len(c.steps)}
     elif req["op"] == "dataset_shard":            # a job's Parquet rows written to one shard file
         import tempfile
-        from longpuzzle.datasets.shards import ParquetShard
         key = ("shard rows", req["objective"], req["episodes"], req["detours"])
         if key not in state:
             state[key] = shard_rows(req["objective"], req["episodes"], req["detours"])
             cpu0 = time.process_time()
         d = tempfile.mkdtemp()
-        sh = ParquetShard(os.path.join(d, "s.parquet"))
-        for r in state[key]:
-            sh.add(r)
-        out = {"rows": sh.close()["rows"]}
+        out = {"rows": write_shard(state[key], os.path.join(d, "s.parquet"))["rows"]}
         shutil.rmtree(d)
     elif req["op"] == "pixel_lockstep":           # pixel envs stepped in turn on one renderer
         import random
@@ -265,7 +261,7 @@ def env_for(root: Path) -> dict:
 def shard_rows(objective, episodes, detours):
     """The rows a dataset job adds to its Parquet shards, as they were added (the writer's
     own row dicts, each row's PNG the same bytes object as in the job). The baseline's
-    worker runs this function's source too, with its own code as ``longpuzzle``."""
+    worker runs this function's source too (WORKER_FUNCTIONS), its own code as ``longpuzzle``."""
     import shutil
     import tempfile
     from longpuzzle.datasets import shards
@@ -286,14 +282,28 @@ def shard_rows(objective, episodes, detours):
     return rows
 
 
+def write_shard(rows, path):
+    """``rows`` (shard_rows') written to a Parquet shard at ``path``; its manifest entry."""
+    from longpuzzle.datasets.shards import ParquetShard
+    sh = ParquetShard(path)
+    for r in rows:
+        sh.add(r)
+    return sh.close()
+
+
+# what the worker defines before SERVER runs, as this module does: both sides capture and
+# write rows alike
+WORKER_FUNCTIONS = (shard_rows, write_shard)
+
+
 class Baseline:
     """A worker process running the code of ``commit`` (BASELINE unless given)."""
 
     def __init__(self, commit: str = BASELINE):
         root = tree(commit)
         env = env_for(root)
-        # (the worker defines shard_rows as this module does: both sides capture rows alike)
-        self.p = subprocess.Popen([sys.executable, "-c", inspect.getsource(shard_rows) + SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        code = "".join(inspect.getsource(f) + "\n\n" for f in WORKER_FUNCTIONS) + SERVER
+        self.p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   env=env, text=True, cwd=str(root))
         if not json.loads(self.p.stdout.readline()).get("ready"):
             raise RuntimeError("baseline worker did not start")

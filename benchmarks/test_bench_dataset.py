@@ -53,7 +53,7 @@ from longpuzzle.datasets.writer import StepWriter
 from longpuzzle.engine.catalog import catalog
 
 from baseline import (DATASET_BASELINE, SCALE_BASELINE, SHARD_FILE_BASELINE, Baseline, env_for, shard_rows,
-                      side_by_side, tree)
+                      side_by_side, tree, write_shard)
 
 OBJECTIVE = "maze_paint/easy"
 JOB = {"episodes": 4, "detours": 0.05}
@@ -186,15 +186,10 @@ SHARD_OBJECTIVE = "bolt_unscrew/hard"           # the most PNG bytes a row: 65 M
 def test_shard_file(benchmark, tmp_path):
     """A ten-episode job's Parquet rows (captured once) written to one shard file, beside
     SHARD_FILE_BASELINE's shard writer over the same job's rows."""
-    from longpuzzle.datasets.shards import ParquetShard
     rows = shard_rows(SHARD_OBJECTIVE, SCALE_JOB["episodes"], SCALE_JOB["detours"])
-    runs = iter(range(1000))
 
     def new():
-        sh = ParquetShard(tmp_path / f"s{next(runs)}.parquet")
-        for r in rows:
-            sh.add(r)
-        entry = sh.close()
+        entry = write_shard(rows, tmp_path / "s.parquet")
         (tmp_path / entry["file"]).unlink()
         return entry["rows"]
     old = Baseline(SHARD_FILE_BASELINE)
