@@ -202,6 +202,7 @@ class SolverAgent(_ModelAgent):
         self.plans = plans or {}
         self._left = None        # (state before a detour, the detour's move, the plan it left)
         self._detoured = False   # the next plan is one after a detour
+        self.mended_by = None    # how _repair mended the plan it left last (None: it did not)
 
     def leave_plan(self, move: int) -> None:
         self._left = (self.model.session.state.copy(), int(move), list(self.plan)) if self.plan else None
@@ -212,10 +213,17 @@ class SolverAgent(_ModelAgent):
         """After a detour: the plan it left, mended without a search, or None. Tried in this
         order (shortest first), the first that still solves the level from here wins:
         the old plan without the detour's move (when the plan had it), the old plan as it
-        was, the detour undone (a legal move back to the state before it) then the old plan.
-        When the old plan was shortest (opt moves from the state before the detour), every
-        state one move from there needs at least opt - 1, so the mended plan is at most two
-        moves longer than the shortest from here (and the first candidate is shortest)."""
+        was, the detour undone (a legal move back to the state before it) then the old plan,
+        and, where no move gives that state again, the nearest undo then the old plan: the
+        legal move to the state that differs from the one before the detour in the fewest
+        entries of its array (fewer than here does; e.g. Bolt Unscrew's screw put back, the
+        boards it swung hanging at other angles). ``mended_by`` names the one that won
+        (``without``, ``as is``, ``undone``, ``near undo``). When the old plan was shortest
+        (opt moves from the state before the detour), every state one move from there needs
+        at least opt - 1, so a plan mended by the first three is at most two moves longer
+        than the shortest from here (and the first candidate is shortest); the nearest undo
+        has no such bound (its state is not the one before), only its length, one more than
+        the old plan's."""
         from longpuzzle.solvers.core import check_solution
 
         before, move, old = self._left
@@ -225,16 +233,27 @@ class SolverAgent(_ModelAgent):
         candidates = []
         if move in old:
             i = old.index(move)
-            candidates.append(old[:i] + old[i + 1:])
-        candidates.append(old)
+            candidates.append(("without", old[:i] + old[i + 1:]))
+        candidates.append(("as is", old))
+        near, near_d = None, int(np.count_nonzero(here != before))
         for u in p.legal_moves(level, here):
             back, code = p.step(level, here, u)
-            if code <= NOOP and np.array_equal(back, before):
-                candidates.append([u] + old)
+            if code > NOOP:
+                continue
+            d = int(np.count_nonzero(back != before))
+            if d == 0:
+                candidates.append(("undone", [u] + old))
+                near = None
                 break
-        for plan in candidates:
+            if d < near_d:
+                near, near_d = u, d
+        if near is not None:
+            candidates.append(("near undo", [near] + old))
+        for kind, plan in candidates:
             if check_solution(level, here, plan):
+                self.mended_by = kind
                 return plan
+        self.mended_by = None
         return None
 
     def _plan(self) -> bool:

@@ -17,6 +17,10 @@ Writing a job's rows to a Parquet shard (the shard file alone) compares with
 SHARD_FILE_BASELINE, main before pyarrow wrote that file itself (through a Python file object
 that hashed the bytes as they went, each write copied into a bytes object first).
 
+Dataset jobs over positions new to them (each round its own seeds) compare with
+NEW_POSITIONS_BASELINE, main before the solver agent mended a detour no move undoes
+exactly with the nearest undo.
+
 The pixel-env benchmarks compare with PIXEL_ENVS_BASELINE, main before pixel envs stepped in
 turn on one renderer hashed their frames from their own deltas.
 
@@ -46,6 +50,7 @@ IMAGES_BASELINE = "4989532"     # "Isolation: an InfrastructureError raised by a
 DATASET_BASELINE = "b37ad4e"    # "README: ObjectiveEpisode's driver API ...": main before the dataset writer moved into the episode's thread
 SCALE_BASELINE = "6eb83c4"      # "Review: the at-scale benchmark takes the catalogue's objective ids": main before the steps kept
 SHARD_FILE_BASELINE = "ba17c91"  # "Review: the long-shard test ...": main before pyarrow wrote the Parquet shard file natively
+NEW_POSITIONS_BASELINE = "762e808"  # "Review: the shard file benchmark's two sides share write_shard ...": main before the nearest undo mended detours
 PIXEL_ENVS_BASELINE = "531ec2e"  # "Review: Frame._delta's one-box case ...": main before pixel envs hashed from their own frames' deltas
 REPO = Path(__file__).resolve().parents[1]
 
@@ -180,7 +185,7 @@ for line in sys.stdin:
         import tempfile
         from longpuzzle.datasets.build import DatasetConfig, run_job
         cfg = DatasetConfig(objectives=[req["objective"]], episodes=req["episodes"], detours=req["detours"],
-                            format=req["format"])
+                            format=req["format"], seed=req.get("seed", 0))
         d = tempfile.mkdtemp()
         out = {"rows": run_job(cfg.as_dict(), 0, cfg.plan(), d)["rows"]}
         shutil.rmtree(d)

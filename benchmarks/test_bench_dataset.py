@@ -12,6 +12,14 @@ job             what one dataset job does for `--episodes 4 --detours 0.05`: fou
                 through datasets.build.run_job on both sides, as `longpuzzle dataset` runs it.
 writer alone    the writer on its own, in this thread, over the steps of that job (captured
                 once, the renderer's deltas with them), per shard format.
+new positions   a ten-episode Bolt Unscrew hard job (detours 0.05) whose every round has
+                seeds of its own, beside NEW_POSITIONS_BASELINE: the detours lead where
+                neither side has been (no plan kept for them, in memory or on disk; the
+                levels' first plans are kept from the warm-up, as a cache folder that has
+                run a job before keeps them), so the searches after detours a real job
+                makes are in it, which the warm rounds of the other jobs find kept. The
+                two sides' rows differ (their plans after detours differ): compare rows
+                per CPU second.
 job, per game   a two-episode job (detours 0.05) on each game's first objective: the same
                 measure on boards other than Maze Paint's (their drawing differs the most).
 shard file      a ten-episode Bolt Unscrew hard job's Parquet rows (captured once) written
@@ -44,6 +52,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 
@@ -52,8 +61,8 @@ from longpuzzle.datasets.collect import play_episode
 from longpuzzle.datasets.writer import StepWriter
 from longpuzzle.engine.catalog import catalog
 
-from baseline import (DATASET_BASELINE, SCALE_BASELINE, SHARD_FILE_BASELINE, Baseline, env_for, shard_rows,
-                      side_by_side, tree, write_shard)
+from baseline import (DATASET_BASELINE, NEW_POSITIONS_BASELINE, SCALE_BASELINE, SHARD_FILE_BASELINE, Baseline,
+                      env_for, shard_rows, side_by_side, tree, write_shard)
 
 OBJECTIVE = "maze_paint/easy"
 JOB = {"episodes": 4, "detours": 0.05}
@@ -150,6 +159,41 @@ GAME_JOB = {"episodes": 2, "detours": 0.05}
 def test_job_per_game(benchmark, baseline, objective):
     _pair(benchmark, baseline, lambda: _job(objective, **GAME_JOB),
           {"op": "dataset_job", "objective": objective, "format": "parquet", **GAME_JOB}, 3)
+
+
+NEW_POSITIONS_OBJECTIVE = "bolt_unscrew/hard"     # the most searches after detours (its swinging boards)
+
+
+def test_job_new_positions(benchmark):
+    """A ten-episode job, each round with seeds new to both sides, beside NEW_POSITIONS_BASELINE."""
+    old = Baseline(NEW_POSITIONS_BASELINE)
+    seeds = {"new": iter(range(1000, 10 ** 6, 1000)), "old": iter(range(1000, 10 ** 6, 1000))}
+    job = {"episodes": 10, "detours": 0.05}
+    try:
+        req = {"op": "dataset_job", "objective": NEW_POSITIONS_OBJECTIVE, "format": "parquet", **job}
+        old_ops = old(**req)["rows"]               # warm: kernels, the levels' first plans (seed 0)
+        ops = _job(NEW_POSITIONS_OBJECTIVE, **job)
+        rounds = {"new": [], "old": []}             # (rows, CPU s) of each timed round
+
+        def new():
+            c = time.process_time()
+            n = _job(NEW_POSITIONS_OBJECTIVE, seed=next(seeds["new"]), **job)
+            rounds["new"].append((n, time.process_time() - c))
+
+        def before():
+            r = old(seed=next(seeds["old"]), **req)
+            rounds["old"].append((r["rows"], r["cpu"]))
+            return r
+        benchmark.group = "dataset"
+        side_by_side(benchmark, new, before, 3, ops, old_ops, unit="rows",
+                     pair=f"new_positions[{NEW_POSITIONS_OBJECTIVE}]")
+        # each round's own rows (their seeds differ): rows per CPU second, best and median round
+        for side, rs in rounds.items():
+            rates = sorted(n / c for n, c in rs)
+            benchmark.extra_info[f"{side}_rows_per_cpu"] = [round(x) for x in rates]
+        assert len(rounds["new"]) == len(rounds["old"]) == 3
+    finally:
+        old.close()
 
 
 SCALE_JOB = {"episodes": 10, "detours": 0.05}

@@ -113,16 +113,54 @@ def test_a_detour_is_mended_from_the_plan_it_left_else_planned_soon(game, monkey
         assert _plays_to_solved(level, here, new)
         if not searches.calls:
             mended += 1
+            assert a.mended_by in ("without", "as is", "undone", "near undo")
             assert len(new) <= len(old) + 1
             if d == old[0]:
                 assert new == old[1:]                        # the detour was the plan's next move
-            if best.optimal and len(old) == best.length:
+            if best.optimal and len(old) == best.length and a.mended_by != "near undo":
                 shortest_here = solve(level, state=here)
                 if shortest_here.optimal:
                     assert len(new) <= shortest_here.length + 2
         else:
+            assert a.mended_by is None
             assert [s for _, _, s in searches.calls] == [False]      # a plan soon, not the shortest
     assert mended >= 1, f"no detour on {level_id} was mended without a search"
+
+
+def test_a_detour_no_move_undoes_is_mended_by_the_nearest_undo(monkeypatch):
+    """Bolt Unscrew: a screw moved off the plan, and the boards it held swung. Moving the
+    screw back leaves them hanging at other angles (no move gives the state before the
+    detour again), yet the old plan after it still solves the level: mended without a search."""
+    searches = _Searches(monkeypatch)
+    found = []
+    for level_id in catalog().objective("bolt_unscrew/hard").level_ids[:3]:
+        probe = _on_level(level_id)
+        assert probe._plan()
+        level, p = probe.model.session.level, probe.model.session.puzzle
+        start, old = probe.model.session.state.copy(), list(probe.plan)
+        for d in p.legal_moves(level, start):
+            here, _ = p.step(level, start, d)
+            if any(np.array_equal(p.step(level, here, u)[0], start) for u in p.legal_moves(level, here)):
+                continue                                     # a move undoes it exactly: not this case
+            a = _on_level(level_id)
+            a.plan = list(old)                               # (the plan the probe searched for)
+            a.leave_plan(d)
+            a.model.dispatch(a.model.gesture_for(d))
+            assert np.array_equal(a.model.session.state, here)
+            searches.calls.clear()
+            if a._plan() and a.mended_by == "near undo":
+                assert not searches.calls
+                back = a.plan[0]
+                after, _ = p.step(level, here, back)
+                # nearer the state before the detour than here, though not it
+                assert 0 < np.count_nonzero(after != start) < np.count_nonzero(here != start)
+                assert a.plan[1:] == old and _plays_to_solved(level, here, a.plan)
+                found.append((level_id, d))
+                if len(found) >= 2:
+                    break
+        if len(found) >= 2:
+            break
+    assert found, "no Bolt Unscrew detour was mended by the nearest undo"
 
 
 def test_after_a_restart_the_plan_is_the_shortest_again(monkeypatch):
