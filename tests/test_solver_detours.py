@@ -7,6 +7,7 @@ how dataset episodes run."""
 from __future__ import annotations
 
 import json
+from itertools import islice
 
 import numpy as np
 import pytest
@@ -127,39 +128,40 @@ def test_a_detour_is_mended_from_the_plan_it_left_else_planned_soon(game, monkey
     assert mended >= 1, f"no detour on {level_id} was mended without a search"
 
 
+def _mended_by_the_nearest_undo(level_id: str, searches):
+    """The detours from ``level_id``'s start that no move undoes exactly and that the solver
+    agent mends by the nearest undo (each checked as it is found), lazily."""
+    probe = _on_level(level_id)
+    assert probe._plan()
+    level, p = probe.model.session.level, probe.model.session.puzzle
+    start, old = probe.model.session.state.copy(), list(probe.plan)
+    for d in p.legal_moves(level, start):
+        here, _ = p.step(level, start, d)
+        if any(np.array_equal(p.step(level, here, u)[0], start) for u in p.legal_moves(level, here)):
+            continue                                         # a move undoes it exactly: not this case
+        a = _on_level(level_id)
+        a.plan = list(old)                                   # (the plan the probe searched for)
+        a.leave_plan(d)
+        a.model.dispatch(a.model.gesture_for(d))
+        assert np.array_equal(a.model.session.state, here)
+        searches.calls.clear()
+        if not (a._plan() and a.mended_by == "near undo"):
+            continue
+        assert not searches.calls
+        after, _ = p.step(level, here, a.plan[0])
+        # nearer the state before the detour than here, though not it
+        assert 0 < np.count_nonzero(after != start) < np.count_nonzero(here != start)
+        assert a.plan[1:] == old and _plays_to_solved(level, here, a.plan)
+        yield d
+
+
 def test_a_detour_no_move_undoes_is_mended_by_the_nearest_undo(monkeypatch):
     """Bolt Unscrew: a screw moved off the plan, and the boards it held swung. Moving the
     screw back leaves them hanging at other angles (no move gives the state before the
     detour again), yet the old plan after it still solves the level: mended without a search."""
     searches = _Searches(monkeypatch)
-    found = []
-    for level_id in catalog().objective("bolt_unscrew/hard").level_ids[:3]:
-        probe = _on_level(level_id)
-        assert probe._plan()
-        level, p = probe.model.session.level, probe.model.session.puzzle
-        start, old = probe.model.session.state.copy(), list(probe.plan)
-        for d in p.legal_moves(level, start):
-            here, _ = p.step(level, start, d)
-            if any(np.array_equal(p.step(level, here, u)[0], start) for u in p.legal_moves(level, here)):
-                continue                                     # a move undoes it exactly: not this case
-            a = _on_level(level_id)
-            a.plan = list(old)                               # (the plan the probe searched for)
-            a.leave_plan(d)
-            a.model.dispatch(a.model.gesture_for(d))
-            assert np.array_equal(a.model.session.state, here)
-            searches.calls.clear()
-            if a._plan() and a.mended_by == "near undo":
-                assert not searches.calls
-                back = a.plan[0]
-                after, _ = p.step(level, here, back)
-                # nearer the state before the detour than here, though not it
-                assert 0 < np.count_nonzero(after != start) < np.count_nonzero(here != start)
-                assert a.plan[1:] == old and _plays_to_solved(level, here, a.plan)
-                found.append((level_id, d))
-                if len(found) >= 2:
-                    break
-        if len(found) >= 2:
-            break
+    levels = catalog().objective("bolt_unscrew/hard").level_ids[:3]
+    found = list(islice(((lid, d) for lid in levels for d in _mended_by_the_nearest_undo(lid, searches)), 2))
     assert found, "no Bolt Unscrew detour was mended by the nearest undo"
 
 
