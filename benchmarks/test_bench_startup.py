@@ -16,6 +16,12 @@ import pytest
 
 COMMANDS = {
     "import": [sys.executable, "-c", "import longpuzzle"],
+    # the Gymnasium ids registered once gymnasium is imported (gym_hook.py): the first of the
+    # pair is the floor (the hook taken out before gymnasium comes), the second pays for the
+    # registration (puzzle discovery, the light longpuzzle.envs package)
+    "import_and_gymnasium_unregistered": [sys.executable, "-c", "import longpuzzle, longpuzzle.gym_hook as h; "
+                                          "h._uninstall(); import gymnasium"],
+    "import_and_gymnasium": [sys.executable, "-c", "import longpuzzle, gymnasium"],
     "show": [sys.executable, "-m", "longpuzzle", "show"],
     "show_bolt_hard_4": [sys.executable, "-m", "longpuzzle", "show", "bolt_unscrew/hard/4"],
     "rollout_1_walk": [sys.executable, "-m", "longpuzzle", "rollout", "maze_paint/easy/1", "--walks", "1",

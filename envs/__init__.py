@@ -1,6 +1,7 @@
-"""Gymnasium environments of longpuzzle (importing this package registers them).
+"""Gymnasium environments of longpuzzle (importing this package, or ``longpuzzle`` and then
+gymnasium, registers them: longpuzzle/gym_hook.py).
 
-    import gymnasium, longpuzzle.envs
+    import gymnasium, longpuzzle
     env = gymnasium.make("longpuzzle/MazePaint-v0", level="maze_paint/hard/3")          # rules
     env = gymnasium.make("longpuzzle/MazePaint-v0", mode="pixels", style="3d")          # frames
     env = gymnasium.make("longpuzzle/Suite-v0", objective="maze_paint/hard")            # the paper's
@@ -24,16 +25,30 @@ Every env is constructible from plain keyword arguments (a config dict) and pick
 worker pools (Ray actors, AsyncVectorEnv) can build or ship them.
 """
 
-from longpuzzle.envs.gui_space import GUI_TYPES, KEYS, from_gui, gui_action_space, to_gui
-from longpuzzle.envs.levels import LevelSource, LevelSourceError
-from longpuzzle.envs.pixels import PixelEnv
 from longpuzzle.envs.registration import SUITE_ID, env_id, make_game_env, register_envs, registered_ids
-from longpuzzle.envs.rules import RulesEnv
-from longpuzzle.envs.suite import SuiteEnv
-from longpuzzle.envs.vector import PuzzleVectorEnv
-from longpuzzle.envs.wrappers import DiscreteGUIActions
 
 register_envs()
+
+# the classes load on first use (PEP 562), so that registering the ids - which `import gymnasium`
+# does after `import longpuzzle` (gym_hook.py) - costs no compiled kernels or pygame
+_LAZY = {
+    "GUI_TYPES": "gui_space", "KEYS": "gui_space", "from_gui": "gui_space", "gui_action_space": "gui_space",
+    "to_gui": "gui_space", "LevelSource": "levels", "LevelSourceError": "levels", "PixelEnv": "pixels",
+    "RulesEnv": "rules", "SuiteEnv": "suite", "PuzzleVectorEnv": "vector", "DiscreteGUIActions": "wrappers",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def make(config: dict):

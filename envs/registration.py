@@ -11,8 +11,9 @@
 
 How Gymnasium finds them. Gymnasium 1.x (this package needs 1.1 or later; RLlib pins 1.2.2)
 scans no entry-point group for plugins: environments exist once the module that registers them
-is imported. So ``import longpuzzle.envs`` registers everything
-(``gymnasium.register_envs(longpuzzle.envs)`` says so to linters), and an id written as
+is imported. So ``import longpuzzle`` registers everything, lazily, once gymnasium is
+imported (gym_hook.py; ``gymnasium.register_envs(longpuzzle)`` says so to linters); importing
+``longpuzzle.envs`` registers at once, and an id written as
 ``"longpuzzle.envs:longpuzzle/MazePaint-v0"`` makes ``gymnasium.make`` / ``make_vec`` import it
 first - the form to hand to tools that create envs in other processes (Ray / RLlib workers,
 AsyncVectorEnv). The distribution also declares ``register_envs`` in the ``gymnasium.envs``

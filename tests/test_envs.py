@@ -78,6 +78,30 @@ def test_module_qualified_id_needs_no_import_first():
     assert r.stdout.split() == [str(load_level("maze_paint/hard/3").initial.shape[0]), "maze_paint/hard/3"]
 
 
+@pytest.mark.parametrize("imports", [
+    "import longpuzzle, gymnasium as gym",              # the convention of Gymnasium's plugin packages
+    "import gymnasium as gym, longpuzzle",              # gymnasium already there: registered at once
+    "import longpuzzle, longpuzzle.envs, gymnasium as gym",
+])
+def test_importing_the_package_registers_the_ids_lazily(imports):
+    """``import longpuzzle`` is enough for gymnasium.make, yet loads neither gymnasium nor the envs'
+    kernels by itself (gym_hook.py: registered when gymnasium is imported); warnings are errors."""
+    code = ("import sys; import longpuzzle; lazy = 'gymnasium' not in sys.modules; "
+            f"{imports}; gym.register_envs(longpuzzle); "
+            "light = not {'numba', 'pygame'} & set(sys.modules); "
+            "e = gym.make('longpuzzle/MazePaint-v0', level='maze_paint/hard/3'); o, i = e.reset(seed=1); "
+            "print(lazy, light, i['level'], len([k for k in gym.registry if k.startswith('longpuzzle/')]))")
+    if imports.startswith("import gymnasium"):
+        code = "import gymnasium; " + code
+    env = dict(os.environ, PYTHONPATH=str(Path(lpe.__file__).parents[2]))
+    r = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    lazy, light, level, n = r.stdout.split()
+    assert lazy == str(not imports.startswith("import gymnasium")) and light == "True"
+    assert level == "maze_paint/hard/3" and int(n) == len(GAMES) + 1
+
+
 # ---- Gymnasium's checker: every game, every mode --------------------------------------
 
 @pytest.mark.parametrize("mode", MODES)
