@@ -48,10 +48,10 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
 @click.option("--action-timeout", type=float, default=None,
               help="Seconds an agent may take per action [default: 120; none for model agents, whose requests "
                    "have --request-timeout].")
-@click.option("--invalid-actions", "invalid_action_policy", type=click.Choice(["watchdog", "dispatch_failed"]),
-              default=None, help="A refused action: 'watchdog' stops and invalidates the run (the paper's, "
-              "default for --protocol objective); 'dispatch_failed' answers it and ends after 3 in a row (the "
-              "original repository's, default for --protocol level).")
+@click.option("--invalid-actions", "invalid_action_policy", type=click.Choice(["dispatch_failed", "watchdog"]),
+              default=None, help="A refused action is the agent's own failure: 'dispatch_failed' (default) "
+              "answers it with feedback and ends the episode after 3 in a row; 'watchdog' ends it at the first. "
+              "Either end (invalid_action_limit) is scored.")
 @click.option("--charge-agent-time/--pause-while-thinking", "charge_agent_time", default=None,
               help="Whether the agent's own time counts toward the budget [default: charged for --protocol "
               "objective, as the paper; paused for --protocol level, as the original].")

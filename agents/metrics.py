@@ -35,9 +35,11 @@ game's row (``games``) and the overall figure are each the share of that scope's
 episodes, so an objective run with more episodes weighs more.
 
 Only scored episodes count. An episode stopped by an infrastructure failure (``end`` in
-UNSCORED_ENDS: a provider, tool server or environment failure, or a run invalidated by the
-protocol's watchdog) is not scored, as in the paper (PAPERS.md section 4, Scored episodes):
-it is left out of every metric here and reported as unscored; it is not a failure.
+UNSCORED_ENDS: a provider, tool server or environment failure, a broken restore, a bug of the
+harness) is not scored, as in the paper (PAPERS.md section 4, Scored episodes): it is left
+out of every metric here and reported as unscored; it is not a failure. Whatever the agent
+did is scored: its final answer, its errors, and actions the GUI refused (the refusal limit
+ends the episode as ``invalid_action_limit``, a non-completion like any other).
 
 The original repository's per-level composite score (scoring v1.3, RULES.md section 8) is
 ``level_score``; a game x difficulty cell is the mean over all its configured levels (levels
@@ -59,7 +61,7 @@ EASIEST = {"bolt_unscrew": "easy", "rush_hour": "easy", "nut_and_bolt": "easy", 
            "color_connect": "easy"}
 HORIZON_LEVELS = 10   # H50 uses the objectives with ten levels
 # episode ends that are not the agent's outcome: such episodes are unscored (and rerun)
-UNSCORED_ENDS = ("infrastructure_error", "invalidated")
+UNSCORED_ENDS = ("infrastructure_error",)
 
 
 @dataclass
@@ -100,7 +102,7 @@ class EpisodeOutcome:
 
     @property
     def scored(self) -> bool:
-        """False when the episode was stopped by an infrastructure failure or invalidated."""
+        """False when the episode was stopped by an infrastructure failure."""
         return self.end not in UNSCORED_ENDS
 
     def steps_dict(self) -> dict:
@@ -339,7 +341,7 @@ METRIC_HELP = {
     "score": "the original repository's composite score (v1.3): 0-100 per level (60 or more when won), "
              "averaged over each game x difficulty cell, then over the cells",
     "cost": "model cost in US dollars, from the run's token accounting",
-    "unscored": "episodes stopped by an infrastructure failure or invalidated: left out of every metric",
+    "unscored": "episodes stopped by an infrastructure failure (not the agent's): left out of every metric",
     "episodes": "scored episodes behind the row",
     "solved": "target levels won per episode (mean) out of the objective's levels",
 }

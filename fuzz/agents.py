@@ -10,9 +10,10 @@ settings drawn too (invalid-action policy, action timeout, budget), and is check
 
 - the episode ends, its result.json is written and says what run_objective returned;
 - the end is what the plan makes it: ``agent_error`` naming the fatal act when the episode
-  reached it, else an end of the protocol (the watchdog's ``invalidated`` at the first
-  malformed action, ``invalid_action_limit`` after three refusals in a row, the budget, the
-  action cap, the agent's final answer); the random play never wins;
+  reached it, else an end of the protocol (``invalid_action_limit`` at the first malformed
+  action under the watchdog policy or after three refusals in a row under dispatch_failed,
+  scored either way; the budget, the action cap, the agent's final answer); the random play
+  never wins;
 - ``replay`` recomputes the result from the recorded actions and agrees with it;
 - no sandboxed process is left behind.
 
@@ -189,12 +190,12 @@ def check_episode(plan: dict, folder: Path, agent_file: Path) -> list[str]:
             wrong.append(f"{a['fatal']} ended with {r.error!r}")
     elif a["fatal"] and a["fatal_at"] < steps:
         wrong.append(f"{a['fatal']} at step {a['fatal_at']} went unnoticed: end {r.end} after {steps} actions")
-    elif r.end not in ("invalidated", "invalid_action_limit", "max_actions", "final_answer", "budget"):
+    elif r.end not in ("invalid_action_limit", "max_actions", "final_answer", "budget"):
         wrong.append(f"unexpected end {r.end}: {r.error}")
-    if r.end == "invalidated" and plan["policy"] != "watchdog":
-        wrong.append("invalidated under the dispatch_failed policy")
-    if r.end == "invalid_action_limit" and plan["policy"] != "dispatch_failed":
-        wrong.append("invalid_action_limit under the watchdog policy")
+    if r.end == "invalid_action_limit":
+        want = 1 if plan["policy"] == "watchdog" else 3          # refused actions in a row that end it
+        if r.invalid < want:
+            wrong.append(f"invalid_action_limit after {r.invalid} refused actions under {plan['policy']}")
     if r.end == "final_answer" and a["final_at"] < 0:
         wrong.append("a final answer the agent never gave")
     rep = replay_episode(folder)

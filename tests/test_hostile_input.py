@@ -93,6 +93,109 @@ def test_an_actions_file_with_a_401_digit_number_is_refused_and_the_run_goes_on(
         assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output
 
 
+# ---- refused actions are the agent's own failure (issue 35) --------------------------------
+
+OFF_FRAME = {"type": "click", "x": 5000, "y": 5000}     # outside every frame: the GUI refuses it
+
+
+class OffFrameClicker(BaseAgent):
+    """Opens with the wait, then clicks outside the frame on purpose (an agent that cannot
+    solve its objective and would rather not be scored), keeping what it was told."""
+
+    def __init__(self):
+        self.feedback = []
+
+    def act(self, obs):
+        if obs.frame is None:
+            return first_action(obs)
+        self.feedback.append(obs.feedback)
+        return dict(OFF_FRAME)
+
+
+OFF_FRAME_FILE = """
+from longpuzzle.agents.api import BaseAgent, first_action
+
+class OffFrame(BaseAgent):
+    def act(self, obs):
+        return first_action(obs) if obs.frame is None else {"type": "click", "x": 5000, "y": 5000}
+"""
+
+
+def _scored_refusal_end(res: dict) -> None:
+    assert res["end"] == "invalid_action_limit" and res["scored"] is True, res
+    assert res["invalid_actions"] == 3 and res["actions"] == 4 and "outside" in res["error"]
+
+
+def test_out_of_frame_clicks_on_purpose_end_the_episode_scored_for_every_kind_of_agent(tmp_path):
+    from longpuzzle.agents.models.scripted import ReplayScript, ScriptedServer, gesture_script
+    from longpuzzle.agents.models.config import ModelConfig
+    from longpuzzle.agents.runner import RunConfig, execute, start_run
+
+    # a built-in (in-process) agent: each refusal is answered with feedback, the third in a row
+    # ends the episode, scored, with the default settings
+    a = OffFrameClicker()
+    r = run_objective(a, "maze_paint", "easy", folder=tmp_path / "builtin")
+    _scored_refusal_end(json.loads((tmp_path / "builtin" / "result.json").read_text()))
+    assert [f.status for f in a.feedback] == ["wait_completed", "dispatch_failed", "dispatch_failed"]
+    assert "outside" in a.feedback[-1].message and r.outcome.scored
+    assert replay_episode(tmp_path / "builtin").ok
+    # an agent file, run in its sandbox by eval: counted in the metrics, not unscored; --resume
+    # keeps it (an unscored episode would be run again)
+    f = tmp_path / "off_frame.py"
+    f.write_text(OFF_FRAME_FILE)
+    out = tmp_path / "file"
+    r = run("eval", "--agent", f, "--objective", "maze_paint/easy", "--out", out, "--json")
+    assert r.exit_code == 0, r.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["metrics"]["unscored"] == 0 and summary["metrics"]["OSR"] == 0.0
+    _scored_refusal_end(summary["episodes"][0])
+    folder = out / summary["episodes"][0]["folder"]
+    mtime = (folder / "result.json").stat().st_mtime_ns
+    assert run("eval", "--resume", out).exit_code == 0 and (folder / "result.json").stat().st_mtime_ns == mtime
+    assert run("replay", folder).exit_code == 0
+    # a model's replies (the native protocol through a real HTTP server on 127.0.0.1): the
+    # protocol refuses the call itself and tells the model why; three invalid replies in a row
+    # end the episode as the agent's failure, scored as well
+    script = ReplayScript(gesture_script("native", [OFF_FRAME] * 3))
+    with ScriptedServer(script) as srv:
+        srv.keep_bodies = 1
+        cfg = ModelConfig(model="scripted-model", api="openai-chat", base_url=srv.url_v1, api_key_env="",
+                          timeout=10.0, max_retries=0)
+        rc = RunConfig(agent="native", objectives=["maze_paint/easy"], episodes=1,
+                       settings=Settings(action_timeout=None).as_dict(), model=cfg.public())
+        start_run(tmp_path / "model", rc)
+        s = execute(tmp_path / "model", rc)
+    ep = s["episodes"][0]
+    assert ep["end"] == "agent_error" and ep["scored"] is True and "invalid_action_limit" in ep["error"]
+    assert s["metrics"]["unscored"] == 0 and s["usage"]["parse_failures"] == 3
+    told = [json.dumps(b["body"]["messages"][-1]) for b in srv.bodies]
+    assert sum("not a valid call" in t and "outside" in t for t in told) == 2
+
+
+def test_replay_derives_the_refusal_limit_ending_from_the_actions(tmp_path):
+    # an episode ended by refused actions cannot be turned unscored (infrastructure_error) or
+    # made to end otherwise, and an end the refusals did not make is refused too
+    run_objective(OffFrameClicker(), "maze_paint", "easy", folder=tmp_path / "ep")
+    lines = _lines(tmp_path / "ep")
+    for end in ("infrastructure_error", "invalidated", "final_answer"):
+        bad = tmp_path / end
+        shutil.copytree(tmp_path / "ep", bad)
+        end_rec = json.loads(lines[-1])
+        end_rec["end"] = end_rec["result"]["end"] = end
+        _write(bad, lines[:-1] + [json.dumps(end_rec)])
+        res = json.loads((bad / "result.json").read_text())
+        res.update(end=end, scored=end != "infrastructure_error")
+        (bad / "result.json").write_text(json.dumps(res))
+        rep = replay_episode(bad)
+        assert not rep.ok and "refusal limit" in rep.divergence, (end, rep.divergence)
+    # the watchdog policy: the first refusal is the limit
+    run_objective(OffFrameClicker(), "maze_paint", "easy", folder=tmp_path / "w",
+                  settings=Settings(invalid_action_policy="watchdog"))
+    res = json.loads((tmp_path / "w" / "result.json").read_text())
+    assert res["end"] == "invalid_action_limit" and res["scored"] and res["invalid_actions"] == 1
+    assert replay_episode(tmp_path / "w").ok
+
+
 # ---- settings ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args, says", [

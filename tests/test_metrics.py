@@ -101,14 +101,17 @@ def test_unscored_episodes_are_left_out_of_every_metric():
     good = ep("maze_paint", "easy", 10, 10, end="completed")
     bad = ep("maze_paint", "easy", 0, 10, end="final_answer", budget_remaining=True)
     lost = ep("maze_paint", "easy", 0, 10, end="infrastructure_error", budget_remaining=True)
-    void = ep("maze_paint", "easy", 0, 10, end="invalidated")
-    assert not lost.scored and not void.scored and bad.scored
+    void = ep("maze_paint", "easy", 0, 10, end="infrastructure_error")
+    # refused actions are the agent's own failure: an episode they end is scored (issue 35)
+    refused = ep("maze_paint", "easy", 0, 10, end="invalid_action_limit", budget_remaining=True)
+    assert not lost.scored and not void.scored and bad.scored and refused.scored
     with_unscored = aggregate([good, bad, lost, void])
     without = aggregate([good, bad])
     for k in ("OSR", "LC", "FGP", "LPR", "PER", "SMR"):
         assert with_unscored[k] == without[k]
     assert with_unscored["OSR"] == 50.0 and with_unscored["PER"] == 50.0
     assert with_unscored["unscored"] == 2 and without["unscored"] == 0
+    assert aggregate([good, refused])["OSR"] == 50.0
     only_unscored = aggregate([lost])
     assert only_unscored["objectives"] == [] and only_unscored["unscored"] == 1 and math.isnan(only_unscored["OSR"])
 
@@ -132,5 +135,5 @@ def test_per_and_smr_pool_episodes_within_each_scope_while_completion_metrics_ar
     assert out["OSR"] == pytest.approx(((200 / 3 + 0) / 2 + 100) / 2)
     by_obj = {o["objective"]: o for o in out["objectives"]}
     assert by_obj["nut_and_bolt/easy"]["PER"] == pytest.approx(100 / 3)
-    unscored = ep("maze_paint", "easy", 0, 10, end="invalidated")
+    unscored = ep("maze_paint", "easy", 0, 10, end="infrastructure_error")
     assert aggregate(eps + [unscored])["PER"] == pytest.approx(out["PER"])   # unscored: left out

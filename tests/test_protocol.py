@@ -34,37 +34,41 @@ CLICK_BOLT = {"type": "click", "x": 270, "y": 297}       # the home screen's fir
 
 
 def test_the_first_action_must_be_a_wait(tmp_path):
-    # the paper's watchdog: a click before any frame invalidates the run (unscored)
-    r = run_objective(Script([CLICK_BOLT]), "bolt_unscrew", "easy", folder=tmp_path / "w")
-    assert r.end == "invalidated" and not r.outcome.scored and r.actions == 1 and "first action" in r.error
+    # the strict watchdog policy: a click before any frame ends the episode at once, SCORED
+    # (a refused action is the agent's own failure, issue 35)
+    r = run_objective(Script([CLICK_BOLT]), "bolt_unscrew", "easy", folder=tmp_path / "w",
+                      settings=Settings(invalid_action_policy="watchdog"))
+    assert r.end == "invalid_action_limit" and r.outcome.scored and r.actions == 1 and "first action" in r.error
     res = json.loads((tmp_path / "w" / "result.json").read_text())
-    assert res["rules"]["invalid_action_policy"] == "watchdog" and res["scored"] is False
+    assert res["rules"]["invalid_action_policy"] == "watchdog" and res["scored"] is True
     assert res["time"]["real"] == 0.0              # the clock never started
-    # the original's policy: refused with a message, the agent still has no frame; a wait then
+    assert replay_episode(tmp_path / "w").ok
+    # the default policy: refused with a message, the agent still has no frame; a wait then
     # returns the first screenshot and the click works
     a = Script([CLICK_BOLT, {"type": "wait"}, CLICK_BOLT])
-    r = run_objective(a, "bolt_unscrew", "easy", settings=Settings(invalid_action_policy="dispatch_failed"),
-                      folder=tmp_path / "d")
+    r = run_objective(a, "bolt_unscrew", "easy", folder=tmp_path / "d")
     s0, s1, s2, s3 = a.seen
     assert s0.frame is None and s0.feedback is None
     assert s1.frame is None and s1.feedback.status == "dispatch_failed" and "wait" in s1.feedback.message
     assert s2.frame is not None and s2.feedback.status == "wait_completed"
     assert s3.feedback.status == "screen_changed"
     assert r.end == "final_answer" and r.invalid == 1
+    assert json.loads((tmp_path / "d" / "result.json").read_text())["rules"]["invalid_action_policy"] == \
+        "dispatch_failed"
     assert replay_episode(tmp_path / "d").ok
-    # three refusals in a row end the episode under dispatch_failed
-    r = run_objective(Script([CLICK_BOLT] * 3), "bolt_unscrew", "easy",
-                      settings=Settings(invalid_action_policy="dispatch_failed"))
+    # three refusals in a row end the episode (the default policy), scored
+    r = run_objective(Script([CLICK_BOLT] * 3), "bolt_unscrew", "easy")
     assert r.end == "invalid_action_limit" and r.outcome.scored
     with pytest.raises(HarnessError):
         Settings(invalid_action_policy="ignore")
 
 
 def test_the_level_protocol_can_use_the_watchdog():
+    # the watchdog ends a level at its first refused action, a scored failure; all_levels goes on
     r = run_level_chain(Script([{"type": "teleport"}]), "truck_escape", "default",
                         settings=Settings(invalid_action_policy="watchdog"), mode="all_levels")
-    assert r.end == "invalidated" and not r.outcome.scored
-    assert r.levels[0]["termination"] == "invalidated" and not any(l["run"] for l in r.levels[1:])
+    assert r.outcome.scored and r.levels[0]["termination"] == "invalid_action_limit" and r.levels[0]["steps"] == 1
+    assert all(l["run"] and l["termination"] == "agent_terminated" for l in r.levels[1:])
     r = run_level_chain(Script([{"type": "teleport"}] * 3), "truck_escape", "default")
     assert r.levels[0]["termination"] == "invalid_action_limit" and r.outcome.scored
 

@@ -18,7 +18,7 @@ from longpuzzle.agents.harness.cycles import CycleDetector
 from longpuzzle.agents.harness.results import EpisodeResult
 from longpuzzle.agents.harness.run import Run
 from longpuzzle.agents.harness.trajectory import write_result
-from longpuzzle.agents.harness.settings import WATCHDOG, HarnessError, Settings, instruction_for
+from longpuzzle.agents.harness.settings import HarnessError, Settings, instruction_for, refusal_end_message, refusal_limit
 from longpuzzle.agents.metrics import BENCHMARK, LevelRun, level_score
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.suite import Suite
@@ -52,10 +52,10 @@ def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: S
         runs.append(r)
         if not r["success"]:
             end = r["termination"]
-            if mode == "progressive" or end == "invalidated":    # the watchdog stops the whole run
+            if mode == "progressive":
                 stop = True
     seconds = time.perf_counter() - t_all
-    if end != "invalidated" and ev.complete:
+    if ev.complete:
         end = "completed"
     outcome = ev.outcome(end, budget_remaining=False)
     played = [r for r in runs if r["run"]]
@@ -97,6 +97,7 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
         run.on_action = lambda step, rec: on_action(step, rec, clock.left())
     a_timeout = st.action_timeout or None
     det = CycleDetector()
+    limit = refusal_limit(st.invalid_action_policy)      # refused actions in a row that end the level
     invalid_run = invalid_total = repeated = noop = 0
     termination, err = "", ""
     fb = None
@@ -137,11 +138,8 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
             if not fb.executed:
                 invalid_run += 1
                 invalid_total += 1
-                if st.invalid_action_policy == WATCHDOG:
-                    termination, err = "invalidated", f"watchdog: {fb.message}"
-                    break
-                if invalid_run >= BENCHMARK["harness"]["invalid_action_limit"]:
-                    termination = "invalid_action_limit"
+                if invalid_run >= limit:           # the agent's own failure: scored
+                    termination, err = "invalid_action_limit", refusal_end_message(limit, fb.message)
                     break
                 continue
             clock.action(suite.clock - c0)

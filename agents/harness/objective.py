@@ -15,12 +15,13 @@ What the agent sees and may do (PAPERS.md sections 1 and 4):
   agent call gets min(action timeout, budget left). An action returned after the deadline
   is not executed, and events of an action that fall after the deadline do not happen: the
   episode ends at the deadline (end "budget").
-* A refused action (malformed, or not a wait first): with the paper's ``watchdog`` policy the
-  run stops and is invalidated (end "invalidated", unscored); with ``dispatch_failed`` (the
-  original repository's) it is answered with feedback dispatch_failed, and 3 in a row end
-  the episode (end "invalid_action_limit", a scored failure).
-* Ends at full completion, at the agent's FinalAnswer, at the deadline, at max_actions, on
-  an agent error or an infrastructure failure (unscored).
+* A refused action (malformed, or not a wait first) is the agent's own failure: it is
+  answered with feedback dispatch_failed and counted, and 3 in a row (``dispatch_failed``,
+  the default) or the first one (``watchdog``) end the episode: end "invalid_action_limit",
+  SCORED like any other non-completion (settings.refusal_limit).
+* Ends at full completion, at the agent's FinalAnswer, at the deadline, at max_actions, at
+  the refusal limit, on an agent error, or on an infrastructure failure (the only unscored
+  end: a failure of the harness or of what it runs on, not of the agent).
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ from longpuzzle.agents.harness.agent_call import caller_isolation, jsonable_acti
 from longpuzzle.agents.harness.clock import BudgetClock
 from longpuzzle.agents.harness.results import EpisodeResult, objective_results, result_core
 from longpuzzle.agents.harness.run import Run
-from longpuzzle.agents.harness.settings import WATCHDOG, HarnessError, Settings, instruction_for
-from longpuzzle.agents.metrics import BENCHMARK, action_step_kind
+from longpuzzle.agents.harness.settings import HarnessError, Settings, instruction_for, refusal_end_message, refusal_limit
+from longpuzzle.agents.metrics import action_step_kind
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.suite import Suite
 
@@ -82,7 +83,7 @@ class ObjectiveEpisode:
         if on_action is not None:
             run.on_action = lambda step, rec: on_action(step, rec, clock.left())
         self.action_spec = action_spec(*suite.frame_size, first_wait=True)
-        self.limit = BENCHMARK["harness"]["invalid_action_limit"]
+        self.limit = refusal_limit(st.invalid_action_policy)     # refused actions in a row that end it
         self.end: str | None = None
         self.error = ""
         self.feedback: Feedback | None = None
@@ -144,10 +145,8 @@ class ObjectiveEpisode:
             self.invalid_total += 1
             self.invalid_run += 1
             self.intermediate = ()
-            if st.invalid_action_policy == WATCHDOG:
-                self.end, self.error = "invalidated", f"watchdog: {why}"
-            elif self.invalid_run >= self.limit:
-                self.end, self.error = "invalid_action_limit", f"{self.limit} refused actions in a row; the last: {why}"
+            if self.invalid_run >= self.limit:
+                self.end, self.error = "invalid_action_limit", refusal_end_message(self.limit, why)
             return StepOutcome(self.feedback, [], None, why, self.end)
         self.invalid_run = 0
         clock.start()                                   # (the first wait starts it)

@@ -12,7 +12,7 @@ from longpuzzle.agents.harness.feedback import FeedbackTracker
 from longpuzzle.agents.harness.objective import run_objective
 from longpuzzle.agents.harness.results import EpisodeResult, objective_results
 from longpuzzle.agents.harness.run import Run
-from longpuzzle.agents.harness.settings import HarnessError, Settings
+from longpuzzle.agents.harness.settings import HarnessError, Settings, refusal_limit
 from longpuzzle.agents.harness.frames import (
     FRAMES_FILE, LEGACY_DIR, FrameStoreError, hasher, header_frame_hash, open_frames,
 )
@@ -290,7 +290,9 @@ def _replay(ev_lines, head, hf, store, result: dict | None) -> ReplayReport:
     last = len(ev_lines) - 1
     note = ""
     summary_refusals = 0
-    tally = {"invalid": 0, "noop": 0, "repeated": 0, "prev": None, "final": None, "late": False, "last_refused": 0}
+    # limit: refused actions in a row that end the episode; limit_at: the action that first reached it
+    tally = {"invalid": 0, "noop": 0, "repeated": 0, "prev": None, "final": None, "late": False, "last_refused": 0,
+             "limit": refusal_limit(st.invalid_action_policy), "limit_at": None}
     ender = _LevelEnds(suite, st) if head["protocol"] == "level" else None
     for pos, rec in enumerate(ev_lines[1:], 1):
         if rec.get("stream") == "public" and "action" in rec:
@@ -309,6 +311,8 @@ def _replay(ev_lines, head, hf, store, result: dict | None) -> ReplayReport:
             if not fb.executed:
                 tally["invalid"] += 1
                 tally["last_refused"] += 1
+                if tally["last_refused"] >= tally["limit"] and tally["limit_at"] is None:
+                    tally["limit_at"] = steps
             else:
                 tally["last_refused"] = 0
                 if fb.status == NO_VISIBLE_EFFECT:
@@ -391,12 +395,10 @@ class _LevelEnds:
 
     def __init__(self, suite, st: Settings):
         from longpuzzle.agents.harness.cycles import CycleDetector
-        from longpuzzle.agents.harness.settings import WATCHDOG
         from longpuzzle.agents.metrics import BENCHMARK
 
         self.suite, self.det = suite, CycleDetector()
-        self.watchdog = st.resolved("level").invalid_action_policy == WATCHDOG
-        self.limit = BENCHMARK["harness"]["invalid_action_limit"]
+        self.limit = refusal_limit(st.resolved("level").invalid_action_policy)
         self.max_steps = st.max_actions or BENCHMARK["games"][suite.level.game]["max_steps"]
         self.first: tuple[int, str] | None = None      # (step, ending) of the first one derived
 
@@ -406,9 +408,7 @@ class _LevelEnds:
         s = self.suite.session
         why = None
         if not fb.executed:
-            if self.watchdog:
-                why = "invalidated"
-            elif refused_in_a_row >= self.limit:
+            if refused_in_a_row >= self.limit:
                 why = "invalid_action_limit"
         elif s is not None and s.solved:
             why = "success"
@@ -444,20 +444,25 @@ def _end_consistent(end: str, protocol: str, ev, suite, st: Settings, steps: int
             return "does not agree: every level was won (the episode ends 'completed')"
         if end == "completed" and not ev.complete:
             return "does not agree: not every level was won"
+        # the refusal limit (settings.refusal_limit) ends the episode at the action that reaches it
+        at = tally["limit_at"]
+        if at is not None and (end != "invalid_action_limit" or at != steps):
+            return (f"does not agree: action {at} reaches the refusal limit ({tally['limit']} refused in a row), "
+                    "which ends the episode there with 'invalid_action_limit'")
+        if end == "invalid_action_limit" and at is None:
+            return f"does not agree: the actions never reach the refusal limit ({tally['limit']} in a row)"
         if end == "final_answer" and not tally["final"]:
             return "has no final answer in the events"
         if end == "max_actions" and st.max_actions != steps:
             return f"does not agree: {steps} actions, the cap was {st.max_actions}"
-        if end in ("invalidated", "invalid_action_limit") and not tally["last_refused"]:
-            return "does not agree: the last action was not refused"
         return ""
     s = suite.session
     if end == "success" and not (s is not None and s.solved):
         return "does not agree: the level is not solved"
     if end != "success" and s is not None and s.solved:
         return "does not agree: the level is solved"
-    if end == "invalid_action_limit" and tally["last_refused"] < 3:
-        return "does not agree: the last actions were not refused three times in a row"
+    if end == "invalid_action_limit" and tally["last_refused"] < tally["limit"]:
+        return f"does not agree: the last actions were not refused {tally['limit']} times in a row"
     return ""
 
 

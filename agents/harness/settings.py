@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass
 
 from longpuzzle.agents.evaluator import CERTIFY_BUDGET
+from longpuzzle.agents.metrics import BENCHMARK
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.geometry import check_viewport
 from longpuzzle.engine.registry import get_puzzle
@@ -14,20 +15,33 @@ from longpuzzle.engine.registry import get_puzzle
 DEFAULT_BUDGET = 3600.0
 DEFAULT_ACTION_TIMEOUT = 120.0
 MAX_FRAMES_PER_MOVE = 60          # intermediate frames kept per animation
-# what a refused (malformed) action does to an episode
-WATCHDOG = "watchdog"                 # the paper's: the run stops and is invalidated (unscored)
-DISPATCH_FAILED = "dispatch_failed"   # the original repository's: refused with feedback
-                                      # dispatch_failed; 3 in a row end the level / episode
+# what a refused (malformed) action does to an episode. Whatever the agent produced and the
+# GUI refused is the agent's own failure: under both policies it is counted, and a run of
+# refusals ends the level / episode as a SCORED "invalid_action_limit" (only failures of the
+# harness or the infrastructure are unscored, PAPERS.md section 4, Scored episodes)
+DISPATCH_FAILED = "dispatch_failed"   # refused with feedback dispatch_failed; 3 in a row end it
+WATCHDOG = "watchdog"                 # strict: the first refused action ends it
 INVALID_ACTION_POLICIES = (WATCHDOG, DISPATCH_FAILED)
 # each protocol's own rules where a setting is left at None
 PROTOCOL_DEFAULTS = {
-    "objective": {"invalid_action_policy": WATCHDOG, "charge_agent_time": True},
+    "objective": {"invalid_action_policy": DISPATCH_FAILED, "charge_agent_time": True},
     "level": {"invalid_action_policy": DISPATCH_FAILED, "charge_agent_time": False},
 }
 # the original harness's synchronisation after each dispatched action (HARNESS.md section 4):
 # a 0.05 s step wait, then polling every 0.05 s for up to 0.75 s until the frame changes, then
 # up to 0.35 s for a stable frame - between 0.05 s and 1.15 s per action
 ORIGINAL_SYNC_SECONDS = (0.05, 0.75, 0.35)
+
+
+def refusal_limit(policy: str | None) -> int:
+    """How many refused actions in a row end a level / episode ("invalid_action_limit")
+    under ``policy`` (None: dispatch_failed, both protocols' default)."""
+    return 1 if policy == WATCHDOG else BENCHMARK["harness"]["invalid_action_limit"]
+
+
+def refusal_end_message(limit: int, why: str) -> str:
+    """The error of an episode / level ended by ``limit`` refused actions in a row."""
+    return f"{limit} refused actions in a row; the last: {why}" if limit > 1 else f"a refused action: {why}"
 
 
 def instruction_for(game: str, difficulty: str) -> str:
@@ -56,8 +70,8 @@ class Settings:
     # seconds charged per executed action for the browser's synchronisation (0: none; the
     # original harness spends 0.05 s to 1.15 s, see ORIGINAL_SYNC_SECONDS)
     action_latency: float = 0.0
-    # "watchdog" | "dispatch_failed" (see above); None: the protocol's rule (objective
-    # watchdog, level dispatch_failed)
+    # "dispatch_failed" | "watchdog" (see above); None: the protocol's rule (dispatch_failed
+    # in both)
     invalid_action_policy: str | None = None
     # (W, H): the suite drawn letterboxed into a W x H page (the paper's agents saw 1280 x 900);
     # coordinates are page px. None: the frame is the game's own (540 x 960 times ``scale``)
