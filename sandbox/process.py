@@ -89,10 +89,14 @@ class Limits:
     file_mb: int | None = 256               # largest file it may write (in its work folder)
     open_files: int | None = 256
     processes: bool = False                 # may it start processes (fork / exec)?
+    network: bool = False                   # may it open sockets (its own network)? no: no network at all
+    threads: int | None = 64                # threads and processes at once (RLIMIT_NPROC, with a user of its own)
+    tmp_mb: int | None = 512                # size of its private /tmp, which holds its work folder (MiB)
+    pause_between_calls: bool = True        # stopped (SIGSTOP) while no call runs: nothing runs in between
     startup_seconds: float = 60.0           # to start and report ready
 
     def __post_init__(self):
-        for k in ("memory_mb", "cpu_seconds", "call_cpu_seconds", "file_mb", "open_files"):
+        for k in ("memory_mb", "cpu_seconds", "call_cpu_seconds", "file_mb", "open_files", "threads", "tmp_mb"):
             v = getattr(self, k)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
                                   or v <= 0):
@@ -169,6 +173,58 @@ def _allow(root: str, hidden: list[str], out: list, seen: set, depth: int) -> No
         _allow(p if rp == p else rp, hidden, out, seen, depth + 1)
 
 
+SPECIAL = ("/proc", "/sys", "/dev", "/tmp")             # kept (/proc remounted, /tmp private) by the view
+
+
+def _within(p: str, root: str) -> bool:
+    return p == root or p.startswith(root.rstrip("/") + "/")
+
+
+def view_plan(read: Iterable[str], write: Iterable[str], hide: Iterable[str]) -> dict:
+    """The mount plan of a sandboxed process's view of the filesystem (harden._view builds
+    it in its mount namespace): every top-level folder holding nothing it may read or write
+    is ``empty``; one holding some is rebuilt with only those bound back (grouped by the
+    entry of the folder they are in, so a Python runtime is one bind) and its symlinks that
+    lead to them; what is readable under /tmp is bound into the private /tmp; the hidden
+    paths are covered wherever they would still show."""
+    allowed = [p for p in (*read, *write) if p]
+    plan: dict = {"empty": [], "rebuild": [], "cover": [], "tmp": []}
+
+    def binds(folder: str, under: list[str]) -> list[str]:
+        groups: dict[str, list[str]] = {}
+        for a in under:
+            groups.setdefault(a[len(folder.rstrip("/")) + 1:].split("/")[0], []).append(a)
+        return sorted(os.path.commonpath(g) for g in groups.values())
+
+    try:
+        top = sorted(os.listdir("/"))
+    except OSError:
+        top = []
+    for e in top:
+        d = "/" + e
+        if d in SPECIAL or os.path.islink(d) or not os.path.isdir(d):
+            continue
+        under = [a for a in allowed if _within(a, d)]
+        if not under:
+            plan["empty"].append(d)
+        elif d not in under:
+            links = []
+            try:
+                for n in sorted(os.listdir(d)):
+                    q = os.path.join(d, n)
+                    if os.path.islink(q) and any(_within(os.path.realpath(q), a) for a in allowed):
+                        links.append([q, os.readlink(q)])
+            except OSError:
+                pass
+            plan["rebuild"].append([d, binds(d, under), links])
+    plan["tmp"] = binds("/tmp", [a for a in allowed if a != "/tmp" and _within(a, "/tmp")])
+    for h in hide:
+        h = os.path.realpath(h) if h else ""
+        if h and not any(_within(a, h) for a in (*allowed, *SPECIAL)) and os.path.lexists(h):
+            plan["cover"].append(h)
+    return plan
+
+
 def protections_available() -> dict:
     """What this machine offers (without starting a process): Landlock ABI, platform."""
     from longpuzzle.sandbox import harden
@@ -237,6 +293,9 @@ class Sandbox:
         self._closed = False
         self._why = ""                     # why it ended (for SandboxError("closed"))
         self._fin = None
+        self._stopped = False              # paused between calls (SIGSTOP)
+        self._cpu_last = 0.0               # its CPU time when last read (kept once it is gone)
+        self._host_dir: list[str] = []
 
     # ---- life ---------------------------------------------------------------------------
     @property
@@ -258,14 +317,15 @@ class Sandbox:
         if os.name != "posix":
             raise SandboxError("start", "sandboxed processes need a POSIX system")
         lim = self.limits
-        self.workdir = tempfile.mkdtemp(prefix="lp-sandbox-")
+        _sweep()
         r_req, w_req = os.pipe()
         r_rep, w_rep = os.pipe()
         r_out, w_out = os.pipe()
         for fd in (w_req, r_rep):
             _bigger_pipe(fd)
         shm, shm_ro = _shared_buffer(self.shared_bytes)
-        env = {"PATH": "/usr/bin:/bin", "HOME": self.workdir, "TMPDIR": self.workdir, "LANG": "C.UTF-8",
+        # HOME, TMPDIR and the current folder: its work folder, which the process makes itself
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
                "LC_ALL": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                "NUMEXPR_NUM_THREADS": "1"}
         extra_read = []
@@ -275,21 +335,23 @@ class Sandbox:
                 if k in ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE"):
                     extra_read.append(os.environ[k])
         hide = [*project_paths(), *self.hide]
+        read = readable_roots(hide, [*self.read, *extra_read])
         conf = {
             "reply_fd": w_rep, "program": self.name, "blocked": self.blocked,
             "shm_fd": shm_ro, "shm_size": len(shm) if shm is not None else 0,
             "max_reply": lim.max_reply_bytes,
             "harden": {"memory_mb": lim.memory_mb, "cpu_seconds": lim.cpu_seconds, "file_mb": lim.file_mb,
-                       "open_files": lim.open_files, "processes": lim.processes,
-                       "read": readable_roots(hide, [*self.read, *extra_read]),
-                       "write": [self.workdir, *DEVICES]},
+                       "open_files": lim.open_files, "processes": lim.processes, "network": lim.network,
+                       "threads": lim.threads, "tmp_mb": lim.tmp_mb, "parent": os.getpid(),
+                       "workdir_prefix": f"{WORK_PREFIX}{os.getpid()}-", "tmp": tempfile.gettempdir(),
+                       "read": read, "write": list(DEVICES), "view": view_plan(read, DEVICES, hide)},
         }
         mods = [[m, _module_source(m)] for m in STANDALONE] + [list(m) for m in self.modules] \
             + [[self.name, self.program]]
         try:
-            self.proc = subprocess.Popen(
+            self.proc = _spawn(
                 [sys.executable, "-I", "-B", "-c", BOOT], stdin=r_req, stdout=w_out, stderr=w_out,
-                pass_fds=(w_rep,) + ((shm_ro,) if shm_ro is not None else ()), cwd=self.workdir, env=env,
+                pass_fds=(w_rep,) + ((shm_ro,) if shm_ro is not None else ()), cwd="/", env=env,
                 start_new_session=True, close_fds=True)
         except OSError as e:
             for fd in (r_req, w_req, r_rep, w_rep, r_out, w_out) + ((shm_ro,) if shm_ro is not None else ()):
@@ -297,7 +359,8 @@ class Sandbox:
             raise SandboxError("start", f"cannot start a sandboxed process: {e}") from None
         for fd in (r_req, w_rep, w_out) + ((shm_ro,) if shm_ro is not None else ()):
             os.close(fd)
-        self._fin = weakref.finalize(self, _cleanup, self.proc, [w_req, r_rep], self.workdir)
+        self._host_dir: list[str] = []                 # a work folder on the host, to remove at the end
+        self._fin = weakref.finalize(self, _cleanup, self.proc, [w_req, r_rep], self._host_dir)
         threading.Thread(target=self._log.drain, args=(r_out,), name="sandbox-log", daemon=True).start()
         self._ep = channel.Endpoint(r_rep, w_req, max_json=lim.max_reply_bytes, max_blob=lim.max_reply_blob_bytes,
                                     nonblocking=True, shm_out=shm)
@@ -313,7 +376,31 @@ class Sandbox:
             self._kill("it did not report ready")
             raise SandboxError("start", "the sandboxed process did not start properly")
         self.protections = ready.get("protections") if type(ready.get("protections")) is dict else {}
+        wd = self.protections.get("workdir")
+        self.workdir = wd if type(wd) is str else ""
+        if self.workdir and not self.protections.get("private_tmp") \
+                and os.path.dirname(self.workdir) == tempfile.gettempdir() \
+                and os.path.basename(self.workdir).startswith(f"{WORK_PREFIX}{os.getpid()}-"):
+            self._host_dir.append(self.workdir)
+        self._pause()
         return self.protections
+
+    # ---- pausing: nothing of it runs while no call does -----------------------------------
+    def _pause(self) -> None:
+        if self.limits.pause_between_calls and self.proc is not None and not self._stopped:
+            try:
+                os.kill(self.proc.pid, signal.SIGSTOP)
+                self._stopped = True
+            except ProcessLookupError:
+                pass
+
+    def _resume(self) -> None:
+        if self._stopped:
+            self._stopped = False
+            try:
+                os.kill(self.proc.pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
 
     def close(self, grace: float = 0.5) -> None:
         """End the process (asking first, then SIGKILL after ``grace`` seconds); idempotent."""
@@ -321,6 +408,7 @@ class Sandbox:
             self._closed = True
             return
         if self.proc.poll() is None and self._ep is not None:
+            self._resume()
             try:
                 self._ep.send({"close": True}, (), time.monotonic() + min(grace, 0.2))
                 self.proc.wait(grace)
@@ -348,6 +436,7 @@ class Sandbox:
                 self._kill(f"more than {lim.call_cpu_seconds:g} s of CPU time in one call")
                 raise SandboxError("cpu", f"it used more than {lim.call_cpu_seconds:g} s of CPU time in one call")
 
+        self._resume()
         try:
             self._ep.send({"id": cid, "call": call}, blobs, deadline)
             while True:
@@ -374,18 +463,22 @@ class Sandbox:
                 raise SandboxError("protocol", "it sent a message that is not a reply")
         except channel.ChannelError as e:
             self._fail(e, "in a call")
+        finally:
+            if not self._closed:
+                self._pause()
 
     # ---- accounting ---------------------------------------------------------------------
     def cpu_time(self) -> float:
         """CPU seconds used by the process so far (user + system, all threads; Linux)."""
-        if self.proc is None:
-            return 0.0
+        if self.proc is None or self.proc.returncode is not None:
+            return self._cpu_last
         try:
             with open(f"/proc/{self.proc.pid}/stat", "rb") as f:
                 fields = f.read().rsplit(b")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+            self._cpu_last = max(self._cpu_last, (int(fields[11]) + int(fields[12])) / _CLK_TCK)
         except (OSError, IndexError, ValueError):
-            return 0.0
+            pass
+        return self._cpu_last
 
     def _check_cpu_total(self) -> None:
         lim = self.limits.cpu_seconds
@@ -425,6 +518,7 @@ class Sandbox:
         if not self._why:
             self._why = why
         self._closed = True
+        self.cpu_time()                      # its last reading, kept
         if self._fin is not None:
             self._fin()                      # kill the group, reap, close fds, remove the work folder
         self._ep = None
@@ -436,7 +530,7 @@ class Sandbox:
         self.close()
 
 
-def _cleanup(proc: subprocess.Popen, fds: list[int], workdir: str) -> None:
+def _cleanup(proc: subprocess.Popen, fds: list[int], host_dirs: list[str]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -454,9 +548,70 @@ def _cleanup(proc: subprocess.Popen, fds: list[int], workdir: str) -> None:
             os.close(fd)
         except OSError:
             pass
-    if workdir:
+    for d in host_dirs:
         import shutil
-        shutil.rmtree(workdir, ignore_errors=True)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+WORK_PREFIX = "lp-sandbox-"          # + the harness's pid + "-": a work folder on the host
+
+
+def _sweep() -> None:
+    """Remove the host work folders of harnesses that are gone (killed outright, they could not
+    remove them): only where there is no private /tmp, and only folders of this user."""
+    import shutil
+    tmp = tempfile.gettempdir()
+    for d in glob.glob(os.path.join(glob.escape(tmp), WORK_PREFIX + "*-*")):
+        pid = os.path.basename(d)[len(WORK_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            if os.stat(d).st_uid != os.getuid():
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(d, ignore_errors=True)
+        except OSError:
+            pass
+
+
+class _Spawner:
+    """Starts every sandboxed process from one thread that lives as long as this process: a
+    process's parent-death signal fires when the thread that started it ends, and it must
+    fire only when the harness does (a paused process cannot notice by itself)."""
+
+    lock = threading.Lock()
+    jobs = None
+
+    @classmethod
+    def run(cls, fn):
+        import queue
+        with cls.lock:
+            if cls.jobs is None:
+                cls.jobs = queue.SimpleQueue()
+                threading.Thread(target=cls._loop, args=(cls.jobs,), name="sandbox-spawner", daemon=True).start()
+        box: list = []
+        done = threading.Event()
+        cls.jobs.put((fn, box, done))
+        done.wait()
+        ok, value = box[0]
+        if ok:
+            return value
+        raise value
+
+    @staticmethod
+    def _loop(jobs) -> None:
+        while True:
+            fn, box, done = jobs.get()
+            try:
+                box.append((True, fn()))
+            except BaseException as e:      # noqa: BLE001 - handed back to the caller
+                box.append((False, e))
+            done.set()
+
+
+def _spawn(args, **kw) -> subprocess.Popen:
+    return _Spawner.run(lambda: subprocess.Popen(args, **kw))
 
 
 def _shared_buffer(size: int):

@@ -237,8 +237,8 @@ def test_an_agent_file_cannot_cheat(tmp_path):
     assert rep["paths"] == []
     assert len(rep["fds"]) <= 8, rep["fds"]          # stdio, the channel, the shared frame buffer: nothing inherited
     assert "BaseAgent" in rep["base"] and "FinalAnswer" in rep["base"] and "Suite" not in rep["base"]
-    if LANDLOCK:
-        assert rep["levels"] == rep["write_result"] == "failed: PermissionError"
+    if LANDLOCK:                                      # refused, or not even there (the sandbox's own view)
+        assert {rep["levels"], rep["write_result"]} <= {"failed: PermissionError", "failed: FileNotFoundError"}
         assert rep["memory"].startswith("failed") and rep["environ"].startswith("failed")
     if SCOPED:
         assert rep["signal"] == "failed: PermissionError"

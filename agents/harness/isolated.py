@@ -36,8 +36,9 @@ from longpuzzle.sandbox import Limits, Sandbox, SandboxError
 
 DEFAULT_LIMITS = Limits(memory_mb=4096)
 MAX_FINAL_TEXT = 10_000
-_PROTECTIONS = ("platform", "no_new_privs", "landlock", "landlock_scoped", "capabilities_dropped", "seccomp",
-                "rlimits")
+_PROTECTIONS = ("platform", "no_new_privs", "landlock", "landlock_scoped", "landlock_net", "capabilities_dropped",
+                "seccomp", "seccomp_denies", "netns", "mountns", "userns", "private_tmp", "own_user", "threads",
+                "parent_death", "rlimits")
 
 
 def _source(package: str, name: str) -> str:
@@ -51,12 +52,13 @@ class AgentFile:
     IsolatedAgentCaller, which runs the file in a sandboxed process. ``kwargs`` are passed to
     the class's ``__init__`` where it takes them (e.g. ``seed``); ``limits`` bound the
     process; ``pass_env`` names environment variables the agent needs (e.g. an API key for a
-    model it calls); ``hide`` adds paths it must not read."""
+    model it calls); ``hide`` adds paths it must not read; ``read`` paths it may read (e.g. a
+    model's weights; they are bound into its view of the filesystem)."""
 
     trusted = False
 
     def __init__(self, path: str | Path, *, kwargs: dict | None = None, limits: Limits | None = None,
-                 pass_env=(), hide=()):
+                 pass_env=(), hide=(), read=()):
         p = Path(path)
         if p.suffix != ".py" or not p.is_file():
             raise LongPuzzleError(f"agent file {path} is not a .py file")
@@ -71,6 +73,7 @@ class AgentFile:
         self.limits = limits or DEFAULT_LIMITS
         self.pass_env = tuple(pass_env)
         self.hide = (*hide, str(p.resolve().parent))
+        self.read = tuple(str(r) for r in read)
         self.class_name = ""
 
     def __repr__(self) -> str:
@@ -171,7 +174,8 @@ class IsolatedAgentCaller:
         lim = self.agent.limits
         return {"trusted": False, "mode": "process", "protections": prot,
                 "limits": {"memory_mb": lim.memory_mb, "cpu_seconds": lim.cpu_seconds,
-                           "call_cpu_seconds": lim.call_cpu_seconds}}
+                           "call_cpu_seconds": lim.call_cpu_seconds, "threads": lim.threads,
+                           "network": lim.network, "pause_between_calls": lim.pause_between_calls}}
 
     def log(self) -> str:
         """The agent's own output (stdout and stderr, bounded)."""
@@ -195,7 +199,7 @@ class IsolatedAgentCaller:
         if limit is not None and limit > lim.startup_seconds:
             lim = replace(lim, startup_seconds=limit)
         self.sandbox = Sandbox(_source("longpuzzle.agents.harness", "agent_host.py"), name="agent_host", limits=lim,
-                               hide=ag.hide, pass_env=ag.pass_env)
+                               hide=ag.hide, read=ag.read, pass_env=ag.pass_env)
         try:
             self.sandbox.start()
         except SandboxError as e:

@@ -1,0 +1,169 @@
+"""Agents cannot reach out of the sandbox (issue 35): a hostile agent file tries each way out
+and reports what it got; the harness side checks that nothing arrived (its servers saw no
+connection, its files kept their metadata) and that the run records what was in force.
+
+Each attack works on a sandbox without the protection (tried while writing these tests by
+switching it off in sandbox/harden.py): network (TCP and UDP to 127.0.0.1, listening,
+netlink, named and abstract unix sockets), metadata changes and observation of files outside
+its folder (chmod, utime, setxattr, stat, inotify, as uid 0), threads without bound, and in
+the code setting threads that go on running between calls and CPU time without an episode
+budget."""
+
+import json
+import os
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from longpuzzle.agents.builtin import load_agent
+from longpuzzle.agents.harness import AgentFile, Settings, run_objective
+from longpuzzle.sandbox import Limits, live_sandboxes
+
+HOSTILE = '''
+import json, os, socket, threading, time
+from longpuzzle.agents.base import BaseAgent, FinalAnswer
+
+TARGETS = json.loads({targets!r})
+
+
+def attempt(f):
+    try:
+        return "worked: " + str(f())[:80]
+    except BaseException as e:
+        return "failed: " + type(e).__name__
+
+
+def tcp():
+    s = socket.create_connection(("127.0.0.1", TARGETS["tcp"]), timeout=2)
+    s.sendall(b"GET / HTTP/1.0\\r\\n\\r\\n")
+    return s.getpeername()
+
+
+def udp():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    return s.sendto(b"hello", ("127.0.0.1", TARGETS["udp"]))
+
+
+def listen():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen()
+    return s.getsockname()
+
+
+def netlink():
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+    s.bind((0, 0))
+    return s.getsockname()
+
+
+def unix(addr):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(addr)
+    s.sendall(b"hello")
+    return "connected"
+
+
+def threads(n):
+    made = 0
+    stop = threading.Event()
+    try:
+        for _ in range(n):
+            threading.Thread(target=stop.wait, daemon=True).start()
+            made += 1
+    except RuntimeError:
+        pass
+    stop.set()
+    return made
+
+
+def inotify(path):
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(0)
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), "inotify_init1")
+    wd = libc.inotify_add_watch(fd, path.encode(), 0xFFF)
+    if wd < 0:
+        raise OSError(ctypes.get_errno(), "inotify_add_watch")
+    return wd
+
+
+class Escaper(BaseAgent):
+    def __init__(self, mode=""):
+        self.mode = mode
+
+    def act(self, obs):
+        t, rep = TARGETS, {{}}
+        if self.mode == "network":
+            rep["tcp"] = attempt(tcp)
+            rep["udp"] = attempt(udp)
+            rep["listen"] = attempt(listen)
+            rep["netlink"] = attempt(netlink)
+            rep["unix"] = attempt(lambda: unix(t["unix"]))
+            rep["abstract"] = attempt(lambda: unix(t["abstract"].encode()))
+        if self.mode == "files":
+            v = t["victim"]
+            rep["chmod"] = attempt(lambda: os.chmod(v, 0o6777))
+            rep["utime"] = attempt(lambda: os.utime(v, (0, 0)))
+            rep["setxattr"] = attempt(lambda: os.setxattr(v, "user.lp", b"x"))
+            rep["chown"] = attempt(lambda: os.chown(v, 1234, 1234))
+            for name in ("project", "results", "victim"):
+                rep["stat " + name] = attempt(lambda: os.stat(t[name]).st_mode)
+                rep["inotify " + name] = attempt(lambda: inotify(t[name]))
+            rep["uid"] = os.getuid()
+        if self.mode == "threads":
+            rep["threads"] = threads(t["threads"])
+        return FinalAnswer(json.dumps(rep))
+'''
+
+
+def _report(folder) -> dict:
+    for line in (Path(folder) / "events.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        if "final_answer" in rec:
+            return json.loads(rec["final_answer"])
+    raise AssertionError("no final answer recorded")
+
+
+def _run(tmp_path, mode, targets, limits=None, read=()):
+    src = tmp_path / "escaper.py"
+    src.write_text(HOSTILE.format(targets=json.dumps(targets)))
+    agent = AgentFile(src, kwargs={"mode": mode}, limits=limits or Limits(memory_mb=1024), read=read)
+    out = tmp_path / "results" / mode
+    r = run_objective(agent, "maze_paint", "easy", settings=Settings(budget=60), folder=out)
+    assert r.end == "final_answer", (r.end, r.error)
+    res = json.loads((out / "result.json").read_text())
+    assert live_sandboxes() == []
+    return _report(out), res["agent_isolation"]["protections"]
+
+
+def test_an_agent_file_has_no_network(tmp_path):
+    tcp = socket.create_server(("127.0.0.1", 0))                 # a server on 127.0.0.1, as `mcp --http` is
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    named = socket.socket(socket.AF_UNIX)
+    path = str(tmp_path / "s.sock")
+    named.bind(path)
+    named.listen()
+    abstract = socket.socket(socket.AF_UNIX)
+    name = f"\0lp-escape-{os.getpid()}"
+    abstract.bind(name.encode())
+    abstract.listen()
+    for s in (tcp, udp, named, abstract):
+        s.setblocking(False)
+    try:
+        rep, prot = _run(tmp_path, "network", {"tcp": tcp.getsockname()[1], "udp": udp.getsockname()[1],
+                                               "unix": path, "abstract": name})
+        assert all(v.startswith("failed") for v in rep.values()), rep
+        for s in (tcp, named, abstract):                          # nothing reached the harness's side
+            with pytest.raises(BlockingIOError):
+                s.accept()
+        with pytest.raises(BlockingIOError):
+            udp.recv(100)
+        assert prot["netns"] or "sockets" in prot["seccomp_denies"], prot
+    finally:
+        for s in (tcp, udp, named, abstract):
+            s.close()
