@@ -1,7 +1,9 @@
 """The ``human`` render mode: one pygame window per process showing the env's frames.
 
-Headless machines (tests, CI) set ``SDL_VIDEODRIVER=dummy``: the window is then drawn off
-screen and nothing waits for a person. With a real display the window keeps the env's
+Headless machines (tests, CI, a server): with ``SDL_VIDEODRIVER=dummy``, or with no display at
+all (a warning says so once), the window is drawn off screen and nothing waits for a person -
+so Gymnasium's ``check_env``, which tries every declared render mode, works anywhere. With a
+real display the window keeps the env's
 ``render_fps``; closing it is ignored until the env is closed (the env owns its episode).
 """
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 
 import numpy as np
 
@@ -28,6 +31,18 @@ def _display_available() -> bool:
 
 
 _OPEN = [0]          # viewers open in this process (they share pygame's one window)
+_WARNED = [False]
+
+
+def _draw_off_screen() -> None:
+    """No display: SDL's dummy driver (before pygame's display starts), said once per process."""
+    from longpuzzle.render import frame as fr
+    os.environ["SDL_VIDEODRIVER"] = "dummy"
+    fr.DUMMY_DRIVER_SET = True
+    if not _WARNED[0]:
+        _WARNED[0] = True
+        warnings.warn("render_mode='human' without a display (DISPLAY / WAYLAND_DISPLAY unset): the window is "
+                      "drawn off screen", stacklevel=4)
 
 
 class Viewer:
@@ -42,8 +57,7 @@ class Viewer:
             os.environ.pop("SDL_VIDEODRIVER", None)     # render/frame/ chose dummy, not the user
             fr.DUMMY_DRIVER_SET = False
         if not _display_available():
-            raise DisplayError("render_mode='human' needs a display (DISPLAY / WAYLAND_DISPLAY unset); "
-                               "use render_mode='rgb_array', or SDL_VIDEODRIVER=dummy for an off-screen window")
+            _draw_off_screen()
         self._pg = pygame
         self.size = size
         self.caption = caption

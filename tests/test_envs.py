@@ -2,6 +2,7 @@
 registered game in every mode, the rules and pixel semantics, level sources, seeding,
 pickling, and the compiled vector env against Gymnasium's SyncVectorEnv step for step."""
 
+import json
 import os
 import pickle
 import subprocess
@@ -256,6 +257,28 @@ def test_human_render_mode_runs_headless():
     env.step({"type": "swipe", "direction": "left"})
     env.close()
     env.close()
+
+
+def test_check_env_and_envs_check_work_with_no_display_and_no_sdl_driver():
+    """A machine with no display and SDL_VIDEODRIVER unset (a server, a fresh CI image): the
+    human mode check_env tries is drawn off screen, said once in a warning."""
+    env = {k: v for k, v in os.environ.items() if k not in ("SDL_VIDEODRIVER", "DISPLAY", "WAYLAND_DISPLAY")}
+    env["PYTHONPATH"] = str(Path(lpe.__file__).parents[2])
+    code = ("import warnings, gymnasium as gym, longpuzzle\n"
+            "from gymnasium.utils.env_checker import check_env\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    for kw in ({}, {'mode': 'pixels', 'scale': 0.5}):\n"
+            "        check_env(gym.make('longpuzzle/RushHour-v0', **kw).unwrapped)\n"
+            "print(sorted({str(x.message) for x in w if 'display' in str(x.message)}))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.count("drawn off screen") == 1
+    r = subprocess.run([sys.executable, "-m", "longpuzzle", "envs", "--check", "--json"], capture_output=True,
+                       text=True, env=env, timeout=600)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-2000:]
+    rows = json.loads(r.stdout)
+    assert len(rows) == 2 * len(GAMES) + 1 and {row["check"] for row in rows} == {"ok"}
 
 
 # ---- pixel mode --------------------------------------------------------------------------
