@@ -97,6 +97,16 @@ def test_mcp_over_stdio_plays_an_objective_to_osr_100(tmp_path):
             return await _play_solver(client)
     got = anyio.run(main)
     _check(got, out)
+    # serving again into the same --out is refused (one error line), the finished episode kept
+    res = out / "nut_and_bolt_easy" / "episode_001" / "result.json"
+    before = res.read_bytes(), (out / "summary.json").read_bytes()
+    for objective in ("nut_and_bolt/easy", "maze_paint/easy"):
+        cmd = [sys.executable, "-m", "longpuzzle", "mcp", "--objective", objective, "--out", str(out)]
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 2 and p.stderr.startswith("error:") and "already holds a run" in p.stderr, p.stderr
+        assert len(p.stderr.strip().splitlines()) == 1
+    assert (res.read_bytes(), (out / "summary.json").read_bytes()) == before
 
 
 def test_mcp_over_streamable_http_on_localhost(tmp_path):

@@ -30,6 +30,19 @@ def write_summary(out: Path, folder: Path, identity: dict, settings: dict) -> Pa
     return out / "summary.json"
 
 
+def _refuse_a_run(out: Path) -> None:
+    """An --out that already holds a run (an mcp or eval run folder) is refused, as eval
+    refuses it: serving into it would overwrite a finished episode. An empty or unrelated
+    folder is fine."""
+    held = [p.name for p in (out / "summary.json", out / "run.json") if p.exists()]
+    if out.is_dir():
+        held += sorted(f"{d.name}/{e.name}" for d in out.iterdir() if d.is_dir()
+                       for e in d.glob("episode_*") if (e / "events.jsonl").exists())
+    if held:
+        raise click.UsageError(f"{out} already holds a run ({held[0]}); a finished episode is never "
+                               "overwritten: serve into a new --out")
+
+
 def _hostport(v: str) -> tuple[str, int]:
     host, _, port = v.rpartition(":")
     try:
@@ -86,6 +99,7 @@ def mcp_cmd(objective, setting, out_dir, http, budget, action_timeout, charge_ag
     where = _hostport(http) if http else None
     if out_dir:
         out = Path(out_dir)
+        _refuse_a_run(out)
         out.mkdir(parents=True, exist_ok=True)
     else:
         out = new_results_folder(prefix="mcp")
