@@ -315,9 +315,12 @@ def sessions(tmp_path_factory):
         home, out = tmp / "home", tmp / "run"
         home.mkdir()
         key = ("sk-ant-dummy-" if cli == "claude" else "sk-dummy-") + secrets.token_hex(12)
+        # VISTA's play takes exactly one action: there, each action of a batch is a play of its own
+        plays = gestures if setting != "vista" else [x for a in gestures
+                                                     for x in (a["actions"] if a["type"] == "batch" else [a])]
         spec = {"cli": cli, "transport": transport, "setting": setting, "objective": OBJECTIVE, "out": str(out),
                 "agent": "claude-code" if cli == "claude" else "codex", "home": str(home),
-                "path": _bin_dir(tmp, exe), "gestures": gestures, "report": str(tmp / "report.json")}
+                "path": _bin_dir(tmp, exe), "gestures": plays, "report": str(tmp / "report.json")}
         (tmp / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
         # the dummy key: in the environment only; the compiled kernels: the suite's cache, not
         # one in the throwaway HOME
@@ -334,7 +337,7 @@ def sessions(tmp_path_factory):
         report = (json.loads((tmp / "report.json").read_text(encoding="utf-8"))
                   if (tmp / "report.json").exists() else None)
         got[name] = {"rc": proc.returncode, "stderr": stderr, "report": report, "tmp": tmp, "home": home,
-                     "out": out, "key": key}
+                     "out": out, "key": key, "plays": len(json.loads((tmp / "spec.json").read_text())["gestures"])}
     return got
 
 
@@ -356,7 +359,8 @@ def _check(s: dict, name: str) -> None:
     assert rep["requests"] == len(rep["script"]) > 0                 # every model request was answered
     # the CLI offered the server's tools under its own names, and called play for each step
     main = [x for x in rep["script"] if x.get("main") and x.get("k") is not None]
-    n_calls = 1 + 19                                          # the opening wait, the solver's gestures
+    n_calls = 1 + s["plays"]                                  # the opening wait, the solver's gestures
+    assert s["plays"] == (19 if setting != "vista" else 34)
     assert [x["k"] for x in main] == list(range(n_calls + 1)), [x["k"] for x in main]
     assert all(x["play"] == play for x in main)
     names = {"play", "screenshot", "final_answer"} | ({"inspect", "read_pixels", "history"} if setting == "vista"

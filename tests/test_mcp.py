@@ -54,9 +54,11 @@ async def _play_solver(client) -> dict:
         a = agent.act(obs)
         if isinstance(a, FinalAnswer):
             break
-        r = await client.call_tool("play", {"action": a})
-        assert not r.is_error, r.content[0].text
-        last = json.loads(r.content[0].text)
+        # VISTA: exactly one action per play, in the paper's form play(action, x, y)
+        for x in a["actions"] if a["type"] == "batch" else [a]:
+            r = await client.call_tool("play", {"action": x["type"], **{k: v for k, v in x.items() if k != "type"}})
+            assert not r.is_error, r.content[0].text
+            last = json.loads(r.content[0].text)
         img = r.content[1]
         assert img.type == "image" and img.mime_type == "image/png"
         obs = Observation(np.asarray(Image.open(io.BytesIO(base64.b64decode(img.data))).convert("RGB")), None, 0, None)
@@ -76,6 +78,7 @@ def _check(got, out):
     assert "no turn 1" in texts[2] or "no turns yet" in texts[2]
     assert "unknown tool 'teleport'" in texts[3]
     assert got["last"]["ended"] == "completed" and got["frame"].shape == (960, 540, 3)
+    assert got["last"]["available_actions"] == [] and got["last"]["n_frames"] >= 1
     assert got["after"][0] and "ended (completed)" in got["after"][1]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["metrics"]["OSR"] == 100.0 and summary["setting"] == "vista"
@@ -143,3 +146,86 @@ def test_mcp_command_errors_are_one_line():
     assert r.exit_code == 2 and r.output.startswith("error:") and "--http" in r.output
     r = CliRunner().invoke(cli, ["mcp", "--objective", "maze_paint/easy", "--setting", "psychic"])
     assert r.exit_code == 2 and r.output.startswith("error:")
+
+
+def test_the_vista_tools_have_the_papers_signatures_through_the_sdk_client(tmp_path):
+    """VISTA (PAPERS.md section 6) through the SDK's own client: play takes exactly one action
+    (named, with x and y) and returns n_frames and the available actions; inspect and
+    read_pixels take lists of labelled views with regions {x, y, w, h}; history's turns are
+    [start, end) with 64 records by default; save_compact_checkpoint(guide=None) keeps
+    GUIDE.md; and the pause-until-checkpoint rule holds for an MCP client too."""
+    out = tmp_path / "run"
+    guide = tmp_path / "guide.md"
+    guide.write_text("seeded guide", encoding="utf-8")
+    cmd = _server_cmd(out, "--guide", str(guide), "--checkpoint-tokens", "6000")
+    params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=dict(os.environ))
+
+    async def main():
+        got = {}
+        async with Client(params) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            got["schemas"] = {n: t.input_schema for n, t in tools.items()}
+
+            async def call(name, args):
+                r = await client.call_tool(name, args)
+                return r.is_error, r.content[0].text, [c for c in r.content[1:]]
+            got["first"] = await call("play", {"action": "wait", "ms": 0})
+            got["batch"] = await call("play", {"action": "batch", "actions": [{"type": "wait"}]})
+            for k in range(3):
+                got[f"click{k}"] = await call("play", {"action": "click", "x": 270, "y": 615 + k})
+            got["inspect"] = await call("inspect", {"question": "the board", "views": [
+                {"label": "menu", "turn": 1}, {"label": "corner", "turn": -1, "frame": -1,
+                                                "region": {"x": 0, "y": 0, "w": 54, "h": 96}}]})
+            got["pixels"] = await call("read_pixels", {"question": "colours", "views": [
+                {"label": "a", "turn": 1, "rows": 2, "cols": 2}, {"label": "b", "turn": 2, "rows": 1, "cols": 3}]})
+            got["events"] = await call("history", {"view": "events", "start_turn": 2, "end_turn": 4})
+            got["all"] = await call("history", {"view": "events"})
+            got["keep"] = await call("save_compact_checkpoint", {"guide": None, "working_memory": "plan A"})
+            shots = 0
+            while shots < 30:                    # screenshots fill the estimated context: then a pause
+                r = await call("screenshot", {})
+                if r[0]:
+                    break
+                shots += 1
+            got["shots"], got["paused"] = shots, r
+            got["paused_play"] = await call("play", {"action": "wait", "ms": 0})
+            got["guide_read"] = await call("read_guide", {})
+            got["save"] = await call("save_compact_checkpoint", {"working_memory": "plan B"})
+            got["resumed"] = await call("play", {"action": "wait", "ms": 0})
+            got["end"] = await call("final_answer", {"text": "stop"})
+        return got
+    got = anyio.run(main)
+    play = got["schemas"]["play"]
+    assert play["required"] == ["action"] and "x" in play["properties"] and "y" in play["properties"]
+    names = play["properties"]["action"]["anyOf"][0]["enum"]
+    assert "click" in names and "batch" not in names and "actions" not in play["properties"]
+    view = got["schemas"]["inspect"]["properties"]["views"]["items"]["properties"]
+    assert {"label", "turn", "frame", "region"} <= set(view) and view["region"]["required"] == ["x", "y", "w", "h"]
+    assert "views" in got["schemas"]["read_pixels"]["required"]
+    assert set(got["schemas"]["history"]["properties"]) == {"view", "start_turn", "end_turn", "limit"}
+    first = json.loads(got["first"][1])
+    assert not got["first"][0] and first["turn"] == 1 and first["n_frames"] >= 1 and "click" in first["available_actions"]
+    assert "batch" not in first["available_actions"]
+    assert got["batch"][0] and "exactly one action" in got["batch"][1]
+    assert all(not got[f"click{k}"][0] for k in range(3))
+    err, text, images = got["inspect"]
+    views = json.loads(text)["views"]
+    assert not err and [v["label"] for v in views] == ["menu", "corner"] and len(images) == 2
+    assert views[1]["zoom"] == 10 and views[1]["size"] == [540, 960]         # enlarged to the frame's size
+    err, text, _ = got["pixels"]
+    px = json.loads(text)
+    assert not err and [(s["label"], len(s["grid"]), len(s["grid"][0])) for s in px["samples"]] == [("a", 2, 2), ("b", 1, 3)]
+    assert all(c.startswith("#") for c in px["palette"])
+    assert [e["turn"] for e in json.loads(got["events"][1])["events"]] == [2, 3]
+    assert [e["turn"] for e in json.loads(got["all"][1])["events"]] == [1, 2, 3, 4]
+    assert not got["keep"][0] and json.loads(got["keep"][1])["guide"] == "unchanged"
+    assert got["shots"] >= 1 and got["paused"][0] and "save_compact_checkpoint" in got["paused"][1]
+    assert got["paused_play"][0] and "paused" in got["paused_play"][1]
+    assert not got["guide_read"][0] and json.loads(got["guide_read"][1])["content"] == "seeded guide"
+    assert not got["save"][0] and not got["resumed"][0]
+    assert not got["end"][0]
+    notes = out / "nut_and_bolt_easy" / "episode_001" / "notes"
+    assert (notes / "GUIDE.md").read_text() == "seeded guide" and (notes / "WORKING.md").read_text() == "plan B"
+    res = json.loads((out / "nut_and_bolt_easy" / "episode_001" / "result.json").read_text())
+    assert res["tools"]["checkpoints"] == 2
+    assert replay_episode(out / "nut_and_bolt_easy" / "episode_001").ok

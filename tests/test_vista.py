@@ -23,7 +23,9 @@ WAIT = {"action": {"type": "wait", "ms": 0}}
 
 
 def _solve(c: Controller, on_turn=None) -> int:
-    """Play the solver agent's gestures through play until the episode ends."""
+    """Play the solver agent's gestures through play until the episode ends: each in the
+    paper's form play(action, x, y, ...), a batch as one play per action where the episode
+    takes no batches (VISTA: exactly one action per play). Returns the plays made."""
     agent = SolverAgent()
     agent.reset(c.instruction, c.action_spec)
     obs = Observation(None, None, 0, None)
@@ -33,12 +35,13 @@ def _solve(c: Controller, on_turn=None) -> int:
         if isinstance(a, FinalAnswer):
             c.call("final_answer", {"text": "BENCHMARK COMPLETED"})
             break
-        r = c.call("play", {"action": a})
-        assert not r.error, r.text
-        n += 1
+        for x in a["actions"] if a["type"] == "batch" and not c.batch else [a]:
+            r = c.call("play", {"action": x["type"], **{k: v for k, v in x.items() if k != "type"}})
+            assert not r.error, r.text
+            n += 1
+            if on_turn is not None:
+                on_turn(c, n)
         obs = Observation(np.zeros((1, 1, 3), np.uint8), None, n, None)
-        if on_turn is not None:
-            on_turn(c, n)
     return n
 
 
@@ -54,13 +57,16 @@ def test_the_solver_completes_an_objective_through_play_and_every_call_is_logged
 
     def probe(c, n):
         if n == 4:                                      # a few other tools on the way, and bad calls
-            seen["inspect"] = c.call("inspect", {"views": [{"turn": 2}, {"turn": 3, "box": [10, 20, 60, 50], "zoom": 3}]})
-            seen["pixels"] = c.call("read_pixels", {"view": {"turn": -1}, "region": [0, 0, 540, 960], "rows": 8, "cols": 4})
+            seen["inspect"] = c.call("inspect", {"question": "q", "views": [
+                {"label": "all", "turn": 2}, {"label": "corner", "turn": 3, "region": {"x": 10, "y": 20, "w": 50, "h": 30}}]})
+            seen["pixels"] = c.call("read_pixels", {"question": "q", "views": [
+                {"label": "whole", "turn": -1, "rows": 8, "cols": 4},
+                {"label": "top", "turn": -1, "region": {"x": 0, "y": 0, "w": 540, "h": 100}, "rows": 2, "cols": 3}]})
             seen["shot"] = c.call("screenshot", {})
-            seen["hist"] = c.call("history", {"view": "events", "limit": 2})
+            seen["hist"] = c.call("history", {"view": "events", "start_turn": 2, "end_turn": 4})
             turn = c.turn
             for bad in ({"action": {"type": "click"}}, {"action": {"type": "click", "x": 9999, "y": 1}}, {},
-                        {"action": {"type": "wait"}, "extra": 1}, "not an object"):
+                        {"action": "wait", "extra": 1}, "not an object"):
                 assert c.call("play", bad).error
             assert c.call("nope", {}).error and c.call("inspect", {"views": [{"turn": 99}]}).error
             assert c.turn == turn and not c.done       # nothing dispatched, nothing lost
@@ -85,21 +91,28 @@ def test_the_solver_completes_an_objective_through_play_and_every_call_is_logged
     assert t["images"] == n + 2 + 1 and t == tool_use(tmp_path)
     # every returned image and grid is reproduced from the folder; replay checks frames as before
     chk = check_tool_records(tmp_path)
-    assert chk.ok and chk.checked == n + 2 + 1 + 1
+    assert chk.ok and chk.checked == n + 2 + 1 + 2
     assert replay_episode(tmp_path).ok
     with open_frames(tmp_path) as fs:
         rec = next(e for e in read_events(tmp_path) if e.get("tool") == "inspect")
         crop = fs.read(rec["refs"][1]["index"], box=(10, 20, 60, 50))
+    # the region enlarged by the largest factor that keeps it within the 540 x 960 frame: 10
     got = _png_pixels(seen["inspect"].images[1].png)
-    assert got.shape == (90, 150, 3) and np.array_equal(got, np.repeat(np.repeat(crop, 3, 0), 3, 1))
-    grid = json.loads(seen["pixels"].text)
+    assert got.shape == (300, 500, 3) and np.array_equal(got, np.repeat(np.repeat(crop, 10, 0), 10, 1))
+    views = json.loads(seen["inspect"].text)["views"]
+    assert [(v["label"], v["zoom"], v["region"]) for v in views] == [
+        ("all", 1, {"x": 0, "y": 0, "w": 540, "h": 960}), ("corner", 10, {"x": 10, "y": 20, "w": 50, "h": 30})]
+    out = json.loads(seen["pixels"].text)                      # one palette, one grid per view
     shot = _png_pixels(seen["shot"].images[0].png)
-    for i, y in enumerate(grid["y"]):
-        for j, x in enumerate(grid["x"]):
-            assert grid["palette"][SYMBOLS.index(grid["grid"][i][j])] == "#%02x%02x%02x" % tuple(shot[y, x])
-    assert grid["y"][0] == 60 and grid["x"][0] == 67          # cell centres
-    h = json.loads(seen["hist"].text)
-    assert [e["turn"] for e in h["events"]] == [3, 4] and h["events"][-1]["feedback"] == "screen_changed"
+    assert [g["label"] for g in out["samples"]] == ["whole", "top"]
+    for grid in out["samples"]:
+        for i, y in enumerate(grid["y"]):
+            for j, x in enumerate(grid["x"]):
+                assert out["palette"][SYMBOLS.index(grid["grid"][i][j])] == "#%02x%02x%02x" % tuple(shot[y, x])
+    assert out["samples"][0]["y"][0] == 60 and out["samples"][0]["x"][0] == 67          # cell centres
+    assert len(out["palette"]) == len(set(out["palette"]))
+    h = json.loads(seen["hist"].text)                          # turns [2, 4)
+    assert [e["turn"] for e in h["events"]] == [2, 3] and h["events"][-1]["feedback"] == "screen_changed"
 
 
 def test_a_play_before_the_previous_result_is_refused(tmp_path):
@@ -125,7 +138,7 @@ def test_a_play_before_the_previous_result_is_refused(tmp_path):
 
 
 def test_history_attempts_follow_restarts_and_wins_from_the_screen(tmp_path):
-    c = Controller("nut_and_bolt", "easy", setting="vista", settings=FAST, folder=tmp_path)
+    c = Controller("nut_and_bolt", "easy", setting="vista", settings=FAST, folder=tmp_path, batch=True)
     agent = SolverAgent()
     agent.reset(c.instruction, c.action_spec)
     obs = Observation(None, None, 0, None)
@@ -148,6 +161,10 @@ def test_history_attempts_follow_restarts_and_wins_from_the_screen(tmp_path):
             assert at["level"] == {"game": "Nut and Bolt", "difficulty": "Easy", "level": 1}
             assert [(a["attempt"], a["started_by"], a["ended_by"]) for a in at["attempts"]] == \
                 [(1, "entry", "restart"), (2, "restart", "ongoing")]
+            second = at["attempts"][1]["start_turn"]              # attempts that started in [start, end)
+            for lo, hi, want in ((second, None, [2]), (None, second, [1]), (None, second + 1, [1, 2])):
+                q = {"view": "attempts", **({"start_turn": lo} if lo else {}), **({"end_turn": hi} if hi else {})}
+                assert [a["attempt"] for a in json.loads(c.call("history", q).text)["attempts"]] == want
     assert c.done and c.call("history", {"view": "attempts"}).error      # no tool after the end
     lvl, at = c.history.view_attempts(None, None, 10)
     assert lvl["level"] == 3 and [a["ended_by"] for a in at] == ["win"]
@@ -159,19 +176,19 @@ def test_history_attempts_follow_restarts_and_wins_from_the_screen(tmp_path):
 
 def test_notes_are_capped_kept_and_working_is_cleared_on_another_level(tmp_path):
     c = Controller("nut_and_bolt", "easy", setting="vista", settings=FAST, folder=tmp_path, guide="seed guide")
-    assert json.loads(c.call("read_guide").text)["text"] == "seed guide"
+    assert json.loads(c.call("read_guide").text)["content"] == "seed guide"
     cleared = []
 
     def on_turn(c, n):
         lvl = c.history.level
         if lvl and lvl[2] == 1 and not cleared:
-            assert not c.call("write_working", {"text": "level 1 plan"}).error
-            big = c.call("write_guide", {"text": "x" * 20_000})
-            assert big.error and json.loads(c.call("read_guide").text)["text"] == "seed guide"
+            assert not c.call("write_working", {"content": "level 1 plan"}).error
+            big = c.call("write_guide", {"content": "x" * 20_000})
+            assert big.error and json.loads(c.call("read_guide").text)["content"] == "seed guide"
             cleared.append(1)
         if lvl and lvl[2] == 2 and len(cleared) == 1:
-            assert json.loads(c.call("read_working").text)["text"] == ""      # cleared: another level
-            r = c.call("save_compact_checkpoint", {"guide": "g2", "working": "w2"})
+            assert json.loads(c.call("read_working").text)["content"] == ""      # cleared: another level
+            r = c.call("save_compact_checkpoint", {"guide": "g2", "working_memory": "w2"})
             assert not r.error and json.loads(r.text)["checkpoint"] == 1
             cleared.append(2)
     _solve(c, on_turn)
@@ -202,7 +219,8 @@ def _check_inspect(c):
     assert c.call("inspect", {"views": [{"turn": 1, "box": [0, 0, 600, 10]}]}).error
     assert c.call("inspect", {"views": [{"turn": 1, "zoom": 99}]}).error
     assert c.call("inspect", {"views": [{"turn": 1, "frame": 5}]}).error
-    assert c.call("read_pixels", {"view": {"turn": 1}, "rows": 100, "cols": 100}).error     # over the cap
+    assert c.call("read_pixels", {"views": [{"turn": 1}], "rows": 100, "cols": 100}).error     # over the cap
+    assert c.call("read_pixels", {"views": [{"turn": 1}] * 5}).error      # 5 x 32 x 32 cells: over the cap
     # frames older than the in-memory cache come back from the episode's frame store
     c.archive._cache.clear()
     again = c.call("inspect", {"views": [{"turn": moved, "frame": 1}]})
@@ -293,18 +311,23 @@ def test_replay_reproduces_every_tool_result_and_catches_a_changed_one(tmp_path)
     c = Controller("maze_paint", "easy", setting="vista", settings=FAST, folder=tmp_path)
     c.call("play", WAIT)
     c.call("inspect", {"views": [{"turn": 1, "box": [0, 0, 40, 40], "zoom": 2}]})
-    c.call("read_pixels", {"view": {"turn": 1}, "rows": 3, "cols": 3})
+    c.call("read_pixels", {"views": [{"turn": 1, "rows": 3, "cols": 3}, {"turn": 1, "region": {"x": 5, "y": 5, "w": 50,
+                                                                                             "h": 9}}]})
     c.call("final_answer", {"text": "x"})
     r = CliRunner().invoke(cli, ["replay", str(tmp_path)])
-    assert r.exit_code == 0 and "3 tool results reproduced" in r.output
+    assert r.exit_code == 0 and "4 tool results reproduced" in r.output
     ev = (tmp_path / "events.jsonl").read_text().splitlines()
     k = next(i for i, l in enumerate(ev) if '"tool":"inspect"' in l)
     rec = json.loads(ev[k])
     rec["refs"][0]["box"] = [0, 0, 40, 41]                      # not what was sent
     ev[k] = json.dumps(rec)
+    k = next(i for i, l in enumerate(ev) if '"tool":"read_pixels"' in l)
+    rec = json.loads(ev[k])
+    rec["refs"][1]["region"] = [0, 0, 540, 960]                 # the whole frame, not the strip sent
+    ev[k] = json.dumps(rec)
     (tmp_path / "events.jsonl").write_text("\n".join(ev) + "\n")
     chk = check_tool_records(tmp_path)
-    assert not chk.ok and "call 2 (inspect)" in chk.problems[0]
+    assert not chk.ok and "call 2 (inspect)" in chk.problems[0] and "call 3 (read_pixels)" in chk.problems[1]
     r = CliRunner().invoke(cli, ["replay", str(tmp_path)])
     assert r.exit_code == 1 and "DIVERGED" in r.output
 
@@ -340,4 +363,90 @@ def test_a_picture_is_made_once_whatever_turn_shows_it(tmp_path):
     assert len(c._pngs) == 2
     assert np.array_equal(_png_pixels(r.images[0].png), c.archive.read(c.archive.index(2))[:80, :100]
                           .repeat(2, axis=0).repeat(2, axis=1))
+    c.close()
+
+
+def test_play_takes_exactly_one_action_and_returns_the_available_actions(tmp_path):
+    """VISTA's play(action, x, y): one action, named, its result with n_frames and the actions
+    play accepts now; a batch only where the episode takes them (native, code, or batch=True)."""
+    c = Controller("nut_and_bolt", "easy", setting="vista", settings=FAST, folder=tmp_path)
+    assert not c.batch and c.available_actions() == ["wait"]
+    schema = next(t for t in c.tools if t.name == "play").schema
+    assert "batch" not in schema["properties"]["action"]["anyOf"][0]["enum"]
+    r = json.loads(c.call("play", {"action": "wait", "ms": 0}).text)
+    assert r["turn"] == 1 and r["n_frames"] == 1 and r["available_actions"] == list(TOOLS["play"].schema[
+        "properties"]["action"]["anyOf"][0]["enum"]) and "batch" not in r["available_actions"]
+    two = [{"type": "click", "x": 270, "y": 615}, {"type": "click", "x": 270, "y": 260}]
+    for batch in ({"action": "batch", "actions": two}, {"action": {"type": "batch", "actions": two}}):
+        bad = c.call("play", batch)
+        assert bad.error and "exactly one action" in bad.text and c.turn == 1     # nothing dispatched
+    assert c.call("play", {"action": "click", "x": 270}).error                   # no y
+    assert c.call("play", {"action": "click", "x": 270, "y": 615, "z": 1}).error
+    r = json.loads(c.call("play", {"action": "click", "x": 270, "y": 615}).text)
+    assert r["turn"] == 2 and r["feedback"] == "screen_changed"
+    assert json.loads(c.call("play", {"action": {"type": "click", "x": 270, "y": 260}}).text)["turn"] == 3
+    c.call("final_answer", {"text": "stop"})
+    assert c.available_actions() == []
+    for setting, batch in (("native", None), ("code", None), ("vista", True)):
+        d = Controller("nut_and_bolt", "easy", setting=setting, settings=FAST, folder=tmp_path / setting, batch=batch)
+        assert d.batch and "batch" in next(t for t in d.tools if t.name == "play").schema["properties"]["action"][
+            "anyOf"][0]["enum"]
+        d.call("play", WAIT)
+        r = json.loads(d.call("play", {"action": "batch", "actions": two}).text)
+        assert r["turn"] == 2 and "batch" in r["available_actions"]
+        d.close()
+
+
+def test_history_defaults_to_64_records_of_turns_start_to_before_end(tmp_path):
+    c = Controller("maze_paint", "easy", setting="vista", settings=FAST, folder=tmp_path)
+    for _ in range(70):
+        c.call("play", {"action": "wait", "ms": 1})
+    ev = json.loads(c.call("history", {"view": "events"}).text)["events"]
+    assert [e["turn"] for e in ev] == list(range(7, 71)) and ev[0]["n_frames"] == 1
+    ev = json.loads(c.call("history", {"view": "events", "start_turn": 5, "end_turn": 9, "limit": 3}).text)["events"]
+    assert [e["turn"] for e in ev] == [6, 7, 8]                      # [5, 9), the latest 3
+    assert c.call("history", {"view": "events", "start": 5}).error    # the paper's names
+    c.close()
+
+
+def test_a_checkpoint_with_guide_none_keeps_the_guide_and_the_pause_holds_until_one_is_saved(tmp_path):
+    c = Controller("maze_paint", "easy", setting="vista", settings=FAST, folder=tmp_path, guide="seed")
+    c.call("play", WAIT)
+    r = c.call("save_compact_checkpoint", {"working_memory": "w1"})                    # guide left out
+    assert not r.error and json.loads(r.text)["guide"] == "unchanged"
+    assert not c.call("save_compact_checkpoint", {"guide": None, "working_memory": "w2"}).error   # guide null
+    assert (tmp_path / "notes" / "GUIDE.md").read_text() == "seed" and (tmp_path / "notes" / "WORKING.md").read_text() == "w2"
+    assert c.call("save_compact_checkpoint", {"guide": "g"}).error                     # working_memory is needed
+    # the pause: the agent's context is nearly full
+    assert c.request_checkpoint()
+    turn = c.turn
+    for name, args in (("play", WAIT), ("screenshot", {}), ("inspect", {"views": [{"turn": 1}]}),
+                       ("write_working", {"content": "x"})):
+        r = c.call(name, args)
+        assert r.error and "paused" in r.text and "save_compact_checkpoint" in r.text, name
+    assert c.turn == turn
+    assert json.loads(c.call("read_guide").text)["content"] == "seed"                   # reading still answers
+    assert not c.call("save_compact_checkpoint", {"guide": "g3", "working_memory": "w3"}).error
+    assert not c.call("play", WAIT).error and not c.checkpoint_due
+    c.close()
+    paused = [e for e in read_events(tmp_path) if e.get("paused")]
+    assert [e["tool"] for e in paused] == ["play", "screenshot", "inspect", "write_working"]
+    # without the notes tools there is no pause
+    n = Controller("maze_paint", "easy", setting="native", settings=FAST, folder=tmp_path / "n")
+    assert not n.request_checkpoint() and not n.call("play", WAIT).error
+    n.close()
+
+
+def test_the_pause_comes_by_itself_once_the_estimated_context_is_full(tmp_path):
+    """For a client whose context the harness does not see (MCP): the estimated tokens sent
+    since the last checkpoint (an image of 540 x 960 about 691) reach checkpoint_tokens."""
+    c = Controller("maze_paint", "easy", setting="vista", settings=FAST, folder=tmp_path, checkpoint_tokens=2000)
+    c.call("play", WAIT)
+    shots = 0
+    while not c.call("screenshot").error:
+        shots += 1
+        assert shots < 10
+    assert shots == 2 and c.checkpoint_due                       # 3 images of ~700 tokens, and the texts
+    assert not c.call("save_compact_checkpoint", {"working_memory": "w"}).error and c.context_estimate < 100
+    assert not c.call("screenshot").error
     c.close()

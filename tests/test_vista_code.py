@@ -49,15 +49,18 @@ def test_run_python_persists_sees_frames_and_acts_through_the_controller(code, t
     assert out["output"] == "True\n"
     r, out = _run(c, "gui({'type': 'click'})")
     assert r.error and "GuiError" in out["output"] and "'x', 'y'" in out["output"] and c.turn == 2
+    # play's own arguments: the action's name with x and y (the paper's form), a batch (the code setting's)
+    r, out = _run(c, "r = gui('wait', ms=10); r['turn'], r['n_frames'], 'batch' in r['available_actions']")
+    assert out["output"] == "(3, 1, True)\n" and c.turn == 3
     r, out = _run(c, "1 / 0")
     assert out["status"] == "error" and "ZeroDivisionError" in out["output"]
     _run(c, "x")                                                             # the process lived on
     assert c.call("run_python", {"code": ""}).error and c.call("run_python", {}).error
     c.call("final_answer", {"text": "stop"})
     res = c.result
-    assert res.end == "final_answer" and res.actions == 2
+    assert res.end == "final_answer" and res.actions == 3
     # NGAR: the opening wait and every run_python call are other (gui() inside is not a step)
-    assert (res.outcome.native_steps, res.outcome.other_steps) == (0, 1 + 9 + 1)
+    assert (res.outcome.native_steps, res.outcome.other_steps) == (0, 1 + 10 + 1)
     cells = [e for e in read_events(c.folder) if e.get("tool") == "run_python"]
     assert [e["args"].get("code", "")[:6] for e in cells][:2] == ["import", "f = fr"]
     assert cells[0]["output"] == "42\n" and cells[2]["turns"] == [2]

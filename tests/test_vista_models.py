@@ -20,7 +20,13 @@ DONE = {"text": "BENCHMARK COMPLETED: the card says All complete!"}
 
 
 def _play(a):
-    return {"name": "play", "arguments": {"action": a}}
+    """A play call in the paper's form: play(action, x, y, ...)."""
+    return {"name": "play", "arguments": {"action": a["type"], **{k: v for k, v in a.items() if k != "type"}}}
+
+
+def _plays(gestures):
+    """One reply per action (VISTA's play takes exactly one: a batch becomes its actions)."""
+    return [{"tool_calls": [_play(x)]} for a in gestures for x in (a["actions"] if a["type"] == "batch" else [a])]
 
 
 class Script:
@@ -44,7 +50,7 @@ class Script:
             return {"text": "Summary: on level 1, the plan continues."}
         if "save_compact_checkpoint now" in text:
             return {"tool_calls": [{"name": "save_compact_checkpoint",
-                                    "arguments": {"guide": "G: swipe", "working": "W: left"}}]}
+                                    "arguments": {"guide": "G: swipe", "working_memory": "W: left"}}]}
         return self.replies.pop(0) if self.replies else DONE
 
 
@@ -78,13 +84,12 @@ def test_each_configuration_offers_its_tools_and_keeps_its_context(config, tmp_p
 
 def test_the_full_harness_completes_an_objective_and_logs_the_conversation(tmp_path):
     g = solver_gestures("nut_and_bolt/easy")
-    tools = [{"tool_calls": [{"name": "write_working", "arguments": {"text": "plan: sort the nuts"}},
+    tools = [{"tool_calls": [{"name": "write_working", "arguments": {"content": "plan: sort the nuts"}},
                              {"name": "history", "arguments": {"view": "attempts"}}]},
-             {"tool_calls": [{"name": "read_pixels", "arguments": {"view": {"turn": -1}, "rows": 4, "cols": 4}},
-                             {"name": "inspect", "arguments": {"views": [{"turn": 2, "box": [0, 0, 100, 100],
-                                                                          "zoom": 2}]}}]}]
-    replies = [{"tool_calls": [_play({"type": "wait", "ms": 0})]}] + [{"tool_calls": [_play(a)]} for a in g[:4]] \
-        + tools + [{"tool_calls": [_play(a)]} for a in g[4:]]
+             {"tool_calls": [{"name": "read_pixels", "arguments": {"views": [{"turn": -1, "rows": 4, "cols": 4}]}},
+                             {"name": "inspect", "arguments": {"views": [{"label": "corner", "turn": 2, "region": {
+                                 "x": 0, "y": 0, "w": 100, "h": 100}, "zoom": 2}]}}]}]
+    replies = [{"tool_calls": [_play({"type": "wait", "ms": 0})]}] + _plays(g[:4]) + tools + _plays(g[4:])
     script = Script(replies)
     with ScriptedServer(script) as srv:
         agent = _agent("vista-full", srv, tmp_path)
@@ -145,8 +150,7 @@ def test_eval_runs_a_tool_agent_with_a_model(tmp_path):
     from longpuzzle.agents import runner
     from longpuzzle.cli import cli
     assert runner.TOOL_AGENTS == tuple(CONFIGS) and set(runner.MODEL_AGENTS) == set(agents_cli.MODEL_AGENTS)
-    replies = [{"tool_calls": [_play({"type": "wait", "ms": 0})]}] + \
-        [{"tool_calls": [_play(a)]} for a in solver_gestures("nut_and_bolt/easy")]
+    replies = [{"tool_calls": [_play({"type": "wait", "ms": 0})]}] + _plays(solver_gestures("nut_and_bolt/easy"))
     with ScriptedServer(Script(replies)) as srv:
         r = CliRunner().invoke(cli, ["eval", "--agent", "vista-memory", "--model", "scripted", "--api", "openai-chat",
                                      "--base-url", srv.url_v1, "--api-key-env", "", "--objective", "nut_and_bolt/easy",

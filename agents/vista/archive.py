@@ -128,6 +128,39 @@ def check_box(box, size: tuple[int, int]) -> tuple[int, int, int, int]:
     return x0, y0, x1, y1
 
 
+def view_box(view: dict, size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """The box [x0, y0, x1, y1) of a view: its ``region`` {x, y, w, h} (VISTA's form), or its
+    ``box`` [x0, y0, x1, y1] (the option), or the whole frame; ArchiveError if it is not
+    inside the frame or gives both."""
+    region, box = view.get("region"), view.get("box")
+    if region is not None and box is not None:
+        raise ArchiveError("give 'region' {x, y, w, h} or 'box' [x0, y0, x1, y1], not both")
+    if region is None:
+        return check_box(box, size)
+    if not isinstance(region, dict) or set(region) != {"x", "y", "w", "h"} or \
+            any(isinstance(v, bool) or not isinstance(v, int) for v in region.values()):
+        raise ArchiveError(f"a region is {{\"x\", \"y\", \"w\", \"h\"}} in integer pixels, not {region!r}")
+    x, y, w, h = region["x"], region["y"], region["w"], region["h"]
+    W, H = size
+    if not (0 <= x and 0 <= y and w >= 1 and h >= 1 and x + w <= W and y + h <= H):
+        raise ArchiveError(f"region {region} is not inside the {W} x {H} frame (x >= 0, y >= 0, w >= 1, h >= 1, "
+                           f"x + w <= {W}, y + h <= {H})")
+    return x, y, x + w, y + h
+
+
+def region_of(box) -> dict:
+    """{x, y, w, h} of a box [x0, y0, x1, y1)."""
+    x0, y0, x1, y1 = box
+    return {"x": x0, "y": y0, "w": x1 - x0, "h": y1 - y0}
+
+
+def fit_zoom(box, size: tuple[int, int], most: int) -> int:
+    """inspect's enlargement when the view gives none: the largest whole factor (1 .. most)
+    that keeps the enlarged region within the frame's size (so the whole frame stays 1x)."""
+    w, h = box[2] - box[0], box[3] - box[1]
+    return max(1, min(most, size[0] // w, size[1] // h))
+
+
 def crop_zoom(frame: np.ndarray, box: tuple[int, int, int, int], zoom: int) -> np.ndarray:
     """The box of the frame, each pixel repeated zoom x zoom times (nearest neighbour)."""
     x0, y0, x1, y1 = box
@@ -175,6 +208,45 @@ def _zoom_kernel():
                         dst[i] = row[i]
         _ZOOM.append(zoom_into)
     return _ZOOM[0]
+
+
+def pixel_samples(frame: np.ndarray, box: tuple[int, int, int, int], rows: int, cols: int):
+    """(the pixel at the centre of each of the box's rows x cols cells as (rows, cols) packed
+    0xRRGGBB values, the cells' x centres, their y centres)."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    ys = y0 + ((2 * np.arange(rows) + 1) * h) // (2 * rows)
+    xs = x0 + ((2 * np.arange(cols) + 1) * w) // (2 * cols)
+    cells = frame[ys[:, None], xs[None, :]]                     # (rows, cols, 3)
+    packed = (cells[..., 0].astype(np.uint32) << 16) | (cells[..., 1].astype(np.uint32) << 8) | cells[..., 2]
+    return packed, xs, ys
+
+
+def samples_hash(packed: np.ndarray) -> str:
+    """The hash of one view's samples (records.py recomputes it from the stored frame)."""
+    import xxhash
+    a = np.ascontiguousarray(packed, dtype="<u4")
+    return xxhash.xxh3_128_hexdigest(np.array(a.shape, "<u4").tobytes() + a.tobytes())
+
+
+def pixel_views(grids: list) -> tuple[list[str], list]:
+    """One palette for several views' samples (hex colours in order of first appearance,
+    view by view) and each view's grid: one string per row of palette symbols (``SYMBOLS``;
+    with more colours than symbols, each row is a list of palette indices)."""
+    flat = np.concatenate([g.ravel() for g in grids])
+    uniq, first, inv = np.unique(flat, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    codes = rank[inv]
+    palette = [f"#{int(v):06x}" for v in uniq[order]]
+    out, at = [], 0
+    sym = np.array(list(SYMBOLS))
+    for g in grids:
+        c = codes[at:at + g.size].reshape(g.shape)
+        at += g.size
+        out.append(["".join(r) for r in sym[c]] if len(palette) <= len(SYMBOLS) else [[int(v) for v in r] for r in c])
+    return palette, out
 
 
 def pixel_grid(frame: np.ndarray, box: tuple[int, int, int, int], rows: int, cols: int) -> dict:

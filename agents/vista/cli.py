@@ -12,6 +12,11 @@ import click
 
 from longpuzzle.engine.catalog import catalog
 
+# the pause-until-checkpoint rule for a client whose context the harness does not see: the
+# estimated tokens of the calls and results since the last checkpoint that trigger it (a
+# context of about 200,000 tokens, less room for the client's own prompt and thinking)
+CHECKPOINT_TOKENS = 150_000
+
 
 def write_summary(out: Path, folder: Path, identity: dict, settings: dict) -> Path:
     """summary.json of a one-episode run folder, as eval writes it (runner.summarise: report,
@@ -79,11 +84,18 @@ def _hostport(v: str) -> tuple[str, int]:
               help="States the evaluator may search per move for a dead-end certificate (0: none).")
 @click.option("--guide", "guide_file", type=click.Path(dir_okay=False, exists=True), default=None,
               help="Start GUIDE.md from this file (vista setting).")
+@click.option("--batch/--no-batch", "batch", default=None,
+              help="Whether play takes a batch of actions [default: native and code yes (the paper's Native GUI "
+              "Actions), vista no (VISTA: exactly one action)].")
+@click.option("--checkpoint-tokens", type=click.IntRange(min=0), default=CHECKPOINT_TOKENS, show_default=True,
+              help="vista: pause the tools until save_compact_checkpoint once the client was sent about this many "
+              "tokens (estimated) since the last checkpoint (0: never).")
 @click.option("--agent", "agent_name", default="mcp", show_default=True,
               help="The agent's name in the results (e.g. claude-code).")
 @click.option("--model", "model_name", default=None, help="The model behind the client, recorded in the results.")
 def mcp_cmd(objective, setting, out_dir, http, budget, action_timeout, charge_agent_time, action_latency,
-            frames_per_move, viewport, style, scale, certify_budget, guide_file, agent_name, model_name):
+            frames_per_move, viewport, style, scale, certify_budget, guide_file, batch, checkpoint_tokens, agent_name,
+            model_name):
     """Serve one objective episode to an MCP client (Claude Code, Codex CLI, any MCP client)
     over stdio, or streamable HTTP with --http. The episode runs under the same protocol,
     budget clock and private evaluator as eval and writes the same run folder."""
@@ -119,7 +131,8 @@ def mcp_cmd(objective, setting, out_dir, http, budget, action_timeout, charge_ag
         say(f"episode ended ({res.end}): {o.solved_count}/{len(o.levels)} levels won; results in {folder}")
 
     c = Controller(obj.game, obj.difficulty, setting=setting, settings=st, folder=folder, agent_name=agent_name,
-                   guide=guide, action_timeout=action_timeout or None, on_finish=finished,
+                   guide=guide, action_timeout=action_timeout or None, on_finish=finished, batch=batch,
+                   checkpoint_tokens=checkpoint_tokens or None,
                    header={"model": model_name} if model_name else None)
 
     def stop_signal(signum, frame):

@@ -8,9 +8,12 @@ Inside, besides the standard library and numpy (``np``), the code has only:
                            (H, W, 3) uint8 arrays, intermediate ones first
     frame(turn=-1, index=-1)   one archived frame
     turns()                the number of turns so far
-    gui(action)            one GUI action or batch through the same controller as play;
-                           returns {"turn", "feedback", "frames", "time_left"} (raises
-                           GuiError for an action the controller refuses)
+    gui(action, x=None, y=None, **fields)   play's arguments (tools.play_action: an action
+                           name with its fields, or one action object; a batch where the
+                           episode takes them) through the same controller as play;
+                           returns {"turn", "feedback", "n_frames", "time_left",
+                           "available_actions"} (raises GuiError for an action the
+                           controller refuses)
 
 Each call gets ``Limits`` (wall time, CPU time, memory): a call that exceeds them ends the
 process (the next call starts a fresh one; its variables are gone) and says so. The output
@@ -67,9 +70,11 @@ def turns():
     return _ctx.request({"op": "turns"})[0]["turns"]
 
 
-def gui(action):
-    """Send one GUI action (or a batch) through the controller; returns its result."""
-    reply, _ = _ctx.request({"op": "gui", "action": action})
+def gui(action, x=None, y=None, **fields):
+    """Send one GUI action through the controller, as play: gui("click", 10, 20), or one
+    action object gui({"type": "click", "x": 10, "y": 20}); returns its result."""
+    args = {"action": action, **{k: v for k, v in (("x", x), ("y", y)) if v is not None}, **fields}
+    reply, _ = _ctx.request({"op": "gui", "args": args})
     if "error" in reply:
         raise GuiError(reply["error"])
     return reply
@@ -190,7 +195,7 @@ class CodeRunner:
                 if self.c.done or self.c.ep.poll():
                     return {"error": f"the episode has ended ({self.c.ep.end})"}
                 try:
-                    out = self.c.gui(msg.get("action"), None, with_image=False)
+                    out = self.c.gui(self.c.play_action(msg.get("args")), None, with_image=False)
                 except ToolError as e:
                     return {"error": str(e)}
                 if out["error"]:

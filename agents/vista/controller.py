@@ -47,12 +47,18 @@ from typing import Any
 from longpuzzle.agents.base import FinalAnswer
 from longpuzzle.agents.harness import HarnessError, ObjectiveEpisode, Settings, frame_hash
 from longpuzzle.agents.vista import tools as T
-from longpuzzle.agents.vista.archive import ArchiveError, FrameArchive, check_box, crop_zoom, pixel_grid
+from longpuzzle.agents.vista.archive import (ArchiveError, FrameArchive, crop_zoom, fit_zoom, pixel_samples, pixel_views,
+                                             region_of, samples_hash, view_box)
 from longpuzzle.agents.vista.history import History, level_key
 from longpuzzle.agents.vista.notes import GUIDE, WORKING, Notes, NotesError
 from longpuzzle.datasets.png import PngStream
 
 TOOLS_STREAM = "tools"
+PAUSE_TOOLS = ("save_compact_checkpoint", "read_guide", "read_working", "final_answer")   # answered while paused
+CHECKPOINT_DUE = ("paused: your context is nearly full. Call save_compact_checkpoint(guide, working_memory) now "
+                  "(guide null keeps GUIDE.md); the other tools wait until you have (read_guide, read_working and "
+                  "final_answer still answer)")
+IMAGE_TOKENS_CAP = 1600      # the context estimate's tokens of one image at most
 PNG_CACHE = 64               # PNG images kept, by what they show (the same view is often sent again)
 PNG_BANDS = 512              # compressed bands of rows kept (datasets/png.PngStream: about 34 whole frames)
 
@@ -100,7 +106,8 @@ class Controller:
     def __init__(self, game: str, difficulty: str, *, setting: str = "vista", tools: tuple[str, ...] | None = None,
                  settings: Settings | None = None, folder: str | Path | None = None, agent_name: str = "mcp",
                  guide: str = "", instruction: str | None = None, action_timeout: float | None = None,
-                 on_action=None, on_finish=None, code_limits=None, header: dict | None = None):
+                 on_action=None, on_finish=None, code_limits=None, header: dict | None = None,
+                 batch: bool | None = None, checkpoint_tokens: int | None = None):
         if setting not in T.SETTINGS:
             raise HarnessError(f"unknown setting {setting!r}: use one of {', '.join(T.SETTINGS)}")
         names = tuple(tools) if tools is not None else T.SETTINGS[setting]
@@ -116,7 +123,9 @@ class Controller:
             self._tmp = tempfile.TemporaryDirectory(prefix="longpuzzle-vista-")
             folder = self._tmp.name
         self.setting, self.names = setting, names
-        self.tools = [T.TOOLS[n] for n in names]
+        # play takes batches where the setting's action set has them (native, code) unless told
+        self.batch = setting != "vista" if batch is None else bool(batch)
+        self.tools = T.tools_for(names, self.batch)
         self.folder = Path(folder) if folder is not None else None
         self.ep = ObjectiveEpisode(game, difficulty, settings=st, folder=self.folder, instruction=instruction,
                                    agent_name=agent_name, on_action=on_action,
@@ -134,6 +143,14 @@ class Controller:
         self.result = None
         self.calls = 0
         self.checkpoints = 0
+        # the pause-until-checkpoint rule (VISTA): once due, tools other than PAUSE_TOOLS are
+        # refused until save_compact_checkpoint; due when a model agent says its context is
+        # nearly full (request_checkpoint) or, for a client whose context the harness does
+        # not see (MCP), when the estimated tokens it was sent since the last checkpoint
+        # reach checkpoint_tokens (None: never)
+        self.checkpoint_tokens = checkpoint_tokens if "save_compact_checkpoint" in names else None
+        self.checkpoint_due = False
+        self.context_estimate = 0
         self.t_start = time.perf_counter()
         self.t_ready = self.t_start           # when the agent last got a play result
         self._lock = threading.RLock()        # one call at a time
@@ -198,6 +215,9 @@ class Controller:
         try:
             if name not in self.names:
                 raise ToolError(f"unknown tool {name!r}; the tools are: {', '.join(self.names)}")
+            if self.checkpoint_due and name not in PAUSE_TOOLS:
+                log["paused"] = True
+                raise ToolError(CHECKPOINT_DUE)
             if not isinstance(args, dict):
                 raise ToolError(f"the arguments of {name} must be a JSON object, not {type(args).__name__}")
             res = getattr(self, "_t_" + name)(args, refs, log)
@@ -213,9 +233,31 @@ class Controller:
         if refs:
             rec["refs"] = refs
         self.ep.record(rec)
+        self._estimate(args, res)
         if self.ep.poll():
             self._finish()
         return res
+
+    # ---- the pause until a checkpoint ------------------------------------------------------------
+    def request_checkpoint(self) -> bool:
+        """The agent's context is nearly full: pause every tool but PAUSE_TOOLS until it has
+        saved a checkpoint (True if the setting has the tool, so the pause applies)."""
+        if "save_compact_checkpoint" not in self.names:
+            return False
+        self.checkpoint_due = True
+        return True
+
+    def _estimate(self, args, res: ToolResult) -> None:
+        """Add a call's tokens to the estimate of what the client's context holds since the
+        last checkpoint (its arguments and the result: about 4 characters a token, and an
+        image as a model bills it, w x h / 750 capped at 1,600); due at checkpoint_tokens."""
+        if self.checkpoint_tokens is None:
+            return
+        n = (len(_json(_jsonable(args))) + len(res.text)) // 4
+        n += sum(min(IMAGE_TOKENS_CAP, i.width * i.height // 750) for i in res.images)
+        self.context_estimate += n
+        if self.context_estimate >= self.checkpoint_tokens:
+            self.checkpoint_due = True
 
     def _count(self, kind: str) -> int:
         """One more call (an NGAR step of class ``kind``); returns its number."""
@@ -241,15 +283,25 @@ class Controller:
 
     # ---- play and screenshot -------------------------------------------------------------------
     def _t_play(self, args: dict, refs: list, log: dict) -> ToolResult:
-        action = args["action"] if "action" in args else (args if "type" in args else None)
-        if action is None:
-            raise ToolError("play needs an 'action': a GUI action object such as {\"type\": \"click\", \"x\": 10, "
-                            "\"y\": 20} or {\"type\": \"batch\", \"actions\": [...]}")
-        extra = set(args) - {"action"} if "action" in args else set()
-        if extra:
-            raise ToolError(f"play takes only 'action', not {', '.join(sorted(extra))}")
-        out = self.gui(action, refs)
+        out = self.gui(self.play_action(args), refs)
         return ToolResult(_json(out["text"]), [out["image"]] if out.get("image") else [], error=out["error"])
+
+    def play_action(self, args) -> dict:
+        """The one GUI action play's arguments name (tools.play_action: the paper's form or an
+        action object; a batch only when this episode takes batches), or ToolError."""
+        try:
+            return T.play_action(args, self.batch)
+        except T.PlayArgsError as e:
+            raise ToolError(str(e)) from None
+
+    def available_actions(self) -> list[str]:
+        """The action names play accepts now: only a wait before the first one, none once the
+        episode has ended."""
+        if self.done or self.ep.end:
+            return []
+        if self.ep.run.need_wait:
+            return ["wait"]
+        return list(T.SINGLE_ACTIONS) + (["batch"] if self.batch else [])
 
     def gui(self, action, refs: list | None = None, with_image: bool = True) -> dict:
         """Dispatch one GUI action through the episode (play, and run_python's gui()):
@@ -269,10 +321,11 @@ class Controller:
         self.history.add(turn, step.action, step.feedback, len(step.frames), screen, step.controls)
         if self.notes.on_screen(level_key(screen)):
             ep.record({"stream": TOOLS_STREAM, "note": "working_cleared", "turn": turn})
-        text = {"turn": turn, "feedback": step.feedback.status, "frames": len(step.frames),
+        text = {"turn": turn, "feedback": step.feedback.status, "n_frames": len(step.frames),
                 "time_left": self.time_left()}
         if step.ended:
             text["ended"] = step.ended
+        text["available_actions"] = [] if step.ended else self.available_actions()
         img = None
         if with_image:
             last = step.frames[-1]
@@ -325,82 +378,110 @@ class Controller:
         return ToolResult(_json({"turn": turn, "time_left": self.time_left()}), [img])
 
     # ---- memory -----------------------------------------------------------------------------------
-    def _t_inspect(self, args: dict, refs: list, log: dict) -> ToolResult:
-        _only(args, "inspect", {"views", "question"})
+    def _views(self, args: dict, tool: str, fields: set) -> list[tuple]:
+        """The views of an inspect or read_pixels call, checked: [(view, label, turn, frame,
+        store index, box)] (a view's label defaults to "view K")."""
         views = args.get("views")
         if not isinstance(views, list) or not 1 <= len(views) <= T.MAX_VIEWS:
-            raise ToolError(f"inspect needs 'views': a list of 1 to {T.MAX_VIEWS} views like "
-                            "{\"turn\": 3, \"frame\": -1, \"box\": [x0, y0, x1, y1], \"zoom\": 4}")
-        plan = []
+            raise ToolError(f"{tool} needs 'views': a list of 1 to {T.MAX_VIEWS} views like "
+                            "{\"label\": \"board\", \"turn\": 3, \"frame\": -1, \"region\": {\"x\": 0, \"y\": 0, "
+                            "\"w\": 100, \"h\": 100}}")
+        out = []
         for k, v in enumerate(views, 1):
             where = f"view {k}: "
             if not isinstance(v, dict):
-                raise ToolError(f"{where}a view is an object with 'turn' (and 'frame', 'box', 'zoom')")
-            bad = set(v) - {"turn", "frame", "box", "zoom"}
+                raise ToolError(f"{where}a view is an object with 'turn' (and 'label', 'frame', 'region')")
+            bad = set(v) - {"label", "turn", "frame", "region", "box"} - fields
             if bad:
-                raise ToolError(f"{where}unknown field(s) {', '.join(sorted(bad))}")
+                raise ToolError(f"{where}unknown field(s) {', '.join(sorted(map(str, bad)))}")
+            label = v.get("label", f"view {k}")
+            if not isinstance(label, str):
+                raise ToolError(f"{where}label must be a text, not {label!r}")
             try:
-                turn, k, i = self.archive.resolve(v.get("turn"), v.get("frame", -1))
-                box = check_box(v.get("box"), self.frame_size)
+                turn, frame, i = self.archive.resolve(v.get("turn"), v.get("frame", -1))
+                box = view_box(v, self.frame_size)
             except ArchiveError as e:
                 raise ToolError(where + str(e)) from None
-            z = v.get("zoom", 1)
+            out.append((v, label, turn, frame, i, box))
+        return out
+
+    def _t_inspect(self, args: dict, refs: list, log: dict) -> ToolResult:
+        _only(args, "inspect", {"views", "question"})
+        plan = []
+        for k, (v, label, turn, frame, i, box) in enumerate(self._views(args, "inspect", {"zoom"}), 1):
+            z = v.get("zoom")
+            if z is None:
+                z = fit_zoom(box, self.frame_size, T.MAX_ZOOM)
             if isinstance(z, bool) or not isinstance(z, int) or not 1 <= z <= T.MAX_ZOOM:
-                raise ToolError(f"{where}zoom must be an integer from 1 to {T.MAX_ZOOM}, not {z!r}")
+                raise ToolError(f"view {k}: zoom must be an integer from 1 to {T.MAX_ZOOM}, not {z!r}")
             w, h = (box[2] - box[0]) * z, (box[3] - box[1]) * z
             if w * h > T.MAX_INSPECT_PIXELS:
-                raise ToolError(f"{where}the view would be {w} x {h} pixels; at most {T.MAX_INSPECT_PIXELS} "
-                                "(a smaller box or zoom)")
-            plan.append((i, turn, k, box, z))
+                raise ToolError(f"view {k}: the view would be {w} x {h} pixels; at most {T.MAX_INSPECT_PIXELS} "
+                                "(a smaller region or zoom)")
+            plan.append((label, i, turn, frame, box, z))
         images, text = [], []
         full = (0, 0) + tuple(self.frame_size)
-        for i, turn, frame, box, z in plan:
+        for label, i, turn, frame, box, z in plan:
             png, hx = self._png_of(i, None if box == full else box, z)
             ref = {"index": i, "turn": turn, "frame": frame, "box": list(box), "zoom": z, "hash": hx}
             w, h = (box[2] - box[0]) * z, (box[3] - box[1]) * z
             images.append(Image(png, w, h, ref))
             refs.append(ref)
-            text.append({"turn": turn, "frame": frame, "box": list(box), "zoom": z, "size": [w, h]})
+            text.append({"label": label, "turn": turn, "frame": frame, "region": region_of(box), "zoom": z,
+                         "size": [w, h]})
         return ToolResult(_json({"views": text}), images)
 
     def _t_read_pixels(self, args: dict, refs: list, log: dict) -> ToolResult:
-        _only(args, "read_pixels", {"view", "region", "rows", "cols", "question"})
-        v = args.get("view")
-        if not isinstance(v, dict) or set(v) - {"turn", "frame"}:
-            raise ToolError("read_pixels needs 'view': {\"turn\": T, \"frame\": F} (frame -1, the default, is the "
-                            "turn's final frame)")
-        turn, k, i = self.archive.resolve(v.get("turn"), v.get("frame", -1))
-        box = check_box(args.get("region"), self.frame_size)
-        rows, cols = args.get("rows"), args.get("cols")
-        for what, n in (("rows", rows), ("cols", cols)):
-            if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= T.MAX_SIDE:
-                raise ToolError(f"{what} must be an integer from 1 to {T.MAX_SIDE}, not {n!r}")
-        if rows * cols > T.MAX_SAMPLES:
-            raise ToolError(f"{rows} x {cols} = {rows * cols} cells; at most {T.MAX_SAMPLES}")
-        if rows > box[3] - box[1] or cols > box[2] - box[0]:
-            raise ToolError(f"a {box[2] - box[0]} x {box[3] - box[1]} region has fewer pixels than {rows} x {cols} cells")
-        grid = pixel_grid(self.archive.read(i), box, rows, cols)
-        out = _json({"turn": turn, "frame": k, **grid})
-        refs.append({"index": i, "turn": turn, "frame": k, "region": list(box),
-                     "rows": rows, "cols": cols, "hash": _text_hash(out)})
-        return ToolResult(out)
+        _only(args, "read_pixels", {"views", "question", "rows", "cols"})
+        plan, cells = [], 0
+        for k, (v, label, turn, frame, i, box) in enumerate(self._views(args, "read_pixels", {"rows", "cols"}), 1):
+            n = {}
+            for what in ("rows", "cols"):
+                x = v.get(what, args.get(what, T.PIXEL_GRID))
+                if isinstance(x, bool) or not isinstance(x, int) or not 1 <= x <= T.MAX_SIDE:
+                    raise ToolError(f"view {k}: {what} must be an integer from 1 to {T.MAX_SIDE}, not {x!r}")
+                n[what] = x
+            # a view that gives neither takes the default grid, but no more cells than pixels
+            rows = min(n["rows"], box[3] - box[1]) if "rows" not in v and "rows" not in args else n["rows"]
+            cols = min(n["cols"], box[2] - box[0]) if "cols" not in v and "cols" not in args else n["cols"]
+            if rows > box[3] - box[1] or cols > box[2] - box[0]:
+                raise ToolError(f"view {k}: a {box[2] - box[0]} x {box[3] - box[1]} region has fewer pixels than "
+                                f"{rows} x {cols} cells")
+            cells += rows * cols
+            plan.append((label, turn, frame, i, box, rows, cols))
+        if cells > T.MAX_SAMPLES:
+            raise ToolError(f"{cells} cells in all; at most {T.MAX_SAMPLES} per call")
+        grids, samples = [], []
+        for label, turn, frame, i, box, rows, cols in plan:
+            packed, xs, ys = pixel_samples(self.archive.read(i), box, rows, cols)
+            grids.append(packed)
+            samples.append({"label": label, "turn": turn, "frame": frame, "region": region_of(box), "rows": rows,
+                            "cols": cols, "cell": [(box[2] - box[0]) / cols, (box[3] - box[1]) / rows],
+                            "x": [int(x) for x in xs], "y": [int(y) for y in ys]})
+            refs.append({"index": i, "turn": turn, "frame": frame, "region": list(box), "rows": rows, "cols": cols,
+                         "samples": samples_hash(packed)})
+        palette, codes = pixel_views(grids)
+        for smp, g in zip(samples, codes):
+            smp["grid"] = g
+        return ToolResult(_json({"palette": palette, "samples": samples}))
 
     def _t_history(self, args: dict, refs: list, log: dict) -> ToolResult:
-        _only(args, "history", {"view", "start", "end", "limit"})
+        _only(args, "history", {"view", "start_turn", "end_turn", "limit"})
         view = args.get("view", "events")
         if view not in ("events", "attempts"):
             raise ToolError(f"view must be 'events' or 'attempts', not {view!r}")
         lim = args.get("limit", T.HISTORY_LIMIT)
-        for k in ("start", "end"):
+        for k in ("start_turn", "end_turn"):
             x = args.get(k)
             if x is not None and (isinstance(x, bool) or not isinstance(x, int) or x < 1):
                 raise ToolError(f"{k} must be a positive integer, not {x!r}")
         if isinstance(lim, bool) or not isinstance(lim, int) or not 1 <= lim <= T.MAX_HISTORY:
             raise ToolError(f"limit must be an integer from 1 to {T.MAX_HISTORY}, not {lim!r}")
+        start, end = args.get("start_turn"), args.get("end_turn")
         if view == "events":
-            ev = self.history.view_events(args.get("start"), args.get("end"), lim)
+            ev = self.history.view_events(start, end, lim)
             return ToolResult(_json({"view": "events", "turns": self.turn, "events": ev}))
-        lvl, at = self.history.view_attempts(args.get("start"), args.get("end"), lim)
+        lvl, at = self.history.view_attempts(start, end, lim)
         return ToolResult(_json({"view": "attempts", "level": lvl, "attempts": at}))
 
     # ---- notes ---------------------------------------------------------------------------------------
@@ -408,13 +489,14 @@ class Controller:
         if args:
             raise ToolError(f"reading {name} takes no arguments")
         t = self.notes.read(name)
-        return ToolResult(_json({"file": name, "chars": len(t), "text": t}))
+        return ToolResult(_json({"file": name, "chars": len(t), "content": t}))
 
     def _note_write(self, name: str, tool: str, args: dict) -> ToolResult:
-        _only(args, tool, {"text"})
-        if "text" not in args:
-            raise ToolError(f"{tool} needs 'text'")
-        n = self.notes.write(name, args["text"])
+        # 'content' is VISTA's name; 'text' (the name before) is kept as an option
+        _only(args, tool, {"content", "text"})
+        if len(args) != 1:
+            raise ToolError(f"{tool} needs 'content': the new text of {name}")
+        n = self.notes.write(name, next(iter(args.values())))
         return ToolResult(_json({"file": name, "chars": n, "saved": True}))
 
     def _t_read_guide(self, args, refs, log):
@@ -430,19 +512,26 @@ class Controller:
         return self._note_write(WORKING, "write_working", args)
 
     def _t_save_compact_checkpoint(self, args: dict, refs: list, log: dict) -> ToolResult:
-        _only(args, "save_compact_checkpoint", {"guide", "working"})
-        g, w = args.get("guide"), args.get("working")
-        if not isinstance(g, str) or not isinstance(w, str):
-            raise ToolError("save_compact_checkpoint needs 'guide' and 'working' texts")
+        """WORKING.md := working_memory, and GUIDE.md := guide unless guide is None (left
+        out or null: GUIDE.md unchanged); both checked before either is written. Ends a pause."""
+        _only(args, "save_compact_checkpoint", {"guide", "working_memory"})
+        g, w = args.get("guide"), args.get("working_memory")
+        if not isinstance(w, str) or not (g is None or isinstance(g, str)):
+            raise ToolError("save_compact_checkpoint needs 'working_memory' (a text) and takes 'guide' (a text, or "
+                            "null to keep GUIDE.md)")
         for name, t in ((GUIDE, g), (WORKING, w)):
-            if len(t) > self.notes.cap:
+            if t is not None and len(t) > self.notes.cap:
                 raise NotesError(f"{name} holds at most {self.notes.cap} characters; this text has {len(t)} "
                                  "(nothing was written)")
-        self.notes.write(GUIDE, g)
+        if g is not None:
+            self.notes.write(GUIDE, g)
         self.notes.write(WORKING, w)
         self.checkpoints += 1
+        self.checkpoint_due = False
+        self.context_estimate = 0
         log["checkpoint"] = self.checkpoints
-        return ToolResult(_json({"checkpoint": self.checkpoints, "guide_chars": len(g), "working_chars": len(w)}))
+        return ToolResult(_json({"checkpoint": self.checkpoints, "guide_chars": None if g is None else len(g),
+                                 "guide": "unchanged" if g is None else "saved", "working_chars": len(w)}))
 
     # ---- code -------------------------------------------------------------------------------------------
     def _t_run_python(self, args: dict, refs: list, log: dict) -> ToolResult:

@@ -63,7 +63,7 @@ class History:
         self.level: tuple | None = None      # the level of the last level screen shown
 
     def add(self, turn: int, action: dict, feedback, frames: int, screen: dict, controls: list[str]) -> dict:
-        rec = {"turn": turn, "action": action, "feedback": feedback.status, "frames": frames, "screen": screen}
+        rec = {"turn": turn, "action": action, "feedback": feedback.status, "n_frames": frames, "screen": screen}
         if controls:
             rec["controls"] = list(controls)
         self.events.append(rec)
@@ -110,15 +110,16 @@ class History:
 
     # ---- views ------------------------------------------------------------------------------
     def view_events(self, start: int | None, end: int | None, limit: int) -> list[dict]:
-        ev = [e for e in self.events if (start is None or e["turn"] >= start) and (end is None or e["turn"] <= end)]
+        """The records of turns [start, end) (None: unbounded), the latest ``limit`` of them."""
+        ev = [e for e in self.events if (start is None or e["turn"] >= start) and (end is None or e["turn"] < end)]
         return ev[-limit:]
 
     def view_attempts(self, start: int | None, end: int | None, limit: int) -> tuple[dict | None, list[dict]]:
-        """(the current level, its attempts in range), the current level being the one the
-        last level screen showed."""
+        """(the current level, its attempts that started in turns [start, end), the latest
+        ``limit``), the current level being the one the last level screen showed."""
         if self.level is None:
             return None, []
         g, d, n = self.level
         at = [a for a in self.attempts if a.level == self.level]
-        at = [a for a in at if (start is None or a.number >= start) and (end is None or a.number <= end)]
+        at = [a for a in at if (start is None or a.start_turn >= start) and (end is None or a.start_turn < end)]
         return {"game": g, "difficulty": d, "level": n}, [a.as_dict() for a in at[-limit:]]

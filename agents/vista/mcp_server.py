@@ -36,7 +36,7 @@ SERVER_NAME = "longpuzzle"
 
 def instructions(c: Controller) -> str:
     ep = c.ep
-    return (player_prompt(c.setting, c.names, c.frame_size) + "\n\nTask: "
+    return (player_prompt(c.setting, c.names, c.frame_size, c.batch) + "\n\nTask: "
             + task_text(c.instruction, ep.obj.game and _title(ep.obj.game), _label(ep.obj.difficulty), c.setting))
 
 

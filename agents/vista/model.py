@@ -98,8 +98,8 @@ class ToolModelAgent:
         from longpuzzle.engine.registry import get_puzzle
         from longpuzzle.engine.suite import difficulty_label
         self.c = c
-        self.tools = [TOOLS[n].spec() for n in self.config.tools]
-        self.system = player_prompt(self.config.setting, self.config.tools, c.frame_size)
+        self.tools = [t.spec() for t in c.tools]          # the controller's definitions (MCP serves the same)
+        self.system = player_prompt(self.config.setting, self.config.tools, c.frame_size, c.batch)
         obj = c.ep.obj
         self.task = task_text(c.instruction, get_puzzle(obj.game).title, difficulty_label(obj.difficulty),
                               self.config.setting)
@@ -217,16 +217,16 @@ class ToolModelAgent:
             return
         c = self.c
         notes = "save_compact_checkpoint" in self.config.tools
-        if notes:                                  # VISTA: save the notes before the context goes
+        if notes and c.request_checkpoint():       # VISTA: the controller pauses the tools until a checkpoint
             self._add({"role": "user", "parts": [{"text": "Your context is about to be compacted. Call "
                                                           "save_compact_checkpoint now with the full text of "
-                                                          "GUIDE.md and WORKING.md."}]})
+                                                          "WORKING.md (working_memory) and of GUIDE.md (guide; null "
+                                                          "keeps it as it is)."}]})
             reply = self._call("checkpoint", self._request())
             self._add_assistant(reply)
             for call in reply.tool_calls:
-                res = c.call(call.name, call.arguments if isinstance(call.arguments, dict) else {}) \
-                    if call.name == "save_compact_checkpoint" and not c.done else \
-                    ToolResult("not run: only save_compact_checkpoint is answered now", error=True)
+                res = c.call(call.name, call.arguments if isinstance(call.arguments, dict) else {}) if not c.done \
+                    else ToolResult(f"not run: the episode has ended ({c.ep.end})", error=True)
                 self._add({"role": "tool", "call_id": call.id, "name": call.name, "parts": self._parts(res)})
         req = self._request() + [{"role": "user", "parts": [{"text": (
             "The conversation is about to be shortened. Write a summary that lets you continue the task without the "

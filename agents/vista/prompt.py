@@ -14,7 +14,8 @@ SETTING_NAMES = {"native": "Native GUI Actions (coordinate input only)",
                          "change to the game still goes through GUI input)"}
 
 
-def player_prompt(setting: str, tools: tuple[str, ...], frame_size: tuple[int, int]) -> str:
+def player_prompt(setting: str, tools: tuple[str, ...], frame_size: tuple[int, int], batch: bool = True) -> str:
+    """``batch``: whether play takes a batch of actions (the Controller's batch)."""
     w, h = frame_size
     extra = []
     if "inspect" in tools:
@@ -29,20 +30,24 @@ def player_prompt(setting: str, tools: tuple[str, ...], frame_size: tuple[int, i
         extra.append("GUIDE.md (`read_guide` / `write_guide`) keeps durable knowledge for the whole episode; "
                      "WORKING.md (`read_working` / `write_working`) is the scratchpad of the current level and is "
                      "cleared when another level is on screen; `save_compact_checkpoint` saves both before your "
-                     "context is compacted")
+                     "context is compacted, and when your context is nearly full the other tools wait until you "
+                     "have called it")
     if "run_python" in tools:
         extra.append("`run_python` runs your Python code in a persistent process of your own with the archived "
-                     "frames as numpy arrays and gui(action), which sends GUI actions exactly as play does")
+                     "frames as numpy arrays and gui(action, x, y), which sends GUI actions exactly as play does")
     tools_text = ("Other tools: " + "; ".join(extra) + ".\n\n") if extra else ""
     return (
         "You are playing games in a Game Suite shown on a screen, through GUI input only.\n\n"
         "Permitted information: only what the returned screenshots show (and what the tools derive from them). "
         "You have no access to the game's source or bundled assets, level catalogues, answer files, DOM or "
         "accessibility data, page variables, hidden state, evaluator outputs, or any external retrieval.\n\n"
-        "Action interface: the `play` tool performs exactly one GUI action, or one batch of actions run in order, "
-        "and returns a screenshot after the (last) action. Actions: click {x, y}, double_click {x, y}, drag "
+        "Action interface: the `play` tool performs exactly one GUI action" + (
+            ", or one batch of actions run in order," if batch else "") + " and returns a screenshot after the "
+        "(last) action and the actions available now. An action is its name with its fields, e.g. play(action="
+        "\"click\", x=10, y=20). Actions: click {x, y}, double_click {x, y}, drag "
         "{x0, y0, x1, y1} (optionally through waypoints 'via'), swipe {direction}, key {name}, typetext {text}, "
-        "scroll {direction}, wait {ms}, batch {actions}. Coordinates are integer pixels of the "
+        "scroll {direction}, wait {ms}" + (", batch {actions}" if batch else "") + ". Coordinates are integer "
+        "pixels of the "
         f"{w} x {h} screenshot, 0 <= x < {w} and 0 <= y < {h}, origin at the top-left. Keys: letters a-z, digits "
         f"0-9, {', '.join(NAMED_KEYS)}. The first action must be a wait: it returns the first screenshot and "
         "starts the clock. Send each play only after the previous one returned. `screenshot` shows the current "

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from longpuzzle.agents.harness import FrameStoreError, HarnessError, open_frames, read_events, step_frame_indices
 from longpuzzle.agents.harness.frames import hasher, header_frame_hash
-from longpuzzle.agents.vista.archive import crop_zoom, pixel_grid
+from longpuzzle.agents.vista.archive import crop_zoom, pixel_grid, pixel_samples, samples_hash
 
 CONVERSATION = "conversation.jsonl"
 
@@ -115,8 +115,8 @@ def check_tool_records(folder) -> ToolCheck | None:
     """Reproduce every image and pixel grid the tools of an episode returned from the
     folder's stored frames (None: the episode has no tool records). A play or screenshot
     image is the stored frame of its turn (its recorded hash); an inspect image is the crop
-    and zoom of that frame (hash of the pixels); a read_pixels grid is recomputed (hash of
-    the text)."""
+    and zoom of that frame (hash of the pixels); a read_pixels view's samples are recomputed
+    (hash of the sampled values)."""
     from longpuzzle.agents.vista.controller import _json, _text_hash
 
     events = read_events(folder)
@@ -145,7 +145,10 @@ def check_tool_records(folder) -> ToolCheck | None:
                 except (FrameStoreError, IndexError) as e:
                     rep.problems.append(f"{where}: {e}")
                     continue
-                if "rows" in ref:
+                if "samples" in ref:                 # read_pixels: one view's samples
+                    good = samples_hash(pixel_samples(px, tuple(ref["region"]), ref["rows"], ref["cols"])[0]) \
+                        == ref["samples"]
+                elif "rows" in ref:                  # read_pixels of one view (folders written before the views)
                     grid = pixel_grid(px, tuple(ref["region"]), ref["rows"], ref["cols"])
                     good = _text_hash(_json({"turn": turn, "frame": frame, **grid})) == ref["hash"]
                 elif "box" in ref:

@@ -1,5 +1,18 @@
 """The tools: names, descriptions, argument schemas, NGAR classes, and which setting offers
-which. One table serves every transport (MCP, a model's native function calling).
+which. One table serves every transport (MCP, a model's native function calling, run_python's
+``gui``); ``tools_for`` gives one episode's definitions.
+
+The VISTA signatures (PAPERS.md section 6), with today's extras as options:
+    play(action, x=None, y=None, **fields)   exactly one action, named (``"click"``) with its
+             fields beside it, or one action object; returns the frame, n_frames and
+             available_actions. A batch only where batches are on (native and code: the
+             paper's Native GUI Actions hold batch; vista: the ``batch`` option).
+    inspect(question, views)        views [{label, turn, frame=-1, region={x, y, w, h}}],
+             options box (instead of region) and zoom; one enlarged image per view
+    read_pixels(question, views)    views [{label, turn, frame, region, rows, cols}]: one
+             palette and one grid of samples per view
+    history(view, start_turn, end_turn, limit=64)   turns [start_turn, end_turn)
+    save_compact_checkpoint(guide=None, working_memory)   guide None: GUIDE.md unchanged
 
 Settings (``SETTINGS``)
     native   the paper's Native GUI Actions: ``play`` (one GUI action or one batch; a
@@ -9,7 +22,7 @@ Settings (``SETTINGS``)
              ``read_pixels``, ``history``, the notes (``read_guide`` / ``write_guide``,
              ``read_working`` / ``write_working``) and ``save_compact_checkpoint``
     code     the paper's Code Execution CUA: native plus ``run_python`` (the agent's code in
-             a separate persistent process, with the archived frames and ``gui(action)``)
+             a separate persistent process, with the archived frames and ``gui(action, x, y)``)
 
 NGAR classes (PAPERS.md section 4, B.3; ``step_kind``)
     native   ``play`` with coordinate or key input (one action or a fixed batch, counted
@@ -27,13 +40,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from longpuzzle.agents.metrics import action_step_kind
+from longpuzzle.engine.gui import ACTION_TYPES
 
 MAX_VIEWS = 16
 MAX_ZOOM = 16
 MAX_SAMPLES = 4096               # read_pixels: rows x cols at most
 MAX_SIDE = 128                   # read_pixels: rows, cols at most
+PIXEL_GRID = 32                  # read_pixels: rows and cols of a view that gives none
 MAX_INSPECT_PIXELS = 4_000_000   # one inspect view: output width x height at most
-HISTORY_LIMIT = 50               # history records by default
+HISTORY_LIMIT = 64               # history records by default (VISTA)
 MAX_HISTORY = 500                # and at most
 NOTES_CAP = 16_000               # characters of GUIDE.md, and of WORKING.md
 MAX_CODE = 100_000               # characters of one run_python cell
@@ -52,38 +67,99 @@ class Tool:
 
 
 _XY = {"type": "integer", "minimum": 0}
-_ACTION = {
-    "type": "object",
-    "description": (
-        "One GUI action in frame pixels (origin top-left), by 'type': "
-        "click {x, y}; double_click {x, y}; long_press {x, y, ms}; "
-        "drag {x0, y0, x1, y1, steps?, ms?, via?: [[x, y], ...] waypoints}; "
-        "swipe {direction: up|down|left|right, x?, y?, distance?} or {x0, y0, x1, y1}; "
-        "press {x, y} / move {x, y} / release {x?, y?}; key {name: a letter, a digit, Enter, Escape, Space, "
-        "Backspace, Tab, ArrowUp, ArrowDown, ArrowLeft, ArrowRight}; typetext {text}; "
-        "scroll {direction, x?, y?, amount?}; wait {ms}; batch {actions: [action, ...]} run in order."),
-    "properties": {
-        "type": {"type": "string", "enum": ["click", "double_click", "long_press", "press", "move", "release",
-                                            "drag", "swipe", "key", "typetext", "scroll", "wait", "batch"]},
-        "x": _XY, "y": _XY, "x0": _XY, "y0": _XY, "x1": _XY, "y1": _XY,
-        "via": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
-        "steps": {"type": "integer"}, "ms": {"type": "integer"}, "distance": {"type": "integer"},
-        "amount": {"type": "integer"}, "direction": {"type": "string", "enum": ["up", "down", "left", "right"]},
-        "name": {"type": "string"}, "text": {"type": "string"},
-        "actions": {"type": "array", "items": {"type": "object"}},
-    },
-    "required": ["type"],
+# play's action parameters besides x and y (gui.SCHEMA's fields): options of the paper's
+# play(action, x, y) for the actions that need them
+_PARAMS = {
+    "x0": _XY, "y0": _XY, "x1": _XY, "y1": _XY,
+    "via": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}},
+            "description": "drag: waypoints [[x, y], ...] between the start and the end"},
+    "steps": {"type": "integer"}, "ms": {"type": "integer"}, "distance": {"type": "integer"},
+    "amount": {"type": "integer"}, "direction": {"type": "string", "enum": ["up", "down", "left", "right"]},
+    "name": {"type": "string", "description": "key: a letter, a digit, Enter, Escape, Space, Backspace, Tab, "
+                                              "ArrowUp, ArrowDown, ArrowLeft, ArrowRight"},
+    "text": {"type": "string"},
 }
-_VIEW = {
-    "type": "object",
-    "description": "An archived frame: 'turn' (the play call that produced it: 1 = the opening wait; -1 = the "
-                   "latest turn) and 'frame' (its index within that turn: 0 .. n-1 oldest first; -1, the "
-                   "default, is the final frame the turn returned).",
-    "properties": {"turn": {"type": "integer"}, "frame": {"type": "integer"}},
-    "required": ["turn"],
-}
+SINGLE_ACTIONS = tuple(t for t in ACTION_TYPES if t != "batch")
+_FORMS = ("click {x, y}; double_click {x, y}; long_press {x, y, ms}; drag {x0, y0, x1, y1, steps?, ms?, via?}; "
+          "swipe {direction: up|down|left|right, x?, y?, distance?} or {x0, y0, x1, y1}; press {x, y} / move {x, y} / "
+          "release {x?, y?}; key {name}; typetext {text}; scroll {direction, x?, y?, amount?}; wait {ms}")
+
+
+class PlayArgsError(ValueError):
+    """play's arguments do not name one GUI action (the message says why)."""
+
+
+def play_action(args, batch: bool = False):
+    """The GUI action that play's arguments name (not validated beyond its form: the
+    harness does that). Two forms: the paper's ``{"action": "click", "x": 10, "y": 20}`` (a
+    type name, its fields beside it) and ``{"action": {"type": "click", "x": 10, "y": 20}}``
+    (one action object, the action format of ``eval``). A batch (``"batch"`` with
+    ``actions``, or an object of type batch) only when ``batch`` is on; PlayArgsError else."""
+    if not isinstance(args, dict) or "action" not in args:
+        raise PlayArgsError("play needs 'action': a GUI action name with its fields, e.g. {\"action\": \"click\", "
+                            "\"x\": 10, \"y\": 20}")
+    a = args["action"]
+    if isinstance(a, str):
+        bad = sorted(set(args) - {"action", "x", "y", "actions"} - set(_PARAMS))
+        if bad:
+            raise PlayArgsError(f"play takes action, x, y and the action's fields ({', '.join(_PARAMS)}); "
+                                f"not {', '.join(map(repr, bad[:5]))}")
+        action = {"type": a, **{k: v for k, v in args.items() if k != "action"}}
+    elif isinstance(a, dict):
+        extra = sorted(set(args) - {"action"})
+        if extra:
+            raise PlayArgsError(f"with an action object, play takes only 'action', not {', '.join(map(repr, extra[:5]))}")
+        action = a
+    else:
+        raise PlayArgsError(f"'action' is a GUI action name ({', '.join(SINGLE_ACTIONS)}) or an action object, "
+                            f"not {type(a).__name__}")
+    if not batch and _has_batch(action):
+        raise PlayArgsError("play performs exactly one action: batches are off for this episode (one play per "
+                            "action; the batch option turns them on)")
+    return action
+
+
+def _has_batch(action) -> bool:
+    return isinstance(action, dict) and action.get("type") == "batch"
+
+
+def _play_tool(batch: bool) -> Tool:
+    """play, the paper's ``play(action, x=None, y=None)``, with batches when ``batch``."""
+    names = list(SINGLE_ACTIONS) + (["batch"] if batch else [])
+    obj = {"type": "object", "description": "the same action as one object: {type, ...its fields}"
+                                            + (" (batch: {type: batch, actions: [action, ...]})" if batch else ""),
+           "properties": {"type": {"type": "string", "enum": names}}, "required": ["type"]}
+    props = {"action": {"anyOf": [{"type": "string", "enum": names}, obj],
+                        "description": "the GUI action: " + _FORMS + (
+                            "; batch {actions: [{type, ...}, ...]} run in order" if batch else "")},
+             "x": {**_XY, "description": "pixels from the left edge of the screenshot"},
+             "y": {**_XY, "description": "pixels from the top edge of the screenshot"},
+             **_PARAMS}
+    if batch:
+        props["actions"] = {"type": "array", "items": {"type": "object"}, "description": "batch: the actions, in order"}
+    what = "exactly one GUI action" + (", or one batch of actions run in order," if batch else "")
+    return Tool("play", "play",
+                f"Perform {what} on the game screen, e.g. action 'click' with x and y. Returns the screenshot after "
+                "the (last) action, the turn number, n_frames (frames the action produced; every intermediate "
+                "animation frame is archived under the turn), the public feedback (screen_changed, "
+                "no_visible_effect, returned_to_recent_screen, wait_completed) and available_actions (the actions "
+                "play accepts now). The first action must be a wait: it returns the first screenshot and starts the "
+                "clock. Send the next play only after this one returned.",
+                _obj(props, ["action"]))
+
+
+_LABEL = {"type": "string", "description": "your name for this view (returned with it)"}
+_TURN = {"type": "integer", "description": "the play call that produced the frame: 1 = the opening wait, -1 = the "
+                                           "latest turn"}
+_FRAME = {"type": "integer", "description": "the frame within that turn: 0 .. n_frames-1 oldest first; -1, the "
+                                            "default, is the final frame the turn returned"}
+_REGION = {"type": "object", "description": "{x, y, w, h} in frame pixels (default: the whole frame)",
+           "properties": {"x": _XY, "y": _XY, "w": {"type": "integer", "minimum": 1},
+                          "h": {"type": "integer", "minimum": 1}},
+           "required": ["x", "y", "w", "h"]}
 _BOX = {"type": "array", "items": {"type": "integer"}, "minItems": 4, "maxItems": 4,
-        "description": "[x0, y0, x1, y1] in frame pixels, x1 and y1 exclusive"}
+        "description": "option: the region as [x0, y0, x1, y1] (x1 and y1 exclusive), instead of 'region'"}
+_SIDE = {"type": "integer", "minimum": 1, "maximum": MAX_SIDE}
 
 
 def _obj(props: dict, required: list[str] | None = None) -> dict:
@@ -91,59 +167,62 @@ def _obj(props: dict, required: list[str] | None = None) -> dict:
 
 
 TOOLS: dict[str, Tool] = {t.name: t for t in (
-    Tool("play", "play",
-         "Perform exactly one GUI action, or one batch of actions run in order, on the game screen. Returns the "
-         "screenshot after the (last) action, the public feedback (screen_changed, no_visible_effect, "
-         "returned_to_recent_screen, wait_completed) and the turn number; every intermediate animation frame is "
-         "archived under that turn. The first action must be a wait: it returns the first screenshot and starts "
-         "the clock. Send the next play only after this one returned.",
-         _obj({"action": _ACTION}, ["action"])),
+    _play_tool(batch=False),
     Tool("screenshot", "native", "The current screen again (no action is taken).", _obj({})),
     Tool("inspect", "other",
-         f"Look again at archived frames: up to {MAX_VIEWS} views, each a turn and frame index with an optional "
-         f"crop box and an integer zoom (nearest neighbour, 1..{MAX_ZOOM}). Returns one image per view.",
+         f"Look again at archived frames: a list of up to {MAX_VIEWS} views, each {{label, turn, frame, region: "
+         "{x, y, w, h}}; returns one image per view: the region cropped and enlarged (nearest neighbour, by the "
+         f"largest whole factor up to {MAX_ZOOM} that keeps it within the frame's size, or by 'zoom').",
          _obj({"question": {"type": "string", "description": "what you are looking for (recorded)"},
                "views": {"type": "array", "minItems": 1, "maxItems": MAX_VIEWS,
-                         "items": {"type": "object", "description": _VIEW["description"], "properties": {
-                             "turn": {"type": "integer"}, "frame": {"type": "integer"},
-                             "box": _BOX, "zoom": {"type": "integer", "minimum": 1, "maximum": MAX_ZOOM}},
-                             "required": ["turn"]}}}, ["views"])),
+                         "items": _obj({"label": _LABEL, "turn": _TURN, "frame": _FRAME, "region": _REGION,
+                                        "box": _BOX,
+                                        "zoom": {"type": "integer", "minimum": 1, "maximum": MAX_ZOOM,
+                                                 "description": "option: the enlargement factor"}}, ["turn"])}},
+              ["views"])),
     Tool("read_pixels", "other",
-         f"Sample a region of an archived frame as a grid: the region split into rows x cols cells (at most "
-         f"{MAX_SAMPLES} cells, {MAX_SIDE} per side) and the pixel value at each cell's centre. Returns a palette "
-         "of the colours found (hex) and one string per row, one palette symbol per cell.",
-         _obj({"question": {"type": "string"}, "view": _VIEW, "region": _BOX,
-               "rows": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE},
-               "cols": {"type": "integer", "minimum": 1, "maximum": MAX_SIDE}}, ["view", "rows", "cols"])),
+         "Read pixel values of archived frames: a list of views, each {label, turn, frame, region: {x, y, w, h}, "
+         f"rows, cols}}; each view's region is split into rows x cols cells (default {PIXEL_GRID} x {PIXEL_GRID}, "
+         f"at most {MAX_SAMPLES} cells, {MAX_SIDE} per side) and the pixel at each cell's centre is read. Returns "
+         "one palette of the colours found (hex) and per view one string per row, one palette symbol per cell.",
+         _obj({"question": {"type": "string", "description": "what you are looking for (recorded)"},
+               "views": {"type": "array", "minItems": 1, "maxItems": MAX_VIEWS,
+                         "items": _obj({"label": _LABEL, "turn": _TURN, "frame": _FRAME, "region": _REGION,
+                                        "box": _BOX, "rows": _SIDE, "cols": _SIDE}, ["turn"])},
+               "rows": {**_SIDE, "description": "option: rows of every view that gives none"},
+               "cols": {**_SIDE, "description": "option: columns of every view that gives none"}}, ["views"])),
     Tool("history", "other",
-         "Exact records of what happened. view 'events': one record per turn (the action as dispatched, its "
-         "feedback, how many frames it produced, the screen it showed); view 'attempts': one summary per attempt "
-         "of the current level (an attempt starts when the level is entered or restarted and ends at a win, a "
-         "restart, leaving the level or the end). start / end: the first and last turn (events) or attempt "
-         f"number (attempts) to include; limit: at most this many, the latest (default {HISTORY_LIMIT}).",
+         "Exact records of what happened. view 'events': one record per turn in [start_turn, end_turn) (the action "
+         "as dispatched, its feedback, n_frames, the screen it showed); view 'attempts': one summary per attempt "
+         "at the current level (an attempt starts when the level is entered or restarted and ends at a win, a "
+         "restart, leaving the level or the end), those starting in [start_turn, end_turn). limit: at most this "
+         f"many, the latest (default {HISTORY_LIMIT}).",
          _obj({"view": {"type": "string", "enum": ["events", "attempts"]},
-               "start": {"type": "integer", "minimum": 1}, "end": {"type": "integer", "minimum": 1},
-               "limit": {"type": "integer", "minimum": 1, "maximum": MAX_HISTORY}})),
+               "start_turn": {"type": "integer", "minimum": 1, "description": "the first turn (inclusive)"},
+               "end_turn": {"type": "integer", "minimum": 1, "description": "the turn after the last (exclusive)"},
+               "limit": {"type": "integer", "minimum": 1, "maximum": MAX_HISTORY}}, ["view"])),
     Tool("read_guide", "other", "Read GUIDE.md: your durable notes about the games (kept for the whole episode).",
          _obj({})),
     Tool("write_guide", "other",
-         f"Replace GUIDE.md with 'text' (at most {NOTES_CAP} characters): durable knowledge about the games and "
-         "controls.", _obj({"text": {"type": "string"}}, ["text"])),
+         f"Replace GUIDE.md with 'content' (at most {NOTES_CAP} characters): durable knowledge about the games and "
+         "controls.", _obj({"content": {"type": "string"}}, ["content"])),
     Tool("read_working", "other", "Read WORKING.md: your scratchpad for the current level.", _obj({})),
     Tool("write_working", "other",
-         f"Replace WORKING.md with 'text' (at most {NOTES_CAP} characters): the scratchpad for the current level. "
-         "It is cleared when the screen shows a level other than the last level shown (the level advanced).",
-         _obj({"text": {"type": "string"}}, ["text"])),
+         f"Replace WORKING.md with 'content' (at most {NOTES_CAP} characters): the scratchpad for the current "
+         "level. It is kept across restarts and cleared when the screen shows a level other than the last level "
+         "shown (the level advanced).", _obj({"content": {"type": "string"}}, ["content"])),
     Tool("save_compact_checkpoint", "other",
-         "Before your context is compacted: save GUIDE.md and WORKING.md in one call (each replaced by the text "
-         "given) and mark the checkpoint in the record.",
-         _obj({"guide": {"type": "string"}, "working": {"type": "string"}}, ["guide", "working"])),
+         "Before your context is compacted: replace WORKING.md with 'working_memory' and, unless 'guide' is null "
+         "or left out, GUIDE.md with 'guide', in one call. When your context is nearly full the other tools wait "
+         "(they are refused) until you have called this.",
+         _obj({"guide": {"type": ["string", "null"]}, "working_memory": {"type": "string"}}, ["working_memory"])),
     Tool("run_python", "other",
          "Run Python code in your own persistent Python process (variables, imports and functions survive "
          "between calls). Available there: numpy as np; frames(turn=None) -> list of the archived frames of a "
          "turn as (H, W, 3) uint8 arrays (the last turn when turn is None); frame(turn=-1, index=-1) -> one "
-         "frame; turns() -> the number of turns so far; gui(action) -> sends one GUI action or batch through the "
-         "same controller as play and returns {'turn', 'feedback', 'frames'}; print() output comes back. Nothing "
+         "frame; turns() -> the number of turns so far; gui(action, x=None, y=None, **fields) -> "
+         "takes play's arguments (e.g. gui('click', 10, 20), or one action object), sends the action through the "
+         "same controller as play and returns {'turn', 'feedback', 'n_frames', 'available_actions'}; print() output comes back. Nothing "
          "else of the game is reachable from it. Each call has a time and a memory limit.",
          _obj({"code": {"type": "string"}}, ["code"])),
     Tool("final_answer", "other",
@@ -160,6 +239,11 @@ SETTINGS: dict[str, tuple[str, ...]] = {
 }
 
 
+def tools_for(names, batch: bool) -> list[Tool]:
+    """The definitions of the tools ``names`` for one episode (play with batches or not)."""
+    return [_play_tool(True) if n == "play" and batch else TOOLS[n] for n in names]
+
+
 def step_kind(tool: str, args) -> str:
     """The NGAR class of one tool call (see the module doc)."""
     t = TOOLS.get(tool)
@@ -168,4 +252,6 @@ def step_kind(tool: str, args) -> str:
     if t.ngar != "play":
         return t.ngar
     action = args.get("action", args) if isinstance(args, dict) else args
+    if isinstance(action, str) and isinstance(args, dict):     # the paper's form: the action's name
+        action = {"type": action, "actions": args.get("actions")}
     return action_step_kind(action)
