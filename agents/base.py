@@ -65,6 +65,14 @@ def action_spec(width: int, height: int, first_wait: bool = False) -> MappingPro
     return MappingProxyType(spec)
 
 
+class InternalError(Exception):
+    """An error of the project's own code met while running an agent (e.g. a model request
+    that the installed SDK refuses before sending it): not the agent's failure, nor the
+    provider's. It is never retried nor turned into an episode end: it stops the run
+    (``eval`` prints one ``error:`` line and exits 1) and leaves the episode unfinished, so
+    that ``eval --resume`` runs it again once the cause is fixed."""
+
+
 @dataclass
 class AgentError(Exception):
     kind: str                    # "raised" | "timeout" | "garbage"

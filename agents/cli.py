@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import time
 from pathlib import Path
 
@@ -104,11 +105,18 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
 @click.option("--api", type=click.Choice(["openai-chat", "openai-responses", "anthropic"]), default=None,
               help="Wire API [default: openai-chat].")
 @click.option("--api-key-env", default=None, help="Environment variable holding the API key (the key is never stored).")
-@click.option("--temperature", type=float, default=None, help="[default: the protocol's (general_e2e 0) or the provider's]")
-@click.option("--max-output-tokens", type=int, default=None, help="[default: the protocol's (general_e2e 1024)]")
+@click.option("--temperature", type=float, default=None,
+              help="[default: the protocol's (general_e2e 0) or the provider's; the Anthropic wire takes none]")
+@click.option("--max-output-tokens", type=int, default=None,
+              help="Output-token limit sent with every request [default: the protocol's (general_e2e 1024), else 16384].")
 @click.option("--reasoning-effort", type=click.Choice(["none", "minimal", "low", "medium", "high", "xhigh", "max", "omit"]),
               default=None, help="[default: medium for general_e2e and native; omit: not sent]")
-@click.option("--request-timeout", type=float, default=None, help="Seconds per model request [default: 120].")
+@click.option("--request-timeout", type=float, default=None,
+              help="Seconds a model request may take in all, streamed or not (a deadline, not per read) [default: 120].")
+@click.option("--max-reply-bytes", type=int, default=None,
+              help="Largest model reply accepted, in bytes [default: 32 MiB]; a larger one is a provider error.")
+@click.option("--stream/--no-stream", "stream", default=None,
+              help="Ask for model replies as server-sent events [default: not streamed].")
 @click.option("--max-retries", type=int, default=None, help="Retries on transport errors, 429 and 5xx [default: 4].")
 @click.option("--context-tokens", type=int, default=None,
               help="Compact the conversation (a model-written summary replaces earlier turns) at this many tokens.")
@@ -129,14 +137,15 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
              scale, frames_per_move, no_frames, certify_budget, seed, trusted_agent, agent_memory, agent_cpu,
              agent_cpu_per_action, agent_env, out_dir, workers, backend_name, address, ship_code, cpus_per_episode, resume_dir, infra_retries,
              model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens, reasoning_effort,
-             request_timeout, max_retries, context_tokens, prompt_setting, language, history_images, scale_factor,
-             resize, as_json):
+             request_timeout, max_reply_bytes, stream, max_retries, context_tokens, prompt_setting, language,
+             history_images, scale_factor, resize, as_json):
     """Run an agent on objectives and measure it as LongPuzzleBench does.
 
     With no arguments: the solver agent on one default objective. With --model: a model
     endpoint through an agent protocol, e.g.
 
         longpuzzle eval --model gpt-6-sol --objective maze_paint/easy --workers 8"""
+    from longpuzzle.agents.base import InternalError
     from longpuzzle.agents.harness import HarnessError, Settings
     from longpuzzle.agents.runner import RunConfig, execute, load_run, start_run
     from longpuzzle.engine.geometry import parse_viewport
@@ -165,7 +174,7 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
             model, agent_spec, agent_options = _model_settings(
                 agent_spec, model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens,
                 reasoning_effort, request_timeout, max_retries, context_tokens, prompt_setting, language,
-                history_images, scale_factor, resize)
+                history_images, scale_factor, resize, max_reply_bytes=max_reply_bytes, stream=stream)
             if action_timeout is None:
                 action_timeout = 0.0        # no harness limit: each request has its own timeout
         else:
@@ -208,18 +217,29 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
         start_run(out, run)
     backend = backend_for(backend_name, workers, address=address, ship_code=ship_code, num_cpus=cpus_per_episode,
                           threads=True)
-    summary = execute(out, run, backend=backend, quiet=as_json)
+    try:
+        summary = execute(out, run, backend=backend, quiet=as_json)
+    except InternalError as e:              # our own bug: the run stops, nothing is scored or retried
+        click.echo(f"error: internal error, the run stopped (continue it with --resume {out} once fixed): {e}",
+                   err=True)
+        sys.exit(1)
     if as_json:
         click.echo(json.dumps({**summary["metrics"], "objectives": summary["objectives"],
                                "usage": summary.get("usage"), "out": str(out)}))
-        return
-    _print_summary(summary)
-    click.echo(f"results in {out}")
+    else:
+        _print_summary(summary)
+        click.echo(f"results in {out}")
+    unscored = summary["metrics"].get("unscored") or 0
+    if unscored:                            # scripts and CI must notice episodes left unscored
+        click.echo(f"error: {unscored} episode{'s' if unscored != 1 else ''} could not be scored (infrastructure "
+                   f"failures after {run.infra_retries} reruns); run them again with --resume {out}", err=True)
+        sys.exit(1)
 
 
 def _model_settings(agent_spec, model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens,
                     reasoning_effort, request_timeout, max_retries, context_tokens, prompt_setting, language,
-                    history_images, scale_factor, resize):
+                    history_images, scale_factor, resize, max_reply_bytes=None, stream=None):
+    from longpuzzle.agents.models.clients import SETTING_PARAMETERS, unsupported_settings
     from longpuzzle.agents.models.config import resolve_model
     from longpuzzle.agents.models.images import make_view
 
@@ -228,7 +248,10 @@ def _model_settings(agent_spec, model_name, models_file, base_url, api, api_key_
     cfg = resolve_model(model_name, models_file, base_url=base_url, api=api, api_key_env=api_key_env,
                         temperature=temperature, max_output_tokens=max_output_tokens,
                         reasoning_effort=reasoning_effort, timeout=request_timeout, max_retries=max_retries,
-                        context_tokens=context_tokens)
+                        context_tokens=context_tokens, max_reply_bytes=max_reply_bytes, stream=stream)
+    for k in unsupported_settings(cfg):     # sent only what the installed SDK takes (read from it)
+        raise click.UsageError(f"--{k.replace('_', '-')}: the installed SDK of the {cfg.api} API takes no "
+                               f"'{SETTING_PARAMETERS[cfg.api][k]}' parameter; leave the setting out for this API")
     agent_spec = agent_spec or cfg.agent or "native"
     if agent_spec not in MODEL_AGENTS:
         raise click.UsageError(f"--model runs with a model protocol ({', '.join(MODEL_AGENTS)}), not {agent_spec!r}")

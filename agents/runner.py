@@ -34,6 +34,7 @@ from typing import Callable
 from longpuzzle.agents.backends import (  # noqa: F401 - the backends, here as before
     Backend, ProcessBackend, SequentialBackend, ThreadBackend, make_backend,
 )
+from longpuzzle.agents.base import InternalError
 from longpuzzle.agents.harness import HarnessError
 from longpuzzle.agents.metrics import UNSCORED_ENDS, EpisodeOutcome, LevelOutcome, aggregate, json_ready
 from longpuzzle.engine.catalog import catalog
@@ -129,6 +130,8 @@ def run_episode(run: RunConfig | dict, spec: dict, out: str | Path, live: dict |
             res = json.loads(written.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError):
             res = r.as_dict()
+    except InternalError:
+        raise                  # an error of our own code stops the run (the episode stays unfinished)
     except Exception as e:  # noqa: BLE001 - a crash of one episode must not end the run
         res = {"objective": spec["objective"], "protocol": run.protocol, "agent": run.agent,
                "end": "infrastructure_error", "scored": False, "actions": 0, "seconds": 0.0,

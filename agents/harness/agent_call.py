@@ -36,7 +36,7 @@ import time
 import weakref
 from typing import Any
 
-from longpuzzle.agents.base import AgentError, BaseAgent, FinalAnswer, InfrastructureError
+from longpuzzle.agents.base import AgentError, BaseAgent, FinalAnswer, InfrastructureError, InternalError
 from longpuzzle.engine import gui
 
 _STOP = object()
@@ -251,9 +251,7 @@ def _act_plain(agent: BaseAgent, observation: Any) -> Any:
 def _guarded(fn, args):
     try:
         return fn(*args)
-    except InfrastructureError:
-        raise
-    except AgentError:
+    except (InfrastructureError, AgentError, InternalError):    # (InternalError: our own bug stops the run)
         raise
     except (Exception, SystemExit) as e:     # noqa: BLE001 - any agent failure ends its episode (sys.exit too;
         raise AgentError("raised", f"{type(e).__name__}: {e}") from e      # Ctrl+C still stops the run)
@@ -268,7 +266,7 @@ def _worker(jobs: queue.SimpleQueue) -> None:
         try:
             box.append((True, _guarded(fn, args)))
         except BaseException as e:           # noqa: BLE001 - handed back to the harness thread
-            if not isinstance(e, (AgentError, InfrastructureError)):
+            if not isinstance(e, (AgentError, InfrastructureError, InternalError)):
                 e = AgentError("raised", f"{type(e).__name__}: {e}")
             box.append((False, e))
         done.set()

@@ -25,11 +25,14 @@ failure, claim and compaction, then an end record with the totals.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from longpuzzle.agents.base import AgentError, BaseAgent, FinalAnswer, Observation, first_action
 from longpuzzle.agents.models.accounting import Usage
-from longpuzzle.agents.models.clients import ModelClient, ProviderError, Reply, context_overflow, make_client
+from longpuzzle.agents.models.clients import (
+    ModelClient, ProviderError, Reply, context_overflow, make_client, unsupported_settings,
+)
 from longpuzzle.agents.models.config import ModelConfig
 from longpuzzle.agents.models.conversation_log import ConversationLog
 from longpuzzle.agents.models.protocols import PROTOCOLS, Context, ParseError
@@ -58,7 +61,11 @@ class ModelAgent(BaseAgent):
         self.protocol_cls = PROTOCOLS[protocol]
         self.protocol_name = protocol
         d = self.protocol_cls.defaults
-        self.cfg = config.with_(**{k: v for k, v in d.items() if getattr(config, k) is None})
+        cfg = config.with_(**{k: v for k, v in d.items() if getattr(config, k) is None})
+        # a protocol default that the wire's SDK takes no parameter for is not sent (e.g.
+        # general_e2e's temperature 0 on the Anthropic Messages API); the model's own
+        # settings were checked before the run (cli: unsupported_settings)
+        self.cfg = replace(cfg, **{k: None for k in unsupported_settings(cfg) if getattr(config, k) is None})
         self.client = client or make_client(self.cfg)
         self.prices = self.cfg.prices()
         self.name = f"{protocol}:{self.cfg.name or self.cfg.model}"

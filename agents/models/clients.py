@@ -18,12 +18,25 @@ short text placeholder. Where an API cannot put images in a tool result (Chat Co
 Responses), the result's text goes in the tool message and its images in a user message
 right after the results. Tools are ``{"name", "description", "parameters": JSON schema}``.
 
+What is sent: only parameters that the installed SDK's create method takes (read from its
+signature, ``sdk_parameters``): a setting the wire does not take is refused before the run
+(``unsupported_settings``; e.g. the anthropic SDK's Messages.create takes no temperature),
+and a request holding any other is an error of our own code. Every request carries an
+output-token limit (the protocol's, the model's ``max_output_tokens``, else
+DEFAULT_MAX_OUTPUT_TOKENS). ``ModelConfig.stream`` streams the reply (server-sent events,
+assembled here into the same Reply).
+
+Every request runs under a total deadline (``ModelConfig.timeout``) and a reply size cap
+(``max_reply_bytes``), streamed or not (agents/models/transport.py).
+
 ``complete`` retries with exponential back-off and full jitter on transport errors
-(connection failures, timeouts, unreadable replies), 429 and 5xx, honouring Retry-After
-(seconds or retry-after-ms), and never on other 4xx. A provider that still fails after the
-retries, or refuses the request outright, raises ``ProviderError``, an InfrastructureError:
-the episode is unscored and ``eval --resume`` runs it again. The SDKs' own retries are off
-so that every retry is counted here.
+(connection failures, timeouts, a missed deadline, unreadable replies), 429 and 5xx,
+honouring Retry-After (seconds or retry-after-ms), and never on other 4xx nor on a reply
+over the size cap. A provider that still fails after the retries, or refuses the request
+outright, raises ``ProviderError``, an InfrastructureError: the episode is unscored and
+``eval --resume`` runs it again. The SDKs' own retries are off so that every retry is
+counted here. An exception raised before a request reached the network is an error of our
+own code: it raises InternalError (never retried, never unscored: the run stops).
 """
 
 from __future__ import annotations
@@ -38,9 +51,10 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from longpuzzle.agents.base import InfrastructureError
+from longpuzzle.agents.base import InfrastructureError, InternalError
 from longpuzzle.agents.models.accounting import CallUsage
-from longpuzzle.agents.models.config import ModelConfig, ModelConfigError
+from longpuzzle.agents.models.config import DEFAULT_MAX_OUTPUT_TOKENS, ModelConfig, ModelConfigError
+from longpuzzle.agents.models.transport import bounded, http_client
 
 OMITTED_IMAGE = "[earlier screenshot omitted]"
 
@@ -48,10 +62,11 @@ OMITTED_IMAGE = "[earlier screenshot omitted]"
 class ProviderError(InfrastructureError):
     """The provider failed (after retries, or refused the request): not the agent's fault."""
 
-    def __init__(self, message: str, status: int | None = None, retries: int = 0):
+    def __init__(self, message: str, status: int | None = None, retries: int = 0, kind: str = ""):
         super().__init__(message)
         self.status = status
         self.retries = retries
+        self.kind = kind              # "HTTP 503", "deadline", "size", or the exception's name
 
 
 @dataclass
@@ -124,10 +139,41 @@ def _retry_after(headers) -> float | None:
         return None
 
 
+def sdk_parameters(api: str) -> frozenset[str]:
+    """The keyword parameters that the installed SDK's create method of ``api`` takes."""
+    import inspect
+    if api == "anthropic":
+        try:
+            from anthropic.resources.messages import Messages as create_of
+        except ImportError:
+            raise ModelConfigError("the anthropic API needs the anthropic SDK: pip install 'longpuzzle[anthropic]'") from None
+    elif api == "openai-responses":
+        from openai.resources.responses import Responses as create_of
+    else:
+        from openai.resources.chat.completions import Completions as create_of
+    return frozenset(inspect.signature(create_of.create).parameters) - {"self"}
+
+
+# the request parameter each setting is sent as, per wire
+SETTING_PARAMETERS = {
+    "openai-chat": {"temperature": "temperature", "reasoning_effort": "reasoning_effort"},
+    "openai-responses": {"temperature": "temperature", "reasoning_effort": "reasoning"},
+    "anthropic": {"temperature": "temperature", "reasoning_effort": "output_config"},
+}
+
+
+def unsupported_settings(cfg: ModelConfig) -> list[str]:
+    """The settings of ``cfg`` that its wire's installed SDK takes no parameter for."""
+    take = sdk_parameters(cfg.api)
+    return [k for k, param in SETTING_PARAMETERS[cfg.api].items()
+            if getattr(cfg, k) not in (None, "omit") and param not in take]
+
+
 class ModelClient:
-    """Base client: the retry loop and timing; subclasses send one request."""
+    """Base client: the retry loop and timing; subclasses build and send one request."""
 
     api = ""
+    sdk_module = "openai"
 
     def __init__(self, cfg: ModelConfig, *, sleep=time.sleep, rng: random.Random | None = None):
         self.cfg = cfg
@@ -140,8 +186,13 @@ class ModelClient:
     def _make_sdk(self, key: str):
         raise NotImplementedError
 
-    def _send(self, sdk, system: str | None, messages: list[dict], tools: list[dict] | None,
-              max_tokens: int | None) -> Reply:
+    def _request(self, system: str | None, messages: list[dict], tools: list[dict] | None,
+                 max_tokens: int) -> dict:
+        """The create method's keyword arguments (the conversation in ``extra_body``)."""
+        raise NotImplementedError
+
+    def _post(self, sdk, kw: dict) -> Reply:
+        """Send the request (streamed when the config says so) and read the reply."""
         raise NotImplementedError
 
     def _classify(self, e: Exception) -> tuple[bool, int | None, float | None]:
@@ -165,22 +216,43 @@ class ModelClient:
         sdk = self.sdk()
         system = "\n\n".join(m["text"] for m in messages if m["role"] == "system") or None
         rest = [m for m in messages if m["role"] != "system"]
+        limit = max_tokens or self.cfg.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
+        try:                                 # our own code: any error here is a bug, never retried
+            kw = self._request(system, rest, tools, limit)
+        except Exception as e:  # noqa: BLE001
+            raise InternalError(f"{self.api}: the request could not be built: {type(e).__name__}: {e}") from e
+        extra = sorted(set(kw) - sdk_parameters(self.api))
+        if extra:
+            raise InternalError(f"{self.api}: the installed {self.sdk_module} SDK takes no parameter "
+                                f"{', '.join(extra)}")
         t0 = time.perf_counter()
         attempt = 0
         while True:
             try:
-                reply = self._send(sdk, system, rest, tools, max_tokens or self.cfg.max_output_tokens)
+                with bounded(self.cfg.timeout, self.cfg.max_reply_bytes) as b:
+                    try:
+                        reply = self._post(sdk, kw)
+                    except Exception as e:  # noqa: BLE001
+                        if not b.sent and b.failure is None and not self._is_sdk_error(e):
+                            raise InternalError(f"{self.api}: the {self.sdk_module} SDK refused the request before "
+                                                f"sending it: {type(e).__name__}: {_short(e)}") from e
+                        raise
                 break
-            except ProviderError:
+            except (ProviderError, InternalError):
                 raise
             except Exception as e:  # noqa: BLE001 - classified below; unknown errors are not retried
-                retryable, status, after = self._classify(e)
-                what = f"HTTP {status}" if status else type(e).__name__
+                if b.failure is not None:    # past the deadline (retried) or the size cap (not)
+                    retryable, status, after = b.failure == "deadline", None, None
+                    what, detail = b.failure, b.detail
+                else:
+                    retryable, status, after = self._classify(e)
+                    what, detail = (f"HTTP {status}" if status else type(e).__name__), _short(e)
                 if not retryable:
-                    raise ProviderError(f"{self.api} request refused ({what}): {_short(e)}", status, attempt) from None
+                    raise ProviderError(f"{self.api} request refused ({what}): {detail}", status, attempt,
+                                        kind=what) from None
                 if attempt >= self.cfg.max_retries:
-                    raise ProviderError(f"{self.api} request failed after {attempt} retries ({what}): {_short(e)}",
-                                        status, attempt) from None
+                    raise ProviderError(f"{self.api} request failed after {attempt} retries ({what}): {detail}",
+                                        status, attempt, kind=what) from None
                 self._sleep(self.backoff(attempt, after))
                 attempt += 1
         reply.usage.latency = time.perf_counter() - t0
@@ -242,10 +314,15 @@ def _openai_usage(u, *, responses: bool) -> CallUsage:
 class _OpenAIBase(ModelClient):
     def _make_sdk(self, key):
         import openai
-        return openai.OpenAI(api_key=key, base_url=self.cfg.base_url, timeout=self.cfg.timeout, max_retries=0)
+        return openai.OpenAI(api_key=key, base_url=self.cfg.base_url, timeout=self.cfg.timeout, max_retries=0,
+                             http_client=http_client(openai.DefaultHttpxClient, self.cfg.base_url, self.cfg.timeout))
 
     def _classify(self, e):
         return _openai_classify(e)
+
+    def _is_sdk_error(self, e):
+        import openai
+        return isinstance(e, openai.OpenAIError)
 
 
 class OpenAIChatClient(_OpenAIBase):
@@ -284,21 +361,27 @@ class OpenAIChatClient(_OpenAIBase):
         flush()
         return out
 
-    def _send(self, sdk, system, messages, tools, max_tokens):
+    def _request(self, system, messages, tools, max_tokens):
         c = self.cfg
         # the conversation goes in extra_body: the SDK sends it as it is instead of walking
         # every part of a long history through its type-directed transform (~100 ms a call)
         heavy: dict = {"messages": self.wire_messages(system, messages)}
-        kw: dict = {"model": c.model, "messages": []}
+        kw: dict = {"model": c.model, "messages": [], c.max_tokens_field: max_tokens}
         if c.temperature is not None:
             kw["temperature"] = c.temperature
-        if max_tokens:
-            kw[c.max_tokens_field] = max_tokens
         if c.reasoning_effort not in (None, "omit"):
             kw["reasoning_effort"] = c.reasoning_effort
         if tools:
             heavy["tools"] = [{"type": "function", "function": t} for t in tools]
+        if c.stream:
+            kw["stream"] = True
+            kw["stream_options"] = {"include_usage": True}
         kw["extra_body"] = {**c.extra_body, **heavy}
+        return kw
+
+    def _post(self, sdk, kw):
+        if kw.get("stream"):
+            return self._assemble(sdk.chat.completions.create(**kw))
         r = sdk.chat.completions.create(**kw)
         ch = r.choices[0]
         msg = ch.message
@@ -307,6 +390,36 @@ class OpenAIChatClient(_OpenAIBase):
         reasoning = getattr(msg, "reasoning_content", None) or getattr(msg, "reasoning", None) or ""
         return Reply(text=msg.content or "", tool_calls=calls, usage=_openai_usage(r.usage, responses=False),
                      finish=ch.finish_reason or "", id=r.id or "", reasoning=reasoning if isinstance(reasoning, str) else "")
+
+    @staticmethod
+    def _assemble(stream) -> Reply:
+        """A streamed reply's chunks put together: text and reasoning deltas joined, tool
+        calls by index (id and name from their first chunk, arguments joined), the usage
+        from the final chunk."""
+        text, reasoning, calls, finish, rid, usage = [], [], {}, "", "", None
+        with stream:
+            for ch in stream:
+                rid = ch.id or rid
+                usage = ch.usage or usage
+                for choice in ch.choices or []:
+                    d = choice.delta
+                    text.append(d.content or "")
+                    r = getattr(d, "reasoning_content", None) or getattr(d, "reasoning", None)
+                    if isinstance(r, str):
+                        reasoning.append(r)
+                    for tc in d.tool_calls or []:
+                        c = calls.setdefault(tc.index, {"id": "", "name": "", "args": []})
+                        c["id"] = tc.id or c["id"]
+                        if tc.function is not None:
+                            c["name"] = tc.function.name or c["name"]
+                            c["args"].append(tc.function.arguments or "")
+                    finish = choice.finish_reason or finish
+        tool_calls = []
+        for k in sorted(calls):
+            raw = "".join(calls[k]["args"])
+            tool_calls.append(ToolCall(calls[k]["id"], calls[k]["name"], _decode_args(raw), raw))
+        return Reply(text="".join(text), tool_calls=tool_calls, usage=_openai_usage(usage, responses=False),
+                     finish=finish, id=rid, reasoning="".join(reasoning))
 
 
 def _chat_part(p: dict) -> dict:
@@ -358,22 +471,36 @@ class OpenAIResponsesClient(_OpenAIBase):
         flush()
         return out
 
-    def _send(self, sdk, system, messages, tools, max_tokens):
+    def _request(self, system, messages, tools, max_tokens):
         c = self.cfg
         heavy: dict = {"input": self.wire_input(messages)}       # sent as it is (see the Chat client)
-        kw: dict = {"model": c.model, "input": [], "store": False}
+        kw: dict = {"model": c.model, "input": [], "store": False, "max_output_tokens": max_tokens}
         if system:
             kw["instructions"] = system
         if c.temperature is not None:
             kw["temperature"] = c.temperature
-        if max_tokens:
-            kw["max_output_tokens"] = max_tokens
         if c.reasoning_effort not in (None, "omit"):
             kw["reasoning"] = {"effort": c.reasoning_effort}
         if tools:
             heavy["tools"] = [{"type": "function", **t} for t in tools]
+        if c.stream:
+            kw["stream"] = True
         kw["extra_body"] = {**c.extra_body, **heavy}
-        r = sdk.responses.create(**kw)
+        return kw
+
+    def _post(self, sdk, kw):
+        if kw.get("stream"):
+            r = None
+            with sdk.responses.create(**kw) as events:
+                for ev in events:             # the last event carries the whole response
+                    if ev.type in ("response.completed", "response.incomplete", "response.failed"):
+                        r = ev.response
+                    elif ev.type == "error":
+                        raise ValueError(f"the stream reported an error: {getattr(ev, 'message', '')}")
+            if r is None:
+                raise ValueError("the stream ended without the completed response")
+        else:
+            r = sdk.responses.create(**kw)
         texts, calls, reasoning = [], [], []
         for item in r.output or []:
             t = getattr(item, "type", "")
@@ -405,13 +532,20 @@ class AnthropicClient(ModelClient):
     ``output_config.effort`` (low .. max); "none" and "minimal" send nothing."""
 
     api = "anthropic"
+    sdk_module = "anthropic"
 
     def _make_sdk(self, key):
         try:
             import anthropic
         except ImportError:
             raise ModelConfigError("the anthropic API needs the anthropic SDK: pip install 'longpuzzle[anthropic]'") from None
-        return anthropic.Anthropic(api_key=key, base_url=self.cfg.base_url, timeout=self.cfg.timeout, max_retries=0)
+        return anthropic.Anthropic(api_key=key, base_url=self.cfg.base_url, timeout=self.cfg.timeout, max_retries=0,
+                                   http_client=http_client(anthropic.DefaultHttpxClient, self.cfg.base_url,
+                                                           self.cfg.timeout))
+
+    def _is_sdk_error(self, e):
+        import anthropic
+        return isinstance(e, anthropic.AnthropicError)
 
     def _classify(self, e):
         import anthropic
@@ -448,21 +582,28 @@ class AnthropicClient(ModelClient):
                               "content": [_anth_part(p) for p in m["parts"]] or [{"type": "text", "text": "ok"}]}])
         return out
 
-    def _send(self, sdk, system, messages, tools, max_tokens):
+    def _request(self, system, messages, tools, max_tokens):
         c = self.cfg
         heavy: dict = {"messages": self.wire_messages(messages)}  # sent as it is (see the Chat client)
-        kw: dict = {"model": c.model, "messages": [], "max_tokens": max_tokens or 4096}
+        kw: dict = {"model": c.model, "messages": [], "max_tokens": max_tokens}
         if system:
             kw["system"] = system
         if c.temperature is not None:
-            kw["temperature"] = c.temperature
+            kw["temperature"] = c.temperature     # (refused before the run when the SDK takes none)
         if c.reasoning_effort not in (None, "omit", "none", "minimal"):
             kw["output_config"] = {"effort": c.reasoning_effort}
         if tools:
             heavy["tools"] = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["parameters"]}
                               for t in tools]
         kw["extra_body"] = {**c.extra_body, **heavy}
-        r = sdk.messages.create(**kw)
+        return kw
+
+    def _post(self, sdk, kw):
+        if self.cfg.stream:
+            with sdk.messages.stream(**kw) as s:       # the SDK's own accumulator
+                r = s.get_final_message()
+        else:
+            r = sdk.messages.create(**kw)
         texts, calls, thinking = [], [], []
         for b in r.content or []:
             t = getattr(b, "type", "")

@@ -46,8 +46,10 @@ from longpuzzle.engine.errors import LongPuzzleError
 
 APIS = ("openai-chat", "openai-responses", "anthropic")
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max", "omit")   # omit: not sent
-DEFAULT_TIMEOUT = 120.0
+DEFAULT_TIMEOUT = 120.0                   # seconds: the total deadline of one request (streamed or not)
 DEFAULT_RETRIES = 4
+DEFAULT_MAX_OUTPUT_TOKENS = 16384         # sent when neither the protocol nor the model sets a limit
+DEFAULT_MAX_REPLY_BYTES = 32 * 2 ** 20    # a reply (its body, streamed or not) larger than this is refused
 DEFAULT_MODELS_FILE = "longpuzzle-models.toml"
 _DEFAULT_KEY_ENV = {"openai-chat": "OPENAI_API_KEY", "openai-responses": "OPENAI_API_KEY",
                     "anthropic": "ANTHROPIC_API_KEY"}
@@ -64,9 +66,11 @@ class ModelConfig:
     base_url: str | None = None
     api_key_env: str | None = None           # None: the API's usual variable; "": no key
     temperature: float | None = None         # None: the provider's default
-    max_output_tokens: int | None = None
+    max_output_tokens: int | None = None     # None: the protocol's, else DEFAULT_MAX_OUTPUT_TOKENS
     reasoning_effort: str | None = None      # none .. max; None: the protocol default; "omit": not sent
-    timeout: float = DEFAULT_TIMEOUT         # seconds per request
+    timeout: float = DEFAULT_TIMEOUT         # seconds per request, in all (a deadline, not per read)
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
+    stream: bool = False                     # ask for the reply as server-sent events
     max_retries: int = DEFAULT_RETRIES       # on transport errors, 429 and 5xx
     backoff_base: float = 1.0                # seconds; doubled per retry, full jitter
     backoff_max: float = 60.0
@@ -84,8 +88,12 @@ class ModelConfig:
             raise ModelConfigError("a model needs a non-empty 'model' name")
         if self.reasoning_effort is not None and self.reasoning_effort not in EFFORTS:
             raise ModelConfigError(f"reasoning_effort {self.reasoning_effort!r}: use one of {', '.join(EFFORTS)}")
-        if not (isinstance(self.timeout, (int, float)) and self.timeout > 0):
+        if isinstance(self.timeout, bool) or not (isinstance(self.timeout, (int, float)) and 0 < self.timeout < float("inf")):
             raise ModelConfigError(f"timeout must be a positive number of seconds, not {self.timeout!r}")
+        if isinstance(self.max_reply_bytes, bool) or not (isinstance(self.max_reply_bytes, int) and self.max_reply_bytes > 0):
+            raise ModelConfigError(f"max_reply_bytes must be a positive integer, not {self.max_reply_bytes!r}")
+        if not isinstance(self.stream, bool):
+            raise ModelConfigError(f"stream must be true or false, not {self.stream!r}")
         if not (isinstance(self.max_retries, int) and self.max_retries >= 0):
             raise ModelConfigError(f"max_retries must be a non-negative integer, not {self.max_retries!r}")
         if self.max_output_tokens is not None and not (isinstance(self.max_output_tokens, int) and self.max_output_tokens > 0):

@@ -9,6 +9,13 @@ a function from the request to a reply ``{"text": str, "tool_calls": [{"name", "
 requests with a status (and Retry-After), or stop answering; it counts requests, replies,
 the usage it reported and the most requests in flight at once.
 
+Every request is checked as the real API checks it (agents/models/wire_schema.py): one the
+API would refuse gets its 400 and is counted in ``refused`` (``check = False`` turns this
+off). For the clients' bounds, ``misbehave`` makes every reply endless (``"endless"``: an
+event stream that never ends), slow (``"drip"``: a valid reply sent a byte at a time,
+``drip_seconds`` apart) or huge (``"huge"``: ``huge_bytes`` of body, with its length
+declared, or ``"huge-chunked"`` without).
+
 ``gesture_script`` turns a stream of GUI actions in frame pixels (e.g. the solver agent's
 gestures for an objective: ``solver_gestures``) into the replies a model would write in one
 agent protocol, coordinates converted to that protocol's convention. These encoders are
@@ -200,6 +207,11 @@ class ScriptedServer:
         self.reported = {"input": 0, "cached": 0, "output": 0, "reasoning": 0}
         self.bodies: list[dict] = []               # {"n", "api", "body"} of the requests kept
         self.keep_bodies = 0                        # keep every k-th request answered (0: none)
+        self.check = True                           # refuse what the real API refuses (wire_schema)
+        self.refused: list[str] = []                # the first problem of each refused request
+        self.misbehave: str | None = None           # None | "endless" | "drip" | "huge" | "huge-chunked"
+        self.drip_seconds = 0.05
+        self.huge_bytes = 100 * 10 ** 6
         self._answered = 0
         self._ids = itertools.count(1)
         self._httpd = None
@@ -281,6 +293,16 @@ class ScriptedServer:
                 body = json.loads(raw or b"{}")
             except json.JSONDecodeError:
                 return self._send(h, 400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
+            if self.check:
+                from longpuzzle.agents.models.wire_schema import request_problems
+                problems = request_problems(api, body)
+                if problems:
+                    with self._lock:
+                        self.refused.append(problems[0])
+                    err = {"message": problems[0], "type": "invalid_request_error"}
+                    return self._send(h, 400, {"type": "error", "error": err} if api == "messages" else {"error": err})
+            if self.misbehave:
+                return self._misbehave(h, api, body)
             with self._lock:
                 n = self._answered
                 self._answered += 1
@@ -295,6 +317,47 @@ class ScriptedServer:
         finally:
             with self._lock:
                 self.in_flight -= 1
+
+    def _misbehave(self, h, api: str, body: dict) -> None:
+        """A reply that a model client must bound (see the class doc)."""
+        mode = self.misbehave
+        try:
+            h.send_response(200)
+            if mode == "endless":
+                h.send_header("Content-Type", "text/event-stream")
+                h.send_header("Connection", "close")
+                h.end_headers()
+                while not self._stop.is_set():
+                    h.wfile.write(b": still thinking\n\n")
+                    h.wfile.flush()
+                    time.sleep(0.005)
+            elif mode == "drip":
+                data = json.dumps(self._wrap(api, body, {"text": "slow"})).encode()
+                h.send_header("Content-Type", "application/json")
+                h.send_header("Content-Length", str(len(data)))
+                h.end_headers()
+                for i in range(len(data)):
+                    if self._stop.is_set():
+                        return
+                    h.wfile.write(data[i:i + 1])
+                    h.wfile.flush()
+                    time.sleep(self.drip_seconds)
+            else:
+                h.send_header("Content-Type", "application/json")
+                if mode == "huge":
+                    h.send_header("Content-Length", str(self.huge_bytes))
+                else:
+                    h.send_header("Connection", "close")
+                h.end_headers()
+                chunk = b" " * 65536
+                left = self.huge_bytes
+                while left > 0 and not self._stop.is_set():
+                    h.wfile.write(chunk[:left])
+                    left -= len(chunk)
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            return
+        finally:
+            h.close_connection = True
 
     def _send(self, h, status: int, payload: dict, headers: dict | None = None) -> None:
         data = json.dumps(payload).encode()

@@ -35,7 +35,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from longpuzzle.agents.base import AgentError, InfrastructureError
+from longpuzzle.agents.base import AgentError, InfrastructureError, InternalError
 from longpuzzle.agents.harness import Settings
 from longpuzzle.agents.models.conversation_log import ConversationLog
 from longpuzzle.agents.vista.controller import Controller, ToolResult
@@ -297,6 +297,8 @@ def run_tool_agent(agent: ToolModelAgent, game: str, difficulty: str, *, setting
         end, err = "agent_error", str(e)
     except InfrastructureError as e:
         end, err = "infrastructure_error", f"{type(e).__name__}: {e}"
+    except InternalError:
+        raise                     # our own bug: the run stops, the episode stays unfinished
     except Exception as e:  # noqa: BLE001 - the agent's own failure ends its episode
         end, err = "agent_error", f"agent raised: {type(e).__name__}: {e}"
     finally:

@@ -1,0 +1,166 @@
+"""The model clients on every wire (OpenAI Chat Completions, OpenAI Responses, Anthropic
+Messages) against the scripted server on 127.0.0.1, which checks each request as the real
+API would (agents/models/wire_schema.py): what is sent is what the installed SDK and the
+API accept, every request has a deadline and a reply cap, errors of our own code stop the
+run, and unscored episodes make ``eval`` fail."""
+
+from __future__ import annotations
+
+import json
+
+import httpx2
+import pytest
+from click.testing import CliRunner
+
+from longpuzzle.agents.base import InternalError
+from longpuzzle.agents.models import clients as clients_mod
+from longpuzzle.agents.models.clients import AnthropicClient, ProviderError, make_client, unsupported_settings
+from longpuzzle.agents.models.config import ModelConfig
+from longpuzzle.agents.models.scripted import ScriptedServer
+from longpuzzle.cli import cli as cli_main
+
+APIS = ("openai-chat", "openai-responses", "anthropic")
+PATHS = {"openai-chat": "chat/completions", "openai-responses": "responses", "anthropic": "messages"}
+HI = [{"role": "user", "parts": [{"text": "hi"}]}]
+
+
+def cfg(srv, api, **kw):
+    kw = {"max_retries": 0, "backoff_base": 0.001, **kw}
+    return ModelConfig(model="scripted-model", api=api, base_url=srv.url if api == "anthropic" else srv.url_v1,
+                       api_key_env="", **kw)
+
+
+def post(http, srv, api, body):
+    r = http.post(f"{srv.url}/v1/{PATHS[api]}", json=body, timeout=10)
+    return r.status_code, r.json()
+
+
+# ---- the test server refuses what the real APIs refuse ---------------------------------------
+
+def test_the_scripted_server_refuses_what_the_real_api_refuses():
+    img = "data:image/png;base64,iVBORw0KGgo="
+    tool = {"name": "gui", "description": "d", "parameters": {"type": "object", "properties": {}}}
+    good = {
+        "openai-chat": {"model": "m", "messages": [
+            {"role": "system", "content": "s"}, {"role": "user", "content": [{"type": "image_url", "image_url": {"url": img}}]},
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function",
+                                                                 "function": {"name": "gui", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "ok"}],
+            "tools": [{"type": "function", "function": tool}], "max_completion_tokens": 10, "temperature": 0.5},
+        "openai-responses": {"model": "m", "instructions": "s", "max_output_tokens": 16, "input": [
+            {"role": "user", "content": [{"type": "input_image", "image_url": img, "detail": "high"}]},
+            {"type": "function_call", "call_id": "c1", "name": "gui", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "ok"}], "tools": [{"type": "function", **tool}]},
+        "anthropic": {"model": "m", "max_tokens": 10, "system": "s", "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "gui", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}],
+            "tools": [{"name": "gui", "description": "d", "input_schema": tool["parameters"]}]},
+    }
+    bad = {
+        "openai-chat": [({"messages": good["openai-chat"]["messages"][:3]}, "must be followed by tool messages"),
+                        ({"stream_options": {"include_usage": True}}, "only allowed when 'stream' is enabled"),
+                        ({"temperature": 3}, "temperature"), ({"reasoning_effort": "huge"}, "reasoning_effort"),
+                        ({"max_tokens_total": 5}, "Unrecognized request argument supplied: max_tokens_total"),
+                        ({"tools": [{"type": "function", "function": {**tool, "parameters": {"type": "object",
+                                                                                           "required": 3}}}]},
+                         "invalid JSON schema")],
+        "openai-responses": [({"max_output_tokens": 8}, "at least 16"),
+                             ({"input": good["openai-responses"]["input"][:2]}, "No tool output found"),
+                             ({"reasoning": {"effort": "loud"}}, "reasoning")],
+        "anthropic": [({"temperature": 0.0}, "temperature: Extra inputs are not permitted"),
+                      ({"max_tokens": None}, "max_tokens"),
+                      ({"messages": good["anthropic"]["messages"][:2] + [{"role": "user", "content": "go on"}]},
+                       "without `tool_result` blocks"),
+                      ({"output_config": {"effort": "minimal"}}, "output_config")],
+    }
+    with ScriptedServer(lambda api, body: {"text": "fine"}) as srv, httpx2.Client() as http:
+        for api in APIS:
+            assert post(http, srv, api, good[api])[0] == 200, (api, srv.refused)
+            for change, msg in bad[api]:
+                body = {k: v for k, v in {**good[api], **change}.items() if v is not None}
+                status, reply = post(http, srv, api, body)
+                assert status == 400 and msg in reply["error"]["message"], (api, change, reply)
+        assert len(srv.refused) == sum(len(v) for v in bad.values())
+
+
+# ---- only what the installed SDK takes; our own errors stop the run ---------------------------
+
+def test_settings_are_read_against_the_installed_sdks_signatures():
+    import inspect
+
+    import anthropic
+    takes = set(inspect.signature(anthropic.resources.messages.Messages.create).parameters)
+    anth = ModelConfig(model="m", api="anthropic", temperature=0.2, reasoning_effort="low")
+    assert unsupported_settings(anth) == ([] if "temperature" in takes else ["temperature"])
+    assert unsupported_settings(ModelConfig(model="m", api="openai-chat", temperature=0.2, reasoning_effort="low")) == []
+    r = CliRunner().invoke(cli_main, ["eval", "--model", "m", "--api", "anthropic", "--base-url", "http://127.0.0.1:9",
+                                      "--api-key-env", "", "--agent", "general_e2e", "--temperature", "0.3",
+                                      "--objective", "maze_paint/easy"])
+    if "temperature" not in takes:
+        assert r.exit_code == 2 and r.output.count("error:") == 1 and "--temperature" in r.output, r.output
+
+
+def test_an_error_of_our_own_code_stops_the_run_with_one_error_line(tmp_path, monkeypatch):
+    """A request the installed SDK refuses before sending it (here: a parameter the code
+    adds that the SDK's create does not take) is our bug: never retried, never an unscored
+    episode to rerun; eval stops with one error line, exit 1, and the episode unfinished."""
+    orig = AnthropicClient._request
+
+    def stale(self, *a):
+        return {**orig(self, *a), "top_k": 5}            # not a parameter of the installed SDK
+    monkeypatch.setattr(AnthropicClient, "_request", stale)
+    with ScriptedServer(lambda api, body: {"text": "BENCHMARK COMPLETED"}) as srv:
+        client = make_client(cfg(srv, "anthropic", max_retries=3))
+        with pytest.raises(InternalError, match="top_k"):
+            client.complete(HI)
+        r = CliRunner().invoke(cli_main, ["eval", "--model", "m", "--api", "anthropic", "--base-url", srv.url,
+                                          "--api-key-env", "", "--agent", "general_e2e", "--objective",
+                                          "maze_paint/easy", "--infra-retries", "2", "--out", str(tmp_path / "r")])
+        assert srv.requests == 0
+    assert r.exit_code == 1 and r.output.count("error:") == 1 and "top_k" in r.output, r.output
+    assert not list((tmp_path / "r").rglob("result.json"))          # unfinished: --resume runs it again
+    assert not list((tmp_path / "r").rglob("*.attempt-*"))          # and it was not rerun
+    # an exception inside the SDK before anything is sent is ours too (not an unreadable reply)
+    monkeypatch.setattr(AnthropicClient, "_request", orig)
+    monkeypatch.setattr(clients_mod, "sdk_parameters", lambda api: frozenset({"model", "messages", "max_tokens",
+                                                                             "extra_body", "system", "bogus"}))
+    monkeypatch.setattr(AnthropicClient, "_request", lambda self, *a: {**orig(self, *a), "bogus": 1})
+    with ScriptedServer(lambda api, body: {"text": "x"}) as srv:
+        with pytest.raises(InternalError, match="before sending it: TypeError"):
+            make_client(cfg(srv, "anthropic", max_retries=3)).complete(HI)
+        assert srv.requests == 0
+
+
+def test_eval_exits_non_zero_when_episodes_stay_unscored(tmp_path):
+    with ScriptedServer(lambda api, body: {"text": "x"}) as srv:
+        srv.fail_next(503, count=10)
+        r = CliRunner().invoke(cli_main, ["eval", "--model", "m", "--base-url", srv.url_v1, "--api-key-env", "",
+                                          "--agent", "native", "--objective", "maze_paint/easy", "--max-retries", "0",
+                                          "--infra-retries", "1", "--out", str(tmp_path / "r"), "--json"])
+    assert r.exit_code == 1, r.output
+    assert "error: 1 episode could not be scored" in r.output and "after 1 reruns" in r.output
+    assert json.loads(r.output.splitlines()[0])["unscored"] == 1        # the metrics are still printed
+
+
+# ---- every request has a deadline and a reply cap ------------------------------------------
+
+@pytest.mark.parametrize("api", APIS)
+@pytest.mark.parametrize("stream", [False, True])
+def test_endless_slow_and_huge_replies_are_provider_errors_with_their_reason(api, stream):
+    with ScriptedServer(lambda a, body: {"text": "x"}) as srv:
+        srv.drip_seconds = 0.02
+        for mode, kind, bounds in (("endless", "deadline", {"timeout": 0.5}),
+                                   ("drip", "deadline", {"timeout": 0.5}),
+                                   ("huge", "size", {"max_reply_bytes": 2 ** 20}),
+                                   ("huge-chunked", "size", {"max_reply_bytes": 2 ** 20})):
+            srv.misbehave = mode
+            with pytest.raises(ProviderError) as ei:
+                make_client(cfg(srv, api, stream=stream, max_retries=1, **bounds)).complete(HI)
+            e = ei.value
+            assert e.kind == kind, (mode, str(e))
+            # a missed deadline is retried once (max_retries 1), an oversized reply never
+            assert e.retries == (1 if kind == "deadline" else 0), (mode, str(e))
+            assert ("deadline of 0.5 s" if kind == "deadline" else "cap of 1048576 bytes") in str(e)
+        srv.misbehave = None
+        assert make_client(cfg(srv, api, stream=stream, timeout=5)).complete(HI).text == "x"
