@@ -63,7 +63,9 @@ def encode(msg: dict, blobs=(), shm=None) -> tuple[bytes, list]:
         else:
             bufs = arrs
         msg = dict(msg, _blobs=desc)
-    body = json.dumps(msg, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    # ASCII JSON: a str holding a lone surrogate (e.g. an agent's typed text "\ud800") is sent
+    # as its escape and read back as the same str, never failing to encode as UTF-8
+    body = json.dumps(msg, separators=(",", ":")).encode("ascii")
     n = sum(b.nbytes for b in bufs)
     if len(body) >= 1 << 32 or n >= 1 << 32:
         raise ChannelError("too_large", "a message must stay under 4 GiB")

@@ -196,6 +196,56 @@ def test_replay_derives_the_refusal_limit_ending_from_the_actions(tmp_path):
     assert replay_episode(tmp_path / "w").ok
 
 
+SURROGATE_FILE = """
+from longpuzzle.agents.api import BaseAgent, FinalAnswer, first_action
+
+class Surrogates(BaseAgent):
+    def act(self, obs):
+        if obs.frame is None:
+            return first_action(obs)
+        return {"type": "typetext", "text": "a\\ud800b"} if obs.step == 1 else FinalAnswer("done \\udfff")
+"""
+
+
+def test_a_lone_surrogate_is_a_malformed_action_not_a_crash(tmp_path):
+    # an agent file: the typed text crosses the sandbox's channel and is refused by the GUI
+    # as malformed (it used to end the episode as agent_error); its final answer arrives whole
+    f = tmp_path / "surrogates.py"
+    f.write_text(SURROGATE_FILE)
+    out = tmp_path / "file"
+    r = run("eval", "--agent", f, "--objective", "maze_paint/easy", "--out", out, "--json")
+    assert r.exit_code == 0, r.output
+    ep = json.loads((out / "summary.json").read_text())["episodes"][0]
+    assert ep["end"] == "final_answer" and ep["invalid_actions"] == 1 and ep["scored"], ep
+    folder = out / ep["folder"]
+    pub = [e for e in read_events(folder) if e.get("stream") == "public"]
+    assert pub[1]["action"]["text"] == "a\ud800b" and "\\ud800" in pub[1]["feedback"]["message"]
+    assert pub[2]["final_answer"] == "done \udfff"
+    assert replay_episode(folder).ok
+    # a model's reply (JSON may hold "\\ud800"): the lone surrogate becomes U+FFFD, the typed
+    # text is refused as malformed and the model told so; the next request is sent, nothing fails
+    from longpuzzle.agents.models.config import ModelConfig
+    from longpuzzle.agents.models.scripted import ReplayScript, ScriptedServer
+    from longpuzzle.agents.runner import RunConfig, execute, start_run
+    replies = [{"tool_calls": [{"name": "gui", "arguments": {"action": "wait", "ms": 500}}]},
+               {"text": "typing \ud800", "tool_calls": [{"name": "gui", "arguments": {"action": "typetext",
+                                                                                     "text": "a\ud800"}}]},
+               {"text": "BENCHMARK COMPLETED \udfff"}]
+    with ScriptedServer(ReplayScript(replies)) as srv:
+        srv.keep_bodies = 1
+        cfg = ModelConfig(model="scripted-model", api="openai-chat", base_url=srv.url_v1, api_key_env="",
+                          timeout=10.0, max_retries=0)
+        rc = RunConfig(agent="native", objectives=["maze_paint/easy"], episodes=1,
+                       settings=Settings(action_timeout=None).as_dict(), model=cfg.public())
+        start_run(tmp_path / "model", rc)
+        s = execute(tmp_path / "model", rc)
+    ep = s["episodes"][0]
+    assert ep["end"] == "final_answer" and ep["scored"] and s["usage"]["parse_failures"] == 1, ep
+    assert "not '\ufffd'" in json.dumps(srv.bodies[-1]["body"]["messages"], ensure_ascii=False)
+    conv = (tmp_path / "model" / ep["folder"] / "conversation.jsonl").read_text(encoding="utf-8")
+    assert all(json.loads(line) for line in conv.splitlines()) and "\\ud800" not in conv
+
+
 # ---- settings ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args, says", [

@@ -90,6 +90,31 @@ class Reply:
     reasoning: str = ""            # reasoning text, where the provider returns it
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _unicode(v: Any) -> Any:
+    """``v`` (a str, or JSON data) with every lone surrogate replaced by U+FFFD."""
+    if isinstance(v, str):
+        return _LONE_SURROGATE.sub("\ufffd", v)
+    if isinstance(v, dict):
+        return {_unicode(k): _unicode(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_unicode(x) for x in v]
+    return v
+
+
+def well_formed(reply: Reply) -> Reply:
+    """The reply as text that can be sent back and written: JSON lets a reply hold a lone
+    surrogate ("\\ud800"), which no request and no UTF-8 file can carry (the next request
+    would fail as a provider error, leaving the episode unscored). Each becomes U+FFFD, so
+    an action typing it is refused by the GUI as malformed, the model's own failure."""
+    reply.text, reply.reasoning = _unicode(reply.text), _unicode(reply.reasoning)
+    reply.tool_calls = [ToolCall(_unicode(c.id), _unicode(c.name), _unicode(c.arguments), _unicode(c.raw))
+                        for c in reply.tool_calls]
+    return reply
+
+
 def _decode_args(raw: Any) -> Any:
     if isinstance(raw, dict):
         return raw
@@ -257,7 +282,7 @@ class ModelClient:
                 attempt += 1
         reply.usage.latency = time.perf_counter() - t0
         reply.usage.retries = attempt
-        return reply
+        return well_formed(reply)
 
     def backoff(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds before retry ``attempt`` + 1: the server's Retry-After when it sent one
