@@ -23,6 +23,7 @@ from longpuzzle.engine.errors import IllegalMoveError, LongPuzzleError
 from longpuzzle.engine.session import Session
 
 DEFAULT_LEVEL = "maze_paint/easy/1"
+INTERRUPTED = 130          # exit status after Ctrl-C (128 + SIGINT), as shells and most tools give
 
 
 class OneLineUsageError(click.UsageError):
@@ -72,6 +73,9 @@ class _Group(click.Group):
         except LongPuzzleError as e:
             click.echo(f"error: {e}", err=True)
             ctx.exit(2)
+        except KeyboardInterrupt:              # Ctrl-C: the shell's convention, 128 + SIGINT (click says 1)
+            click.echo("interrupted", err=True)
+            ctx.exit(INTERRUPTED)
         except OSError as e:                   # a file or folder given that cannot be read or written
             if e.filename is None:
                 raise
@@ -407,7 +411,11 @@ def _add_subpackage_commands() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    cli.main(args=argv, prog_name="longpuzzle")
+    try:
+        cli.main(args=argv, prog_name="longpuzzle")
+    except KeyboardInterrupt:                  # before a command runs (imports, parsing)
+        click.echo("interrupted", err=True)
+        sys.exit(INTERRUPTED)
 
 
 if __name__ == "__main__":  # pragma: no cover

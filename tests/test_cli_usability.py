@@ -100,6 +100,24 @@ def test_usage_error_from_a_real_process_is_one_line_on_stderr():
     assert r.stderr.strip().count("\n") == 0 and r.stderr.startswith("error: Missing argument")
 
 
+@pytest.mark.parametrize("delay", [0.0, 1.0])
+def test_ctrl_c_exits_130_with_one_line(delay):
+    """Ctrl-C (SIGINT) ends a command with status 130, the shell's convention (128 + SIGINT),
+    and one line on stderr, whether it lands while the command starts or while it runs (the
+    outcome is the same at any moment: the delay only varies where). The child says when
+    Python's own handler is in place, so the signal never lands before it."""
+    import signal
+    args = ["rollout", "maze_paint/easy/1", "--env", "rules", "--episodes", "100000000"]
+    code = f"import longpuzzle.cli as c; print('ready', flush=True); c.main({args!r})"
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "ready"
+    time.sleep(delay)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 130, (out, err)
+    assert err.strip() == "interrupted" and out == ""
+
+
 def test_readme_command_examples_run():
     """Every ``longpuzzle replay "..."`` / ``check`` / ``show`` example line of the README
     that names a real level runs as written."""
