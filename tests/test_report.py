@@ -70,9 +70,76 @@ def test_dead_ends_and_their_delay_in_a_scripted_nut_and_bolt_episode(runs):
     assert second["dead_end_delay"] == 1 and second["dead_end_recovered"] is False
     assert ep["dead_ends"] == {"attempts": 2, "dead_end_attempts": 2, "share": 100.0, "recovered": 1,
                                "mean_delay": 2.0, "max_delay": 3}
+    # Figure 2c: the two transfers after the fatal one were played on a lost board (the undos
+    # are no moves); the second attempt stopped at its dead end
+    assert (first["lost_moves"], second["lost_moves"]) == (2, 0)
+    assert first["lost_moves_no_free_hole"] is None and first["no_free_hole_step"] is None   # Bolt Unscrew only
+    assert ep["dead_ends_by_game"] == [{"game": "nut_and_bolt", "attempts": 2, "no_free_hole": None, "exhaustive": {
+        "dead_end_attempts": 2, "share": 100.0, "lost_moves": {"attempts": 2, "median": 1.0, "mean": 1.0, "max": 2,
+                                                                "total": 2}}}]
     assert ep["lc_deficit"]["unreached_levels"] == 2 and ep["lc_deficit"]["reached_unsolved_levels"] == 1
     assert ep["lc_deficit"]["unreached"] == pytest.approx(200 / 3)
     assert [x for x, _ in ep["restarts"]] == [first["end_step"]]
+
+
+def _bolt_records(script):
+    """Private records of Bolt Unscrew level attempts from (effect, exhaustive certificate,
+    usable holes, P) per action; a "restart" starts the next attempt."""
+    lid = "bolt_unscrew/easy/1"
+    recs = [{"level": lid, "P": 0.0, "effects": [], "certificate": "solvable", "diagnostics": {"usable_holes": 2}}]
+    for eff, cert, holes, P in script:
+        recs.append({"level": lid, "P": P, "effects": [{"effect": eff, "changed": True}] if eff else [],
+                     "certificate": cert, "diagnostics": {"usable_holes": holes}, "win": P >= 1.0})
+    return recs
+
+
+def test_figure_2c_counts_both_bolt_unscrew_certificates_and_the_moves_on_a_lost_board():
+    from longpuzzle.agents.report.analytics import _Walker, dead_ends_by_game
+    S, D = "solvable", "dead_end"
+    script = [
+        # attempt 1: the exhaustive search says lost after step 2 while a hole is still free; the
+        # last hole goes at step 3 (the paper's certificate); then two rejected clicks
+        ("move", D, 1, 0.1), ("move", D, 0, 0.1), ("rejected", D, 0, 0.1), ("rejected", D, 0, 0.1),
+        # attempt 2: lost at once (both certificates), then restarted
+        ("restart", S, 2, 0.0), ("move", D, 0, 0.0),
+        # attempt 3: lost with a hole left, nine moves on it, the last two with no hole left
+        ("restart", S, 2, 0.0), ("move", D, 1, 0.0)] + [("move", D, 1, 0.0)] * 7 + [("move", D, 0, 0.0)] * 2 + [
+        ("rejected", D, 0, 0.0),
+        # attempt 4: won
+        ("restart", S, 2, 0.0), ("move", S, 2, 0.5), ("move", None, 2, 1.0)]
+    w = _Walker()
+    for k, rec in enumerate(_bolt_records(script)):
+        if rec["effects"] and rec["effects"][0]["effect"] == "restart":
+            rec["effects"][0] = {"effect": "restart"}
+        w.step(k, rec, None)
+    w.finish()
+    at = [a.as_dict() for a in w.attempts]
+    assert [a["end"] for a in at] == ["restart", "restart", "restart", "won"]
+    assert [a["dead_end_step"] for a in at] == [1, 6, 8, None]
+    assert [a["no_free_hole_step"] for a in at] == [2, 6, 16, None]
+    assert [a["lost_moves"] for a in at] == [3, 0, 10, 0]
+    assert [a["lost_moves_no_free_hole"] for a in at] == [2, 0, 2, 0]
+    (row,) = dead_ends_by_game(at)
+    assert row["game"] == "bolt_unscrew" and row["attempts"] == 4
+    ex, nfh = row["exhaustive"], row["no_free_hole"]
+    assert (ex["dead_end_attempts"], ex["share"]) == (3, 75.0) and (nfh["dead_end_attempts"], nfh["share"]) == (3, 75.0)
+    assert ex["lost_moves"] == {"attempts": 3, "median": 3.0, "mean": 13 / 3, "max": 10, "total": 13}
+    assert nfh["lost_moves"] == {"attempts": 3, "median": 2.0, "mean": 4 / 3, "max": 2, "total": 4}
+
+
+def test_the_lc_deficit_split_is_game_macro_weighted():
+    from longpuzzle.agents.report.analytics import lc_deficit_split
+
+    def obj(LC, R):
+        return {"LC": LC, "R": R, "deficit": 100 - LC, "unreached": 100 - R, "reached_unsolved": R - LC}
+    sp = lc_deficit_split({"maze_paint/easy": obj(40, 80), "maze_paint/hard": obj(0, 20),
+                           "nut_and_bolt/easy": obj(0, 40)})
+    mp = sp["by_game"]["maze_paint"]
+    assert (mp["LC"], mp["R"], mp["unreached"], mp["reached_unsolved"], mp["objectives"]) == (20, 50, 50, 30, 2)
+    o = sp["overall"]                       # the two games weigh the same, whatever their objectives
+    assert (o["LC"], o["R"], o["deficit"], o["unreached"], o["reached_unsolved"]) == (10, 45, 90, 55, 35)
+    assert o["deficit"] == o["unreached"] + o["reached_unsolved"] and o["unreached_share"] == pytest.approx(100 * 55 / 90)
+    assert lc_deficit_split({"maze_paint/easy": obj(100, 100)})["overall"]["unreached_share"] is None
 
 
 def test_maze_paint_moves_that_paint_and_that_return_to_an_earlier_state(runs):
@@ -129,8 +196,12 @@ def test_analyze_command_text_and_json(runs, tmp_path):
     assert r.exit_code == 0
     doc = json.loads(r.output)
     assert doc["attempts"] == 3 and doc["dead_ends"]["recovered"] == 1
+    sp = doc["lc_deficit_split"]["overall"]                   # nut_and_bolt/medium, maze_paint/easy: one each
+    assert sp["unreached"] == pytest.approx((200 / 3 + 90) / 2) and sp["deficit"] == 100.0
     r = run("analyze", runs["scripted"], "--out", tmp_path / "a.json")
     assert r.exit_code == 0 and "dead ends: 2 of 2 attempts, 1 recovered by undo" in r.output
+    assert re.search(r"nut_and_bolt +exhaustive +2 of 2 +\(100\.0%\) +lost-board moves 1\.0 / 1\.0", r.output), r.output
+    assert "all games" in r.output and "(R - LC)" in r.output
     assert json.loads((tmp_path / "a.json").read_text())["lc_deficit"] == doc["lc_deficit"]
     r = run("analyze", tmp_path)
     assert r.exit_code == 2 and r.output.startswith("error:")
@@ -229,6 +300,11 @@ def test_report_html_links_every_episode_video_and_writes_analytics(report):
     assert "<link" not in html and "<script" not in html and " src='data:image/png;base64," in html
     a = json.loads((report / "analytics.json").read_text())
     assert len(a) == 3 and a[0]["dead_ends"]["recovered"] == 1
+    # the LC-deficit split (section 5.1) and Figure 2c by game, Bolt Unscrew under both certificates
+    assert "<td class='t'>all games</td>" in html and "R - LC (reached, unsolved)" in html and "Figure 2c" in html
+    assert "<td class='t'>bolt_unscrew</td><td class='t'>no free hole (paper)</td>" in html
+    assert ("<td class='t'>nut_and_bolt</td><td class='t'>exhaustive</td><td>2</td><td>2</td><td>100.0</td>"
+            "<td>1.0</td><td>1.0</td>") in html
     assert "<td>-</td>" in html                               # missing values are a dash
 
 

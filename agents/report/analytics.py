@@ -21,9 +21,14 @@ Maze Paint (section 5.2)
     the move (coverage = P = painted cells beyond the start cell / paintable cells beyond
     it): the share that painted new cells and the share that returned the board to an exact
     state seen earlier in the same attempt; for all attempts and for unsolved attempts alone.
-LC deficit (section 5.3)
-    100 - LC of an episode, split into target levels never reached and levels reached but
-    not solved (both in percent of the target levels).
+LC deficit (section 5.1)
+    100 - LC of an episode, split into target levels never reached (100 - R) and levels
+    reached but not solved (R - LC), in percent of the target levels; for a run, game-macro
+    weighted as the completion metrics (``lc_deficit_split``).
+Dead ends by game (Figure 2c)
+    Per game that can dead-end: the attempts that reached a certified dead end and the moves
+    they played on the already lost board (median and mean); Bolt Unscrew under both the
+    paper's no-free-hole certificate and the exhaustive one (``dead_ends_by_game``).
 
 ``analyze_run`` and ``analyze_episode`` return plain JSON-able dicts; ``longpuzzle analyze``
 prints them or writes them as JSON.
@@ -62,8 +67,14 @@ class Attempt:
     dead_end_delay: int | None = None    # transfers from that board (fatal one included) to recovery or the end
     dead_end_recovered: bool | None = None
     dead_spells: list[dict] = field(default_factory=list)
+    # Figure 2c: moves played (accepted or rejected) on a board already certified unsolvable
+    lost_moves: int = 0                  # ... by the exhaustive certificate
+    no_free_hole_step: int | None = None  # Bolt Unscrew: the first action after which the paper's certificate held
+    lost_moves_no_free_hole: int | None = None   # Bolt Unscrew: moves played on a board without a usable hole
     move_log: list[dict] = field(default_factory=list)   # per move: step, move, P before/after, game facts
     # working state (not reported)
+    _lost: bool = field(default=False, repr=False)        # the board is certified unsolvable (exhaustive)
+    _no_hole: bool = field(default=False, repr=False)     # the board has no usable free hole (Bolt Unscrew)
     _state: tuple | None = field(default=None, repr=False)
     _holes: int | None = field(default=None, repr=False)
     _seen: set = field(default_factory=set, repr=False)
@@ -101,10 +112,13 @@ class _Walker:
             self._levels[lid] = (lvl, get_puzzle(lvl.game))
         return self._levels[lid]
 
-    def open(self, lid: str, step: int, P: float, holes, state):
+    def open(self, lid: str, step: int, P: float, holes, state, cert: str | None = None):
         n = self.count[lid] = self.count.get(lid, 0) + 1
         a = Attempt(lid, n, step, P_start=P, P_end=P, P_max=P)
         a._state, a._holes = state, holes
+        if lid.startswith("bolt_unscrew/"):
+            a.lost_moves_no_free_hole = 0
+        _mark_lost(a, step, cert, holes, P)
         if state is not None:
             a._seen.add(state)
         self.cur = a
@@ -141,7 +155,7 @@ class _Walker:
             a = None
         if a is None:
             if lid is not None and P is not None and (restarted or P < 1.0):
-                self.open(lid, x, P, _holes(rec), snapshot_state(snapshot))
+                self.open(lid, x, P, _holes(rec), snapshot_state(snapshot), rec.get("certificate"))
             return
         a.actions += 1
         self.moves(a, x, rec, eff, snapshot)
@@ -152,7 +166,12 @@ class _Walker:
 
     def moves(self, a: Attempt, x: int, rec: dict, eff: list[dict], snapshot):
         moves = [e for e in eff if e.get("effect") == "move"]
-        a.rejected += sum(e.get("effect") == "rejected" for e in eff)
+        rejected = sum(e.get("effect") == "rejected" for e in eff)
+        a.rejected += rejected
+        if a._lost:                                # played on a board the certificates call lost
+            a.lost_moves += len(moves) + rejected
+        if a._no_hole:
+            a.lost_moves_no_free_hole += len(moves) + rejected
         undos = sum(e.get("effect") == "undo" for e in eff)
         a.undos += undos
         after = snapshot_state(snapshot)
@@ -220,6 +239,7 @@ class _Walker:
             if undos:
                 a._seen.add(after)
         a._holes = _holes(rec)
+        _mark_lost(a, x, cert, a._holes, rec.get("P"))
         if a.dead_spells:
             first = a.dead_spells[0]
             a.dead_end_delay, a.dead_end_recovered = first["delay"], first["recovered"]
@@ -231,6 +251,16 @@ class _Walker:
             if a.dead_spells:
                 a.dead_end_delay = a.dead_spells[0]["delay"]
                 a.dead_end_recovered = a.dead_spells[0]["recovered"]
+
+
+def _mark_lost(a: Attempt, x: int, cert, holes, P) -> None:
+    """Whether the board after action x is lost: certified unsolvable by the exhaustive
+    search (the evaluator's certificate), and for Bolt Unscrew by the paper's certificate
+    (stable, unsolved, no usable free hole; the records are of settled boards)."""
+    a._lost = cert == DEAD
+    a._no_hole = a.lost_moves_no_free_hole is not None and holes == 0 and P is not None and P < 1.0
+    if a._no_hole and a.no_free_hole_step is None:
+        a.no_free_hole_step = x
 
 
 def _bolt_kind(fatal: bool, P0, P1, h0, h1) -> str:
@@ -256,9 +286,32 @@ def lc_deficit(result: dict) -> dict | None:
     n = len(lv)
     unreached = sum(not l.get("reached") for l in lv)
     unsolved = sum(bool(l.get("reached")) and not l.get("won") for l in lv)
-    return {"LC": 100.0 * sum(bool(l.get("won")) for l in lv) / n, "deficit": 100.0 * (unreached + unsolved) / n,
+    return {"LC": 100.0 * sum(bool(l.get("won")) for l in lv) / n, "R": 100.0 * (n - unreached) / n,
+            "deficit": 100.0 * (unreached + unsolved) / n,
             "unreached": 100.0 * unreached / n, "reached_unsolved": 100.0 * unsolved / n,
             "levels": n, "unreached_levels": unreached, "reached_unsolved_levels": unsolved}
+
+
+SPLIT = ("LC", "R", "deficit", "unreached", "reached_unsolved")
+
+
+def lc_deficit_split(by_objective: dict[str, dict]) -> dict:
+    """Section 5.1's split of the LC deficit, 1 - LC = (1 - R) + (R - LC) with R the share of
+    target levels reached, game-macro weighted as the paper pools completion metrics: each
+    objective's mean over its episodes (``by_objective``, in percent), averaged equally over
+    each game's objectives, then over the games. ``unreached_share``: the part of the
+    deficit that levels never reached make up (percent of the deficit; None without one)."""
+    games: dict[str, list[dict]] = {}
+    for o, d in by_objective.items():
+        games.setdefault(o.split("/")[0], []).append(d)
+
+    def mean(rows):
+        out = {k: sum(r[k] for r in rows) / len(rows) for k in SPLIT}
+        out["unreached_share"] = 100.0 * out["unreached"] / out["deficit"] if out["deficit"] > 1e-9 else None
+        return out
+    by_game = {g: {**mean(v), "objectives": len(v)} for g, v in games.items()}
+    overall = {**mean(list(by_game.values())), "games": len(by_game)} if by_game else None
+    return {"by_game": by_game, "overall": overall}
 
 
 def analyze_episode(folder: str | Path, result: dict | None = None, name: str | None = None) -> dict:
@@ -297,8 +350,9 @@ def analyze_episode(folder: str | Path, result: dict | None = None, name: str | 
         out["maze_paint"] = maze_paint_bins(attempts)
     if game == "bolt_unscrew":
         out["bolt_unscrew"] = bolt_summary(attempts)
-    if any(a["dead_spells"] for a in attempts) or game in ("bolt_unscrew", "nut_and_bolt"):
+    if any(a["dead_spells"] for a in attempts) or game in DEAD_END_GAMES:
         out["dead_ends"] = dead_end_summary(attempts)
+        out["dead_ends_by_game"] = dead_ends_by_game(attempts)
     return out
 
 
@@ -355,6 +409,39 @@ def bolt_summary(attempts: list[dict]) -> dict:
             "by_holes_before": [by_holes[h] for h in sorted(by_holes)]}
 
 
+DEAD_END_GAMES = ("bolt_unscrew", "nut_and_bolt")     # the games whose boards can become unsolvable
+
+
+def _spread(xs: list) -> dict:
+    return {"attempts": len(xs), "median": float(np.median(xs)) if xs else None,
+            "mean": sum(xs) / len(xs) if xs else None, "max": max(xs) if xs else None, "total": sum(xs)}
+
+
+def dead_ends_by_game(attempts: list[dict]) -> list[dict]:
+    """The paper's Figure 2c, one row per game whose boards can become unsolvable: the level
+    attempts, those that reached a certified dead end and the moves they then played on the
+    already lost board (median, mean). Bolt Unscrew has two certificates, each its own
+    column: the paper's (no usable free hole) and the exhaustive search's (which also
+    catches boards that still have a hole but no way out); Nut and Bolt has the exhaustive
+    one, which is the paper's."""
+    rows = []
+    for game in DEAD_END_GAMES:
+        at = [a for a in attempts if a["level"].split("/")[0] == game]
+        if not at:
+            continue
+        dead = [a for a in at if a["dead_end_step"] is not None]
+        row = {"game": game, "attempts": len(at),
+               "exhaustive": {"dead_end_attempts": len(dead), "share": 100.0 * len(dead) / len(at),
+                              "lost_moves": _spread([a["lost_moves"] for a in dead])},
+               "no_free_hole": None}
+        if game == "bolt_unscrew":
+            nfh = [a for a in at if a.get("no_free_hole_step") is not None]
+            row["no_free_hole"] = {"dead_end_attempts": len(nfh), "share": 100.0 * len(nfh) / len(at),
+                                   "lost_moves": _spread([a["lost_moves_no_free_hole"] for a in nfh])}
+        rows.append(row)
+    return rows
+
+
 def dead_end_summary(attempts: list[dict]) -> dict:
     dead = [a for a in attempts if a["dead_end_step"] is not None]
     delays = [a["dead_end_delay"] for a in dead if a["dead_end_delay"] is not None]
@@ -388,17 +475,17 @@ def analyze_run(run: RunData | str | Path) -> dict:
         "run": str(run.folder),
         "identity": run.identity,
         "episodes": eps,
-        "lc_deficit": {o: {k: sum(d[k] for d in v) / len(v) for k in ("LC", "deficit", "unreached", "reached_unsolved")}
-                       for o, v in by_obj.items()},
+        "lc_deficit": {o: {k: sum(d[k] for d in v) / len(v) for k in SPLIT} for o, v in by_obj.items()},
         "attempts": len(attempts),
     }
     if any(a["level"].startswith("maze_paint/") for a in attempts):
         out["maze_paint"] = maze_paint_bins(attempts)
     if any(a["level"].startswith("bolt_unscrew/") for a in attempts):
         out["bolt_unscrew"] = bolt_summary(attempts)
-    if any(a["level"].split("/")[0] in ("bolt_unscrew", "nut_and_bolt") for a in attempts):
-        out["dead_ends"] = dead_end_summary([a for a in attempts
-                                             if a["level"].split("/")[0] in ("bolt_unscrew", "nut_and_bolt")])
+    if any(a["level"].split("/")[0] in DEAD_END_GAMES for a in attempts):
+        out["dead_ends"] = dead_end_summary([a for a in attempts if a["level"].split("/")[0] in DEAD_END_GAMES])
+        out["dead_ends_by_game"] = dead_ends_by_game(attempts)
     if not deficits:
         out["lc_deficit"] = {}
+    out["lc_deficit_split"] = lc_deficit_split(out["lc_deficit"])
     return out

@@ -35,9 +35,9 @@ def report_cmd(folders, out_dir, videos, video_format, references, merge_catalog
 @click.option("--json", "as_json", is_flag=True, help="Print everything as one JSON document.")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None, help="Write the JSON here.")
 def analyze_cmd(folders, as_json, out_file):
-    """Trajectory analytics of eval runs: level attempts and dead ends, Bolt Unscrew free
-    holes per transfer, Maze Paint moves by coverage, the LC deficit split (paper sections
-    5.1-5.3)."""
+    """Trajectory analytics of eval runs: level attempts and dead ends (the paper's Figure 2c
+    per game), Bolt Unscrew free holes per transfer, Maze Paint moves by coverage, the LC
+    deficit split (paper sections 5.1-5.3)."""
     from longpuzzle.agents.report.analytics import analyze_run
     from longpuzzle.agents.report.tables import fmt
 
@@ -53,10 +53,26 @@ def analyze_cmd(folders, as_json, out_file):
         for o, v in d["lc_deficit"].items():
             click.echo(f"  {o:<24} LC {fmt(v['LC']):>5}  deficit {fmt(v['deficit']):>5} = unreached "
                        f"{fmt(v['unreached']):>5} + reached unsolved {fmt(v['reached_unsolved']):>5}")
+        split = d["lc_deficit_split"]
+        for g, v in list(split["by_game"].items()) + [("all games", split["overall"])] * bool(split["overall"]):
+            click.echo(f"  {g:<24} 100 - LC {fmt(v['deficit']):>5} = (100 - R) {fmt(v['unreached']):>5} + (R - LC) "
+                       f"{fmt(v['reached_unsolved']):>5}; unreached {fmt(v['unreached_share'])}% of the deficit "
+                       "(game-macro)")
         if "dead_ends" in d:
             x = d["dead_ends"]
             click.echo(f"  dead ends: {x['dead_end_attempts']} of {x['attempts']} attempts, {x['recovered']} recovered "
                        f"by undo, mean delay {fmt(x['mean_delay'])} transfers (max {fmt(x['max_delay'])})")
+            click.echo("  dead ends by game (Figure 2c): attempts reaching a certified dead end, moves then played on "
+                       "the lost board (median / mean)")
+            for r in d["dead_ends_by_game"]:
+                for cert in ("no_free_hole", "exhaustive"):
+                    c = r[cert]
+                    if c is None:
+                        continue
+                    lm = c["lost_moves"]
+                    click.echo(f"    {r['game']:<13} {cert.replace('_', ' '):<13} {c['dead_end_attempts']:>4} of "
+                               f"{r['attempts']:<4} ({fmt(c['share'])}%)  lost-board moves {fmt(lm['median'])} / "
+                               f"{fmt(lm['mean'])}")
         if "bolt_unscrew" in d:
             b = d["bolt_unscrew"]
             click.echo("  bolt unscrew transfers: " + ", ".join(f"{k.replace('_', ' ')} {v}"

@@ -285,6 +285,15 @@ def _analytics_section(page: _Page, run: RunData, a: dict, work: Path, out: Path
         page.table(["objective", "LC", "deficit", "unreached", "reached, unsolved"],
                    [[(o,), fmt(d["LC"]), fmt(d["deficit"]), fmt(d["unreached"]), fmt(d["reached_unsolved"])]
                     for o, d in a["lc_deficit"].items()])
+        sp = a["lc_deficit_split"]
+        page.add("<p class='note'>The paper's split (section 5.1), game-macro weighted as LC: 100 - LC = "
+                 "(100 - R) + (R - LC), R the share of target levels reached; each game the mean of its objectives, "
+                 "all games the mean of the games.</p>")
+        page.table(["game", "LC", "R", "100 - LC", "100 - R (unreached)", "R - LC (reached, unsolved)",
+                    "unreached share of the deficit (%)"],
+                   [[(g,), fmt(d["LC"]), fmt(d["R"]), fmt(d["deficit"]), fmt(d["unreached"]),
+                     fmt(d["reached_unsolved"]), fmt(d["unreached_share"])]
+                    for g, d in list(sp["by_game"].items()) + [("all games", sp["overall"])]])
     if "maze_paint" in a:
         mp = a["maze_paint"]
         page.add("<h3>Maze Paint: moves by board coverage</h3><p class='note'>Valid moves (the ball moved), "
@@ -313,6 +322,19 @@ def _analytics_section(page: _Page, run: RunData, a: dict, work: Path, out: Path
         page.table(["attempts", "with a dead end", "share (%)", "recovered by undo", "mean delay", "max delay"],
                    [[fmt(d["attempts"]), fmt(d["dead_end_attempts"]), fmt(d["share"]), fmt(d["recovered"]),
                      fmt(d["mean_delay"]), fmt(d["max_delay"])]])
+        page.add("<p class='note'>By game, as the paper's Figure 2c: the attempts that reached a certified dead end "
+                 "and the moves (accepted or rejected) they then played on the already lost board. Bolt Unscrew "
+                 "under the paper's certificate (no usable free hole) and the exhaustive search's.</p>")
+        rows = []
+        for r in a["dead_ends_by_game"]:
+            for cert, label in (("no_free_hole", "no free hole (paper)"), ("exhaustive", "exhaustive")):
+                c = r[cert]
+                if c is not None:
+                    lm = c["lost_moves"]
+                    rows.append([(r["game"],), (label,), fmt(r["attempts"]), fmt(c["dead_end_attempts"]),
+                                 fmt(c["share"]), fmt(lm["median"]), fmt(lm["mean"])])
+        page.table(["game", "certificate", "attempts", "reached a dead end", "share (%)",
+                    "moves on the lost board: median", "mean"], rows)
     page.add("<h3>Episodes</h3>")
     eps = a["episodes"]
     for i, (e, entry) in enumerate(zip(eps, [x for x in run.episodes if x.get("dir") is not None])):
