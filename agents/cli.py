@@ -11,6 +11,10 @@ from pathlib import Path
 
 import click
 
+from click.core import ParameterSource
+
+from longpuzzle.agents.harness.presets import PRESET_NAMES, PRESETS
+from longpuzzle.agents.harness.presets import label as preset_label_of
 from longpuzzle.cluster.options import backend_for, backend_options
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.catalog_store import catalog_option
@@ -31,6 +35,11 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
 
 
 @click.command("eval")
+@click.option("--preset", type=click.Choice(list(PRESET_NAMES)), default=None,
+              help="The conditions of a published setting [default: paper with --model, else fast]: paper (the "
+              "paper's: 1280x900 page, Chinese screens and prompts, 60 min with model time charged), fast (the "
+              "game's own 540x960 frame, English), repo (the original repository's level protocol). Options given "
+              "as well win, and the result records them with the preset.")
 @click.option("--agent", "agent_spec", default=None,
               help="random (random gestures on the requested objective's board), random_anywhere (random "
                    "actions anywhere), solver, greedy, a .py file with one BaseAgent subclass, or a model protocol: "
@@ -39,7 +48,8 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
                    "the model's own or native].")
 @click.option("--objective", multiple=True, metavar="GAME/DIFFICULTY", help="Objective(s) to run (repeatable).")
 @click.option("--all", "all_", is_flag=True, help="All 16 objectives.")
-@click.option("--protocol", type=click.Choice(["objective", "level"]), default="objective", show_default=True)
+@click.option("--protocol", type=click.Choice(["objective", "level"]), default="objective", show_default=True,
+              help="[default: the preset's]")
 @click.option("--mode", type=click.Choice(["progressive", "all_levels"]), default="progressive", show_default=True,
               help="Level protocol only.")
 @click.option("--episodes", default=1, show_default=True, help="Episodes per objective.")
@@ -62,6 +72,9 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
 @click.option("--viewport", default=None, metavar="WxH",
               help="Draw the suite letterboxed into a W x H page (the paper's agents saw 1280x900); "
               "coordinates are page pixels. Default: the game's own frame (540 x 960 times --scale).")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en",
+              help="The language of the screens' texts (zh: the original's Chinese interface; same layout) "
+              "[default: the preset's].")
 @click.option("--style", type=click.Choice(["2d", "3d"]), default="2d", show_default=True)
 @click.option("--scale", default=1.0, show_default=True)
 @click.option("--frames-per-move", default=0, show_default=True, help="Intermediate animation frames kept per move.")
@@ -132,8 +145,9 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
               help="Resize screenshots for the model: none, longest:N or smart_resize [uitars default smart_resize].")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
 @catalog_option
-def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout,
-             invalid_action_policy, charge_agent_time, action_latency, viewport, style,
+@click.pass_context
+def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout,
+             invalid_action_policy, charge_agent_time, action_latency, viewport, lang, style,
              scale, frames_per_move, no_frames, certify_budget, seed, trusted_agent, agent_memory, agent_cpu,
              agent_cpu_per_action, agent_env, out_dir, workers, backend_name, address, ship_code, cpus_per_episode, resume_dir, infra_retries,
              model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens, reasoning_effort,
@@ -170,11 +184,44 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
             raise click.BadParameter("--episodes must be at least 1")
         model = None
         agent_options: dict = {}
+        # the preset fills every option not given on the command line (given ones win and are recorded)
+        preset = preset or ("paper" if model_name or agent_spec in MODEL_AGENTS else "fast")
+        pr, changed = PRESETS[preset], []
+
+        def given(name: str) -> bool:
+            return ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
+
+        picked = {"protocol": protocol, "viewport": None if viewport is None else parse_viewport(viewport),
+                  "lang": lang, "scale": float(scale), "budget": budget, "charge_agent_time": charge_agent_time,
+                  "invalid_action_policy": invalid_action_policy}
+        want = {"protocol": pr["protocol"], **pr["settings"]}
+        for name, v in want.items():
+            if not given(name):
+                picked[name] = v
+            elif picked[name] != v:
+                changed.append(name)
+        protocol, lang, scale, budget = picked["protocol"], picked["lang"], picked["scale"], picked["budget"]
+        charge_agent_time, invalid_action_policy = picked["charge_agent_time"], picked["invalid_action_policy"]
+        page = picked["viewport"]
+        for name, v in pr["agent_options"].items():
+            cli_v = {"prompt_setting": None if prompt_setting == "none" else prompt_setting,
+                     "language": language}[name]
+            if not given(name):
+                if name == "prompt_setting":
+                    prompt_setting = "none" if v is None else v
+                else:
+                    language = v
+            elif cli_v != v:
+                changed.append(name)
+        if pr["agent"] and agent_spec is None and model_name:
+            agent_spec = pr["agent"]
+        preset_label = preset_label_of(preset, changed)
         if model_name or (agent_spec in MODEL_AGENTS):
             model, agent_spec, agent_options = _model_settings(
                 agent_spec, model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens,
                 reasoning_effort, request_timeout, max_retries, context_tokens, prompt_setting, language,
                 history_images, scale_factor, resize, max_reply_bytes=max_reply_bytes, stream=stream)
+            agent_options["prompt_lang"] = lang     # the prompts in the screen's language (where a protocol has it)
             if action_timeout is None:
                 action_timeout = 0.0        # no harness limit: each request has its own timeout
         else:
@@ -186,7 +233,7 @@ def eval_cmd(agent_spec, objective, all_, protocol, mode, episodes, budget, max_
                           max_actions=max_actions, action_timeout=action_timeout or None, save_frames=not no_frames,
                           certify_budget=certify_budget, invalid_action_policy=invalid_action_policy,
                           charge_agent_time=charge_agent_time, action_latency=action_latency,
-                          viewport=None if viewport is None else parse_viewport(viewport))
+                          viewport=page, lang=lang, preset=preset_label)
         except HarnessError as e:
             raise HarnessError(_option_names(str(e))) from None
         agent_file = None

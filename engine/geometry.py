@@ -18,6 +18,10 @@ scaled to fit (scale = min(W / 540, H / 960)) and centred, output px are page px
 bars are outside the game (nothing there to hit). ``to_px`` / ``from_px`` include that
 offset, so drawing and hit-testing go through the same letterbox.
 
+A projection also carries the screen's language (``lang``: "en" or "zh", engine/labels.py):
+the texts the renderer draws are in it. It moves nothing: the geometry (and so hit-testing)
+of a screen is the same in every language.
+
 Widgets (:class:`Widget`) are the things a pointer can hit: a shape in design px (``Rect``
 or ``Circle``), an id such as ``"restart"`` or ``"bolt:3"``, a kind and a label that the
 renderer draws. The SAME widget objects are drawn by render/ and hit-tested by the engine,
@@ -34,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from longpuzzle.engine.errors import LongPuzzleError
+from longpuzzle.engine.labels import check_lang
 
 DESIGN_W, DESIGN_H = 540, 960
 STYLES = ("2d", "3d")
@@ -89,8 +94,9 @@ class Projection:
     """Design px <-> output px for one (style, scale). Immutable; get one with projection()."""
 
     def __init__(self, style: str = "2d", scale: float = 1.0, viewport: tuple[int, int] | None = None,
-                 _limit: float = MAX_SCALE):
+                 _limit: float = MAX_SCALE, lang: str = "en"):
         self.style = check_style(style)
+        self.lang = check_lang(lang)
         self.viewport = None if viewport is None else check_viewport(viewport)
         if self.viewport is not None:        # the game fitted into the page (the scale follows)
             scale = min(self.viewport[0] / DESIGN_W, self.viewport[1] / DESIGN_H)
@@ -184,7 +190,7 @@ class Projection:
     def supersampled(self, k: int) -> "Projection":
         """The same picture k times finer (for supersampled drawing): every px map times k."""
         if self.viewport is None:
-            return supersampled_projection(self.style, self.scale, k)
+            return supersampled_projection(self.style, self.scale, k, self.lang)
         p = Projection.__new__(Projection)
         p.__dict__.update(self.__dict__)
         p.scale, p.sx, p.sy, p.ox, p.oy = self.scale * k, self.sx * k, self.sy * k, self.ox * k, self.oy * k
@@ -196,26 +202,29 @@ class Projection:
         return p
 
     def __repr__(self) -> str:
+        lang = "" if self.lang == "en" else f", lang={self.lang!r}"
         if self.viewport is not None:
-            return f"Projection({self.style!r}, viewport={self.viewport})"
-        return f"Projection({self.style!r}, {self.scale})"
+            return f"Projection({self.style!r}, viewport={self.viewport}{lang})"
+        return f"Projection({self.style!r}, {self.scale}{lang})"
 
 
 @lru_cache(maxsize=64)
-def _projection(style: str, scale: float, viewport: tuple[int, int] | None) -> Projection:
-    return Projection(style, scale, viewport)
+def _projection(style: str, scale: float, viewport: tuple[int, int] | None, lang: str) -> Projection:
+    return Projection(style, scale, viewport, lang=lang)
 
 
 @lru_cache(maxsize=64)
-def supersampled_projection(style: str, scale: float, k: int) -> Projection:
+def supersampled_projection(style: str, scale: float, k: int, lang: str = "en") -> Projection:
     """The (cached) projection of (style, scale * k): the drawing's supersampled canvas, which
     may exceed MAX_SCALE by the factor k."""
-    return Projection(style, scale * k, _limit=MAX_SCALE * k)
+    return Projection(style, scale * k, _limit=MAX_SCALE * k, lang=lang)
 
 
-def projection(style: str = "2d", scale: float = 1.0, viewport: tuple[int, int] | None = None) -> Projection:
-    """The (cached) projection of a (style, scale), or of a style letterboxed into a viewport."""
-    return _projection(style, scale, None if viewport is None else tuple(viewport))
+def projection(style: str = "2d", scale: float = 1.0, viewport: tuple[int, int] | None = None,
+               lang: str = "en") -> Projection:
+    """The (cached) projection of a (style, scale), or of a style letterboxed into a viewport,
+    with its screens' texts in ``lang``."""
+    return _projection(style, scale, None if viewport is None else tuple(viewport), lang)
 
 
 # ---- shapes and widgets (design px) -----------------------------------------

@@ -30,9 +30,10 @@ from longpuzzle.envs.screen import ScreenEnv
 class PixelEnv(ScreenEnv):
     def __init__(self, level: Any = None, *, game: str | None = None, style: str = "2d", scale: float = 1.0,
                  reward: str = "progress", order: str = "random", space_levels: Any = None,
-                 render_mode: str | None = None, frames_per_move: int = 0, catalog: Any = None):
+                 render_mode: str | None = None, frames_per_move: int = 0, catalog: Any = None,
+                 lang: str = "en"):
         super().__init__(style=style, scale=scale, reward=reward, render_mode=render_mode,
-                         frames_per_move=frames_per_move)
+                         frames_per_move=frames_per_move, lang=lang)
         self.source = LevelSource(level, game=game, order=order, space_levels=space_levels, catalog=catalog)
         self.game = self.source.game
         if getattr(get_puzzle(self.game), "ui", None) is None:
@@ -51,7 +52,7 @@ class PixelEnv(ScreenEnv):
             level, idx = self.source.pick(options["level"])
         else:
             level, idx = self.source.draw(self.np_random)
-        suite = Suite("home", style=self.style, scale=self.scale, direct=True)
+        suite = Suite("home", style=self.style, scale=self.scale, direct=True, lang=self.lang)
         eff = suite.open_level(level)
         if eff["effect"] == "unavailable":
             raise ValueError(eff["message"])

@@ -37,9 +37,10 @@ class ScreenEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 30}
 
     def __init__(self, *, style: str = "2d", scale: float = 1.0, reward: str = "progress",
-                 render_mode: str | None = None, frames_per_move: int = 0):
-        self.proj = projection(style, float(scale))
-        self.style, self.scale = self.proj.style, self.proj.scale
+                 render_mode: str | None = None, frames_per_move: int = 0, lang: str = "en"):
+        self.proj = projection(style, float(scale), lang=lang)
+        # lang: the language of the screens' texts ("en" | "zh"; the same geometry in each)
+        self.style, self.scale, self.lang = self.proj.style, self.proj.scale, self.proj.lang
         self.frame_size = self.proj.size                     # (W, H)
         w, h = self.frame_size
         self.reward_mode = check_reward(reward)
@@ -115,7 +116,7 @@ class ScreenEnv(gym.Env):
     # ---- helpers ----------------------------------------------------------------------
     def _renderer(self):
         from longpuzzle.render.frame import renderer
-        return renderer(self.style, self.scale)
+        return renderer(self.style, self.scale, lang=self.lang)
 
     def _render_now(self, t: int | None = None) -> np.ndarray:
         return self._renderer().render(self.suite, t)

@@ -46,9 +46,9 @@ def _objective(spec: Any) -> Objective:
 class SuiteEnv(ScreenEnv):
     def __init__(self, objective: Any = DEFAULT_OBJECTIVE, *, style: str = "2d", scale: float = 1.0,
                  reward: str = "progress", order: str = "random", render_mode: str | None = None,
-                 frames_per_move: int = 0, catalog: Any = None):
+                 frames_per_move: int = 0, catalog: Any = None, lang: str = "en"):
         super().__init__(style=style, scale=scale, reward=reward, render_mode=render_mode,
-                         frames_per_move=frames_per_move)
+                         frames_per_move=frames_per_move, lang=lang)
         # the catalogue whose menus the app shows (None: the one in use at each call)
         self.catalog = resolve_catalog(catalog)
         specs = objective if isinstance(objective, (list, tuple)) else [objective]
@@ -91,7 +91,7 @@ class SuiteEnv(ScreenEnv):
             obj = self.objectives[self._pos % len(self.objectives)]
             self._pos += 1
         self.objective = obj
-        self.suite = Suite("home", style=self.style, scale=self.scale)
+        self.suite = Suite("home", style=self.style, scale=self.scale, lang=self.lang)
         self._best = {lid: 0.0 for lid in obj.level_ids}
         self._won = set()
         self._mismatch = False

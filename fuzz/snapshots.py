@@ -107,7 +107,7 @@ def check_snapshot(text: str, actions: int = 8, seed: int = 0) -> str:
         raise AssertionError(f"restore raised {type(e).__name__}: {e}") from e
     rng = random.Random(seed)
     try:
-        rend = renderer(s.style, s.scale, s.viewport)
+        rend = renderer(s.style, s.scale, s.viewport, s.lang)
         rend.render(s)
         w, h = s.frame_size
         for _ in range(actions):

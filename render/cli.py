@@ -56,7 +56,7 @@ def _read_actions(source: str) -> list:
 def _episode(start, style, scale, actions, screen) -> dict:
     s = screen.suite
     return {
-        "format": EPISODE_FORMAT, "start": start, "style": style, "scale": scale, "actions": actions,
+        "format": EPISODE_FORMAT, "start": start, "style": style, "scale": scale, "lang": s.lang, "actions": actions,
         "level": s.level.id if s.level else None,
         "moves": s.session.move_texts() if s.session else [],
         "episode": s.session.episode_text() if s.session else "",
@@ -74,12 +74,30 @@ def _episode(start, style, scale, actions, screen) -> dict:
 @click.option("--actions", "actions_file", help="GUI actions (JSON file, or - for stdin) to dispatch first.")
 @click.option("--viewport", default=None, metavar="WxH",
               help="Letterbox the suite into a W x H page (e.g. 1280x900); actions in page px.")
-def screenshot_cmd(target, out, style, scale, moves, actions_file, viewport):
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
+              help="The language of the screens' texts (zh: the original's Chinese interface; same layout).")
+@click.option("--preset", type=click.Choice(["paper", "fast", "repo"]), default=None,
+              help="The screen of an evaluation preset (paper: 1280x900 page, Chinese); --viewport and "
+              "--lang given as well win.")
+@click.pass_context
+def screenshot_cmd(ctx, target, out, style, scale, moves, actions_file, viewport, lang, preset):
     """Write a PNG of the home screen or of LEVEL_ID (after MOVES / ACTIONS)."""
+    from click.core import ParameterSource
+
     from longpuzzle.engine.geometry import parse_viewport
     from longpuzzle.render.frame import Screen, save_png
 
-    sc = Screen(target, style=style, scale=scale, viewport=None if viewport is None else parse_viewport(viewport))
+    vp = None if viewport is None else parse_viewport(viewport)
+    if preset is not None:
+        from longpuzzle.agents.harness.presets import PRESETS
+        screen = PRESETS[preset]["settings"]
+        if viewport is None:
+            vp = screen.get("viewport")
+        if ctx.get_parameter_source("lang") == ParameterSource.DEFAULT:
+            lang = screen.get("lang", "en")
+        if ctx.get_parameter_source("scale") == ParameterSource.DEFAULT:
+            scale = screen.get("scale", scale)
+    sc = Screen(target, style=style, scale=scale, viewport=vp, lang=lang)
     if moves:
         if sc.suite.session is None:
             raise LongPuzzleError("--moves needs a level id, not the home screen")
@@ -111,9 +129,11 @@ def _display_available() -> bool:
               help="Where to save the episode (actions, moves, final snapshot).")
 @click.option("--frames", "frames_dir", type=click.Path(file_okay=False), help="Also save every frame as PNG here.")
 @click.option("--frames-per-move", type=int, default=0, show_default=True, help="Intermediate animation frames.")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
+              help="The language of the screens' texts (zh: the original's Chinese interface; same layout).")
 @catalog_option
 @click.pass_context
-def play_cmd(ctx, start, headless, actions_file, style, scale, save, frames_dir, frames_per_move):
+def play_cmd(ctx, start, headless, actions_file, style, scale, save, frames_dir, frames_per_move, lang):
     """Play from the home screen or a level, with the mouse and keyboard (or scripted, --headless).
 
     Click, drag and type in the window; close it (or press Ctrl+Q) to finish: the episode
@@ -125,15 +145,17 @@ def play_cmd(ctx, start, headless, actions_file, style, scale, save, frames_dir,
     if saved is not None:
         # replaying a saved episode: its start and settings, unless given on the command line
         from click.core import ParameterSource
-        for name in ("start", "style", "scale"):
+        for name in ("start", "style", "scale", "lang"):
             if ctx.get_parameter_source(name) == ParameterSource.DEFAULT and name in saved:
                 if name == "start":
                     start = saved["start"]
                 elif name == "style":
                     style = saved["style"]
+                elif name == "lang":
+                    lang = saved["lang"]
                 else:
                     scale = saved["scale"]
-    screen = Screen(start, style=style, scale=scale, frames_per_move=frames_per_move)
+    screen = Screen(start, style=style, scale=scale, frames_per_move=frames_per_move, lang=lang)
     done: list = []
     n_frames = 0
 

@@ -354,7 +354,7 @@ def test_leaderboard_pools_only_identical_identities(runs, tmp_path):
     # NGAR is the code setting's (the paper's B.3): the solver runs count their steps, but show none
     assert doc["rows"][0]["NGAR"] == 40.0 and all(x["NGAR"] is None for x in doc["rows"][1:]), doc["rows"]
     assert all(e.get("NGAR") is not None for e in json.loads((runs["solver_a"] / "summary.json").read_text())["episodes"])
-    assert doc["identity_keys"] == ["agent", "model", "provider", "harness", "protocol", "setting", "catalog"]
+    assert doc["identity_keys"] == ["agent", "model", "provider", "harness", "protocol", "setting", "catalog", "preset"]
     assert len(by) == 5
     assert "<table>" in (out / "leaderboard.html").read_text()
 

@@ -70,7 +70,8 @@ def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: S
                         invalid=sum(r["invalid_actions"] for r in played),
                         rules={"invalid_action_policy": st.invalid_action_policy,
                                "charge_agent_time": st.charge_agent_time, "action_latency": st.action_latency,
-                               "timeout_seconds": cfg["timeout_seconds"], "max_steps": st.max_actions or cfg["max_steps"]})
+                               "timeout_seconds": cfg["timeout_seconds"], "max_steps": st.max_actions or cfg["max_steps"],
+                               "lang": st.lang, "preset": st.preset})
     if folder:
         out = res.as_dict()
         out["cell_score"] = sum(r["score"] for r in runs) / len(runs)
@@ -84,7 +85,8 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
     budget, checked before each step as the original does (an action is not cut short); by
     default the agent's time is not charged (the original pauses the game while the model
     predicts)."""
-    suite = Suite(lid, style=st.style, scale=st.scale, direct=True, viewport=st.viewport)
+    suite = Suite(lid, style=st.style, scale=st.scale, direct=True, viewport=st.viewport,
+                  lang=st.lang)
     puzzle = suite.puzzle
     max_steps = st.max_actions or cfg["max_steps"]
     timeout_s = cfg["timeout_seconds"]

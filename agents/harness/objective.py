@@ -68,7 +68,7 @@ class ObjectiveEpisode:
         st = self.settings = (settings or Settings()).resolved("objective")
         self.obj = catalog().objective(f"{game}/{difficulty}")
         self.suite = suite = start if isinstance(start, Suite) else Suite(start, style=st.style, scale=st.scale,
-                                                                           viewport=st.viewport)
+                                                                           viewport=st.viewport, lang=st.lang)
         self.ev = ev = evaluator or Evaluator(game, difficulty, st.certify_budget)
         self.instruction = instruction or instruction_for(game, difficulty)
         self.agent_name = agent_name
@@ -228,7 +228,8 @@ class ObjectiveEpisode:
                             invalid=self.invalid_total,
                             rules={"invalid_action_policy": st.invalid_action_policy,
                                    "charge_agent_time": st.charge_agent_time, "action_latency": st.action_latency,
-                                   "budget": st.budget, "first_action": "wait", "viewport": st.viewport},
+                                   "budget": st.budget, "first_action": "wait", "viewport": st.viewport,
+                                   "lang": st.lang, "preset": st.preset},
                             extra=dict(extra or {}))
         res.levels = levels
         out = res.as_dict()

@@ -263,7 +263,7 @@ def _replay(ev_lines, head, hf, store, result: dict | None) -> ReplayReport:
             ev.outcomes[lid].reached, ev.outcomes[lid].won, ev.outcomes[lid].max_progress = \
                 bool(o.get("reached")), bool(o.get("won")), float(o.get("max_P") or 0.0)
     ev.mismatch = bool(head.get("mismatch_start", False))
-    rend = renderer(suite.style, suite.scale, suite.viewport)
+    rend = renderer(suite.style, suite.scale, suite.viewport, suite.lang)
     run = Run.__new__(Run)
     run.suite, run.ev, run.st, run.rend = suite, ev, st, rend
     run.traj = _Hashes(hf)

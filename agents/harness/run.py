@@ -40,7 +40,7 @@ class Run:
         self.suite = suite
         self.ev = evaluator
         self.st = settings
-        self.rend = renderer(suite.style, suite.scale, suite.viewport)
+        self.rend = renderer(suite.style, suite.scale, suite.viewport, suite.lang)
         self.traj = Trajectory(folder, settings.save_frames)
         frame = self.rend.render(suite)
         self.last_frame = frame

@@ -10,6 +10,7 @@ from longpuzzle.agents.evaluator import CERTIFY_BUDGET
 from longpuzzle.agents.metrics import BENCHMARK
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.geometry import check_viewport
+from longpuzzle.engine.labels import LANGS
 from longpuzzle.engine.registry import get_puzzle
 
 DEFAULT_BUDGET = 3600.0
@@ -76,6 +77,12 @@ class Settings:
     # (W, H): the suite drawn letterboxed into a W x H page (the paper's agents saw 1280 x 900);
     # coordinates are page px. None: the frame is the game's own (540 x 960 times ``scale``)
     viewport: tuple[int, int] | None = None
+    # the language of the screens ("en" | "zh": the paper's interface is Chinese); the same
+    # geometry in each, so coordinates do not depend on it
+    lang: str = "en"
+    # the evaluation preset the run was made under, with the options that changed it
+    # (presets.label, e.g. "paper"); None: made without one (before presets, or by the Python API)
+    preset: str | None = None
 
     def __post_init__(self):
         self._check_values()
@@ -122,6 +129,10 @@ class Settings:
             bad("save_frames", "true or false", self.save_frames)
         if self.charge_agent_time is not None and not isinstance(self.charge_agent_time, bool):
             bad("charge_agent_time", "true, false or None", self.charge_agent_time)
+        if self.lang not in LANGS:
+            bad("lang", f"one of {', '.join(LANGS)}", self.lang)
+        if self.preset is not None and not isinstance(self.preset, str):
+            bad("preset", "a preset's name (or None)", self.preset)
 
     def resolved(self, protocol: str) -> "Settings":
         """A copy with every protocol-dependent setting left at None filled in."""

@@ -38,7 +38,7 @@ from longpuzzle.engine.session import CHECKPOINT_FORMAT, encode_checkpoint
 from longpuzzle.engine.suite import Suite, encode_snapshot
 
 FULL_EVERY = 100          # a full snapshot every this many state records (restores stay short)
-CONSTANT = ("format", "style", "scale", "direct", "action_gap_ms", "viewport")   # written when they change
+CONSTANT = ("format", "style", "scale", "direct", "action_gap_ms", "viewport", "lang")   # written when they change
 _ABSENT = object()
 
 

@@ -55,7 +55,8 @@ class ModelAgent(BaseAgent):
     def __init__(self, protocol: str, config: ModelConfig, *, client: ModelClient | None = None,
                  game: str | None = None, difficulty: str | None = None, folder: str | Path | None = None,
                  prompt_setting=_UNSET, language: str = "zh", history_images=_UNSET, resize: str | None = None,
-                 scale_factor=_UNSET, level_protocol: bool = False, max_invalid: int = MAX_INVALID):
+                 scale_factor=_UNSET, level_protocol: bool = False, max_invalid: int = MAX_INVALID,
+                 prompt_lang: str = "en"):
         if protocol not in PROTOCOLS:
             raise ValueError(f"unknown agent protocol {protocol!r}: use one of {', '.join(PROTOCOLS)}")
         self.protocol_cls = PROTOCOLS[protocol]
@@ -74,6 +75,7 @@ class ModelAgent(BaseAgent):
         default_setting = "full" if protocol == "general_e2e" else None
         self.prompt_setting = default_setting if prompt_setting is _UNSET else prompt_setting
         self.language = language
+        self.prompt_lang = prompt_lang      # the protocol's own prompts: "en", or "zh" where it has them
         self.history_images = self.protocol_cls.default_history_images if history_images is _UNSET else history_images
         self.resize = resize
         self.scale_factor = scale_factor
@@ -95,7 +97,7 @@ class ModelAgent(BaseAgent):
                 titles = {p.title: p.id for p in puzzles()}
                 game, diff = titles.get(m.group("title")), m.group("diff")
         ctx = Context(instruction, game, diff, tuple(action_spec["frame"]), self.prompt_setting, self.language,
-                      self.level_protocol)
+                      self.level_protocol, self.prompt_lang)
         kw = {"resize": self.resize}
         if self.scale_factor is not _UNSET:
             kw["scale_factor"] = self.scale_factor

@@ -20,14 +20,17 @@ import click
               help="Reference rows for Table 2 (a JSON file; see `longpuzzle leaderboard --help`).")
 @click.option("--merge-catalogs", is_flag=True,
               help="Pool runs made on different level catalogues (kept apart otherwise: their levels differ).")
-def report_cmd(folders, out_dir, videos, video_format, references, merge_catalogs):
+@click.option("--mixed-presets", is_flag=True,
+              help="Allow runs made under different evaluation presets on one page (refused otherwise; their "
+              "rows stay apart and the page says so).")
+def report_cmd(folders, out_dir, videos, video_format, references, merge_catalogs, mixed_presets):
     """Write report.html for eval output folders (or episode folders): the paper's tables and
     figures, trajectory analytics, and each episode's video."""
     from longpuzzle.agents.report.leaderboard import load_reference
     from longpuzzle.agents.report.page import make_report
 
     refs = [r for f in references for r in load_reference(f)]
-    click.echo(f"wrote {make_report(list(folders), out_dir, videos=videos, video_format=video_format, references=refs, merge_catalogs=merge_catalogs)}")
+    click.echo(f"wrote {make_report(list(folders), out_dir, videos=videos, video_format=video_format, references=refs, merge_catalogs=merge_catalogs, mixed_presets=mixed_presets)}")
 
 
 @click.command("analyze")

@@ -9,7 +9,7 @@ the video: run folders, episode folders, stored frames, and a run's identity.
 
 A run's identity is what two runs must share to be pooled into one leaderboard row: the
 agent and model, the provider, the harness configuration (the settings), the protocol, the
-action setting and the level catalogue (IDENTITY_KEYS). Every key is read from the data
+action setting, the level catalogue and the evaluation preset (IDENTITY_KEYS). Every key is read from the data
 (summary.json first, its settings next); a key a run does not record is ``None`` and only
 matches ``None``, so runs are never merged on a guess.
 """
@@ -35,6 +35,9 @@ IDENTITY_KEYS: dict[str, tuple[str, ...]] = {
     "protocol": ("protocol",),
     "setting": ("setting", "action_setting"),
     "catalog": ("catalog", "catalogue"),
+    # the evaluation preset (agents/harness/presets.py: paper, fast, repo, with any options that
+    # changed it): runs of different presets are different conditions
+    "preset": ("preset",),
 }
 # settings fields that do not change what an agent faces or how it is scored
 NOT_IDENTITY_SETTINGS = ("save_frames",)
@@ -265,7 +268,7 @@ def harness_label(identity: dict) -> str:
     if not isinstance(h, dict):
         return str(h) if h is not None else "-"
     digest = hashlib.sha256(json.dumps(h, sort_keys=True, default=str).encode()).hexdigest()[:6]
-    bits = []
+    bits = [f"preset {identity['preset']}"] if identity.get("preset") else []
     if h.get("style"):
         bits.append(str(h["style"]))
     if h.get("budget") is not None:

@@ -38,7 +38,7 @@ from longpuzzle.agents.report.tables import OPTIONAL, MISSING, Row, fmt, group_r
 
 REFERENCE_FORMAT = "longpuzzle-reference/1"
 METRICS = ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "SMR", "NGAR", "cost", "score")
-REFERENCE_FIELDS = ("model", "agent", "provider", "setting", "protocol", "harness", "catalog", "episodes",
+REFERENCE_FIELDS = ("model", "agent", "provider", "setting", "protocol", "harness", "catalog", "preset", "episodes",
                     "source", "unscored") + METRICS
 
 
@@ -183,7 +183,7 @@ def write_html(rows: list[Row], path: Path) -> None:
         h.append("<p class='note'>Italic rows are published reference figures: "
                  + "; ".join(f"{e(r.label)}: {e(r.source)}" for r in refs) + ".</p>")
     h.append("<p class='note'>Runs are pooled only when model, provider, harness configuration, protocol, "
-             f"setting and catalogue all match; {MISSING} marks a value that does not exist.</p><dl>")
+             f"setting, catalogue and preset all match (the harness column names the preset); {MISSING} marks a value that does not exist.</p><dl>")
     h += [f"<dt>{e(k)}</dt><dd>{e(METRIC_HELP[k])}</dd>" for k in cols if k in METRIC_HELP]
     h.append("</dl></body></html>")
     path.write_text("\n".join(h), encoding="utf-8")

@@ -110,7 +110,8 @@ def merge_catalog_identities(runs: list) -> None:
 
 
 def make_report(dirs, out: str | Path | None = None, *, videos: bool = True, video_format: str | None = None,
-                references: list | None = None, fps: float = 4.0, merge_catalogs: bool = False) -> Path:
+                references: list | None = None, fps: float = 4.0, merge_catalogs: bool = False,
+                mixed_presets: bool = False) -> Path:
     """Write report.html for eval output folders (or lone episode folders); returns its path.
     ``out``: the folder for the page (default: the run folder when there is one, else
     required). ``references``: leaderboard reference rows to show in Table 2. Runs on
@@ -123,6 +124,11 @@ def make_report(dirs, out: str | Path | None = None, *, videos: bool = True, vid
         raise HarnessError("no run folders given")
     if merge_catalogs:
         merge_catalog_identities(runs)
+    presets = sorted({str(r.identity.get("preset")) for r in runs})
+    if len(presets) > 1 and not mixed_presets:
+        raise HarnessError(f"these runs were made under different presets ({', '.join(presets)}): their conditions "
+                           "differ (page, language, budget, protocol). Report them apart, or give --mixed-presets to "
+                           "put them on one page (rows stay apart; the page says so)")
     if out is None:
         if len(runs) > 1:
             raise HarnessError("several runs: say where the report goes (--out DIR)")
@@ -139,6 +145,10 @@ def make_report(dirs, out: str | Path | None = None, *, videos: bool = True, vid
     page.add("<h1>longpuzzle evaluation report</h1>")
     page.add(f"<p class='sub'>{len(runs)} run{'s' if len(runs) != 1 else ''}: "
              + ", ".join(f"<code>{_e(r.folder)}</code>" for r in runs) + f" &middot; made {stamp}</p>")
+    if len(presets) > 1:
+        page.add(f"<p class='note'><b>These runs were made under different presets ({_e(', '.join(presets))}).</b> "
+                 "Each table row keeps one preset (the harness column names it); the figures pool the episodes "
+                 "of every run shown.</p>")
     analyses = [an.analyze_run(r) for r in runs]
     _metrics_legend(page, rows)
     _table2(page, rows + list(references or []))

@@ -220,7 +220,7 @@ class _Source:
 
         suite = Suite.restore(snap)
         if self._rend is None:
-            self._rend = renderer(suite.style, suite.scale, suite.viewport)
+            self._rend = renderer(suite.style, suite.scale, suite.viewport, suite.lang)
         return self._rend.render(suite)
 
     def close(self):

@@ -78,6 +78,8 @@ def _hostport(v: str) -> tuple[str, int]:
 @click.option("--frames-per-move", default=0, show_default=True,
               help="Intermediate animation frames archived per move (inspect can look at them).")
 @click.option("--viewport", default=None, metavar="WxH", help="Draw the suite letterboxed into a W x H page.")
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
+              help="The language of the screens' texts (zh: the original's Chinese interface; same layout).")
 @click.option("--style", type=click.Choice(["2d", "3d"]), default="2d", show_default=True)
 @click.option("--scale", default=1.0, show_default=True)
 @click.option("--certify-budget", default=20_000, show_default=True,
@@ -94,8 +96,8 @@ def _hostport(v: str) -> tuple[str, int]:
               help="The agent's name in the results (e.g. claude-code).")
 @click.option("--model", "model_name", default=None, help="The model behind the client, recorded in the results.")
 def mcp_cmd(objective, setting, out_dir, http, budget, action_timeout, charge_agent_time, action_latency,
-            frames_per_move, viewport, style, scale, certify_budget, guide_file, batch, checkpoint_tokens, agent_name,
-            model_name):
+            frames_per_move, viewport, lang, style, scale, certify_budget, guide_file, batch, checkpoint_tokens,
+            agent_name, model_name):
     """Serve one objective episode to an MCP client (Claude Code, Codex CLI, any MCP client)
     over stdio, or streamable HTTP with --http. The episode runs under the same protocol,
     budget clock and private evaluator as eval and writes the same run folder."""
@@ -117,7 +119,7 @@ def mcp_cmd(objective, setting, out_dir, http, budget, action_timeout, charge_ag
         out = new_results_folder(prefix="mcp")
     st = Settings(style=style, scale=scale, frames_per_move=frames_per_move, budget=budget, action_timeout=None,
                   certify_budget=certify_budget, charge_agent_time=charge_agent_time, action_latency=action_latency,
-                  viewport=None if viewport is None else parse_viewport(viewport))
+                  viewport=None if viewport is None else parse_viewport(viewport), lang=lang)
     guide = Path(guide_file).read_text(encoding="utf-8") if guide_file else ""
     folder = out / obj.id.replace("/", "_") / "episode_001"
     identity = {"agent": agent_name, "model": model_name, "setting": setting, "harness": f"mcp:{setting}"}

@@ -25,11 +25,12 @@ class ScreenUnavailableError(LongPuzzleError):
 class Suite(ScreensMixin, PointerMixin, SnapshotsMixin):
     """The app. ``start`` is "home" or a level id; ``style``/``scale`` fix the frame the
     action coordinates refer to; ``direct`` is the benchmark's direct launch (no way back
-    to the menus, completion card offers only "Replay")."""
+    to the menus, completion card offers only "Replay"); ``lang`` the language its screens
+    are drawn in ("en" or "zh": the same widgets, and so the same hit-testing, in each)."""
 
     def __init__(self, start: str = "home", *, style: str = "2d", scale: float = 1.0, direct: bool = False,
-                 action_gap_ms: int = ACTION_GAP_MS, viewport: tuple[int, int] | None = None):
-        self.proj: Projection = projection(style, float(scale), viewport)
+                 action_gap_ms: int = ACTION_GAP_MS, viewport: tuple[int, int] | None = None, lang: str = "en"):
+        self.proj: Projection = projection(style, float(scale), viewport, lang)
         self.direct = bool(direct)
         self.action_gap_ms = int(action_gap_ms)
         self.clock = 0
@@ -69,6 +70,11 @@ class Suite(ScreensMixin, PointerMixin, SnapshotsMixin):
     def viewport(self) -> tuple[int, int] | None:
         """The page the frame is letterboxed into (None: the frame is the game's own)."""
         return self.proj.viewport
+
+    @property
+    def lang(self) -> str:
+        """The language of the screens' texts (it moves nothing on screen)."""
+        return self.proj.lang
 
     @property
     def frame_size(self) -> tuple[int, int]:

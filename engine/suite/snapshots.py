@@ -41,6 +41,8 @@ class SnapshotsMixin:
         }
         if self.viewport is not None:
             body["viewport"] = list(self.viewport)
+        if self.lang != "en":               # (absent: English, as every snapshot before languages)
+            body["lang"] = self.lang
         return body
 
     @classmethod
@@ -64,7 +66,8 @@ class SnapshotsMixin:
                     or vp is not None and type(vp) is not list:
                 raise CheckpointError("suite snapshot: direct, action_gap_ms or viewport has the wrong type")
             s = cls("home", style=body["style"], scale=body["scale"], direct=body["direct"],
-                    action_gap_ms=body["action_gap_ms"], viewport=None if vp is None else tuple(vp))
+                    action_gap_ms=body["action_gap_ms"], viewport=None if vp is None else tuple(vp),
+                    lang=body.get("lang", "en"))
             s.screen = _check_screen(body["screen"])
             if body["session"] is not None:
                 if type(body["session"]) is not str:

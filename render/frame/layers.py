@@ -74,7 +74,7 @@ class LayerBase:
 
     def __init__(self, proj: Projection, draw_base: Callable[[Painter], None] | None):
         self.proj = proj
-        self.big = supersampled_projection(proj.style, proj.scale, SS)
+        self.big = supersampled_projection(proj.style, proj.scale, SS, proj.lang)
         self.draw_base = draw_base
         self._lock = threading.Lock()
         self.exact = self.big.size == (proj.width * SS, proj.height * SS)
@@ -136,7 +136,7 @@ BASES_KEPT = 6                  # about 18 MB each at scale 1
 def layer_base(proj: Projection, key, draw_base: Callable[[Painter], None] | None = None) -> LayerBase:
     """The LayerBase of ``key`` (a hashable name of what ``draw_base`` draws) at ``proj``,
     built on first use; the least recently used are dropped past BASES_KEPT."""
-    k = (proj.style, proj.scale, key)
+    k = (proj.style, proj.scale, proj.viewport, proj.lang, key)
     with _BASES_LOCK:
         b = _BASES.pop(k, None)
         if b is None:

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pygame
 
 from longpuzzle.engine.geometry import DESIGN_H, DESIGN_W, Projection, Rect, circle_points, rounded_rect_points
+from longpuzzle.engine.labels import screen_text
 
 SS = 2                                   # supersampling of cached layers and sprites
 INK = (38, 50, 56)
@@ -33,10 +35,21 @@ def _init() -> None:
         _inited = True
 
 
+# the Chinese screens' font: Noto Sans CJK SC Bold subset to the glyphs the screens use
+# (fonts/make_subset.py rebuilds it; fonts/OFL.txt is its licence)
+CJK_FONT = Path(__file__).with_name("fonts") / "NotoSansCJKsc-Bold.subset.otf"
+# the CJK face at the size pygame's default font is asked for: the default font's glyphs fill
+# more of their nominal size than Noto's (whose em box leaves room for ascenders), so Chinese
+# texts are drawn at this share of the size to take the same height on screen
+CJK_SIZE = 0.8
+
+
 @lru_cache(maxsize=256)
-def font(px: int) -> pygame.font.Font:
+def font(px: int, lang: str = "en") -> pygame.font.Font:
     _init()
-    return pygame.font.Font(None, max(6, int(px)))
+    if lang == "en":
+        return pygame.font.Font(None, max(6, int(px)))
+    return pygame.font.Font(str(CJK_FONT), max(6, int(round(px * CJK_SIZE))))
 
 
 def mix(c1, c2, f: float):
@@ -75,6 +88,9 @@ class Painter:
         # a surface that ``surf`` was a copy of when this painter began, never drawn on itself
         # (a LayerBase's pristine base): outside the rects in ``dirty``, ``surf`` has its pixels
         self.base: pygame.Surface | None = None
+        # the game whose screen is drawn (None: a menu): a text may read differently on one
+        # game's screen in a language (engine/labels.py)
+        self.game: str | None = None
 
     def _mark(self, rect) -> None:
         if self.dirty is not None:
@@ -202,11 +218,14 @@ class Painter:
     def text(self, s: str, x, y, size, color=INK, z=0.0, anchor="center", max_w=None):
         if not s:
             return
+        lang = self.proj.lang            # texts are written in English; shown in the screen's language
+        if lang != "en":
+            s = screen_text(s, lang, self.game)
         k = self.scale_at(x, y)
-        f = font(round(size * k))
+        f = font(round(size * k), lang)
         img = f.render(s, True, color)
         if max_w is not None and img.get_width() > max_w * k:
-            f = font(round(size * k * max_w * k / img.get_width()))
+            f = font(round(size * k * max_w * k / img.get_width()), lang)
             img = f.render(s, True, color)
         px, py = self.px(x, y, z)
         w, h = img.get_size()

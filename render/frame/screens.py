@@ -14,6 +14,7 @@ import xxhash
 
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.geometry import DESIGN_H, DESIGN_W, Rect, projection, rounded_rect_points
+from longpuzzle.engine.labels import screen_text
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.suite import CARD, Suite, difficulty_label
 from longpuzzle.render.frame.buffer import Frame
@@ -21,7 +22,7 @@ from longpuzzle.render.frame.drawing import GameDrawing, drawings, level_key
 from longpuzzle.render.frame.layers import draw_layer, draw_patch, draw_sprite, layer_base, px_box
 from longpuzzle.render.frame.paint import (
     ACCENT, BG_BOTTOM, BG_TOP, CARD_ACCENTS, INK, MUTED, TABLE_BOTTOM, TABLE_TOP, TOAST_Y, WHITE, Painter, _init,
-    mix, shade,
+    font, mix, shade,
 )
 from longpuzzle.render.frame.widgets import draw_card, draw_widget
 
@@ -38,11 +39,13 @@ def card_box(proj) -> tuple[int, int, int, int]:
 
 
 class Renderer:
-    """Renders suites at one (style, scale), with caches of static layers and game drawings."""
+    """Renders suites at one (style, scale, page, language), with caches of static layers and
+    game drawings. The texts are drawn in the language of the renderer's projection."""
 
-    def __init__(self, style: str = "2d", scale: float = 1.0, viewport: tuple[int, int] | None = None):
+    def __init__(self, style: str = "2d", scale: float = 1.0, viewport: tuple[int, int] | None = None,
+                 lang: str = "en"):
         _init()
-        self.proj = projection(style, float(scale), viewport)
+        self.proj = projection(style, float(scale), viewport, lang)
         self.frame = Frame(self.proj)
         self._layers: dict[Any, np.ndarray] = {}
         self._drawings: dict[str, GameDrawing] = {}
@@ -151,10 +154,11 @@ class Renderer:
         self._draw_level_rest(p, suite)
 
     def _draw_level_base(self, p: Painter, bg, title: str) -> None:
-        self._plane(p, bg)
+        self._plane(p, bg)      # (the title is a game's name: the same text on every screen)
         p.text(title, 270, 36, 30, MUTED, z=1)
 
     def _draw_level_rest(self, p: Painter, suite: Suite) -> None:
+        p.game = suite.level.game
         u = suite.game_ui()
         cls = drawings().get(suite.level.game)
         acc = cls.accent if cls else ACCENT
@@ -178,6 +182,7 @@ class Renderer:
 
     def _draw_level_hud(self, p: Painter, suite: Suite) -> None:
         """The parts of _draw_level_rest that every level of an objective shows alike."""
+        p.game = suite.level.game
         u = suite.game_ui()
         cls = drawings().get(suite.level.game)
         acc = cls.accent if cls else ACCENT
@@ -188,6 +193,7 @@ class Renderer:
 
     def _draw_level_own(self, p: Painter, suite: Suite) -> None:
         """The parts of _draw_level_rest that are the level's own: its number and board."""
+        p.game = suite.level.game
         p.text(f"Level {suite.level.number}", 270, suite.game_ui().header_y, 40, INK, z=1)
         d = self.drawing(suite)
         if d is not None:
@@ -267,7 +273,11 @@ class Renderer:
         key = ("toast", text, y)
         sp = self._sprites.get(key)
         if sp is None:
-            w = min(480, 30 + 11 * len(text))
+            lang = self.proj.lang
+            if lang == "en":
+                w = min(480, 30 + 11 * len(text))
+            else:                   # the pill fits the text as shown (a Chinese glyph is square)
+                w = min(480, 36 + font(24, lang).size(screen_text(text, lang))[0])
             r = Rect.centred(270, y, w, 48)
             box = px_box(self.proj, rounded_rect_points(r, 24), zmax=4, margin=3)
 
@@ -296,6 +306,7 @@ class Renderer:
             box = card_box(self.proj)
 
             def draw(p):
+                p.game = suite.level.game
                 p.rrect(CARD, 26, (250, 250, 252), z=0, height=CARD_HEIGHT, top=WHITE)
                 p.text("All complete!" if last else u.complete_title, 270, CARD.y0 + 60, 48, INK, z=12)
                 p.text(u.complete_text, 270, CARD.y0 + 108, 24, MUTED, z=12)
@@ -313,13 +324,21 @@ class Renderer:
 _RENDERERS: dict[tuple, Renderer] = {}
 
 
-def renderer(style: str = "2d", scale: float = 1.0, viewport: tuple[int, int] | None = None) -> Renderer:
-    """The shared renderer of a (style, scale), or of a style letterboxed into a viewport page."""
-    key = (style, float(scale), None if viewport is None else tuple(viewport))
+def renderer(style: str = "2d", scale: float = 1.0, viewport: tuple[int, int] | None = None,
+             lang: str = "en") -> Renderer:
+    """The shared renderer of a (style, scale), or of a style letterboxed into a viewport page,
+    drawing its texts in ``lang``."""
+    key = (style, float(scale), None if viewport is None else tuple(viewport), lang)
     r = _RENDERERS.get(key)
     if r is None:
-        r = _RENDERERS[key] = Renderer(style, scale, viewport)
+        r = _RENDERERS[key] = Renderer(style, scale, viewport, lang)
     return r
+
+
+def renderer_for(suite: Suite) -> Renderer:
+    """The shared renderer of the frame a suite's actions refer to (its style, scale, page)
+    in the suite's language."""
+    return renderer(suite.style, suite.scale, suite.viewport, suite.lang)
 
 
 def render(suite: Suite | str = "home", style: str | None = None, scale: float | None = None,
@@ -329,10 +348,10 @@ def render(suite: Suite | str = "home", style: str | None = None, scale: float |
     if isinstance(suite, str):
         suite = Suite(suite, style=style or "2d", scale=scale or 1.0)
     if style is None and scale is None:
-        return renderer(suite.style, suite.scale, suite.viewport).render(suite, t)
+        return renderer_for(suite).render(suite, t)
     style = style or suite.style
     scale = suite.scale if scale is None else scale
-    return renderer(style, scale).render(suite, t)
+    return renderer(style, scale, lang=suite.lang).render(suite, t)
 
 
 def save_png(frame: np.ndarray, path) -> None:
@@ -348,14 +367,15 @@ class Screen:
     the settled frame."""
 
     def __init__(self, start: str | Suite = "home", *, style: str = "2d", scale: float = 1.0,
-                 frames_per_move: int = 0, direct: bool = False, viewport: tuple[int, int] | None = None):
+                 frames_per_move: int = 0, direct: bool = False, viewport: tuple[int, int] | None = None,
+                 lang: str = "en"):
         self.suite = start if isinstance(start, Suite) else Suite(start, style=style, scale=scale, direct=direct,
-                                                                  viewport=viewport)
+                                                                  viewport=viewport, lang=lang)
         if not isinstance(frames_per_move, int) or isinstance(frames_per_move, bool) or frames_per_move < 0:
             from longpuzzle.engine.geometry import SettingsError
             raise SettingsError(f"frames_per_move must be a non-negative integer, not {frames_per_move!r}")
         self.frames_per_move = frames_per_move
-        self.renderer = renderer(self.suite.style, self.suite.scale, self.suite.viewport)
+        self.renderer = renderer_for(self.suite)
 
     def frame(self) -> np.ndarray:
         return self.renderer.render(self.suite)

@@ -5,6 +5,7 @@
     qwen          gui_models.py  Qwen-VL text function calls on a 0..1000 grid
     uitars        gui_models.py  UI-TARS Thought/Action on the smart_resize'd image
     base.py       the Protocol interface, Decision, ParseError, prompts' shared pieces
+    zh_prompts.py the native protocol's prompts in Chinese (the paper's; Context.prompt_lang "zh")
 """
 
 from longpuzzle.agents.models.protocols.base import (

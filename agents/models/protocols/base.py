@@ -52,6 +52,10 @@ class Context:
     prompt_setting: str | None = "full"
     language: str = "zh"
     level_protocol: bool = False
+    # the language of the protocol's own prompts and task message: "zh" as the paper's Codex
+    # prompts (with the Chinese screens, whose labels the task message names), where a protocol
+    # has them (native; zh_prompts.py); "en" otherwise
+    prompt_lang: str = "en"
 
     @property
     def title(self) -> str:

@@ -13,6 +13,7 @@ first screenshot and starts the clock.
 
 from __future__ import annotations
 
+from longpuzzle.agents.models.protocols import zh_prompts
 from longpuzzle.agents.models.protocols.base import (
     COMPLETION_PREFIX, KEYS_TEXT, Decision, ParseError, Protocol, check_key, game_instruction, text_keys,
 )
@@ -56,6 +57,8 @@ class NativeProtocol(Protocol):
                  "returns a screenshot after the (last) action.", "parameters": _schema(True)}]
 
     def system_prompt(self) -> str:
+        if self.ctx.prompt_lang == "zh":
+            return zh_prompts.native_system(self, TOOL_NAME)
         return (
             "You are playing games in a Game Suite shown on a screen, through GUI input only.\n\n"
             "Permitted information: only what the returned screenshots show. You have no access to the game's "
@@ -78,9 +81,13 @@ class NativeProtocol(Protocol):
                  if c.game else "")
         setting = "Setting: Native GUI Actions (coordinate input only)."
         extra = game_instruction(c.game, c.prompt_setting, c.language) if c.prompt_setting else ""
+        if c.prompt_lang == "zh":
+            return zh_prompts.native_task(self, extra)
         return "\n".join(p for p in (c.instruction, where, setting, extra) if p)
 
     def observation_text(self, feedback, first: bool) -> str:
+        if self.ctx.prompt_lang == "zh":
+            return zh_prompts.observation(feedback)
         if feedback is None:
             return "Screenshot:"
         if not feedback.executed:
@@ -88,6 +95,8 @@ class NativeProtocol(Protocol):
         return "Done. Screenshot after the action:"
 
     def correction(self, error: str) -> str:
+        if self.ctx.prompt_lang == "zh":
+            return zh_prompts.correction(error, TOOL_NAME)
         return (f"That was not a valid call: {error}. Call the `{TOOL_NAME}` tool with one action, or, if the "
                 f"screen shows that the whole objective is complete, reply with a message that starts with "
                 f"`{COMPLETION_PREFIX}`.")
