@@ -48,7 +48,7 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
                    "the model's own or native].")
 @click.option("--objective", multiple=True, metavar="GAME/DIFFICULTY", help="Objective(s) to run (repeatable).")
 @click.option("--all", "all_", is_flag=True, help="All 16 objectives.")
-@click.option("--protocol", type=click.Choice(["objective", "level"]), default="objective", show_default=True,
+@click.option("--protocol", type=click.Choice(["objective", "level"]), default="objective",
               help="[default: the preset's]")
 @click.option("--mode", type=click.Choice(["progressive", "all_levels"]), default="progressive", show_default=True,
               help="Level protocol only.")
