@@ -33,6 +33,7 @@ from longpuzzle.engine.catalog import (
 from longpuzzle.engine.errors import LevelFormatError, LongPuzzleError
 from longpuzzle.engine.protocol import canonical_json
 from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.engine.textio import loads, read_text
 
 SNAPSHOT_FORMAT = "longpuzzle-catalog/1"
 STORE_ENV = "LONGPUZZLE_CATALOG_DIR"
@@ -77,10 +78,8 @@ def _merge(files: Iterable[str | Path], with_builtin: bool) -> tuple[dict, dict,
     sources = []
     for path in files:
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as e:
-            raise LevelFormatError(f"cannot read: {e.strerror}", file=str(path)) from None
+        # UTF-8 only (a binary or UTF-16 file is one LevelFormatError naming it, not a traceback)
+        text = read_text(path, lambda m, f=str(path): LevelFormatError(m, file=f), "the level file")
         game, objectives, _ = parse_level_file(text, str(path))      # every level validated here
         doc = json.loads(text)
         sources.append(str(path))
@@ -152,12 +151,8 @@ def _path(name: str, version: int) -> Path:
 
 def load_snapshot_file(path: str | Path, spec: str = "") -> Catalog:
     path = Path(path)
-    try:
-        body = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise CatalogError(f"cannot read catalogue {path}: {e.strerror}") from None
-    except json.JSONDecodeError as e:
-        raise CatalogError(f"catalogue {path} is not valid JSON ({e.msg} at line {e.lineno})") from None
+    # every way the file can be unreadable (not UTF-8, not JSON, nested too deeply) is one CatalogError
+    body = loads(read_text(path, CatalogError, f"catalogue {path}"), CatalogError, f"catalogue {path}")
     if not isinstance(body, dict) or body.get("format") != SNAPSHOT_FORMAT:
         raise CatalogError(f"{path} is not a catalogue snapshot (expected format {SNAPSHOT_FORMAT!r})")
     try:
@@ -224,14 +219,14 @@ def list_catalogs() -> list[dict]:
         versions = _versions(folder.name)
         for v in versions:
             try:
-                body = json.loads(_path(folder.name, v).read_text(encoding="utf-8"))
+                body = loads(read_text(_path(folder.name, v), CatalogError), CatalogError)
                 games = body.get("games", {})
                 rows.append({"name": folder.name, "version": v, "latest": v == versions[-1], "hash": body.get("hash", ""),
                              "created": body.get("created", ""),
                              "objectives": sum(len(d.get("objectives", [])) for d in games.values()),
                              "levels": sum(len(o.get("levels", [])) for d in games.values()
                                            for o in d.get("objectives", []))})
-            except (OSError, ValueError, AttributeError):
+            except (CatalogError, ValueError, AttributeError):
                 rows.append({"name": folder.name, "version": v, "latest": v == versions[-1], "hash": "",
                              "created": "", "objectives": 0, "levels": 0, "corrupt": True})
     return rows

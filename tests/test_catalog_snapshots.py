@@ -86,6 +86,26 @@ def test_bad_names_unknown_versions_and_corrupt_files(store):
         open_catalog("c")
 
 
+def test_unreadable_catalogue_and_level_files_are_one_error_line(store, capsys):
+    # invalid UTF-8, UTF-16 and deep nesting, given to --catalog, to catalog snapshot --from,
+    # or found in the store: one error line (exit 2), never a traceback
+    bad = {"utf8": b'{"format": "longpuzzle-catalog/1", "name": "\xff"}', "utf16": "{}".encode("utf-16"),
+           "deep": b'{"format": "longpuzzle-catalog/1", "games": ' + b"[" * 100_000}
+    says = {"utf8": "not UTF-8 text", "utf16": "UTF-16", "deep": "nested too deeply"}
+    for what, data in bad.items():
+        f = store / f"{what}.json"
+        f.write_bytes(data)
+        for args in (["levels", "--catalog", str(f)], ["catalog", "snapshot", "x", "--from", str(f)]):
+            code, out, err = run(args, capsys)
+            assert code == 2 and err.startswith("error:") and says[what] in err, (args, err)
+            assert len(err.strip().splitlines()) == 1 and "Traceback" not in out + err
+    path = Path(snapshot("c", [_file(store, "truck_escape", "default", 1)])["path"])
+    path.write_bytes(bad["deep"])                      # a stored version corrupted
+    code, out, err = run(["levels", "--catalog", "c"], capsys)
+    assert code == 2 and "nested too deeply" in err and len(err.strip().splitlines()) == 1
+    assert [r.get("corrupt") for r in list_catalogs()] == [True]
+
+
 def test_the_catalogue_in_use_and_its_inheritance(store):
     a = _file(store, "maze_paint", "easy", 1)
     snapshot("mine", [a])
