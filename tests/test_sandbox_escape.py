@@ -167,3 +167,32 @@ def test_an_agent_file_has_no_network(tmp_path):
     finally:
         for s in (tcp, udp, named, abstract):
             s.close()
+
+
+def test_an_agent_file_cannot_touch_or_watch_files_outside_its_folder(tmp_path):
+    import longpuzzle
+    victim = tmp_path / "victim.txt"          # readable by the agent (bound into its view), never changeable
+    victim.write_text("keep me")
+    os.chmod(victim, 0o644)
+    before = os.stat(victim)
+    results = tmp_path / "results"
+    results.mkdir()
+    rep, prot = _run(tmp_path, "files", {"victim": str(victim), "project": os.path.dirname(longpuzzle.__file__),
+                                         "results": str(results)}, read=[str(victim)])
+    for what in ("chmod", "utime", "setxattr", "chown", "stat project", "stat results", "inotify project",
+                 "inotify results", "inotify victim"):
+        assert rep[what].startswith("failed"), (what, rep)
+    assert rep["stat victim"].startswith("worked")               # it may read what it was given ...
+    after = os.stat(victim)                                       # ... and change nothing of it
+    assert (after.st_mode, after.st_mtime_ns, after.st_uid) == (before.st_mode, before.st_mtime_ns, before.st_uid)
+    assert os.listxattr(victim) == []
+    if os.geteuid() == 0:                                         # started by root: a user of its own
+        assert rep["uid"] != 0 and prot["own_user"] and prot["uid"] == rep["uid"], (rep, prot)
+
+
+def test_an_agent_file_has_a_bounded_number_of_threads(tmp_path):
+    rep, prot = _run(tmp_path, "threads", {"threads": 300}, limits=Limits(memory_mb=2048, threads=16))
+    if prot["threads"] is None:
+        pytest.skip(f"no thread bound on this machine: {prot}")
+    assert prot["threads"] == 16
+    assert rep["threads"] < 16, rep                               # (the main thread and the watchdog count)
