@@ -294,13 +294,13 @@ class Sandbox:
         self._why = ""                     # why it ended (for SandboxError("closed"))
         self._fin = None
         self._stopped = False              # paused between calls (SIGSTOP)
-        self._cpu_last = 0.0               # its CPU time when last read (kept once it is gone)
+        self._cpu = [0.0]                  # its CPU time when last read; exact once reaped (wait4)
         self._host_dir: list[str] = []
 
     # ---- life ---------------------------------------------------------------------------
     @property
     def alive(self) -> bool:
-        return self.proc is not None and not self._closed and self.proc.poll() is None
+        return self.proc is not None and not self._closed and _reap(self.proc, 0, self._cpu) is None
 
     @property
     def pid(self) -> int | None:
@@ -360,7 +360,7 @@ class Sandbox:
         for fd in (r_req, w_rep, w_out) + ((shm_ro,) if shm_ro is not None else ()):
             os.close(fd)
         self._host_dir: list[str] = []                 # a work folder on the host, to remove at the end
-        self._fin = weakref.finalize(self, _cleanup, self.proc, [w_req, r_rep], self._host_dir)
+        self._fin = weakref.finalize(self, _cleanup, self.proc, [w_req, r_rep], self._host_dir, self._cpu)
         threading.Thread(target=self._log.drain, args=(r_out,), name="sandbox-log", daemon=True).start()
         self._ep = channel.Endpoint(r_rep, w_req, max_json=lim.max_reply_bytes, max_blob=lim.max_reply_blob_bytes,
                                     nonblocking=True, shm_out=shm)
@@ -388,10 +388,16 @@ class Sandbox:
     # ---- pausing: nothing of it runs while no call does -----------------------------------
     def _pause(self) -> None:
         if self.limits.pause_between_calls and self.proc is not None and not self._stopped:
+            pid = self.proc.pid
             try:
-                os.kill(self.proc.pid, signal.SIGSTOP)
+                os.kill(pid, signal.SIGSTOP)
                 self._stopped = True
-            except ProcessLookupError:
+                # wait until every thread has stopped (or the process ended; that report is
+                # left for Popen), then consume the stop report so the next pause waits anew
+                got = os.waitid(os.P_PID, pid, os.WSTOPPED | os.WEXITED | os.WNOWAIT)
+                if got is not None and got.si_code == os.CLD_STOPPED:
+                    os.waitid(os.P_PID, pid, os.WSTOPPED | os.WNOHANG)
+            except (ProcessLookupError, ChildProcessError):
                 pass
 
     def _resume(self) -> None:
@@ -407,12 +413,12 @@ class Sandbox:
         if self.proc is None or self._closed:
             self._closed = True
             return
-        if self.proc.poll() is None and self._ep is not None:
+        if _reap(self.proc, 0, self._cpu) is None and self._ep is not None:
             self._resume()
             try:
                 self._ep.send({"close": True}, (), time.monotonic() + min(grace, 0.2))
-                self.proc.wait(grace)
-            except (channel.ChannelError, subprocess.TimeoutExpired):
+                _reap(self.proc, grace, self._cpu)
+            except channel.ChannelError:
                 pass
         self._kill(self._why or "closed")
 
@@ -471,14 +477,14 @@ class Sandbox:
     def cpu_time(self) -> float:
         """CPU seconds used by the process so far (user + system, all threads; Linux)."""
         if self.proc is None or self.proc.returncode is not None:
-            return self._cpu_last
+            return self._cpu[0]
         try:
             with open(f"/proc/{self.proc.pid}/stat", "rb") as f:
                 fields = f.read().rsplit(b")", 1)[1].split()
-            self._cpu_last = max(self._cpu_last, (int(fields[11]) + int(fields[12])) / _CLK_TCK)
+            self._cpu[0] = max(self._cpu[0], (int(fields[11]) + int(fields[12])) / _CLK_TCK)
         except (OSError, IndexError, ValueError):
             pass
-        return self._cpu_last
+        return self._cpu[0]
 
     def _check_cpu_total(self) -> None:
         lim = self.limits.cpu_seconds
@@ -500,9 +506,8 @@ class Sandbox:
         raise SandboxError("protocol", f"it sent something that is not a valid message: {e}") from None
 
     def _exit_reason(self) -> str:
-        try:
-            rc = self.proc.wait(1.0)
-        except subprocess.TimeoutExpired:
+        rc = _reap(self.proc, 1.0, self._cpu)
+        if rc is None:
             return "it closed the channel"
         if rc >= 0:
             return f"the process exited with status {rc}"
@@ -512,6 +517,9 @@ class Sandbox:
                 "SIGSEGV": " (crashed)", "SIGABRT": " (aborted)"}.get(name, "")
         if name == "SIGKILL" and self.limits.cpu_seconds is not None and self.cpu_time() >= self.limits.cpu_seconds:
             hint = " (CPU time limit)"
+        if hint == " (CPU time limit)" and self.limits.cpu_seconds is not None:
+            # the kernel's CPU clock reaches the limit before the accounted time does: it used it all
+            self._cpu[0] = max(self._cpu[0], float(self.limits.cpu_seconds))
         return f"the process was ended by {name}{hint}"
 
     def _kill(self, why: str) -> None:
@@ -530,19 +538,35 @@ class Sandbox:
         self.close()
 
 
-def _cleanup(proc: subprocess.Popen, fds: list[int], host_dirs: list[str]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.kill()
-    except ProcessLookupError:
-        pass
-    try:
-        proc.wait(5.0)
-    except subprocess.TimeoutExpired:
-        pass
+def _reap(proc: subprocess.Popen, timeout: float, cpu: list) -> int | None:
+    """Reap the process if it has ended (waiting up to ``timeout`` seconds): its exit code (as
+    Popen's returncode), or None while it runs. Reaped with wait4, whose resource usage gives
+    its exact CPU time in ``cpu[0]`` (its /proc entry, read while it ran, goes with it)."""
+    deadline = time.monotonic() + timeout
+    while proc.returncode is None:
+        try:
+            pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+        except ChildProcessError:            # reaped elsewhere
+            proc.poll()
+            break
+        if pid:
+            cpu[0] = max(cpu[0], ru.ru_utime + ru.ru_stime)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            break
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.002)
+    return proc.returncode
+
+
+def _cleanup(proc: subprocess.Popen, fds: list[int], host_dirs: list[str], cpu: list) -> None:
+    if proc.returncode is None:              # (not reaped: its pid is still its own)
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    _reap(proc, 5.0, cpu)
     for fd in fds:
         try:
             os.close(fd)

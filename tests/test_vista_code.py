@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pytest
 
@@ -103,3 +104,41 @@ def test_limits_end_the_process_and_the_next_call_starts_afresh(code):
     r, out = _run(c, "b = bytearray(2 * 1024 ** 3)")                      # over the memory limit
     assert r.error and ("MemoryError" in out["output"] or out["status"] == "ended")
     assert not c.done and c.turn == 1
+
+
+def _state_and_cpu(pid: int) -> tuple[str, int]:
+    fields = open(f"/proc/{pid}/stat", "rb").read().rsplit(b")", 1)[1].split()
+    return fields[0].decode(), int(fields[11]) + int(fields[12])
+
+
+def test_nothing_a_cell_started_runs_between_calls(code):
+    c = code
+    c.call("play", WAIT)
+    r, out = _run(c, "import threading\nspins = [0]\ndef spin():\n    while True:\n        spins[0] += 1\n"
+                     "threading.Thread(target=spin, daemon=True).start()\n'started'")
+    assert out == {"status": "ok", "output": "'started'\n"}
+    sb = c._code.sb
+    state, cpu = _state_and_cpu(sb.pid)
+    assert state == "T"                                   # stopped while no call runs ...
+    time.sleep(0.3)
+    assert _state_and_cpu(sb.pid) == (state, cpu)         # ... so the spinning thread used no CPU meanwhile
+    r, out = _run(c, "spins[0] > 0")                      # it lives on, and runs during calls
+    assert out["output"] == "True\n" and _state_and_cpu(sb.pid)[0] == "T"
+
+
+def test_the_code_of_an_episode_has_one_cpu_budget(tmp_path):
+    c = Controller("maze_paint", "easy", setting="code", folder=tmp_path / "ep",
+                   settings=Settings(budget=600, action_timeout=None, frames_per_move=2),
+                   code_limits=CodeLimits(seconds=20, cpu_seconds=5, memory_mb=1024, episode_cpu_seconds=1.0))
+    try:
+        c.call("play", WAIT)
+        spin = "import time\nwhile time.process_time() < {}: pass\n'done'"
+        r, out = _run(c, spin.format(0.5))                 # CPU time of the process, startup included
+        assert out == {"status": "ok", "output": "'done'\n"}
+        r, out = _run(c, spin.format(3.0))                 # past the episode's budget: the process is ended
+        assert r.error and out["status"] == "ended" and "CPU" in out["output"], out
+        r, out = _run(c, "'again'")                        # and no fresh process gets a new budget
+        assert r.error and out["status"] == "ended" and "budget" in out["output"] and "nothing was run" in out["output"]
+        assert c._code.cpu_used() >= 1.0
+    finally:
+        c.close()

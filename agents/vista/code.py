@@ -16,7 +16,11 @@ Inside, besides the standard library and numpy (``np``), the code has only:
                            controller refuses)
 
 Each call gets ``Limits`` (wall time, CPU time, memory): a call that exceeds them ends the
-process (the next call starts a fresh one; its variables are gone) and says so. The output
+process (the next call starts a fresh one; its variables are gone) and says so. The episode
+has a CPU budget for all its calls together (across fresh processes too): once it is spent,
+run_python says so and runs nothing more. Between calls the process is stopped (SIGSTOP),
+so nothing a cell started (a thread) runs while no call does; it has no network, runs as a
+user of its own and sees only its own folder (see longpuzzle.sandbox). The output
 (stdout and stderr, and the value of a last bare expression, as a notebook shows it) comes
 back capped; the controller logs every cell and its output in the episode's events.
 """
@@ -123,10 +127,13 @@ def handle(call, arrays, ctx):
 
 @dataclass(frozen=True)
 class CodeLimits:
-    """Per call: wall seconds and CPU seconds; for the process: memory (MiB)."""
+    """Per call: wall seconds and CPU seconds; for the process: memory (MiB) and threads; for
+    the episode: CPU seconds of all calls together."""
     seconds: float = 30.0
     cpu_seconds: float = 30.0
     memory_mb: int = 2048
+    episode_cpu_seconds: float = 600.0
+    threads: int = 32
 
 
 class CodeRunner:
@@ -138,13 +145,19 @@ class CodeRunner:
         self.sb = None
         self.cells = 0
         self.restarts = 0
+        self.cpu_spent = 0.0             # CPU seconds of the processes already ended
 
-    def _start(self):
+    def cpu_used(self) -> float:
+        """CPU seconds the episode's code has used so far (all its processes)."""
+        return self.cpu_spent + (self.sb.cpu_time() if self.sb is not None else 0.0)
+
+    def _start(self, left: float):
         from longpuzzle.sandbox import Limits, Sandbox
         lim = self.limits
         hide = [str(self.c.folder)] if self.c.folder is not None else []     # the episode folder too
         self.sb = Sandbox(KERNEL, name="agent_code", hide=hide,
-                          limits=Limits(memory_mb=lim.memory_mb, call_cpu_seconds=lim.cpu_seconds))
+                          limits=Limits(memory_mb=lim.memory_mb, call_cpu_seconds=lim.cpu_seconds,
+                                        cpu_seconds=left, threads=lim.threads))
         self.sb.start()
 
     def run(self, code: str, refs: list) -> dict:
@@ -153,11 +166,27 @@ class CodeRunner:
         self.cells += 1
         turns0 = self.c.turn
         note = ""
+        budget = self.limits.episode_cpu_seconds
+        spent = {"status": "ended", "output": f"the CPU budget of this episode's code ({budget:g} s) is spent: "
+                                               "nothing was run"}
+        left = budget - self.cpu_used()
+        if left <= 0:
+            return spent
         if self.sb is None or not self.sb.alive:
             if self.sb is not None:
                 self.restarts += 1
+                self.cpu_spent += self.sb.cpu_time()
+                self.sb = None
                 note = "(a new Python process: the previous one was ended, its variables are gone)\n"
-            self._start()
+            try:
+                self._start(left)
+            except SandboxError as e:           # (what the budget left was not enough even to start)
+                self.cpu_spent += self.sb.cpu_time()
+                self.sb = None
+                if e.kind == "cpu":
+                    self.cpu_spent = max(self.cpu_spent, budget)
+                    return spent
+                return {"status": "ended", "output": f"the Python process could not start ({e.kind}: {e.detail})"}
         try:
             reply, _ = self.sb.call({"code": code}, timeout=self.limits.seconds,
                                     on_callback=lambda msg, arrays: self._callback(msg, refs))
@@ -208,4 +237,5 @@ class CodeRunner:
     def close(self) -> None:
         if self.sb is not None:
             self.sb.close()
+            self.cpu_spent += self.sb.cpu_time()
             self.sb = None
