@@ -129,6 +129,39 @@ def test_compaction_saves_the_notes_first_and_shows_them_again(tmp_path):
     assert "GUIDE.md:\nG: swipe" in after["texts"] and "WORKING.md:\nW: left" in after["texts"]
 
 
+class SkipsFirstCheckpoint(Script):
+    """A model that answers the first request for a checkpoint with a play instead."""
+
+    def __call__(self, api, body):
+        msgs = body.get("messages") or []
+        if msgs and "save_compact_checkpoint now" in json.dumps(msgs[-1]) and not getattr(self, "skipped", False):
+            self.skipped = True
+            self.seen.append({"last": json.dumps(msgs[-1]), "messages": len(msgs), "images": 0, "tools": [],
+                              "texts": ""})
+            return {"tool_calls": [_play({"type": "swipe", "direction": "up"})]}
+        return super().__call__(api, body)
+
+
+def test_a_model_that_skips_the_checkpoint_is_paused_until_it_saves_one(tmp_path):
+    """The pause is the controller's: every tool but the checkpoint (and reading the notes,
+    final_answer) is refused from the request on until save_compact_checkpoint is called."""
+    g = solver_gestures("maze_paint/easy")[:2]
+    script = SkipsFirstCheckpoint([{"tool_calls": [_play({"type": "wait", "ms": 0})]}, {"tool_calls": [_play(g[0])]},
+                                   {"tool_calls": [_play(g[1])]}, DONE])
+    with ScriptedServer(script) as srv:
+        agent = _agent("vista-notes", srv, tmp_path, context_tokens=1000)     # each call reports 1000 + 40
+        res = run_tool_agent(agent, "maze_paint", "easy", settings=FAST, folder=tmp_path)
+    assert res.end == "final_answer"
+    from longpuzzle.agents.harness import read_events
+    calls = [e for e in read_events(tmp_path) if e.get("stream") == "tools" and "tool" in e]
+    paused = [e for e in calls if e.get("paused")]
+    # the play sent instead of the checkpoint, and the next step's play: refused, nothing dispatched
+    assert [(e["tool"], e["args"]["action"]) for e in paused] == [("play", "swipe"), ("play", g[0]["type"])]
+    saved = next(i for i, e in enumerate(calls) if e["tool"] == "save_compact_checkpoint")
+    assert calls.index(paused[-1]) < saved and not any(e.get("paused") for e in calls[saved:])
+    assert res.actions == 2                                  # the wait, and g[1] after the checkpoint
+
+
 def test_invalid_replies_end_the_episode_and_provider_failures_are_unscored(tmp_path):
     script = Script([{"text": "I think I will click."}, {"tool_calls": [{"name": "play", "arguments": {}}]},
                      {"text": "hmm"}])

@@ -3,8 +3,10 @@ of every transport (MCP, a model's function calling, run_python's ``gui``) goes 
 ``Controller.call(name, args)``.
 
     c = Controller("maze_paint", "easy", setting="vista", folder="results/x")
-    r = c.call("play", {"action": {"type": "wait", "ms": 0}})   # ToolResult: text + PNG images
-    r = c.call("inspect", {"views": [{"turn": 1, "box": [0, 0, 100, 100], "zoom": 4}]})
+    r = c.call("play", {"action": "wait", "ms": 0})             # ToolResult: text + PNG images
+    r = c.call("play", {"action": "click", "x": 270, "y": 600})
+    r = c.call("inspect", {"question": "the board", "views": [
+        {"label": "corner", "turn": 1, "region": {"x": 0, "y": 0, "w": 100, "h": 100}}]})
     c.call("final_answer", {"text": "BENCHMARK COMPLETED ..."})
     c.result                                                    # the EpisodeResult, once ended
 
@@ -15,7 +17,9 @@ protocol, its budget clock and the private evaluator, writing the episode folder
 episode at the deadline (and after ``action_timeout`` seconds without a play, if set) when
 no call comes, at that moment (it sleeps until then, and a play that brings the deadline
 closer wakes it). A ``play`` sent while another is still running is refused: the agent must
-have seen the previous result. A call with bad arguments gets a ToolError message and
+have seen the previous result. While a checkpoint is due (``request_checkpoint``, or the
+estimate of the client's context reaching ``checkpoint_tokens``) every tool but PAUSE_TOOLS
+is refused until ``save_compact_checkpoint`` (VISTA's pause, for every transport). A call with bad arguments gets a ToolError message and
 changes nothing (it is not passed to the episode, so the protocol's invalid-action rule
 never sees it); every call is one NGAR step (tools.py).
 

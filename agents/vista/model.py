@@ -9,8 +9,9 @@ rung adding to the one before:
     vista-conversation   + the continuous conversation (every turn kept, compacted into a
                          model-written summary when the context fills: ModelConfig.context_tokens)
     vista-notes          + the notes: read_guide / write_guide, read_working / write_working,
-                         save_compact_checkpoint (asked for before each compaction; the notes
-                         are shown again after it)
+                         save_compact_checkpoint (asked for before each compaction, the
+                         controller pausing the other tools until it is saved; the notes are
+                         shown again after it)
     vista-memory         + lossless memory and inspection: history, inspect (every frame,
                          intermediate ones included, kept and indexed by turn)
     vista-full           + read_pixels (and screenshot): the full harness, the ``vista`` setting
