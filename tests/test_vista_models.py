@@ -185,7 +185,9 @@ def test_eval_runs_a_tool_agent_with_a_model(tmp_path):
     assert runner.TOOL_AGENTS == tuple(CONFIGS) and set(runner.MODEL_AGENTS) == set(agents_cli.MODEL_AGENTS)
     replies = [{"tool_calls": [_play({"type": "wait", "ms": 0})]}] + _plays(solver_gestures("nut_and_bolt/easy"))
     with ScriptedServer(Script(replies)) as srv:
-        r = CliRunner().invoke(cli, ["eval", "--agent", "vista-memory", "--model", "scripted", "--api", "openai-chat",
+        # --preset fast: the solver's gestures are for the 540 x 960 game (paper: a 1280 x 900 page)
+        r = CliRunner().invoke(cli, ["eval", "--preset", "fast", "--agent", "vista-memory", "--model", "scripted",
+                                     "--api", "openai-chat",
                                      "--base-url", srv.url_v1, "--api-key-env", "", "--objective", "nut_and_bolt/easy",
                                      "--out", str(tmp_path), "--json"])
     assert r.exit_code == 0, r.output
