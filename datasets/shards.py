@@ -64,7 +64,7 @@ def _pyarrow():
         import pyarrow
         import pyarrow.parquet  # noqa: F401
     except ImportError:
-        raise DatasetError("the parquet format needs pyarrow (pip install 'longpuzzle[dataset]'); "
+        raise DatasetError("the parquet format needs pyarrow, a dependency of longpuzzle (pip install pyarrow); "
                            "--format webdataset needs nothing more") from None
     return pyarrow
 

@@ -26,7 +26,7 @@ from longpuzzle.datasets.schema import COLUMNS
 from longpuzzle.datasets.shards import DatasetError, read_rows
 from longpuzzle.engine import gui
 
-pq = pytest.importorskip("pyarrow.parquet", reason="the parquet format needs pyarrow (the dataset extra)")
+pq = pytest.importorskip("pyarrow.parquet", reason="the parquet format needs pyarrow (a base dependency)")
 
 
 def _pixels(png: bytes) -> np.ndarray:
