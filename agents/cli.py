@@ -143,6 +143,9 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
               help="Coordinate grid 0..S (general_e2e default 1000; 0 = screenshot pixels).")
 @click.option("--resize", default=None, metavar="RULE",
               help="Resize screenshots for the model: none, longest:N or smart_resize [uitars default smart_resize].")
+@click.option("--text-reply", type=click.Choice(["final", "reprompt"]), default=None,
+              help="A model reply without a tool call (native, vista-*, code-cua): the agent's final response, "
+                   "as in the paper [default], or re-prompted as invalid unless it starts with BENCHMARK COMPLETED.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
 @catalog_option
 @click.pass_context
@@ -152,7 +155,7 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
              agent_cpu_per_action, agent_env, out_dir, workers, backend_name, address, ship_code, cpus_per_episode, resume_dir, infra_retries,
              model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens, reasoning_effort,
              request_timeout, max_reply_bytes, stream, max_retries, context_tokens, prompt_setting, language,
-             history_images, scale_factor, resize, as_json):
+             history_images, scale_factor, resize, text_reply, as_json):
     """Run an agent on objectives and measure it as LongPuzzleBench does.
 
     With no arguments: the solver agent on one default objective. With --model: a model
@@ -222,6 +225,8 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
                 reasoning_effort, request_timeout, max_retries, context_tokens, prompt_setting, language,
                 history_images, scale_factor, resize, max_reply_bytes=max_reply_bytes, stream=stream)
             agent_options["prompt_lang"] = lang     # the prompts in the screen's language (where a protocol has it)
+            if text_reply is not None:
+                agent_options["text_reply"] = text_reply
             if action_timeout is None:
                 action_timeout = 0.0        # no harness limit: each request has its own timeout
         else:

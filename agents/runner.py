@@ -88,7 +88,8 @@ def make_agent(run: RunConfig, spec: dict, folder: Path):
             from longpuzzle.agents.vista.model import ToolModelAgent
             if run.protocol != "objective":
                 raise HarnessError(f"agent {run.agent} plays through tools under the objective protocol only")
-            return ToolModelAgent(run.agent, cfg, folder=folder, history_images=opts.get("history_images"))
+            return ToolModelAgent(run.agent, cfg, folder=folder, history_images=opts.get("history_images"),
+                                  text_reply=opts.get("text_reply", "final"))
         return ModelAgent(run.agent, cfg, game=game, difficulty=diff, folder=folder,
                           level_protocol=run.protocol == "level", **opts)
     from longpuzzle.agents.builtin import load_agent

@@ -310,6 +310,92 @@ def test_a_completion_claim_gets_one_continuation_and_a_second_ends_the_episode(
     assert ep["end"] == "final_answer" and s["usage"]["claims"] == 2 and s["metrics"]["PER"] == 100.0
 
 
+@pytest.mark.parametrize("text_reply", ["final", "reprompt"])
+def test_a_reply_without_a_tool_call_is_the_final_response(tmp_path, text_reply):
+    """As in the paper, a function-calling reply without a tool call ends the episode as the
+    agent's final response: scored, and counted by PER when unsolved with budget left.
+    ``text_reply="reprompt"`` answers it with a corrective message instead."""
+    replies = gesture_script("native", gestures("nut_and_bolt/easy"), FRAME)
+    quit_ = {"text": "These puzzles are too hard for me; I stop here."}
+    with ScriptedServer(ReplayScript(replies[:4] + [quit_] + replies[4:])) as srv:
+        run = run_config(srv, "native", ["nut_and_bolt/easy"])
+        run.agent_options = {"text_reply": text_reply}
+        start_run(tmp_path, run)
+        s = execute(tmp_path, run)
+    ep = s["episodes"][0]
+    if text_reply == "final":
+        assert ep["end"] == "final_answer" and ep["scored"] and not ep["success"]
+        assert s["metrics"]["PER"] == 100.0 and s["metrics"]["unscored"] == 0
+        assert s["usage"]["calls"] == 5 and s["usage"]["parse_failures"] == 0
+    else:
+        assert ep["end"] == "completed" and s["usage"]["parse_failures"] == 1
+
+
+def _native(size=FRAME, scale_factor=None):
+    from longpuzzle.agents.models.protocols import PROTOCOLS, Context
+    return PROTOCOLS["native"](Context("t", "maze_paint", "easy", size, None), scale_factor=scale_factor)
+
+
+def _boundary_values(schema: dict) -> tuple[list, list]:
+    """Values a field's schema allows at its edges (every enum member, the bounds, the
+    shortest and longest texts) and values just outside them."""
+    if "enum" in schema:
+        return list(schema["enum"]), ["", "nope"]
+    if schema["type"] == "integer":
+        lo, hi = schema["minimum"], schema["maximum"]
+        return [lo, lo + 1, (lo + hi) // 2, hi - 1, hi], [lo - 1, hi + 1, 1.5, True, "3"]
+    lo, hi = schema["minLength"], schema["maxLength"]
+    return ["a" * lo, "Ab 1" * (hi // 4), "z" * hi], ["", "a" * (hi + 1), "é"]
+
+
+@pytest.mark.parametrize("scale_factor", [None, 1000])
+def test_the_native_tool_schema_and_its_parser_agree_on_every_value(scale_factor):
+    """The `gui` tool's schema is generated from the definition the parser checks with:
+    every value the schema allows for an action's field is accepted (e.g. wait ms 0, as the
+    engine and MCP play accept it), and every value it refuses is refused by the parser."""
+    from jsonschema import Draft202012Validator
+
+    from longpuzzle.agents.models.protocols.base import ParseError
+    from longpuzzle.agents.models.protocols.native import ACTION_FIELDS
+
+    p = _native(scale_factor=scale_factor)
+    schema = p.tools()[0]["parameters"]
+    check = Draft202012Validator(schema)
+    Draft202012Validator.check_schema(schema)
+    props = schema["properties"]
+    base = {"x": 3, "y": 4, "x0": 1, "y0": 2, "x1": 5, "y1": 6, "key": "Enter", "text": "go", "direction": "up",
+            "ms": 10}
+    tried = 0
+    for action, (required, optional) in ACTION_FIELDS.items():
+        if action == "batch":
+            continue
+        for f in required + optional:
+            ok, bad = _boundary_values(props[f])
+            for v in ok:
+                args = {"action": action, **{k: base[k] for k in required + optional}, f: v}
+                assert check.is_valid(args), (action, f, v)
+                assert p.convert(args, top=True), (action, f, v)
+                batch = {"action": "batch", "actions": [args, {"action": "wait", "ms": 0}]}
+                assert check.is_valid(batch) and len(p.convert(batch, top=True)) == 2
+                tried += 1
+            for v in bad:
+                args = {"action": action, **{k: base[k] for k in required + optional}, f: v}
+                assert not check.is_valid(args), (action, f, v)
+                with pytest.raises(ParseError):
+                    p.convert(args, top=True)
+                tried += 1
+    assert p.convert({"action": "wait", "ms": 0}, top=True) == [{"type": "wait", "ms": 0}]
+    assert p.convert({"action": "wait"}, top=True) == [{"type": "wait", "ms": 1000}]
+    top = props["actions"]["maxItems"]
+    many = {"action": "batch", "actions": [{"action": "wait", "ms": 1}] * top}
+    assert check.is_valid(many) and len(p.convert(many, top=True)) == top
+    too_many = {"action": "batch", "actions": [{"action": "wait", "ms": 1}] * (top + 1)}
+    assert not check.is_valid(too_many)
+    with pytest.raises(ParseError):
+        p.convert(too_many, top=True)
+    assert tried > 60
+
+
 def test_429_and_500_are_retried_and_counted_other_4xx_are_not(tmp_path):
     replies = gesture_script("native", gestures("nut_and_bolt/easy"), FRAME)
     with ScriptedServer(ReplayScript(replies)) as srv:

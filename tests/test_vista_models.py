@@ -166,9 +166,17 @@ def test_invalid_replies_end_the_episode_and_provider_failures_are_unscored(tmp_
     script = Script([{"text": "I think I will click."}, {"tool_calls": [{"name": "play", "arguments": {}}]},
                      {"text": "hmm"}])
     with ScriptedServer(script) as srv:
-        res = run_tool_agent(_agent("vista-full", srv, tmp_path / "a"), "maze_paint", "easy", settings=FAST,
-                             folder=tmp_path / "a")
+        agent = ToolModelAgent("vista-full", ModelConfig(model="scripted", api="openai-chat", base_url=srv.url_v1,
+                                                         api_key_env="", max_retries=0),
+                               folder=tmp_path / "a", text_reply="reprompt")
+        res = run_tool_agent(agent, "maze_paint", "easy", settings=FAST, folder=tmp_path / "a")
     assert res.end == "agent_error" and "3 invalid replies" in res.error and res.outcome.scored
+    # by default (the paper's rule) a reply without a tool call is the final response: scored
+    script = Script([{"tool_calls": [_play({"type": "wait", "ms": 0})]}, {"text": "I give up."}])
+    with ScriptedServer(script) as srv:
+        res = run_tool_agent(_agent("code-cua", srv, tmp_path / "c"), "maze_paint", "easy", settings=FAST,
+                             folder=tmp_path / "c")
+    assert res.end == "final_answer" and res.outcome.scored and not res.outcome.success and len(script.seen) == 2
     with ScriptedServer(Script([])) as srv:
         srv.fail_next(503, count=5)
         res = run_tool_agent(_agent("vista-full", srv, tmp_path / "b"), "maze_paint", "easy", settings=FAST,

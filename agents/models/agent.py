@@ -39,6 +39,7 @@ from longpuzzle.agents.models.protocols import PROTOCOLS, Context, ParseError
 from longpuzzle.engine.registry import puzzles
 
 MAX_INVALID = 3                  # consecutive invalid replies / refused actions that end an episode
+TEXT_REPLIES = ("final", "reprompt")   # a function-calling reply without a tool call: final, or re-prompted
 IMAGE_TOKENS_ESTIMATE = 1500     # per image, when the provider reports no usage
 _UNSET = object()
 _INSTR = re.compile(r"Complete all levels of (?P<title>.+?) at (?P<diff>\w+) difficulty")
@@ -56,7 +57,7 @@ class ModelAgent(BaseAgent):
                  game: str | None = None, difficulty: str | None = None, folder: str | Path | None = None,
                  prompt_setting=_UNSET, language: str = "zh", history_images=_UNSET, resize: str | None = None,
                  scale_factor=_UNSET, level_protocol: bool = False, max_invalid: int = MAX_INVALID,
-                 prompt_lang: str = "en"):
+                 prompt_lang: str = "en", text_reply: str = "final"):
         if protocol not in PROTOCOLS:
             raise ValueError(f"unknown agent protocol {protocol!r}: use one of {', '.join(PROTOCOLS)}")
         self.protocol_cls = PROTOCOLS[protocol]
@@ -81,6 +82,9 @@ class ModelAgent(BaseAgent):
         self.scale_factor = scale_factor
         self.level_protocol = level_protocol
         self.max_invalid = max_invalid
+        if text_reply not in TEXT_REPLIES:
+            raise ValueError(f"text_reply {text_reply!r}: use {' or '.join(TEXT_REPLIES)}")
+        self.text_reply = text_reply
         self.usage = Usage()
         self.resets = 0
         self._log: ConversationLog | None = None
@@ -102,6 +106,7 @@ class ModelAgent(BaseAgent):
         if self.scale_factor is not _UNSET:
             kw["scale_factor"] = self.scale_factor
         self.proto = self.protocol_cls(ctx, **kw)
+        self.proto.text_reply = self.text_reply
         self.system = self.proto.system_prompt()
         self.tools = self.proto.tools()
         self.history: list[dict] = []
@@ -154,7 +159,7 @@ class ModelAgent(BaseAgent):
                 self._parse_failure(reply, e)
                 again += 1
                 continue
-            if obs.frame is None and not (d.final is None and d.actions and d.actions[0]["type"] == "wait"):
+            if obs.frame is None and d.final is None and not (d.actions and d.actions[0]["type"] == "wait"):
                 self._parse_failure(reply, ParseError("the first call must be wait: it returns the first "
                                                       "screenshot and starts the clock"))
                 again += 1

@@ -18,10 +18,11 @@ rung adding to the one before:
     code-cua             the paper's Code Execution CUA: play, screenshot, run_python, final_answer
 
 A reply's tool calls are run in order through the controller; their results (text and
-images) go back as tool messages. A reply without a tool call that starts with
-``BENCHMARK COMPLETED`` is the terminal answer (final_answer); any other, and a reply whose
-calls were all refused for bad arguments, is invalid: three invalid replies in a row end
-the episode as an agent failure (scored), as the model agents' rule. A provider that keeps
+images) go back as tool messages. A reply without a tool call is the final response
+(final_answer; scored, as in the paper); with ``text_reply="reprompt"`` only one that starts
+with ``BENCHMARK COMPLETED`` is, and any other is invalid. A reply whose calls were all
+refused for bad arguments is invalid: three invalid replies in a row end the episode as an
+agent failure (scored), as the model agents' rule. A provider that keeps
 failing ends it unscored (ProviderError is an InfrastructureError).
 
 The conversation is logged as ``conversation.jsonl`` in the episode folder in the model
@@ -77,7 +78,7 @@ class ToolModelAgent:
     """A model playing one episode through a Controller's tools (``drive``)."""
 
     def __init__(self, config: str, model, *, client=None, folder: str | Path | None = None,
-                 history_images: int | None = None, max_invalid: int = MAX_INVALID):
+                 history_images: int | None = None, max_invalid: int = MAX_INVALID, text_reply: str = "final"):
         if config not in CONFIGS:
             raise ValueError(f"unknown tool configuration {config!r}: use one of {', '.join(CONFIGS)}")
         from longpuzzle.agents.models.accounting import Usage
@@ -90,6 +91,9 @@ class ToolModelAgent:
         self.folder = Path(folder) if folder else None
         self.history_images = history_images
         self.max_invalid = max_invalid
+        if text_reply not in ("final", "reprompt"):
+            raise ValueError(f"text_reply {text_reply!r}: use final or reprompt")
+        self.text_reply = text_reply
         self.usage = Usage()
         self._log: ConversationLog | None = None
 
@@ -131,8 +135,8 @@ class ToolModelAgent:
         if not reply.tool_calls:
             text = (reply.text or "").strip()
             self._add_assistant(reply)
-            if text.startswith(COMPLETION_PREFIX):
-                c.call("final_answer", {"text": text})
+            if self.text_reply == "final" or text.startswith(COMPLETION_PREFIX):
+                c.call("final_answer", {"text": text})      # the final response (the paper's rule)
                 return
             self._invalid("the reply has no tool call" + (f" and does not start with {COMPLETION_PREFIX}" if text else ""))
             self._add({"role": "user", "parts": [{"text": "That was not a tool call. Call one of the tools (e.g. play), "

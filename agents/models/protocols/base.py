@@ -98,6 +98,8 @@ class Protocol:
     screenshot_first = True        # the first request carries the first screenshot
     default_history_images: int | None = None     # screenshots sent per request (None: all)
     defaults: dict = {}            # sampling defaults for this protocol (temperature, effort, tokens)
+    text_reply = "final"           # function calling: a reply without a tool call is final ("reprompt": invalid
+                                   # unless it starts with COMPLETION_PREFIX)
 
     def __init__(self, ctx: Context, *, resize: str | None = None, scale_factor: float | None = None):
         self.ctx = ctx

@@ -8,7 +8,9 @@ information, the action interface and its bounds, the procedure, and the ending 
 message that starts with ``BENCHMARK COMPLETED`` and names the visible evidence); no rules
 or strategies. The task message states the goal, the game and difficulty with their
 on-screen labels, and the setting. The first call must be ``wait``, which returns the
-first screenshot and starts the clock.
+first screenshot and starts the clock. A reply without a tool call is the final response:
+it ends the episode (``text_reply = "reprompt"``: only one starting with ``BENCHMARK
+COMPLETED`` does; any other is answered with a corrective message).
 """
 
 from __future__ import annotations
@@ -17,28 +19,58 @@ from longpuzzle.agents.models.protocols import zh_prompts
 from longpuzzle.agents.models.protocols.base import (
     COMPLETION_PREFIX, KEYS_TEXT, Decision, ParseError, Protocol, check_key, game_instruction, text_keys,
 )
+from longpuzzle.engine.gui import MAX_MS, MAX_TEXT, NAMED_KEYS
 
 TOOL_NAME = "gui"
 ACTIONS = ("click", "doubleclick", "drag", "press_key", "typetext", "scroll", "wait", "batch")
 SCROLL_DIRECTIONS = ("up", "down", "left", "right")
 MAX_BATCH = 50
+WAIT_DEFAULT_MS = 1000
+
+# The one definition of the `gui` tool: the fields each action takes (required, optional).
+# The tool's JSON schema is generated from it with each field's bounds (``field_schemas``:
+# the engine's own limits), and the parser checks every call against the same schemas
+# (jsonschema) before converting it, so the schema and the parser cannot disagree.
+ACTION_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "click": (("x", "y"), ()),
+    "doubleclick": (("x", "y"), ()),
+    "drag": (("x0", "y0", "x1", "y1"), ()),
+    "press_key": (("key",), ()),
+    "typetext": (("text",), ()),
+    "scroll": ((), ("direction", "x", "y")),
+    "wait": ((), ("ms",)),
+    "batch": (("actions",), ()),
+}
+_KEYS = list(NAMED_KEYS) + list("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
-def _schema(with_batch: bool) -> dict:
-    props = {
-        "action": {"type": "string", "enum": list(ACTIONS if with_batch else ACTIONS[:-1])},
-        "x": {"type": "integer", "description": "click, doubleclick, scroll: x pixel"},
-        "y": {"type": "integer", "description": "click, doubleclick, scroll: y pixel"},
-        "x0": {"type": "integer", "description": "drag: start x"}, "y0": {"type": "integer", "description": "drag: start y"},
-        "x1": {"type": "integer", "description": "drag: end x"}, "y1": {"type": "integer", "description": "drag: end y"},
-        "key": {"type": "string", "description": "press_key: " + KEYS_TEXT},
-        "text": {"type": "string", "description": "typetext: letters, digits and spaces"},
-        "direction": {"type": "string", "enum": list(SCROLL_DIRECTIONS), "description": "scroll direction"},
-        "ms": {"type": "integer", "description": "wait: milliseconds (default 1000)"},
+def field_schemas(x_max: int | float, y_max: int | float) -> dict[str, dict]:
+    """Each field's JSON schema; coordinates run 0..x_max and 0..y_max."""
+    def coord(what, top):
+        return {"type": "integer", "minimum": 0, "maximum": top, "description": what}
+    return {
+        "x": coord("click, doubleclick, scroll: x", x_max), "y": coord("click, doubleclick, scroll: y", y_max),
+        "x0": coord("drag: start x", x_max), "y0": coord("drag: start y", y_max),
+        "x1": coord("drag: end x", x_max), "y1": coord("drag: end y", y_max),
+        "key": {"type": "string", "enum": _KEYS, "description": "press_key: " + KEYS_TEXT},
+        "text": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT, "pattern": "^[A-Za-z0-9 \n\t]+$",
+                 "description": "typetext: letters, digits and spaces"},
+        "direction": {"type": "string", "enum": list(SCROLL_DIRECTIONS), "description": "scroll direction (default down)"},
+        "ms": {"type": "integer", "minimum": 0, "maximum": MAX_MS,
+               "description": f"wait: milliseconds (default {WAIT_DEFAULT_MS})"},
     }
+
+
+def tool_schema(fields: dict[str, dict], with_batch: bool = True) -> dict:
+    """The `gui` tool's parameters (a batch's items: the same without batch)."""
+    acts = list(ACTIONS if with_batch else ACTIONS[:-1])
+    props = {"action": {"type": "string", "enum": acts,
+                        "description": "; ".join(f"{a}: " + ", ".join(list(r) + [f"{o}?" for o in opt])
+                                                 for a, (r, opt) in ACTION_FIELDS.items() if a in acts)},
+             **fields}
     if with_batch:
-        props["actions"] = {"type": "array", "items": _schema(False),
-                            "description": f"batch: up to {MAX_BATCH} actions run in order"}
+        props["actions"] = {"type": "array", "items": tool_schema(fields, False), "minItems": 1,
+                            "maxItems": MAX_BATCH, "description": f"batch: up to {MAX_BATCH} actions run in order"}
     return {"type": "object", "properties": props, "required": ["action"]}
 
 
@@ -51,10 +83,17 @@ class NativeProtocol(Protocol):
 
     def __init__(self, ctx, *, resize=None, scale_factor=None):
         super().__init__(ctx, resize=resize, scale_factor=scale_factor)
+        if self.scale:
+            self.fields = field_schemas(self.scale, self.scale)
+        else:
+            w, h = self.view.size
+            self.fields = field_schemas(w - 1, h - 1)
+        from jsonschema import Draft202012Validator
+        self._check = {k: Draft202012Validator(v) for k, v in self.fields.items()}
 
     def tools(self) -> list[dict]:
         return [{"name": TOOL_NAME, "description": "Perform one GUI action (or a batch) on the game screen; "
-                 "returns a screenshot after the (last) action.", "parameters": _schema(True)}]
+                 "returns a screenshot after the (last) action.", "parameters": tool_schema(self.fields)}]
 
     def system_prompt(self) -> str:
         if self.ctx.prompt_lang == "zh":
@@ -104,7 +143,9 @@ class NativeProtocol(Protocol):
     def parse(self, reply) -> Decision:
         if not reply.tool_calls:
             text = (reply.text or "").strip()
-            if text.startswith(COMPLETION_PREFIX):
+            # a reply without a tool call is the final response (the paper's rule: it ends the
+            # episode, scored); text_reply "reprompt": only a completion message is final
+            if self.text_reply == "final" or text.startswith(COMPLETION_PREFIX):
                 return Decision(final=text)
             raise ParseError(f"the reply has no `{TOOL_NAME}` tool call" +
                              (" and does not start with " + COMPLETION_PREFIX if text else ""))
@@ -126,6 +167,15 @@ class NativeProtocol(Protocol):
         t = a.get("action")
         if t not in ACTIONS or (t == "batch" and not top):
             raise ParseError(f"unknown action {t!r}; actions are: {', '.join(ACTIONS if top else ACTIONS[:-1])}")
+        required, optional = ACTION_FIELDS[t]
+        for k in required:
+            if a.get(k) is None:
+                raise ParseError(f"{t} needs {', '.join(required)}")
+        for k in required + optional:                # each field against the schema the tool shows
+            if k in self._check and a.get(k) is not None:
+                err = next(iter(self._check[k].iter_errors(a[k])), None)
+                if err is not None:
+                    raise ParseError(f"{t} {k}: {err.message}")
         if t == "click":
             x, y = self.point(a.get("x"), a.get("y"), "click")
             return [{"type": "click", "x": x, "y": y}]
@@ -141,19 +191,14 @@ class NativeProtocol(Protocol):
         if t == "typetext":
             return text_keys(a.get("text"))
         if t == "scroll":
-            d = a.get("direction", "down")
-            if d not in SCROLL_DIRECTIONS:
-                raise ParseError(f"scroll direction must be one of {', '.join(SCROLL_DIRECTIONS)}")
-            out = {"type": "scroll", "direction": d}
+            out = {"type": "scroll", "direction": a.get("direction") or "down"}
             if a.get("x") is not None or a.get("y") is not None:
                 out["x"], out["y"] = self.point(a.get("x"), a.get("y"), "scroll")
             return [out]
         if t == "wait":
-            ms = a.get("ms", 1000)
-            if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not 1 <= ms <= 600_000:
-                raise ParseError("wait ms must be between 1 and 600000")
-            return [{"type": "wait", "ms": int(ms)}]
-        acts = a.get("actions")
+            ms = a.get("ms")
+            return [{"type": "wait", "ms": WAIT_DEFAULT_MS if ms is None else int(ms)}]
+        acts = a["actions"]
         if not isinstance(acts, list) or not acts:
             raise ParseError("batch needs a non-empty 'actions' list")
         if len(acts) > MAX_BATCH:
