@@ -58,7 +58,8 @@ def test_the_solver_completes_an_objective_through_play_and_every_call_is_logged
     def probe(c, n):
         if n == 4:                                      # a few other tools on the way, and bad calls
             seen["inspect"] = c.call("inspect", {"question": "q", "views": [
-                {"label": "all", "turn": 2}, {"label": "corner", "turn": 3, "region": {"x": 10, "y": 20, "w": 50, "h": 30}}]})
+                {"label": "all", "turn": 2},
+                {"label": "corner", "turn": 3, "region": {"x": 10, "y": 20, "w": 50, "h": 30}}]})
             seen["pixels"] = c.call("read_pixels", {"question": "q", "views": [
                 {"label": "whole", "turn": -1, "rows": 8, "cols": 4},
                 {"label": "top", "turn": -1, "region": {"x": 0, "y": 0, "w": 540, "h": 100}, "rows": 2, "cols": 3}]})
@@ -415,7 +416,8 @@ def test_a_checkpoint_with_guide_none_keeps_the_guide_and_the_pause_holds_until_
     r = c.call("save_compact_checkpoint", {"working_memory": "w1"})                    # guide left out
     assert not r.error and json.loads(r.text)["guide"] == "unchanged"
     assert not c.call("save_compact_checkpoint", {"guide": None, "working_memory": "w2"}).error   # guide null
-    assert (tmp_path / "notes" / "GUIDE.md").read_text() == "seed" and (tmp_path / "notes" / "WORKING.md").read_text() == "w2"
+    notes = tmp_path / "notes"
+    assert (notes / "GUIDE.md").read_text() == "seed" and (notes / "WORKING.md").read_text() == "w2"
     assert c.call("save_compact_checkpoint", {"guide": "g"}).error                     # working_memory is needed
     # the pause: the agent's context is nearly full
     assert c.request_checkpoint()
@@ -449,4 +451,38 @@ def test_the_pause_comes_by_itself_once_the_estimated_context_is_full(tmp_path):
     assert shots == 2 and c.checkpoint_due                       # 3 images of ~700 tokens, and the texts
     assert not c.call("save_compact_checkpoint", {"working_memory": "w"}).error and c.context_estimate < 100
     assert not c.call("screenshot").error
+    c.close()
+
+
+def test_the_readmes_figures_of_the_tools_are_the_codes():
+    """Every bound the README's tools section states, read back and compared with the code."""
+    import re
+    from pathlib import Path
+
+    from longpuzzle.agents.vista import controller, tools
+    from longpuzzle.agents.vista.cli import CHECKPOINT_TOKENS
+    from longpuzzle.agents.vista.code import OUTPUT_CAP
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    text = " ".join(text[text.index("## Tools: the VISTA harness"):].split("\n## ")[0].split())
+
+    def num(pattern):
+        m = re.search(pattern, text)
+        assert m, pattern
+        return [int(g.replace(",", "")) for g in m.groups()]
+    assert num(r"up to (\d+) views `\{label, turn") == [tools.MAX_VIEWS]
+    assert num(r"largest whole factor \(1-(\d+)\)") == [tools.MAX_ZOOM]
+    assert num(r"\((\d+) x (\d+) cells by default") == [tools.PIXEL_GRID] * 2
+    assert num(r"at most (\d+) cells per call, (\d+) a side") == [tools.MAX_SAMPLES, tools.MAX_SIDE]
+    assert num(r"limit=(\d+)\)") == [tools.HISTORY_LIMIT]
+    assert num(r"durable notes for the whole episode \(([\d,]+) characters") == [tools.NOTES_CAP]
+    assert num(r"w x h / (\d+) tokens \(at most ([\d,]+)\)") == [controller.IMAGE_TOKEN_PIXELS,
+                                                                controller.IMAGE_TOKENS_CAP]
+    assert num(r"`--checkpoint-tokens` \(default ([\d,]+);") == [CHECKPOINT_TOKENS]
+    assert num(r"capped at ([\d,]+) characters") == [OUTPUT_CAP]
+    # the estimate's image tokens: w x h / 750, as the README says
+    c = Controller("maze_paint", "easy", setting="vista", settings=FAST, checkpoint_tokens=10 ** 9)
+    c.call("play", WAIT)
+    before = c.context_estimate
+    r = c.call("screenshot")
+    assert c.context_estimate - before == (len('{}') + len(r.text)) // 4 + 540 * 960 // controller.IMAGE_TOKEN_PIXELS
     c.close()

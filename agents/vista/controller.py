@@ -51,8 +51,8 @@ from typing import Any
 from longpuzzle.agents.base import FinalAnswer
 from longpuzzle.agents.harness import HarnessError, ObjectiveEpisode, Settings, frame_hash
 from longpuzzle.agents.vista import tools as T
-from longpuzzle.agents.vista.archive import (ArchiveError, FrameArchive, crop_zoom, fit_zoom, pixel_samples, pixel_views,
-                                             region_of, samples_hash, view_box)
+from longpuzzle.agents.vista.archive import (ArchiveError, FrameArchive, crop_zoom, fit_zoom, pixel_samples,
+                                             pixel_views, region_of, samples_hash, view_box)
 from longpuzzle.agents.vista.history import History, level_key
 from longpuzzle.agents.vista.notes import GUIDE, WORKING, Notes, NotesError
 from longpuzzle.datasets.png import PngStream
@@ -62,7 +62,8 @@ PAUSE_TOOLS = ("save_compact_checkpoint", "read_guide", "read_working", "final_a
 CHECKPOINT_DUE = ("paused: your context is nearly full. Call save_compact_checkpoint(guide, working_memory) now "
                   "(guide null keeps GUIDE.md); the other tools wait until you have (read_guide, read_working and "
                   "final_answer still answer)")
-IMAGE_TOKENS_CAP = 1600      # the context estimate's tokens of one image at most
+IMAGE_TOKEN_PIXELS = 750     # the context estimate: an image is w x h / this many tokens (as models bill them)
+IMAGE_TOKENS_CAP = 1600      # and at most this many
 PNG_CACHE = 64               # PNG images kept, by what they show (the same view is often sent again)
 PNG_BANDS = 512              # compressed bands of rows kept (datasets/png.PngStream: about 34 whole frames)
 
@@ -258,7 +259,7 @@ class Controller:
         if self.checkpoint_tokens is None:
             return
         n = (len(_json(_jsonable(args))) + len(res.text)) // 4
-        n += sum(min(IMAGE_TOKENS_CAP, i.width * i.height // 750) for i in res.images)
+        n += sum(min(IMAGE_TOKENS_CAP, i.width * i.height // IMAGE_TOKEN_PIXELS) for i in res.images)
         self.context_estimate += n
         if self.context_estimate >= self.checkpoint_tokens:
             self.checkpoint_due = True

@@ -108,7 +108,8 @@ def play_action(args, batch: bool = False):
     elif isinstance(a, dict):
         extra = sorted(set(args) - {"action"})
         if extra:
-            raise PlayArgsError(f"with an action object, play takes only 'action', not {', '.join(map(repr, extra[:5]))}")
+            raise PlayArgsError("with an action object, play takes only 'action', not "
+                                + ", ".join(map(repr, extra[:5])))
         action = a
     else:
         raise PlayArgsError(f"'action' is a GUI action name ({', '.join(SINGLE_ACTIONS)}) or an action object, "
@@ -222,7 +223,8 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
          "turn as (H, W, 3) uint8 arrays (the last turn when turn is None); frame(turn=-1, index=-1) -> one "
          "frame; turns() -> the number of turns so far; gui(action, x=None, y=None, **fields) -> "
          "takes play's arguments (e.g. gui('click', 10, 20), or one action object), sends the action through the "
-         "same controller as play and returns {'turn', 'feedback', 'n_frames', 'available_actions'}; print() output comes back. Nothing "
+         "same controller as play and returns {'turn', 'feedback', 'n_frames', 'available_actions'}; print() "
+         "output comes back. Nothing "
          "else of the game is reachable from it. Each call has a time and a memory limit.",
          _obj({"code": {"type": "string"}}, ["code"])),
     Tool("final_answer", "other",
