@@ -433,6 +433,8 @@ def test_a_checkpoint_with_guide_none_keeps_the_guide_and_the_pause_holds_until_
     c.close()
     paused = [e for e in read_events(tmp_path) if e.get("paused")]
     assert [e["tool"] for e in paused] == ["play", "screenshot", "inspect", "write_working"]
+    t = json.loads((tmp_path / "result.json").read_text())["tools"]
+    assert (t["paused"], t["checkpoints"]) == (4, 3)
     # without the notes tools there is no pause
     n = Controller("maze_paint", "easy", setting="native", settings=FAST, folder=tmp_path / "n")
     assert not n.request_checkpoint() and not n.call("play", WAIT).error

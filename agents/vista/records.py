@@ -7,7 +7,7 @@ from the folder's stored frames.
     {"setting": "vista", "tools": ["play", ...],       the tools offered
      "calls": 57, "by_tool": {"play": 40, "inspect": 9, ...}, "errors": 2,
      "images": 51, "bytes": 1203456, "seconds": 0.42,   images and bytes sent back, time in tools
-     "checkpoints": 1, "working_cleared": 2,
+     "checkpoints": 1, "paused": 0, "working_cleared": 2,   checkpoints saved, calls refused by the pause
      "levels": [{"level": "maze_paint/easy/1", "calls": 31, "by_tool": {...}, "images": 28,
                  "bytes": 650000, "tokens": {"input": 120000, "output": 3000} | null}, ...]}
 
@@ -55,7 +55,7 @@ def tool_use(folder, setting: str | None = None, tools=None, events: list[dict] 
     levels = _levels_by_step(events)
     out = {"setting": setting or head.get("setting"), "tools": list(tools or head.get("tools") or []),
            "calls": 0, "by_tool": {}, "errors": 0, "images": 0, "bytes": 0, "seconds": 0.0,
-           "checkpoints": 0, "working_cleared": 0, "levels": []}
+           "checkpoints": 0, "paused": 0, "working_cleared": 0, "levels": []}
     rows: dict = {}
 
     def row(lid):
@@ -81,6 +81,7 @@ def tool_use(folder, setting: str | None = None, tools=None, events: list[dict] 
         out["errors"] += not r.get("ok", True)
         out["seconds"] += r.get("seconds", 0.0)
         out["checkpoints"] += "checkpoint" in r
+        out["paused"] += bool(r.get("paused"))
     conv = Path(folder) / CONVERSATION if folder is not None else None
     if conv is not None and conv.is_file():
         for line in conv.read_text(encoding="utf-8").splitlines():
