@@ -334,6 +334,8 @@ def load_agent(spec: str, *, limits=None, pass_env=(), trusted: bool = False, **
         params = inspect.signature(cls.__init__).parameters
         return cls(**{k: v for k, v in kwargs.items() if k in params})
     path = Path(spec)
+    if path.suffix == ".py" and not path.is_file():        # meant as a file: say what is wrong with it
+        raise LongPuzzleError(f"agent file {spec}: {'is a folder' if path.is_dir() else 'no such file'}")
     if not (path.suffix == ".py" and path.is_file()):
         raise LongPuzzleError(f"unknown agent {spec!r}: use one of {', '.join(BUILTIN)} or a path to a .py file")
     if trusted:

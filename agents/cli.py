@@ -23,6 +23,8 @@ DEFAULT_OBJECTIVE = "maze_paint/easy"
 
 
 def _objectives(objective, all_):
+    if all_ and objective:
+        raise click.UsageError("--all runs every objective; give --all or --objective, not both")
     if all_:
         return [o.id for o in catalog().objectives()]
     return list(objective) or [DEFAULT_OBJECTIVE]
@@ -172,6 +174,9 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
     if action_timeout is not None and not action_timeout > 0:
         raise HarnessError(f"--action-timeout must be a positive number of seconds (inf for no limit), not "
                            f"{action_timeout}")
+    # a usage error of the backend's options before anything is created (no results folder left behind)
+    backend = backend_for(backend_name, workers, address=address, ship_code=ship_code, num_cpus=cpus_per_episode,
+                          threads=True)
     if resume_dir:
         out = Path(resume_dir)
         run = load_run(out)
@@ -267,8 +272,6 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
         else:
             out = new_results_folder()
         start_run(out, run)
-    backend = backend_for(backend_name, workers, address=address, ship_code=ship_code, num_cpus=cpus_per_episode,
-                          threads=True)
     try:
         summary = execute(out, run, backend=backend, quiet=as_json)
     except InternalError as e:              # our own bug: the run stops, nothing is scored or retried

@@ -49,7 +49,11 @@ def backend_for(name: str, workers: int | None = None, *, address: str | None = 
     if name == "processes":
         return ProcessBackend(workers)
     if name == "ray":
-        from longpuzzle.cluster.ray_backend import RayBackend
+        import importlib.util
+
+        from longpuzzle.cluster.ray_backend import RayBackend, ray_module
+        if importlib.util.find_spec("ray") is None:
+            ray_module()                 # its one error line now, before a command creates anything
         return RayBackend(address, workers=workers, num_cpus=num_cpus, ship_code=ship_code)
     if workers is not None and workers > 1:
         if not threads:

@@ -95,6 +95,8 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
     else:
         if not out_dir:
             raise click.UsageError("--out DIR is required (a new folder), or --resume DIR")
+        if all_ and objectives:
+            raise click.UsageError("--all takes every objective; give --all or --objective, not both")
         objs = [o.id for o in catalog().objectives()] if all_ else list(objectives)
         if not objs:
             raise click.UsageError("name an objective (--objective G/D) or --all")

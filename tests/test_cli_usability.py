@@ -94,6 +94,27 @@ def test_usage_errors_are_one_error_line_with_status_2(args, words):
     assert "--help" in lines[0]
 
 
+@pytest.mark.parametrize("args, words", [
+    (["eval", "--objective", "rush_hour/easy", "--ship-code"], "--ship-code are for --backend ray"),
+    (["eval", "--objective", "rush_hour/easy", "--backend", "ray"], "needs Ray"),     # (Ray hidden below)
+    (["eval", "--objective", "maze_paint/easy", "--all"], "not both"),
+    (["eval", "--agent", "/nonexistent/agent.py"], "agent file /nonexistent/agent.py: no such file"),
+    (["eval", "--agent", "folder.py"], "agent file folder.py: is a folder"),
+    (["dataset", "--objective", "maze_paint/easy", "--all", "--out", "d"], "not both"),
+])
+def test_a_usage_error_creates_nothing(args, words, tmp_path, monkeypatch):
+    """A mistake is one error line, exit 2, and nothing is written: no results/eval-<time>/
+    folder (which `leaderboard` would then trip on and `--resume` quietly run)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "ray", None)        # as where Ray is not installed
+    if "folder.py" in args:
+        (tmp_path / "folder.py").mkdir()
+    before = sorted(tmp_path.rglob("*"))
+    r = run(*args)
+    assert r.exit_code == 2 and r.output.startswith("error: ") and words in r.output, r.output
+    assert sorted(tmp_path.rglob("*")) == before
+
+
 def test_usage_error_from_a_real_process_is_one_line_on_stderr():
     r = subprocess.run([sys.executable, "-m", "longpuzzle", "check"], capture_output=True, text=True)
     assert r.returncode == 2 and r.stdout == ""
