@@ -61,6 +61,7 @@ class RunConfig:
     infra_retries: int = DEFAULT_INFRA_RETRIES
     agent_file: dict | None = None         # an agent file's sandbox: limits (sandbox.Limits fields), pass_env, trusted
     catalog: dict | None = None            # the level catalogue's identity (name, version, hash)
+    sandbox: dict | None = None            # untrusted code's sandbox: the guarantees in force (sandbox/guarantees.py)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -286,7 +287,23 @@ def _finished(out: Path, spec: dict, run: RunConfig) -> dict | None:
     return res
 
 
+def runs_untrusted_code(run: RunConfig) -> bool:
+    """Does the run execute code it does not trust: an agent file run isolated, or the code a
+    model writes (run_python)?"""
+    isolated_file = run.agent.endswith(".py") and not (run.agent_file or {}).get("trusted")
+    return isolated_file or run.agent == "code-cua"
+
+
 def start_run(out: Path, run: RunConfig) -> None:
+    """Write run.json; for a run of untrusted code, record the sandbox's guarantees in force
+    here first, and say once (stderr) which are missing and what they need."""
+    if runs_untrusted_code(run) and run.sandbox is None:
+        from longpuzzle.sandbox.guarantees import missing_note, probe, record
+        prot = probe()
+        run.sandbox = record(prot)
+        note = missing_note(prot)
+        if note:
+            print(f"note: {note}", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
     _write_json(out / "run.json", {"format": RUN_FORMAT, "run": run.as_dict(), "plan": run.plan()})
 

@@ -196,3 +196,89 @@ def test_an_agent_file_has_a_bounded_number_of_threads(tmp_path):
         pytest.skip(f"no thread bound on this machine: {prot}")
     assert prot["threads"] == 16
     assert rep["threads"] < 16, rep                               # (the main thread and the watchdog count)
+
+
+FINAL = "from longpuzzle.agents.base import BaseAgent, FinalAnswer\nclass Stop(BaseAgent):\n" \
+        "    def act(self, obs):\n        return FinalAnswer('stop')\n"
+
+
+def _eval(tmp_path, name):
+    from click.testing import CliRunner
+    from longpuzzle.cli import cli
+    src = tmp_path / "stop.py"
+    src.write_text(FINAL)
+    out = tmp_path / name
+    r = CliRunner().invoke(cli, ["eval", "--agent", str(src), "--objective", "maze_paint/easy", "--out", str(out),
+                                 "--budget", "60"])
+    assert r.exit_code == 0, r.output
+    return r, json.loads((out / "run.json").read_text())["run"]["sandbox"]
+
+
+def test_a_run_records_the_guarantees_in_force_and_says_once_what_is_missing(tmp_path, monkeypatch):
+    from longpuzzle.sandbox import guarantees
+    r, rec = _eval(tmp_path, "here")
+    assert rec["in_force"] == guarantees.in_force(guarantees.probe())
+    if all(rec["in_force"].values()):                           # (this machine and CI: root, Linux 6.12+)
+        assert "lacks" not in r.output
+    # a kernel without namespaces, Landlock or seccomp, and an evaluator not run as root
+    bare = {"platform": "linux", "netns": False, "mountns": False, "own_user": False, "threads": None, "landlock": 0,
+            "landlock_scoped": False, "seccomp": False, "seccomp_denies": [], "parent_death": True, "errors": []}
+    monkeypatch.setattr(guarantees, "_probe", bare)
+    r, rec = _eval(tmp_path, "bare")
+    assert not any(v for k, v in rec["in_force"].items() if k != "dies_with_harness")
+    assert r.output.count("lacks") == 1 and "no network (needs seccomp" in r.output
+    assert "read only (needs Landlock" in r.output and "own user (needs the evaluator running as root)" in r.output
+
+
+HARNESS = """
+import time
+from longpuzzle.sandbox import Sandbox
+sb = Sandbox("def handle(call, arrays, ctx):\\n    return {}\\n")
+sb.start()
+print(sb.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return open(f"/proc/{pid}/stat", "rb").read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except OSError:
+        return True
+
+
+def test_a_harness_killed_outright_leaves_no_process_and_no_folder(tmp_path):
+    import subprocess
+    import sys
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    p = subprocess.Popen([sys.executable, "-c", HARNESS], stdout=subprocess.PIPE, env=env, text=True)
+    try:
+        pid = int(p.stdout.readline())
+        assert not _gone(pid)
+    finally:
+        p.kill()
+        p.wait()
+        p.stdout.close()
+    for _ in range(500):                       # the paused sandboxed process ends with its harness
+        if _gone(pid):
+            break
+        time.sleep(0.02)
+    assert _gone(pid)
+    assert list(tmp_path.iterdir()) == []      # and no work folder is left behind
+
+
+def test_work_folders_of_harnesses_gone_are_swept(tmp_path, monkeypatch):
+    import subprocess
+    import tempfile
+    from longpuzzle.sandbox import Sandbox
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    stale = tmp_path / f"lp-sandbox-{dead.pid}-x1"             # left by a harness killed without a private /tmp
+    stale.mkdir()
+    (stale / "notes.txt").write_text("x")
+    alive = tmp_path / f"lp-sandbox-{os.getppid()}-x2"          # a harness still running: kept
+    alive.mkdir()
+    with Sandbox("def handle(call, arrays, ctx):\n    return {}\n") as sb:
+        sb.start()
+    assert not stale.exists() and alive.exists()
