@@ -97,6 +97,9 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
 @click.option("--agent-env", multiple=True, metavar="NAME",
               help="Pass this environment variable on to an agent file's process (repeatable; e.g. an API key "
               "it needs). Its environment is otherwise nearly empty.")
+@click.option("--agent-network", is_flag=True,
+              help="Let an agent file open sockets (e.g. to call a model's API it was given a key for). Without it, "
+              "it has no network at all; run.json records which.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder [default: results/eval-<time>].")
 @backend_options(
@@ -154,7 +157,7 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
 def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout,
              invalid_action_policy, charge_agent_time, action_latency, viewport, lang, style,
              scale, frames_per_move, no_frames, certify_budget, seed, trusted_agent, agent_memory, agent_cpu,
-             agent_cpu_per_action, agent_env, out_dir, workers, backend_name, address, ship_code, cpus_per_episode, resume_dir, infra_retries,
+             agent_cpu_per_action, agent_env, agent_network, out_dir, workers, backend_name, address, ship_code, cpus_per_episode, resume_dir, infra_retries,
              model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens, reasoning_effort,
              request_timeout, max_reply_bytes, stream, max_retries, context_tokens, prompt_setting, language,
              history_images, scale_factor, resize, text_reply, as_json):
@@ -251,7 +254,7 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
             from dataclasses import asdict
 
             from longpuzzle.agents.builtin import load_agent
-            limits = _agent_limits(agent_memory, agent_cpu, agent_cpu_per_action, st, protocol)
+            limits = _agent_limits(agent_memory, agent_cpu, agent_cpu_per_action, st, protocol, agent_network)
             first = load_agent(agent_spec, style=style, seed=seed, limits=limits, pass_env=agent_env,
                                trusted=trusted_agent)       # unknown agent -> one error line now
             if getattr(first, "trusted", True) is False:
@@ -380,7 +383,7 @@ def _option_names(msg: str) -> str:
     return msg
 
 
-def _agent_limits(memory, cpu, cpu_per_action, st, protocol):
+def _agent_limits(memory, cpu, cpu_per_action, st, protocol, network=False):
     """The sandbox limits of an agent file (longpuzzle.sandbox.Limits; it refuses values that
     make no sense with one error line)."""
     from longpuzzle.sandbox import Limits
@@ -393,7 +396,7 @@ def _agent_limits(memory, cpu, cpu_per_action, st, protocol):
         cpu = st.budget
     if cpu_per_action is None:
         cpu_per_action = st.action_timeout or None
-    return Limits(memory_mb=int(memory), cpu_seconds=cpu, call_cpu_seconds=cpu_per_action)
+    return Limits(memory_mb=int(memory), cpu_seconds=cpu, call_cpu_seconds=cpu_per_action, network=bool(network))
 
 
 def _f(v):

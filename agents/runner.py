@@ -299,9 +299,10 @@ def start_run(out: Path, run: RunConfig) -> None:
     here first, and say once (stderr) which are missing and what they need."""
     if runs_untrusted_code(run) and run.sandbox is None:
         from longpuzzle.sandbox.guarantees import missing_note, probe, record
-        prot = probe()
+        network = bool(((run.agent_file or {}).get("limits") or {}).get("network"))    # --agent-network
+        prot = probe(network)
         run.sandbox = record(prot)
-        note = missing_note(prot)
+        note = missing_note(prot, network)
         if note:
             print(f"note: {note}", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)

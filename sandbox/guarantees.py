@@ -48,9 +48,10 @@ def in_force(prot: dict) -> dict[str, bool]:
     }
 
 
-def missing_note(prot: dict) -> str:
-    """One line: the guarantees missing here and what each needs ("" when all hold)."""
-    miss = [k for k, ok in in_force(prot).items() if not ok]
+def missing_note(prot: dict, network: bool = False) -> str:
+    """One line: the guarantees missing here and what each needs ("" when all hold); with
+    ``network`` (the run allowed sockets on purpose) no network is not counted missing."""
+    miss = [k for k, ok in in_force(prot).items() if not ok and not (network and k == "no_network")]
     if not miss:
         return ""
     return ("the agent sandbox on this machine lacks: "
@@ -58,26 +59,29 @@ def missing_note(prot: dict) -> str:
             + "; run.json records what held")
 
 
-_probe: dict | None = None
+_probe: dict | None = None            # the report without network (what every run but --agent-network gets)
 _lock = threading.Lock()
 
 
-def probe() -> dict:
+def probe(network: bool = False) -> dict:
     """The protections a sandboxed process gets here (one trivial process, started once per
-    process; {} with an "errors" entry if none can start)."""
+    process; {} with an "errors" entry if none can start); ``network``: one allowed sockets."""
     global _probe
     with _lock:
-        if _probe is None:
-            from longpuzzle.sandbox.process import Limits, Sandbox, SandboxError
-            sb = Sandbox("def handle(call, arrays, ctx):\n    return {}\n", name="probe",
-                         limits=Limits(memory_mb=1024, startup_seconds=60))
-            try:
-                _probe = dict(sb.start())
-            except SandboxError as e:
-                _probe = {"errors": [f"the sandbox cannot start: {e.detail or e.kind}"]}
-            finally:
-                sb.close()
-        return dict(_probe)
+        if _probe is not None and not network:
+            return dict(_probe)
+        from longpuzzle.sandbox.process import Limits, Sandbox, SandboxError
+        sb = Sandbox("def handle(call, arrays, ctx):\n    return {}\n", name="probe",
+                     limits=Limits(memory_mb=1024, startup_seconds=60, network=network))
+        try:
+            got = dict(sb.start())
+        except SandboxError as e:
+            got = {"errors": [f"the sandbox cannot start: {e.detail or e.kind}"]}
+        finally:
+            sb.close()
+        if not network:
+            _probe = got
+        return dict(got)
 
 
 def record(prot: dict | None = None) -> dict:

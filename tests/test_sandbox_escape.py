@@ -282,3 +282,24 @@ def test_work_folders_of_harnesses_gone_are_swept(tmp_path, monkeypatch):
     with Sandbox("def handle(call, arrays, ctx):\n    return {}\n") as sb:
         sb.start()
     assert not stale.exists() and alive.exists()
+
+
+def test_agent_network_lets_an_agent_file_open_sockets_and_is_recorded(tmp_path):
+    tcp = socket.create_server(("127.0.0.1", 0))
+    try:
+        rep, prot = _run(tmp_path, "network", {"tcp": tcp.getsockname()[1], "udp": 9, "unix": "/nowhere",
+                                               "abstract": "\0nowhere"}, limits=Limits(memory_mb=1024, network=True))
+        assert rep["tcp"].startswith("worked") and tcp.accept()[0]         # on purpose, it reaches out
+        assert not prot["netns"] and "sockets" not in prot["seccomp_denies"]
+    finally:
+        tcp.close()
+    from click.testing import CliRunner
+    from longpuzzle.cli import cli
+    out = tmp_path / "net"
+    (tmp_path / "stop.py").write_text(FINAL)
+    r = CliRunner().invoke(cli, ["eval", "--agent", str(tmp_path / "stop.py"), "--objective", "maze_paint/easy",
+                                 "--out", str(out), "--budget", "60", "--agent-network"])
+    assert r.exit_code == 0, r.output
+    run = json.loads((out / "run.json").read_text())["run"]
+    assert run["agent_file"]["limits"]["network"] is True and run["sandbox"]["in_force"]["no_network"] is False
+    assert "no network" not in r.output                                     # asked for: not a missing protection
