@@ -80,9 +80,16 @@ def _direction(a: dict) -> str:
 
 
 def gesture_script(protocol: str, actions: list[dict], frame_size: tuple[int, int] = (540, 960)) -> list[dict]:
-    """The replies that perform ``actions`` in ``protocol`` (general_e2e, native, qwen, uitars)."""
+    """The replies that perform ``actions`` in ``protocol`` (general_e2e, native, qwen, uitars,
+    and the tool agents vista-* and code-cua: one ``play`` call per action, in the paper's
+    form play(action, x, y, ...))."""
     W, H = frame_size
     out: list[dict] = []
+    if protocol.startswith("vista-") or protocol == "code-cua":
+        def play(a):
+            return {"tool_calls": [{"name": "play", "arguments": {"action": a["type"],
+                                                                  **{k: v for k, v in a.items() if k != "type"}}}]}
+        return [play({"type": "wait", "ms": 0})] + [play(a) for a in _flatten(actions)]
     if protocol == "native":
         out.append({"tool_calls": [{"name": "gui", "arguments": {"action": "wait", "ms": 500}}]})
 

@@ -15,6 +15,7 @@ options.
 
 from __future__ import annotations
 
+import json
 import re
 import typing
 from functools import lru_cache
@@ -65,15 +66,25 @@ def _int(v) -> bool:
 
 
 def _schema(p: _Problems, where: str, schema) -> None:
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
     if not p.need(isinstance(schema, dict) and schema.get("type") == "object",
                   f"{where}: the parameters must be a JSON schema of type 'object'"):
         return
+    error = _schema_error(json.dumps(schema, sort_keys=True))
+    if error:
+        p.append(f"{where}: invalid JSON schema: {error}")
+
+
+@lru_cache(maxsize=256)
+def _schema_error(text: str) -> str:
+    """Why a JSON schema (as canonical JSON text) is invalid, or "" (every request repeats
+    the same tools: each is checked once)."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
     try:
-        Draft202012Validator.check_schema(schema)
+        Draft202012Validator.check_schema(json.loads(text))
     except SchemaError as e:
-        p.append(f"{where}: invalid JSON schema: {e.message}")
+        return e.message
+    return ""
 
 
 def request_problems(api: str, body) -> list[str]:
