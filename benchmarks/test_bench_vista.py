@@ -89,16 +89,21 @@ def new_views(k: int) -> list:
             + [{"turn": -(i + 9), "box": [135, 80 + j, 405, 560 + j], "zoom": 2} for i in range(8)])
 
 
+# today's server: no pause until a checkpoint (the rounds send far more than a context holds)
+TODAY = ("--checkpoint-tokens", "0")
+
+
 @contextlib.contextmanager
-def _mcp(out, objective, turns, env):
-    """An MCP stdio session with ``longpuzzle mcp`` (the code that ``env`` imports) after
-    ``turns`` plays: yields call(name, args, n=ROUND) -> the last result."""
+def _mcp(out, objective, turns, env, extra=()):
+    """An MCP stdio session with ``longpuzzle mcp`` (the code that ``env`` imports, with the
+    options ``extra``) after ``turns`` plays: yields call(name, args, n=ROUND) -> the last
+    result."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
     params = StdioServerParameters(command=sys.executable, env=env,
                                    args=["-m", "longpuzzle", "mcp", "--objective", objective, "--budget", "100000",
-                                         "--out", str(out)])
+                                         "--out", str(out), *extra])
     with anyio.from_thread.start_blocking_portal() as portal:
         client = portal.wrap_async_context_manager(Client(params, read_timeout_seconds=60))
         with client as c:
@@ -118,7 +123,7 @@ def _mcp(out, objective, turns, env):
 
 @pytest.fixture(scope="module")
 def mcp_session(tmp_path_factory):
-    with _mcp(tmp_path_factory.mktemp("mcp"), OBJECTIVE, TURNS, dict(os.environ)) as call:
+    with _mcp(tmp_path_factory.mktemp("mcp"), OBJECTIVE, TURNS, dict(os.environ), TODAY) as call:
         yield call
 
 
@@ -231,7 +236,7 @@ def test_mcp_inspect_16_new_views_stdio(benchmark, tmp_path):
     baseline's (each ROUND calls)."""
     old_env = env_for(tree(IMAGES_BASELINE))
     k_new, k_old = itertools.count(), itertools.count()
-    with _mcp(tmp_path / "new", DISTINCT, distinct_turns(), dict(os.environ)) as new_call, \
+    with _mcp(tmp_path / "new", DISTINCT, distinct_turns(), dict(os.environ), TODAY) as new_call, \
             _mcp(tmp_path / "old", DISTINCT, distinct_turns(), old_env) as old_call:
         def new():
             r = new_call("inspect", lambda: {"views": new_views(next(k_new))})
