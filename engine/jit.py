@@ -14,7 +14,8 @@ Modes (``set_mode``; ``mode()`` tells the current one):
     compiled      the first call compiles (or loads from numba's cache); the default
     auto          calls run as plain Python, exactly as under NUMBA_DISABLE_JIT=1 (which the
                   conformance suite checks gives identical bytes), until they have taken
-                  AUTO_BUDGET seconds in all; then the kernels are compiled. ``one_shot()``
+                  AUTO_BUDGET seconds in all (0.15, or $LONGPUZZLE_JIT_AUTO_BUDGET);
+                  then the kernels are compiled. ``one_shot()``
                   blocks use it: building the level catalogue, and the one-shot commands
                   (levels, show, check, replay of an episode text).
     interpreted   always plain Python (debugging; slow)
@@ -25,6 +26,7 @@ writes code that imports them). Nothing here imports numba until a kernel is com
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -32,7 +34,18 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any, Callable
 
-AUTO_BUDGET = 0.15          # seconds of interpreted kernel time before 'auto' compiles
+def _auto_budget(default: float = 0.15) -> float:
+    """Seconds of interpreted kernel time before 'auto' compiles: $LONGPUZZLE_JIT_AUTO_BUDGET
+    ("inf": one-shot work never compiles, "0": it always does; the tests use these so that no
+    outcome depends on how fast a busy machine runs), else ``default``."""
+    try:
+        value = float(os.environ.get("LONGPUZZLE_JIT_AUTO_BUDGET", default))
+    except ValueError:
+        return default
+    return value if value >= 0 else default
+
+
+AUTO_BUDGET = _auto_budget()
 _MODES = ("compiled", "auto", "interpreted")
 _state = {"mode": "compiled", "spent": 0.0}
 _lock = threading.RLock()

@@ -3,6 +3,7 @@ longpuzzle`` never import numba; results are the same whether a kernel ran as Py
 compiled; compiling swaps every kernel of a module for its numba dispatcher."""
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -30,9 +31,15 @@ PROBE = textwrap.dedent("""
 """)
 
 
-def _probe(commands):
+# one-shot work runs as Python for AUTO_BUDGET seconds of rule calls: the tests give it no limit
+# (or none at all), so that what they see never depends on how fast a busy machine runs
+UNLIMITED = dict(os.environ, LONGPUZZLE_JIT_AUTO_BUDGET="inf")
+NO_BUDGET = dict(os.environ, LONGPUZZLE_JIT_AUTO_BUDGET="0")
+
+
+def _probe(commands, env=UNLIMITED):
     r = subprocess.run([sys.executable, "-c", PROBE, json.dumps(commands)], capture_output=True, text=True,
-                       timeout=600)
+                       timeout=600, env=env)
     assert r.returncode == 0, r.stderr[-3000:]
     lines = r.stdout.splitlines()
     return json.loads(next(l for l in lines if l.startswith("RESULT "))[7:]), lines
@@ -49,6 +56,12 @@ def test_import_show_check_replay_and_levels_do_not_import_numba():
     assert out == {"import": False, "levels": False, "show": False, "show_bolt": False, "check": False,
                    "replay": False}
     assert any(l.startswith("legal now: ") for l in lines)
+
+
+def test_one_shot_work_compiles_once_past_the_budget_of_the_environment():
+    """The budget is the only thing deciding: with none, even `show` compiles."""
+    out, _ = _probe([["show", ["show", "bolt_unscrew/hard/4"]]], env=NO_BUDGET)
+    assert out == {"import": False, "show": True}
 
 
 def test_commands_that_need_compiled_kernels_still_compile():
@@ -78,7 +91,8 @@ def test_show_and_check_as_python_equal_the_compiled_rules(game):
               "cli.main(['check', sys.argv[1], '--moves', sys.argv[2], '--json'], standalone_mode=False)\n"
               "cli.main(['show', sys.argv[1], '--moves', sys.argv[2]], standalone_mode=False)\n"
               "print('NUMBA', 'numba' in sys.modules)\n")
-    r = subprocess.run([sys.executable, "-c", script, lvl.id, moves], capture_output=True, text=True, timeout=600)
+    r = subprocess.run([sys.executable, "-c", script, lvl.id, moves], capture_output=True, text=True, timeout=600,
+                       env=UNLIMITED)
     assert r.returncode == 0, r.stderr[-3000:]
     lines = r.stdout.splitlines()
     assert lines[-1] == "NUMBA False"
