@@ -43,7 +43,7 @@ def _gestures(objective):
 class InProcessChat(OpenAIChatClient):
     """A Chat Completions client whose 'network' is a script: the request is built in its
     wire form exactly as it would be sent (``serialise``: also turned into JSON text, the
-    SDK's transport work), and the reply comes from the script."""
+    SDK's transport work), and the reply comes from the script (no network, so no bounds)."""
 
     def __init__(self, cfg, replies, serialise=False):
         super().__init__(cfg)
@@ -52,10 +52,8 @@ class InProcessChat(OpenAIChatClient):
     def sdk(self):
         return None
 
-    def _send(self, sdk, system, messages, tools, max_tokens):
-        body = {"model": self.cfg.model, "messages": self.wire_messages(system, messages)}
-        if tools:
-            body["tools"] = [{"type": "function", "function": t} for t in tools]
+    def _post(self, sdk, kw):                 # the request as built for the SDK (_request)
+        body = {**{k: v for k, v in kw.items() if k != "extra_body"}, **kw["extra_body"]}
         if self.serialise:
             json.dumps(body)
         r = self.replies[self.k] if self.k < len(self.replies) else {"text": "BENCHMARK COMPLETED"}
@@ -156,3 +154,40 @@ def test_32_workers_against_a_1s_server(benchmark, tmp_path):
         benchmark.group = "models"
         benchmark.extra_info.update(ops=steps[0], unit="model steps (1 s each), 32 workers")
         benchmark.pedantic(run, rounds=2, iterations=1)
+
+
+class _PlainTransportChat(OpenAIChatClient):
+    """The Chat client on the SDK's own transport: no deadline, no reply cap (the cost of
+    the bounds, side by side)."""
+
+    def _make_sdk(self, key):
+        import openai
+        return openai.OpenAI(api_key=key, base_url=self.cfg.base_url, timeout=self.cfg.timeout, max_retries=0)
+
+
+@pytest.mark.parametrize("transport", ["bounded", "plain", "bounded+stream"])
+def test_request_through_the_bounded_transport(benchmark, transport):
+    """One native request (system prompt, tools, a screenshot) to the scripted server on
+    127.0.0.1: the clients' transport (a total deadline, a reply cap, counted bytes; also
+    streamed) beside the SDK's own. ops = requests."""
+    from longpuzzle.agents.models.images import encode_png
+    from longpuzzle.agents.models.protocols import PROTOCOLS, Context
+    import numpy as np
+
+    p = PROTOCOLS["native"](Context("Play.", "maze_paint", "easy", (540, 960), None))
+    png = encode_png(np.random.default_rng(0).integers(0, 255, (960, 540, 3), np.uint8))
+    conv = [{"role": "system", "text": p.system_prompt()},
+            {"role": "user", "parts": [{"text": "Play."}, {"image": png, "ref": {"frame": 0}}]}]
+    call = {"tool_calls": [{"name": "gui", "arguments": {"action": "wait", "ms": 0}}]}
+    with ScriptedServer(lambda api, body: call) as srv:
+        cfg = ModelConfig(model="scripted", base_url=srv.url_v1, api_key_env="", stream=transport.endswith("stream"))
+        c = (OpenAIChatClient if transport.startswith("bounded") else _PlainTransportChat)(cfg)
+        n = 20
+
+        def run():
+            for _ in range(n):
+                assert c.complete(conv, p.tools()).tool_calls
+        run()
+        benchmark.group = "model requests"
+        benchmark.extra_info.update(ops=n, unit="requests")
+        benchmark.pedantic(run, rounds=5, iterations=1)
