@@ -241,10 +241,11 @@ def _replay_folder(path, as_json: bool, prefix_ok: bool = False) -> None:
     a folder that is not a well-formed episode is refused with one line."""
     from longpuzzle.agents.harness import HarnessError, replay_episode
     from longpuzzle.agents.report.data import episode_folders
+    from longpuzzle.agents.verify import check_episode, check_tools, is_run_folder
 
     if (path / "events.jsonl").is_file():
         rep = replay_episode(path)
-        tools = _check_tools(path) if rep.ok else None
+        tools = check_tools(path) if rep.ok else None
         if tools is not None and not tools["ok"]:
             rep.ok, rep.divergence = False, tools["problems"][0]
         if as_json:
@@ -258,25 +259,17 @@ def _replay_folder(path, as_json: bool, prefix_ok: bool = False) -> None:
         if not rep.ok or not rep.complete and not prefix_ok:
             sys.exit(1)
         return
+    if is_run_folder(path):
+        _replay_run(path, as_json)
+        return
     folders = episode_folders(path)
     if not folders:
         raise HarnessError(f"{path} is neither an episode folder nor an eval output folder (no events.jsonl in it or below it)")
     reports = []
     for f in folders:
         rel = str(f.relative_to(path))
-        try:
-            rep = replay_episode(f)
-            d = rep.as_dict()
-            tools = _check_tools(f) if d["ok"] else None
-            if tools is not None:
-                d["tools"] = tools
-                if not tools["ok"]:
-                    d["ok"], d["divergence"] = False, tools["problems"][0]
-                    rep.ok, rep.divergence = False, d["divergence"]
-            line = _verdict(rep)
-        except HarnessError as e:                  # one malformed episode does not stop the rest
-            d = {"ok": False, "steps": 0, "complete": False, "divergence": f"refused: {e}"}
-            line = f"REFUSED: {e}"
+        d = check_episode(f)
+        line = _verdict_of(d)
         reports.append({"episode": rel, **d})
         if not as_json:
             click.echo(f"{rel}: {d['steps']} actions replayed; {line}")
@@ -293,13 +286,47 @@ def _replay_folder(path, as_json: bool, prefix_ok: bool = False) -> None:
         sys.exit(1)
 
 
-def _check_tools(folder) -> dict | None:
-    """Every image and pixel grid the tools of a VISTA / MCP episode returned, reproduced
-    from the folder (None: the episode used no tools)."""
-    from longpuzzle.agents.vista.records import check_tool_records
+def _replay_run(path, as_json: bool) -> None:
+    """A run folder: every episode replayed (and each folder --resume set aside), run.json
+    checked, summary.json recomputed; a verified run gets its verification record
+    (verified.json, which report and leaderboard accept). Exit status 1 unless verified."""
+    from longpuzzle.agents.verify import RECORD_FILE, check_run
 
-    chk = check_tool_records(folder)
-    return None if chk is None else chk.as_dict()
+    chk = check_run(path, use_record=False, write_record=True)
+    main = [d for d in chk.episodes if not d.get("superseded")]
+    bad = sum(not d["ok"] for d in main)
+    part = sum(d["ok"] and not d.get("complete", True) for d in main)
+    if as_json:
+        click.echo(json.dumps({**chk.as_dict(), "matched": len(main) - bad - part, "diverged": bad,
+                               "incomplete": part}))
+    else:
+        for d in chk.episodes:
+            aside = f" (set aside by --resume: {d['superseded']})" if d.get("superseded") else ""
+            click.echo(f"{d['episode']}{aside}: {d['steps']} actions replayed; {_verdict_of(d, bool(aside))}")
+        click.echo(f"{_n(len(main), 'episode')} replayed: {len(main) - bad - part} matched, {bad} diverged"
+                   + (f", {part} incomplete" if part else "")
+                   + (f" (and {_n(len(chk.episodes) - len(main), 'folder')} set aside by --resume)"
+                      if len(chk.episodes) > len(main) else ""))
+        if chk.ok:
+            click.echo(f"run VERIFIED: {'; '.join(chk.checked)}; wrote {path / RECORD_FILE}")
+        else:
+            click.echo(f"run NOT VERIFIED: {chk.first}")
+    if not chk.ok:
+        sys.exit(1)
+
+
+def _verdict_of(d: dict, superseded: bool = False) -> str:
+    """An episode's verdict from its replay (ReplayReport.as_dict, or a refusal)."""
+    if str(d.get("divergence", "")).startswith("refused: "):
+        return "REFUSED: " + d["divergence"][len("refused: "):]
+    if not d["ok"]:
+        return f"DIVERGED: {d['divergence']}"
+    what = "every frame (and every stored frame)" if d.get("stored_frames") else "every frame"
+    if not d.get("complete", True):
+        return (f"a valid prefix, {what} matches ({d.get('note', '')})" if superseded else
+                f"INCOMPLETE, not verified: a valid prefix, {what} matches ({d.get('note', '')})")
+    tools = f"; {_n(d['tools']['checked'], 'tool result')} reproduced" if d.get("tools") else ""
+    return f"{what} and result matches (result.json recomputed){tools}"
 
 
 def _verdict(rep) -> str:

@@ -34,8 +34,15 @@ def read_text(path: str | Path, error: type[Exception], what: str = "", max_byte
     """A file's text (UTF-8), or ``error`` saying why it cannot be read."""
     what = what or str(path)
     try:
-        with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
+        with open(path, "rb") as f:      # in blocks: read(max_bytes + 1) allocates all of it up front
+            parts, n = [], 0
+            while n <= max_bytes:
+                block = f.read(min(1 << 20, max_bytes + 1 - n))
+                if not block:
+                    break
+                parts.append(block)
+                n += len(block)
+            data = b"".join(parts)
     except OSError as e:
         raise error(f"cannot read {what}: {e.strerror or e}") from None
     if len(data) > max_bytes:

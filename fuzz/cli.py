@@ -21,8 +21,12 @@ import click
               help="Also check this many tampered snapshots and checkpoints per game.")
 @click.option("--agents", "hostile_agents", default=0, show_default=True,
               help="Also run this many episodes of randomised hostile agent files (isolated, checked).")
+@click.option("--results", "tampered_results", default=0, show_default=True,
+              help="Also check this many single-field tamperings of a genuine run (every one with -1): each "
+              "must be refused by the run's verification.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
-def soak_cmd(games, actions, seed, style, malformed, level_mutations, snapshot_mutations, hostile_agents, as_json):
+def soak_cmd(games, actions, seed, style, malformed, level_mutations, snapshot_mutations, hostile_agents,
+             tampered_results, as_json):
     """A long fuzz run: random GUI actions of every type, well-formed and malformed, on every
     screen, steered through each game's levels; reports actions tried, refusals and
     failures (any exception other than a refused action, or a broken invariant). Exit
@@ -31,9 +35,10 @@ def soak_cmd(games, actions, seed, style, malformed, level_mutations, snapshot_m
     from longpuzzle.engine.errors import LongPuzzleError
     from longpuzzle.fuzz.gui import soak
 
-    if actions < 1 or not 0 <= malformed <= 1 or min(level_mutations, snapshot_mutations, hostile_agents) < 0:
+    if actions < 1 or not 0 <= malformed <= 1 or min(level_mutations, snapshot_mutations, hostile_agents) < 0 \
+            or tampered_results < -1:
         raise LongPuzzleError("--actions must be at least 1, --malformed between 0 and 1, --levels, "
-                              "--snapshots, --agents at least 0")
+                              "--snapshots, --agents at least 0, --results at least -1")
     games = list(games) or catalog().games()
     for g in games:
         catalog().objectives(g)                 # an unknown game: one error line
@@ -78,6 +83,19 @@ def soak_cmd(games, actions, seed, style, malformed, level_mutations, snapshot_m
             for f in r["failures"][:20]:
                 click.echo(f"   episode {f['episode']} ({f['plan']['objective']}, {f['plan']['agent']['fatal'] or 'no fatal act'}): "
                            f"{'; '.join(f['wrong'])}")
+    if tampered_results:
+        import tempfile
+
+        from longpuzzle.fuzz.results import run_checks as result_checks
+        with tempfile.TemporaryDirectory(prefix="longpuzzle-soak-") as tmp:
+            r = result_checks(tmp, seed, None if tampered_results < 0 else tampered_results)
+        out["results"] = r
+        out["failures"] += len(r["failures"])
+        if not as_json:
+            click.echo(f"tampered results: {r['checked']:,} checked, {r['refused']:,} refused, "
+                       f"{len(r['failures'])} failures")
+            for f in r["failures"][:20]:
+                click.echo(f"   {f['what']}: {f['error']}")
     out["seconds"] = round(time.perf_counter() - t0, 1)
     if as_json:
         click.echo(json.dumps(out))

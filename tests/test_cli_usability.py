@@ -160,7 +160,8 @@ def test_replay_accepts_a_run_folder_and_sums_up(tmp_path):
     r = run("replay", str(out))
     assert r.exit_code == 0, r.output
     assert "maze_paint_easy/episode_001: 8 actions replayed" in r.output
-    assert r.output.strip().endswith("2 episodes replayed: 2 matched, 0 diverged")
+    assert "2 episodes replayed: 2 matched, 0 diverged" in r.output
+    assert r.output.strip().splitlines()[-1].startswith("run VERIFIED: ")
     d = json.loads(run("replay", str(out), "--json").output)
     assert d["matched"] == 2 and [e["episode"] for e in d["episodes"]] == [
         "maze_paint_easy/episode_001", "maze_paint_easy/episode_002"]
@@ -168,6 +169,7 @@ def test_replay_accepts_a_run_folder_and_sums_up(tmp_path):
     ev.write_text(ev.read_text().replace('"P":0.0', '"P":0.5', 1))
     r = run("replay", str(out))
     assert r.exit_code == 1 and "1 matched, 1 diverged" in r.output and "DIVERGED" in r.output
+    assert r.output.strip().splitlines()[-1].startswith("run NOT VERIFIED: maze_paint_easy/episode_002: ")
     r = run("replay", str(tmp_path / "run" / "maze_paint_easy" / "nothing_here"))
     assert r.exit_code == 2 and "error:" in r.output
     (tmp_path / "empty").mkdir()

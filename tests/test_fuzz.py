@@ -126,3 +126,21 @@ def test_the_hostile_agent_check_notices_a_wrong_end(tmp_path, monkeypatch):
     no_fatal = dict(plan, agent=dict(plan["agent"], fatal="", fatal_at=-1))
     monkeypatch.setattr(agents, "FATAL", {})
     assert agents.check_episode(no_fatal, tmp_path / "calm", tmp_path / "a.py") == []
+
+
+def test_soak_checks_tampered_results_and_notices_one_accepted(tmp_path, monkeypatch):
+    """``soak --results N``: N single-field tamperings of a genuine run, each refused; a
+    verification that accepted one would be reported as a failure (exit 1)."""
+    import longpuzzle.fuzz.results as fr
+    from click.testing import CliRunner
+    from longpuzzle.cli import cli
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    r = CliRunner().invoke(cli, ["soak", "--game", "maze_paint", "--actions", "20", "--results", "12", "--json"])
+    assert r.exit_code == 0, r.output
+    rep = json.loads(r.output)["results"]
+    assert rep["checked"] == 12 and rep["refused"] == 12 and rep["failures"] == []
+    monkeypatch.setattr(fr, "tamperings", lambda a, b: iter([("nothing changed", lambda d: None)]))
+    r = CliRunner().invoke(cli, ["soak", "--game", "maze_paint", "--actions", "20", "--results", "1", "--json"])
+    assert r.exit_code == 1 and json.loads(r.output)["results"]["failures"] == [
+        {"what": "nothing changed", "error": "accepted"}]

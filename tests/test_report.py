@@ -335,9 +335,15 @@ def test_leaderboard_pools_only_identical_identities(runs, tmp_path):
                                "rows": [{"model": "Paper-Model", "setting": "code", "OSR": 99.0, "LC": 99.5,
                                          "NGAR": 40.0, "cost": 12.5}]}))
     out = tmp_path / "lb"
-    r = run("leaderboard", runs["solver_a"], runs["solver_b"], runs["solver_c"], runs["scripted"], other,
-            "--reference", ref, "--out", out)
+    args = ["leaderboard", runs["solver_a"], runs["solver_b"], runs["solver_c"], runs["scripted"], other,
+            "--reference", ref, "--out", out]
+    r = run(*args)                      # the edited summary does not verify: refused in one line
+    assert r.exit_code == 2 and r.output.startswith(f"error: {other}: not verified: summary.json.provider ") \
+        and len(r.output.strip().splitlines()) == 1, r.output
+    r = run(*args, "--unverified")      # shown anyway, marked
     assert r.exit_code == 0, r.output
+    assert "solver (another-provider) !" in r.output and f"! {other}: UNVERIFIED: summary.json.provider" in r.output
+    assert f"{runs['solver_a']}: verified by replaying it" in r.output
     lines = r.output.splitlines()
     assert lines[0].split()[:3] == ["#", "agent", "setting"] and "NGAR" in lines[0] and "cost" in lines[0]
     assert "Paper-Model *" in lines[2]                        # ranked first by OSR, marked a reference

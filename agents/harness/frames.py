@@ -308,10 +308,14 @@ class FrameEncoder:
 # ---- reading ------------------------------------------------------------------------------
 
 class FrameStore:
-    """Random access to the stored frames of one episode folder (either format)."""
+    """Random access to the stored frames of one episode folder (either format). ``shape``:
+    the (height, width, 3) the episode's screen has (its settings make it); a frame file
+    whose header names another size is refused before any frame is decoded (a forged
+    header must not make a reader allocate what no genuine episode needs)."""
 
-    def __init__(self, folder: str | Path):
+    def __init__(self, folder: str | Path, shape: tuple[int, int, int] | None = None):
         self.folder = Path(folder)
+        self.expect_shape = tuple(shape) if shape is not None else None
         self.torn = False                       # the frame file ends in a cut-off record
         self._file = None
         self._png: list[Path] | None = None
@@ -348,6 +352,9 @@ class FrameStore:
                                   f"read (versions {', '.join(map(str, VERSIONS))}): written by a newer version")
         if magic != MAGIC or c != 3 or not (0 < h <= 1 << 15 and 0 < w <= 1 << 15):
             raise FrameStoreError(f"{path} is not a frame file of version {VERSION}")
+        if self.expect_shape is not None and (h, w, c) != self.expect_shape:
+            raise FrameStoreError(f"{path}: its header says the frames are {w} x {h}, but the episode's screen is "
+                                  f"{self.expect_shape[1]} x {self.expect_shape[0]}")
         self.shape = (h, w, c)
         self.version = version
         self.frame_hash = FILE_HASHES[version]
@@ -514,9 +521,10 @@ class FrameStore:
             yield self.read(i)
 
 
-def open_frames(folder: str | Path) -> FrameStore:
-    """The stored frames of an episode folder (``frames.lpf``, or a legacy ``frames/`` of PNGs)."""
-    return FrameStore(folder)
+def open_frames(folder: str | Path, shape: tuple[int, int, int] | None = None) -> FrameStore:
+    """The stored frames of an episode folder (``frames.lpf``, or a legacy ``frames/`` of
+    PNGs); ``shape``: the size the episode's screen has (FrameStore)."""
+    return FrameStore(folder, shape)
 
 
 def step_frame_indices(events: list[dict]) -> dict[int, list[int]]:

@@ -272,14 +272,14 @@ def step_kind(action) -> str:
 def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Settings | None = None,
                   folder: str | Path | None = None, start: str | Suite = "home",
                   instruction: str | None = None, evaluator: Evaluator | None = None,
-                  agent_name: str | None = None, on_action=None) -> EpisodeResult:
+                  agent_name: str | None = None, on_action=None, header: dict | None = None) -> EpisodeResult:
     """One objective episode (the paper's protocol) with ``agent`` choosing every action.
     ``on_action(step, private_record, seconds_left)`` is called after every action (a live
     status display; seconds_left is the budget clock's charged time left, None without a
     budget)."""
     name = agent_name or getattr(agent, "name", type(agent).__name__)
     ep = ObjectiveEpisode(game, difficulty, settings=settings, folder=folder, start=start, instruction=instruction,
-                          evaluator=evaluator, agent_name=name, on_action=on_action)
+                          evaluator=evaluator, agent_name=name, on_action=on_action, header=header)
     caller = make_caller(agent, ep.settings.action_timeout)
     for _ in ep.play(caller):
         pass

@@ -3,16 +3,20 @@ restoring any recorded step exactly, and continuing an episode from there (inter
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from longpuzzle.agents.base import NO_VISIBLE_EFFECT, BaseAgent
+from longpuzzle.agents.base import NO_VISIBLE_EFFECT, BaseAgent, FinalAnswer
 from longpuzzle.agents.evaluator import Evaluator
 from longpuzzle.agents.harness.feedback import FeedbackTracker
-from longpuzzle.agents.harness.objective import run_objective
+from longpuzzle.agents.harness.objective import run_objective, step_kind
 from longpuzzle.agents.harness.results import EpisodeResult, objective_results
+from longpuzzle.agents.harness.recompute import (
+    DRIVER_STREAMS, RECORD_FIELDS, TIME_FIELDS, check_header, recorded_settings,
+)
 from longpuzzle.agents.harness.run import Run
-from longpuzzle.agents.harness.settings import HarnessError, Settings, refusal_limit
+from longpuzzle.agents.harness.settings import HarnessError, Settings, refusal_end_message, refusal_limit
 from longpuzzle.agents.harness.frames import (
     FRAMES_FILE, LEGACY_DIR, FrameStoreError, hasher, header_frame_hash, open_frames,
 )
@@ -96,12 +100,17 @@ def _replay_folder(folder, ev_lines: list, cut_off) -> ReplayReport:
         return ReplayReport(False, 0, "result.json exists but events.jsonl has no end record")
     result = _read_result(folder) if has_result else None
     _check_structure(ev_lines, folder)
+    continued = _continued_start(head, folder)
+    why = check_header(head, continued)
+    if why:
+        return ReplayReport(False, 0, why)
     if len(ev_lines) == 1 and not has_result:
         raise HarnessError(f"{folder}: the episode holds only its header (no action was recorded)")
     store = None
     if (Path(folder) / FRAMES_FILE).is_file() or (Path(folder) / LEGACY_DIR).is_dir():
-        try:
-            store = open_frames(folder)
+        try:      # frames of the size the recorded settings make the screen, nothing larger
+            w, h = Suite.restore(head["start"]).frame_size
+            store = open_frames(folder, (h, w, 3))
         except FrameStoreError as e:
             return ReplayReport(False, 0, str(e))
         if store.format == "lpf" and store.frame_hash != hash_name:
@@ -109,7 +118,8 @@ def _replay_folder(folder, ev_lines: list, cut_off) -> ReplayReport:
             return ReplayReport(False, 0, f"the stored frames' digests are {store.frame_hash} but the events' "
                                           f"frame hashes are {hash_name}")
     try:
-        rep = _replay(ev_lines, head, hf, store, result)
+        rep = _replay(ev_lines, head, hf, store, result, *((continued["evaluator_start"], continued["mismatch_start"])
+                                                           if continued else ()))
     finally:
         if store is not None:
             store.close()
@@ -163,8 +173,10 @@ def _check_structure(lines: list[dict], folder) -> None:
         if rec.get("type") == "end":
             if pending is not None:
                 raise HarnessError(f"{where}: step {pending} has no private record (it was deleted?)")
-            if type(rec.get("end")) is not str or type(rec.get("result")) is not dict:
-                raise HarnessError(f"{where}: line {i}: the end record needs 'end' and 'result'")
+            if type(rec.get("end")) is not str or type(rec.get("result")) is not dict \
+                    or type(rec.get("error")) is not str:
+                raise HarnessError(f"{where}: line {i}: the end record needs 'end', 'error' and 'result'")
+            _known_fields(rec, "end", where, i)
             ended = True
             continue
         stream = rec.get("stream")
@@ -178,20 +190,33 @@ def _check_structure(lines: list[dict], folder) -> None:
                 for k, t in _PUBLIC.items():
                     if k not in rec or t is not object and type(rec[k]) is not t:
                         raise HarnessError(f"{where}: line {i}: step {rec['step']} has no {k!r}")
+                kind = "dispatched" if rec["feedback"].get("executed") is not False else "refused"
                 step = rec["step"]
                 pending = step
             elif "final_answer" in rec or "late_action" in rec:
+                kind = "final_answer" if "final_answer" in rec else "late_action"
                 step = rec["step"]                   # nothing was dispatched: no private record
             else:
                 raise HarnessError(f"{where}: line {i}: a public record without an action")
+            _known_fields(rec, kind, where, i)
         elif stream == "private":
             if rec.get("step") != pending or type(rec.get("record")) is not dict:
                 raise HarnessError(f"{where}: line {i}: a private record of step {str(rec.get('step'))[:20]} "
                                    f"where {'step ' + str(pending) if pending else 'none'} was due")
+            _known_fields(rec, "private", where, i)
             pending = None
         elif rec.get("type") == "header":
             raise HarnessError(f"{where}: line {i}: a second header")
-        # other records (a driver's own lines, e.g. tool calls) are not part of the replay
+        elif stream not in DRIVER_STREAMS:
+            raise HarnessError(f"{where}: line {i}: a record the harness does not write")
+        # a driver's own lines (tool calls) are checked by their own checker (vista/records.py)
+
+
+def _known_fields(rec: dict, kind: str, where: str, i: int) -> None:
+    extra = sorted(set(rec) - RECORD_FIELDS[kind])
+    if extra:
+        raise HarnessError(f"{where}: line {i}: a {kind.replace('_', ' ')} record with a field the harness does "
+                           f"not write: {extra[0][:40]!r}")
 
 
 class _Hashes(Trajectory):
@@ -233,36 +258,25 @@ def _check_stored(store, k: int, want: str) -> str:
     return ""
 
 
-def _settings(head: dict) -> Settings:
-    try:
-        return Settings(**{k: v for k, v in head["settings"].items() if k in Settings.__dataclass_fields__})
-    except (HarnessError, LongPuzzleError, TypeError) as e:
-        raise HarnessError(f"the episode's recorded settings cannot be used: {e}") from None
-
-
-def _replay(ev_lines, head, hf, store, result: dict | None) -> ReplayReport:
+def _replay(ev_lines, head, hf, store, result: dict | None, start_ev: dict | None = None,
+            start_mismatch: bool = False) -> ReplayReport:
     try:
         suite = Suite.restore(head["start"])
     except LongPuzzleError as e:
         raise HarnessError(f"the episode's start cannot be restored: {e}") from None
-    st = _settings(head)
+    st = recorded_settings(head)
     if head["protocol"] == "objective":
-        try:
-            game, diff = head["objective"].split("/")
-            catalog().objective(head["objective"])
-        except (ValueError, LongPuzzleError):
-            raise HarnessError(f"the episode names an unknown objective {head['objective'][:60]!r}") from None
+        game, diff = head["objective"].split("/")
     else:
-        if suite.level is None:
-            raise HarnessError("a level-protocol episode must start on a level")
         lvl = suite.level
         game, diff = lvl.game, lvl.difficulty
+    # the evaluator starts from what the header check derived (nothing reached, or what
+    # the verified episode continued from had reached), never from the header's word
     ev = Evaluator(game, diff, st.certify_budget)
-    for lid, o in (head.get("evaluator_start") or {}).items():
-        if lid in ev.outcomes and type(o) is dict:
-            ev.outcomes[lid].reached, ev.outcomes[lid].won, ev.outcomes[lid].max_progress = \
-                bool(o.get("reached")), bool(o.get("won")), float(o.get("max_P") or 0.0)
-    ev.mismatch = bool(head.get("mismatch_start", False))
+    for lid, o in (start_ev or {}).items():
+        ev.outcomes[lid].reached, ev.outcomes[lid].won, ev.outcomes[lid].max_progress = \
+            o["reached"], o["won"], o["max_P"]
+    ev.mismatch = bool(start_mismatch)
     rend = renderer(suite.style, suite.scale, suite.viewport, suite.lang)
     run = Run.__new__(Run)
     run.suite, run.ev, run.st, run.rend = suite, ev, st, rend
@@ -270,7 +284,7 @@ def _replay(ev_lines, head, hf, store, result: dict | None) -> ReplayReport:
     run.presses = 0
     run.level_presses = {}
     run.on_action = None
-    run.need_wait = bool(head.get("first_wait", False))
+    run.need_wait = head["protocol"] == "objective"
     run.states = _Unrecorded()
     # each recorded state is checked in the form it was recorded in
     states = SuiteStates(suite, elide=head.get("format") not in ("longpuzzle-episode/1", "longpuzzle-episode/2"))
@@ -292,37 +306,58 @@ def _replay(ev_lines, head, hf, store, result: dict | None) -> ReplayReport:
     summary_refusals = 0
     # limit: refused actions in a row that end the episode; limit_at: the action that first reached it
     tally = {"invalid": 0, "noop": 0, "repeated": 0, "prev": None, "final": None, "late": False, "last_refused": 0,
-             "limit": refusal_limit(st.invalid_action_policy), "limit_at": None}
-    ender = _LevelEnds(suite, st) if head["protocol"] == "level" else None
+             "limit": refusal_limit(st.invalid_action_policy), "limit_at": None,
+             "executed": 0, "kinds": {"native": 0, "other": 0}, "end": None, "error": "", "cut": False,
+             "started": head["protocol"] == "level", "t_agent": 0.0, "t_agent_n": 0, "unknown_kind": 0}
+    ender = _LevelEnds(suite, st) if head["protocol"] == "level" else _ObjectiveEnds(st)
+    sim_ms = 0                              # the virtual time of every executed action
     for pos, rec in enumerate(ev_lines[1:], 1):
         if rec.get("stream") == "public" and "action" in rec:
             run.traj.recent = []
             raw = rec["action"]
+            c0, p0 = suite.clock, run.presses
             if rec["feedback"].get("executed") is False and _summary(raw):
                 # refused and recorded in summary form (too large or unreadable to keep): the
                 # refusal is taken as recorded, its reason cannot be re-derived
                 fb, prv = run.refuse(raw, str(rec["feedback"].get("message", "")), 0.0)
-                frames = []
+                frames, a = [], raw
                 summary_refusals += 1
             else:
                 cut = rec.get("cut_at")           # the deadline fell inside this action
                 fb, prv, frames, a = run.do(raw, 0.0, cut if type(cut) is int else None)
+                tally["cut"] = tally["cut"] or "cut_at" in rec
             steps += 1
             if not fb.executed:
                 tally["invalid"] += 1
                 tally["last_refused"] += 1
+                tally["last_why"] = fb.message
                 if tally["last_refused"] >= tally["limit"] and tally["limit_at"] is None:
                     tally["limit_at"] = steps
             else:
                 tally["last_refused"] = 0
+                tally["executed"] += 1
+                sim_ms += suite.clock - c0
                 if fb.status == NO_VISIBLE_EFFECT:
                     tally["noop"] += 1
                     if tally["prev"] is not None and tally["prev"] == a:
                         tally["repeated"] += 1
                 tally["prev"] = a
-            if ender is not None:
+            if summary_refusals and _summary(raw) and not fb.executed:
+                tally["unknown_kind"] += 1          # what it attempted is not recorded
+            else:
+                tally["kinds"][step_kind(raw)] += 1
+            if tally["started"] and _seconds(rec.get("t_agent")):
+                tally["t_agent"] += rec["t_agent"]       # the agent's time once the clock runs
+                tally["t_agent_n"] += 1
+            tally["started"] = tally["started"] or fb.executed or head["protocol"] == "level"
+            late = ender.after_end(steps)
+            if late:
+                return ReplayReport(False, steps, f"step {rec['step']}: {late}", frames=n_frames)
+            if isinstance(ender, _LevelEnds):
                 ender.step(steps, fb, a if fb.executed else None, run.fb_tracker.recent[-1] if fb.executed else "",
                            prv or {}, tally["last_refused"])
+            else:
+                ender.step(steps, fb, ev, tally["last_refused"])
             hashes = run.traj.recent
             if hashes != rec["frames"]:
                 return ReplayReport(False, steps, f"step {rec['step']}: frames differ", frames=n_frames)
@@ -331,6 +366,9 @@ def _replay(ev_lines, head, hf, store, result: dict | None) -> ReplayReport:
                                                and {**fb.__dict__, "message": ""} == {**want_fb, "message": ""}):
                 return ReplayReport(False, steps, f"step {rec['step']}: public feedback differs",
                                     frames=n_frames)
+            why = _public_differs(rec, fb, a, suite.clock - c0, run.presses - p0)
+            if why:
+                return ReplayReport(False, steps, f"step {rec['step']}: {why}", frames=n_frames)
             for h in hashes:
                 bad = _check_stored(store, n_frames, h)
                 if bad:
@@ -340,13 +378,22 @@ def _replay(ev_lines, head, hf, store, result: dict | None) -> ReplayReport:
                 note = f"step {rec['step']} has no private record (interrupted); checked on its public record"
             pending_private = prv
         elif rec.get("stream") == "public":
-            tally["final" if "final_answer" in rec else "late"] = True
+            final = "final_answer" in rec
+            if rec["step"] != steps + 1 or (type(rec["final_answer"]) is not str if final else not _seconds(rec["t_agent"])):
+                return ReplayReport(False, steps, f"step {rec['step']}: a malformed {'final answer' if final else 'late action'}")
+            tally["kinds"][step_kind(FinalAnswer("") if final else rec["late_action"])] += 1
+            late = ender.after_end(steps) or ender.ends(steps, "final_answer" if final else "budget")
+            if late:
+                return ReplayReport(False, steps, f"step {rec['step']}: {late}", frames=n_frames)
+            tally["final" if final else "late"] = True
+            if not final and tally["started"]:
+                tally["t_agent"] += rec["t_agent"]
+                tally["t_agent_n"] += 1
         elif rec.get("stream") == "private":
             want = rec["record"]
             got = pending_private or {}
-            keys = ("screen", "level", "P", "win", "certificate", "restarts", "undos", "rejected")
-            if any(got.get(k) != want.get(k) for k in keys):
-                diff_keys = [k for k in keys if got.get(k) != want.get(k)]
+            if _jsonish(got) != _jsonish(want):
+                diff_keys = sorted(k for k in set(got) | set(want) if _jsonish(got.get(k)) != _jsonish(want.get(k)))
                 return ReplayReport(False, steps, f"step {rec['step']}: evaluator record differs in {diff_keys}")
             if not states.check(suite, rec):
                 return ReplayReport(False, steps, f"step {rec['step']}: suite state differs")
@@ -360,25 +407,31 @@ def _replay(ev_lines, head, hf, store, result: dict | None) -> ReplayReport:
                 if got != want:
                     return ReplayReport(False, steps, "the result differs")
             else:
-                if bool(suite.session.solved) != bool(want.get("success")) or want.get("steps") != steps:
+                if bool(suite.session.solved) != bool(want.get("success")) or want.get("steps") != steps \
+                        or want.get("termination") != rec["end"] or want.get("error") != rec.get("error"):
                     return ReplayReport(False, steps, "the result differs")
+                if result is not None and _jsonish(want) != _jsonish(result):
+                    return ReplayReport(False, steps, "the end record's result is not result.json")
             why = _end_consistent(rec["end"], head["protocol"], ev, suite, st, steps, tally) or \
-                (ender.check(rec["end"], steps) if ender is not None else "")
+                ender.check(rec["end"], steps) or _error_differs(rec["end"], rec["error"], tally)
             if why:
                 return ReplayReport(False, steps, f"the recorded end {rec['end']!r} {why}")
+            tally["end"], tally["error"] = rec["end"], rec.get("error", "")
+    tally["sim_ms"] = sim_ms
     rep = ReplayReport(True, steps, note=note, frames=n_frames)
-    rep.checked += ["the start state and its frame", f"{steps} actions validated and dispatched again",
+    rep.checked += ["the header recomputed from the catalogue and the settings (the start state, the evaluator's start, the instruction) and the first frame", f"{steps} actions validated and dispatched again",
                     f"{n_frames} frame hashes", "every public feedback", "every private evaluator record and suite "
                     "snapshot", "the end record's result"]
     if store is not None:
         rep.checked.append("every stored frame, decoded")
     if summary_refusals:
-        rep.not_checked.append(f"the reasons of {summary_refusals} refused actions recorded in summary form "
+        rep.not_checked.append(f"the reasons (and NGAR class) of {summary_refusals} refused actions recorded in summary form "
                                "(too large or unreadable to keep); their refusal is taken as recorded")
     rep.not_checked.append("the agent's own time per step and every real-time figure (seconds, time, "
                            "charged_seconds)")
     if result is not None:
-        why = _compare_result(result, head, ev, run, steps, tally, rep)
+        why = _compare_result(result, head, ev, run, steps, tally, rep,
+                              [r for r in ev_lines if r.get("stream") == "tools"])
         if why:
             rep.ok, rep.divergence = False, f"result.json {why}"
     return rep
@@ -420,6 +473,15 @@ class _LevelEnds:
         if why is not None:
             self.first = (n, why)
 
+    def after_end(self, n: int) -> str:
+        """"" unless action ``n`` comes after the level already ended."""
+        if self.first is not None and self.first[0] < n:
+            return f"an action after the level ended ({self.first[1]!r} at action {self.first[0]})"
+        return ""
+
+    def ends(self, n: int, end: str) -> str:
+        return "a level episode records no final answer or late action"
+
     def check(self, end: str, steps: int) -> str:
         if self.first is None:
             if end in self.TIMED:
@@ -431,6 +493,98 @@ class _LevelEnds:
         if end == why or (why == "max_steps" and end == "timeout"):   # the clock is checked first
             return ""
         return f"does not agree: the actions end the level with {why!r}"
+
+
+class _ObjectiveEnds:
+    """The objective protocol's endings that follow from the actions, derived again as
+    ObjectiveEpisode (objective.py) derives them: every level won (completed), the refusal
+    limit (invalid_action_limit: settings.refusal_limit refused actions in a row),
+    max_actions, a final answer, an action returned after the deadline (budget). The
+    endings of real time and of the agent's process (budget, agent_error,
+    infrastructure_error; a tool driver's agent_stop: the agent left without a final
+    answer) are accepted only where the actions made none, and nothing may follow an
+    ending."""
+
+    REAL_TIME = ("budget", "agent_error", "infrastructure_error", "agent_stop")
+
+    def __init__(self, st: Settings):
+        self.limit = refusal_limit(st.resolved("objective").invalid_action_policy)
+        self.max_actions = st.max_actions
+        self.first: tuple[int, str] | None = None      # (step, ending) of the one the actions made
+
+    def after_end(self, n: int) -> str:
+        if self.first is not None:
+            return f"an action after the episode ended ({self.first[1]!r} at action {self.first[0]})"
+        return ""
+
+    def step(self, n: int, fb, ev, refused_in_a_row: int) -> None:
+        why = None
+        if not fb.executed:
+            if refused_in_a_row >= self.limit:
+                why = "invalid_action_limit"
+        elif ev.complete:
+            why = "completed"
+        if why is None and self.max_actions is not None and n >= self.max_actions:
+            why = "max_actions"
+        if why is not None:
+            self.first = (n, why)
+
+    def ends(self, n: int, end: str) -> str:
+        """A final answer or a late action ends the episode after ``n`` actions."""
+        self.first = (n, end)
+        return ""
+
+    def check(self, end: str, steps: int) -> str:
+        if self.first is None:
+            if end in self.REAL_TIME:
+                return ""
+            return f"does not follow from the actions (none of them ended the episode in {steps})"
+        k, why = self.first
+        if end == why or (why == "max_actions" and end == "budget"):     # the clock is checked first
+            return ""
+        return f"does not agree: the actions end the episode with {why!r} at action {k}"
+
+
+# ends whose error is the agent's or the infrastructure's own message (any text)
+MESSAGE_ENDS = ("agent_error", "infrastructure_error", "agent_stop")
+
+
+def _error_differs(end: str, error: str, tally: dict) -> str:
+    """"" when the end record's error is the one its end makes: the refusal limit's names
+    the last refusal (settings.refusal_end_message), an agent's or the infrastructure's
+    failure says what it was, every other end has none."""
+    if end == "invalid_action_limit":
+        want = refusal_end_message(tally["limit"], tally.get("last_why", ""))
+    elif end in MESSAGE_ENDS:
+        return ""
+    else:
+        want = ""
+    return "" if error == want else f"has the error {_short(error)}, the actions make {_short(want)}"
+
+
+def _seconds(v) -> bool:
+    """A recorded duration: a finite number of seconds, not negative."""
+    return type(v) in (int, float) and math.isfinite(v) and v >= 0
+
+
+def _public_differs(rec: dict, fb, action, sim_ms: int, presses: int) -> str:
+    """"" when every field of a public record is what the replay did (the agent's and the
+    dispatch's real time can only be checked for form); else what differs."""
+    if not _seconds(rec.get("t_agent")):
+        return "malformed 't_agent'"
+    if not fb.executed:
+        return ""                         # the refused action is recorded as the agent sent it
+    if _jsonish(action) != _jsonish(rec["action"]):
+        return "the recorded action is not the action as validated"
+    if not _seconds(rec.get("t_dispatch")):
+        return "malformed 't_dispatch'"
+    if rec.get("sim_ms") != sim_ms:
+        return f"'sim_ms' differs (recorded {_short(rec.get('sim_ms'))}, replayed {sim_ms})"
+    if rec.get("presses") != presses:
+        return f"'presses' differs (recorded {_short(rec.get('presses'))}, replayed {presses})"
+    if "cut_at" in rec and type(rec["cut_at"]) is not int:
+        return "malformed 'cut_at'"
+    return ""
 
 
 def _summary(action) -> bool:
@@ -453,9 +607,9 @@ def _end_consistent(end: str, protocol: str, ev, suite, st: Settings, steps: int
             return f"does not agree: the actions never reach the refusal limit ({tally['limit']} in a row)"
         if end == "final_answer" and not tally["final"]:
             return "has no final answer in the events"
-        if end == "max_actions" and st.max_actions != steps:
-            return f"does not agree: {steps} actions, the cap was {st.max_actions}"
-        return ""
+        if tally["late"] and end != "budget":
+            return "does not agree: an action came after the deadline (the episode ends 'budget')"
+        return ""          # the rest: _ObjectiveEnds
     s = suite.session
     if end == "success" and not (s is not None and s.solved):
         return "does not agree: the level is not solved"
@@ -466,34 +620,80 @@ def _end_consistent(end: str, protocol: str, ev, suite, st: Settings, steps: int
     return ""
 
 
-def _compare_result(res: dict, head: dict, ev, run, steps: int, tally: dict, rep: ReplayReport) -> str:
-    """Recompute what result.json derives from the suite and compare it field by field."""
-    want: dict = {}
+def _compare_result(res: dict, head: dict, ev, run, steps: int, tally: dict, rep: ReplayReport,
+                    tools: list | None = None) -> str:
+    """Recompute every field of result.json and compare: what the suite did (success,
+    levels, scores, moves, metrics), what the header and the end record say (agent, end,
+    error, rules, catalogue), the step counts; the real-time figures, which cannot be
+    recomputed, must be consistent with each other and with the actions (the simulated
+    time, the latency, whether the budget was left). ``tools``: the episode's tool-call
+    records (a VISTA / MCP episode counts its steps by them)."""
+    st = run.st
     if head["protocol"] == "objective":
-        if type(res.get("budget_remaining")) is not bool or type(res.get("end")) is not str:
-            return "lacks 'end' or 'budget_remaining'"
-        native, other = res.get("native_steps"), res.get("other_steps")
-        if not all(v is None or type(v) is int and 0 <= v <= 10 ** 12 for v in (native, other)):
-            return "has malformed step counts (native_steps, other_steps)"
-        outcome, levels, derived = objective_results(ev, res["end"], res["budget_remaining"], run.level_presses,
+        from longpuzzle.agents.harness.recompute import OBJECTIVE_RESULT_FIELDS
+        extra = sorted(set(res) - OBJECTIVE_RESULT_FIELDS)
+        if extra:
+            return f"has a field the harness does not write: {extra[0][:40]!r}"
+        why = _time_consistent(res, st, tally, head["protocol"])
+        if why:
+            return why
+        if tools:                                  # the driver counts each tool call as a step
+            native = sum(r.get("class") == "native" for r in tools if "call" in r)
+            other = sum(r.get("class") == "other" for r in tools if "call" in r)
+        else:
+            native, other = tally["kinds"]["native"], tally["kinds"]["other"]
+            rn, ro = res.get("native_steps"), res.get("other_steps")
+            if tally["unknown_kind"] and type(rn) is int and type(ro) is int and rn >= native and ro >= other \
+                    and rn + ro == native + other + tally["unknown_kind"]:
+                native, other = rn, ro        # refusals in summary form: their class as counted live
+        t = res["time"]
+        started = tally["executed"] > 0
+        expired = started and st.budget is not None and (tally["cut"] or t["charged"] >= st.budget)
+        remaining = not expired and tally["end"] not in ("budget", "max_actions")
+        if not started or st.budget is None or abs(t["charged"] - st.budget) > 1e-5 or tally["cut"]:
+            if res.get("budget_remaining") != remaining:
+                return (f"differs from the replay in 'budget_remaining' (recorded {_short(res.get('budget_remaining'))}, "
+                        f"replayed {remaining})")
+        elif type(res.get("budget_remaining")) is not bool:  # charged to the budget's rounding: either way
+            return "has a malformed 'budget_remaining'"
+        outcome, levels, derived = objective_results(ev, tally["end"], res["budget_remaining"], run.level_presses,
                                                      native, other)
-        want = {"objective": head["objective"], "protocol": "objective", "scored": outcome.scored, "actions": steps,
+        want = {"objective": head["objective"], "protocol": "objective", "agent": head["agent"], "end": tally["end"],
+                "error": tally["error"], "scored": outcome.scored, "actions": steps,
                 "success": outcome.success, "solved": outcome.solved_count, "target_levels": len(outcome.levels),
                 "levels_outcome": [{"reached": l.reached, "won": l.won, "max_P": l.max_progress}
                                    for l in outcome.levels],
                 "mismatch": outcome.mismatch, "levels": levels, "presses": run.presses,
-                "invalid_actions": tally["invalid"], **derived}
-        rep.checked.append("result.json recomputed: success, levels won, reached and their P, scores, moves, "
-                           "presses, refused actions and every metric")
-        rep.not_checked.append("whether a budget end and budget_remaining happened as recorded (they depend on "
-                               "real time; the metrics were recomputed with the recorded budget_remaining)")
-        rep.not_checked.append("the NGAR step counts (native_steps, other_steps: the driver counts them)")
+                "invalid_actions": tally["invalid"], **outcome.steps_dict(), **derived,
+                "rules": {"invalid_action_policy": st.invalid_action_policy, "charge_agent_time": st.charge_agent_time,
+                          "action_latency": st.action_latency, "budget": st.budget, "first_action": "wait",
+                          "viewport": st.viewport},
+                "catalog": head["catalog"]}
+        if type(res.get("agent_isolation", {})) is not dict or type(res.get("folder", "")) is not str:
+            return "has a malformed 'agent_isolation' or 'folder'"
+        rep.checked.append("result.json recomputed, every field: success, levels won, reached and their P, scores, "
+                           "moves, presses, refused actions, NGAR steps, every metric, the end and its error, the "
+                           "agent, rules and catalogue; the time figures checked against each other and the actions "
+                           "(simulated time, latency, budget left)")
+        rep.not_checked.append("the cause of an end that no action made (budget, agent_error, infrastructure_error, "
+                               "agent_stop: "
+                               "the replay checks that no action ended the episode otherwise and that nothing "
+                               "followed)")
+        if "model" in res:
+            rep.not_checked.append("the model's usage and cost (reported by the provider)")
     else:
+        from longpuzzle.agents.harness.recompute import LEVEL_RESULT_FIELDS
         from longpuzzle.agents.metrics import BENCHMARK, LevelRun, level_score
+        extra = sorted(set(res) - LEVEL_RESULT_FIELDS)
+        if extra:
+            return f"has a field the harness does not write: {extra[0][:40]!r}"
+        why = _time_consistent(res, st, tally, head["protocol"])
+        if why:
+            return why
         s = run.suite.session
-        elapsed = res.get("elapsed")
-        if type(elapsed) not in (int, float) or type(res.get("termination")) is not str:
-            return "lacks 'elapsed' or 'termination'"
+        elapsed = res["time"]["charged"]
+        if type(res.get("termination")) is not str:
+            return "lacks 'termination'"
         success = res["termination"] == "success"
         cfg = BENCHMARK["games"][s.level.game]
         lr = LevelRun(s.puzzle.id, success, s.progress, steps=steps, elapsed=float(elapsed),
@@ -501,12 +701,17 @@ def _compare_result(res: dict, head: dict, ev, run, steps: int, tally: dict, rep
                       + s.counters.noop_moves, repeated=tally["repeated"], noop=tally["noop"],
                       max_steps=run.st.max_actions or cfg["max_steps"], optimal_moves=s.level.data.get("optimal_moves"),
                       moves=s.counters.moves)
-        want = {"level": s.level.id, "success": success, "steps": steps, "presses": run.presses,
+        want = {"level": s.level.id, "run": True, "success": success, "steps": steps, "presses": run.presses,
                 "moves": s.counters.moves, "moves_before_win": s.counters.moves - 1 if success and s.counters.moves
                 else None, "invalid_actions": tally["invalid"], "progress": s.progress,
-                "score": round(level_score(lr), 4)}
-        rep.checked.append("result.json recomputed: success, steps, moves, presses, refused actions, progress and "
-                           "the composite score (with the recorded elapsed time)")
+                "score": round(level_score(lr), 4), "elapsed": round(elapsed, 6),
+                "termination": tally["end"] if tally["end"] is not None else res["termination"],
+                "error": tally["error"]}
+        if type(res.get("agent_isolation", {})) is not dict:
+            return "has a malformed 'agent_isolation'"
+        rep.checked.append("result.json recomputed, every field: success, steps, moves, presses, refused actions, "
+                           "progress, the end and the composite score; the time figures checked against each other "
+                           "and the actions")
         rep.checked.append("the level's ending, derived again from the actions: solved, the game's deadlock test, "
                            "the cycle rule, refused actions under the invalid-action policy and the step cap")
         rep.not_checked.append("the elapsed time and a timeout end (they depend on real time)")
@@ -514,6 +719,49 @@ def _compare_result(res: dict, head: dict, ev, run, steps: int, tally: dict, rep
         if _jsonish(res.get(k)) != _jsonish(v):
             return f"differs from the replay in {k!r} (recorded {_short(res.get(k))}, replayed {_short(v)})"
     return ""
+
+
+def _time_consistent(res: dict, st: Settings, tally: dict, protocol: str) -> str:
+    """"" when result.json's time figures agree with each other, the settings and the
+    actions (real time itself cannot be recomputed); else what is wrong."""
+    t = res.get("time")
+    if type(t) is not dict or set(t) != TIME_FIELDS:
+        return "has a malformed 'time'"
+    if not all(_seconds(t[k]) for k in ("real", "charged", "agent", "simulated", "latency")) \
+            or type(t["harness"]) not in (int, float) or not math.isfinite(t["harness"]):
+        return "has a malformed 'time'"
+    from longpuzzle.agents.metrics import BENCHMARK
+    budget = st.budget if protocol == "objective" else BENCHMARK["games"][_game_of(res)]["timeout_seconds"]
+    want = {"charge_agent_time": st.charge_agent_time, "action_latency": st.action_latency, "budget": budget}
+    for k, v in want.items():
+        if t[k] != v:
+            return f"differs from the replay in 'time.{k}' (recorded {_short(t[k])}, replayed {_short(v)})"
+    close = {"simulated": tally["sim_ms"] / 1000.0, "latency": st.action_latency * tally["executed"],
+             "harness": t["real"] - t["agent"],
+             "charged": (t["real"] if st.charge_agent_time else max(0.0, t["real"] - t["agent"]))
+             + t["simulated"] + t["latency"]}
+    for k, v in close.items():
+        if abs(t[k] - v) > 1e-5 * max(1.0, abs(v)):
+            return f"differs from the replay in 'time.{k}' (recorded {_short(t[k])}, replayed {round(v, 6)})"
+    # the agent's time is the sum of its recorded steps' once the clock ran (a final answer's
+    # time and a step still thinking at the end are charged but not recorded as a step)
+    tol = 1e-6 * (tally["t_agent_n"] + 2)
+    if t["agent"] < tally["t_agent"] - tol or (tally["end"] not in UNRECORDED_TIME_ENDS and abs(t["agent"] - tally["t_agent"]) > tol):
+        return (f"differs from the replay in 'time.agent' (recorded {_short(t['agent'])}, the steps' "
+                f"{round(tally['t_agent'], 6)})")
+    if protocol == "objective" and (res.get("seconds") != round(t["real"], 3) or res.get("charged_seconds") != t["charged"]):
+        return "has 'seconds' or 'charged_seconds' that are not its time's"
+    return ""
+
+
+# endings after which the agent's time may exceed its recorded steps' (a final answer, a
+# step still thinking at the end); after any other the two are equal
+UNRECORDED_TIME_ENDS = ("budget", "agent_error", "infrastructure_error", "agent_stop", "final_answer", "timeout",
+                        "agent_terminated")
+
+
+def _game_of(res: dict) -> str:
+    return str(res.get("level", "")).split("/")[0]
 
 
 def _jsonish(v):
@@ -527,6 +775,55 @@ def _jsonish(v):
 def _short(v) -> str:
     s = repr(v)
     return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _continued_start(head: dict, folder) -> dict | None:
+    """What an episode continued from step k of another (continue_episode) starts from,
+    derived from that episode: it must still be there (its events digest as recorded) and
+    replay exactly; the start is its exact state after step k, the evaluator's knowledge
+    its private records up to k. None for an episode that continues nothing."""
+    import hashlib
+
+    src = head.get("continued_from")
+    if src is None:
+        return None
+    if type(src) is not dict or type(src.get("folder")) is not str or type(src.get("step")) is not int \
+            or type(src.get("events")) is not str or head.get("protocol") != "objective":
+        raise HarnessError(f"{folder}: the header's 'continued_from' is malformed")
+    path = Path(folder) / src["folder"]
+    try:
+        digest = hashlib.sha256((path / "events.jsonl").read_bytes()).hexdigest()
+    except OSError:
+        raise HarnessError(f"{folder} continues the episode {src['folder']}, which is not there to check "
+                           "its start") from None
+    if digest != src["events"]:
+        raise HarnessError(f"{folder} continues the episode {src['folder']}, whose events have changed since")
+    rep = replay_episode(path)
+    if not rep.ok or rep.steps < src["step"]:
+        raise HarnessError(f"{folder} continues the episode {src['folder']}, which does not replay "
+                           f"({rep.divergence or 'too few steps'})")
+    lines = read_events(path)
+    game, diff = head["objective"].split("/")
+    ev = _evaluator_at(lines, src["step"], game, diff, recorded_settings(lines[0]).certify_budget)
+    return {"start": restore_step(path, src["step"]).snapshot(), "mismatch_start": ev.mismatch,
+            "evaluator_start": {l: {"reached": o.reached, "won": o.won, "max_P": o.max_progress}
+                                for l, o in ev.outcomes.items()}}
+
+
+def _evaluator_at(ev_lines: list, step: int, game: str, diff: str, certify_budget) -> Evaluator:
+    """The evaluator's knowledge after recorded step ``step``, from its private records."""
+    ev = Evaluator(game, diff, certify_budget)
+    for rec in ev_lines:
+        if rec.get("stream") == "private" and rec.get("step", 0) <= step and rec["record"].get("level"):
+            r = rec["record"]
+            o = ev.outcomes.get(r["level"])
+            if o is not None:
+                o.reached = True
+                o.max_progress = max(o.max_progress, r["P"] or 0.0)
+                o.won = o.won or r["win"]
+        if rec.get("stream") == "private" and rec.get("step", 0) <= step and rec["record"].get("mismatch"):
+            ev.mismatch = True
+    return ev
 
 
 def restore_step(folder: str | Path, step: int) -> Suite:
@@ -558,17 +855,15 @@ def continue_episode(folder: str | Path, step: int, agent: BaseAgent, *, note: s
     game, diff = head["objective"].split("/")
     suite = restore_step(folder, step)
     st = settings or Settings(**{k: v for k, v in head["settings"].items() if k in Settings.__dataclass_fields__})
-    ev = Evaluator(game, diff, st.certify_budget)
     # the evaluator's knowledge up to that step: replay its records
-    for rec in ev_lines:
-        if rec.get("stream") == "private" and rec.get("step", 0) <= step and rec["record"].get("level"):
-            r = rec["record"]
-            o = ev.outcomes.get(r["level"])
-            if o is not None:
-                o.reached = True
-                o.max_progress = max(o.max_progress, r["P"] or 0.0)
-                o.won = o.won or r["win"]
-        if rec.get("stream") == "private" and rec.get("step", 0) <= step and rec["record"].get("mismatch"):
-            ev.mismatch = True
+    ev = _evaluator_at(ev_lines, step, game, diff, st.certify_budget)
     text = head["instruction"] + (f"\n{note}" if note else "")
-    return run_objective(agent, game, diff, settings=st, folder=out, start=suite, instruction=text, evaluator=ev)
+    # where it continues from, for a replay to derive its start (the source as a path from
+    # the new folder, and the digest of its events)
+    import hashlib, os
+    src = None
+    if out is not None:
+        src = {"folder": os.path.relpath(Path(folder).resolve(), Path(out).resolve()), "step": step,
+               "events": hashlib.sha256((Path(folder) / "events.jsonl").read_bytes()).hexdigest()}
+    return run_objective(agent, game, diff, settings=st, folder=out, start=suite, instruction=text, evaluator=ev,
+                         header={"continued_from": src} if src else None)

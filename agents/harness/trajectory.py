@@ -260,36 +260,57 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
+# The longest line a genuine episode can write (issue 35: a replay refuses a longer one
+# before reading it whole). A line holds at most one action (the GUI bounds it: at most
+# gui.MAX_VALUES values, texts of at most gui.MAX_PLAIN_TEXT characters; a refused one is
+# cut to agent_call.MAX_RECORDED_ACTION), its effects and one suite state; a suite state
+# grows with the level's move texts and log, by at most one entry per action of a batch.
+# So line k may hold LINE_BASE bytes plus LINE_PER_ACTION per action recorded before it.
+LINE_BASE = 1 << 20
+LINE_PER_ACTION = 512 * 200           # 512 bytes per entry, gui.MAX_BATCH actions in a batch
+
+
+def line_limit(actions: int) -> int:
+    """The longest line a genuine episode writes after ``actions`` recorded actions."""
+    return LINE_BASE + actions * LINE_PER_ACTION
+
+
 def read_episode(folder: str | Path) -> tuple[list[dict], bool]:
     """(records, cut_off) of an episode's events.jsonl. A last line without its newline that
     does not parse was cut off by a kill: it is dropped and ``cut_off`` is True. Any other
-    line that is not JSON is corruption and raises HarnessError."""
+    line that is not JSON is corruption, and a line longer than a genuine episode writes
+    there (line_limit) is refused before it is read whole: both raise HarnessError."""
     p = Path(folder) / "events.jsonl"
     if not p.is_file():
         raise HarnessError(f"{folder} is not an episode folder (no events.jsonl)")
-    data = p.read_bytes()
-    lines = data.split(b"\n")
-    tail = lines.pop()                   # b"" when the file ends with a newline
     out = []
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except (ValueError, RecursionError, UnicodeDecodeError):     # JSONDecodeError is a ValueError
-            raise HarnessError(f"{p}: line {i + 1} is not valid JSON (corrupt episode)") from None
-        if type(rec) is not dict:
-            raise HarnessError(f"{p}: line {i + 1} is not a JSON object (corrupt episode)")
-        out.append(rec)
+    actions = 0
     cut_off = False
-    if tail.strip():
-        try:
-            rec = json.loads(tail)
-        except (ValueError, RecursionError, UnicodeDecodeError):
-            cut_off = True
-        else:
+    with open(p, "rb") as f:
+        i = 0
+        while True:
+            limit = line_limit(actions)
+            line = f.readline(limit + 2)
+            if not line:
+                break
+            i += 1
+            if len(line) > limit + 1:
+                raise HarnessError(f"{p}: line {i} is longer than any genuine episode writes there "
+                                   f"({limit:,} bytes after {actions} actions)")
+            if not line.strip():
+                continue
+            last = not line.endswith(b"\n")
+            try:
+                rec = json.loads(line)
+            except (ValueError, RecursionError, UnicodeDecodeError):     # JSONDecodeError is a ValueError
+                if last:
+                    cut_off = True
+                    break
+                raise HarnessError(f"{p}: line {i} is not valid JSON (corrupt episode)") from None
             if type(rec) is not dict:
-                raise HarnessError(f"{p}: its last line is not a JSON object (corrupt episode)")
+                raise HarnessError(f"{p}: line {i} is not a JSON object (corrupt episode)")
+            if rec.get("stream") == "public" and "action" in rec:
+                actions += 1
             out.append(rec)
     if not out or out[0].get("type") != "header" or out[0].get("format") not in EVENTS_FORMATS:
         raise HarnessError(f"{p}: missing or unknown header")

@@ -23,14 +23,18 @@ import click
 @click.option("--mixed-presets", is_flag=True,
               help="Allow runs made under different evaluation presets on one page (refused otherwise; their "
               "rows stay apart and the page says so).")
-def report_cmd(folders, out_dir, videos, video_format, references, merge_catalogs, mixed_presets):
+@click.option("--unverified", is_flag=True,
+              help="Show a run that does not verify (tampered, unfinished) anyway, marked UNVERIFIED.")
+def report_cmd(folders, out_dir, videos, video_format, references, merge_catalogs, mixed_presets, unverified):
     """Write report.html for eval output folders (or episode folders): the paper's tables and
-    figures, trajectory analytics, and each episode's video."""
+    figures, trajectory analytics, and each episode's video. Only verified numbers are shown:
+    each run by its verification record (``longpuzzle replay RUN_DIR`` writes it) or by
+    replaying it now; a run that does not verify is refused, naming the first difference."""
     from longpuzzle.agents.report.leaderboard import load_reference
     from longpuzzle.agents.report.page import make_report
 
     refs = [r for f in references for r in load_reference(f)]
-    click.echo(f"wrote {make_report(list(folders), out_dir, videos=videos, video_format=video_format, references=refs, merge_catalogs=merge_catalogs, mixed_presets=mixed_presets)}")
+    click.echo(f"wrote {make_report(list(folders), out_dir, videos=videos, video_format=video_format, references=refs, merge_catalogs=merge_catalogs, mixed_presets=mixed_presets, unverified=unverified)}")
 
 
 @click.command("analyze")
@@ -97,9 +101,13 @@ def analyze_cmd(folders, as_json, out_file):
 @click.option("--reference", "references", multiple=True, type=click.Path(dir_okay=False),
               help="A JSON file of published reference rows (repeatable; format in the README).")
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
-def leaderboard_cmd(folders, out_dir, references, as_json):
+@click.option("--unverified", is_flag=True,
+              help="Show a run that does not verify (tampered, unfinished) anyway, marked '!'.")
+def leaderboard_cmd(folders, out_dir, references, as_json, unverified):
     """Compare eval runs in one table. Runs are pooled only when model, provider, harness
-    configuration, protocol, setting and catalogue all match.
+    configuration, protocol, setting and catalogue all match. Only verified numbers are
+    shown: each run by its verification record (``longpuzzle replay RUN_DIR`` writes it) or by
+    replaying it now; a run that does not verify is refused, naming the first difference.
 
     Reference file: {"format": "longpuzzle-reference/1", "source": "...", "rows": [{"model":
     ..., "setting": ..., "OSR": ..., "LC": ..., ...}]}"""
@@ -107,7 +115,7 @@ def leaderboard_cmd(folders, out_dir, references, as_json):
 
     if not folders and not references:
         raise click.UsageError("give at least one run folder (or a --reference file)")
-    rows = leaderboard(list(folders), references)
+    rows = leaderboard(list(folders), references, unverified=unverified)
     if as_json:
         click.echo(json.dumps({"rows": as_records(rows)}))
     else:

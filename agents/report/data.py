@@ -167,10 +167,61 @@ class RunData:
     summary: dict
     episodes: list[dict]                         # summary["episodes"], each with "dir" resolved
     identity: dict = field(default_factory=dict)
+    verified: str = ""                           # how its numbers were verified (load_verified_run)
+    trusted: bool = False                        # verified; False: shown with --unverified, marked
 
     @property
     def label(self) -> str:
         return identity_label(self.identity)
+
+
+def load_verified_runs(dirs, unverified: bool = False) -> list[RunData]:
+    """load_verified_run of each folder; no episode may be in two of them (the same events
+    digest: a run copied, or an episode copied from one run into another)."""
+    import hashlib
+
+    runs = [load_verified_run(d, unverified) for d in dirs]
+    seen: dict[str, Path] = {}
+    for r in runs:
+        for p in episode_folders(r.folder):
+            h = hashlib.sha256((p / "events.jsonl").read_bytes()).hexdigest()
+            if h in seen and seen[h] != r.folder:
+                why = f"it holds the same episode as {seen[h]} ({p.relative_to(r.folder)})"
+                if not unverified:
+                    raise HarnessError(f"{r.folder}: not verified: {why} (shown only with --unverified)")
+                if r.trusted:                 # (the first difference is named)
+                    r.verified, r.trusted = f"UNVERIFIED: {why}", False
+            seen.setdefault(h, r.folder)
+    return runs
+
+
+def load_verified_run(folder: str | Path, unverified: bool = False) -> RunData:
+    """A run whose numbers were verified (issue 35): a run folder by its verification record
+    (verified.json, written by ``longpuzzle replay RUN_DIR`` and still matching every file)
+    or else by replaying it now (verify.check_run); a lone episode folder by replaying it.
+    A run that does not verify is refused with HarnessError naming the first difference;
+    with ``unverified`` it is returned anyway, marked (``trusted`` False)."""
+    from longpuzzle.agents.verify import check_episode, check_run, is_run_folder
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise HarnessError(f"{folder} is not a folder")
+    if is_run_folder(folder):
+        chk = check_run(folder)
+        ok, why = chk.ok, chk.first
+        how = "verified by its verification record" if chk.source == "record" else "verified by replaying it"
+    elif (folder / "events.jsonl").is_file() or (folder / "result.json").is_file():
+        rep = check_episode(folder)
+        ok = rep["ok"] and rep.get("complete", True) and (folder / "result.json").is_file()
+        why = rep.get("divergence") or rep.get("note") or "the episode did not finish"
+        how = "verified by replaying it"
+    else:
+        raise HarnessError(f"{folder} holds no eval results (no summary.json, no result.json)")
+    if not ok and not unverified:
+        raise HarnessError(f"{folder}: not verified: {why} (shown only with --unverified)")
+    run = load_run(folder)
+    run.verified, run.trusted = (how, True) if ok else (f"UNVERIFIED: {why}", False)
+    return run
 
 
 def load_run(folder: str | Path) -> RunData:

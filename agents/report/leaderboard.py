@@ -33,7 +33,7 @@ from pathlib import Path
 
 from longpuzzle.agents.harness import HarnessError
 from longpuzzle.agents.metrics import METRIC_HELP
-from longpuzzle.agents.report.data import IDENTITY_KEYS, load_run, read_json
+from longpuzzle.agents.report.data import IDENTITY_KEYS, load_verified_runs, read_json
 from longpuzzle.agents.report.tables import OPTIONAL, MISSING, Row, fmt, group_runs
 
 REFERENCE_FORMAT = "longpuzzle-reference/1"
@@ -96,9 +96,10 @@ def _rank_key(r: Row):
     return (v("OSR"), v("LC"), v("FGP"))
 
 
-def leaderboard(dirs, references=()) -> list[Row]:
-    """Rows for the run folders (pooled by identity) and the reference files, ranked."""
-    runs = [load_run(d) for d in dirs]
+def leaderboard(dirs, references=(), unverified: bool = False) -> list[Row]:
+    """Rows for the run folders (pooled by identity) and the reference files, ranked. Each
+    run must verify (data.load_verified_run); ``unverified``: show one that does not, marked."""
+    runs = load_verified_runs(dirs, unverified)
     rows = group_runs(runs)
     for f in references:
         rows.extend(load_reference(f))
@@ -115,7 +116,8 @@ def as_records(rows: list[Row]) -> list[dict]:
     for i, r in enumerate(rows, 1):
         rec = {"rank": i, "label": r.label, **{k: r.identity.get(k) for k in IDENTITY_KEYS},
                "harness_label": r.harness, "catalog_label": r.catalog,
-               "runs": [str(x.folder) for x in r.runs], "episodes": r.value("episodes"),
+               "runs": [str(x.folder) for x in r.runs], "verified": [x.verified for x in r.runs],
+               "episodes": r.value("episodes"),
                "unscored": r.metrics.get("unscored"),
                **{k: r.value(k) for k in METRICS}, "reference": r.is_reference, "source": r.source or None}
         out.append(rec)
@@ -127,7 +129,8 @@ def text_table(rows: list[Row]) -> str:
     head = ["#", "agent", "setting", "protocol", "harness", "catalogue", "eps"] + cols
     body = []
     for i, r in enumerate(rows, 1):
-        body.append([str(i), r.label + (" *" if r.is_reference else ""), r.setting, r.protocol, r.harness, r.catalog,
+        mark = " *" if r.is_reference else " !" if any(not x.trusted for x in r.runs) else ""
+        body.append([str(i), r.label + mark, r.setting, r.protocol, r.harness, r.catalog,
                      fmt(r.value("episodes"))] + [fmt(r.value(k), k) for k in cols])
     widths = [max(len(h), *(len(b[j]) for b in body)) if body else len(h) for j, h in enumerate(head)]
     left = {1, 2, 3, 4, 5}
@@ -139,6 +142,10 @@ def text_table(rows: list[Row]) -> str:
     if refs:
         lines.append("")
         lines += [f"* reference: {r.label}: {r.source}" for r in refs]
+    runs = [x for r in rows for x in r.runs]
+    if runs:                                  # how each run's numbers were verified
+        lines.append("")
+        lines += [f"{'! ' if not x.trusted else ''}{x.folder}: {x.verified}" for x in runs]
     return "\n".join(lines)
 
 
@@ -175,6 +182,8 @@ def write_html(rows: list[Row], path: Path) -> None:
     for i, r in enumerate(rows, 1):
         cells = [(str(i), False), (r.label, True), (r.setting, True), (r.protocol, True), (r.harness, True),
                  (r.catalog, True), (fmt(r.value("episodes")), False)] + [(fmt(r.value(k), k), False) for k in cols]
+        if any(not x.trusted for x in r.runs):
+            cells[1] = (r.label + " (UNVERIFIED)", True)
         h.append(f"<tr{' class=ref' if r.is_reference else ''}>"
                  + "".join(f"<td{' class=t' if t else ''}>{e(c)}</td>" for c, t in cells) + "</tr>")
     h.append("</table>")
@@ -182,6 +191,10 @@ def write_html(rows: list[Row], path: Path) -> None:
     if refs:
         h.append("<p class='note'>Italic rows are published reference figures: "
                  + "; ".join(f"{e(r.label)}: {e(r.source)}" for r in refs) + ".</p>")
+    runs = [x for r in rows for x in r.runs]
+    if runs:
+        h.append("<p class='note'>How each run's numbers were verified: "
+                 + "; ".join(f"{e(str(x.folder))}: {e(x.verified)}" for x in runs) + ".</p>")
     h.append("<p class='note'>Runs are pooled only when model, provider, harness configuration, protocol, "
              f"setting, catalogue and preset all match (the harness column names the preset); {MISSING} marks a value that does not exist.</p><dl>")
     h += [f"<dt>{e(k)}</dt><dd>{e(METRIC_HELP[k])}</dd>" for k in cols if k in METRIC_HELP]

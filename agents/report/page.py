@@ -31,7 +31,7 @@ from pathlib import Path
 from longpuzzle.agents.harness import HarnessError
 from longpuzzle.agents.report import analytics as an
 from longpuzzle.agents.report import figures
-from longpuzzle.agents.report.data import RunData, catalog_label, load_run
+from longpuzzle.agents.report.data import RunData, catalog_label, load_verified_runs
 from longpuzzle.agents.report.tables import (
     MISSING, TABLE18, TABLE18_TITLES, Row, easiest_tier_lc, fmt, group_runs, help_for, horizon_curve,
     solved_text, table2_columns,
@@ -111,15 +111,16 @@ def merge_catalog_identities(runs: list) -> None:
 
 def make_report(dirs, out: str | Path | None = None, *, videos: bool = True, video_format: str | None = None,
                 references: list | None = None, fps: float = 4.0, merge_catalogs: bool = False,
-                mixed_presets: bool = False) -> Path:
+                mixed_presets: bool = False, unverified: bool = False) -> Path:
     """Write report.html for eval output folders (or lone episode folders); returns its path.
     ``out``: the folder for the page (default: the run folder when there is one, else
     required). ``references``: leaderboard reference rows to show in Table 2. Runs on
     different level catalogues (their recorded name and content hash) are never pooled into
-    one row unless ``merge_catalogs``."""
+    one row unless ``merge_catalogs``. Each run must verify (data.load_verified_run);
+    ``unverified``: show one that does not, marked."""
     if isinstance(dirs, (str, Path)):
         dirs = [dirs]
-    runs = [load_run(d) for d in dirs]
+    runs = load_verified_runs(dirs, unverified)
     if not runs:
         raise HarnessError("no run folders given")
     if merge_catalogs:
@@ -149,6 +150,10 @@ def make_report(dirs, out: str | Path | None = None, *, videos: bool = True, vid
         page.add(f"<p class='note'><b>These runs were made under different presets ({_e(', '.join(presets))}).</b> "
                  "Each table row keeps one preset (the harness column names it); the figures pool the episodes "
                  "of every run shown.</p>")
+    bad = [r for r in runs if not r.trusted]
+    if bad:
+        page.add("<p class='sub'><strong>UNVERIFIED</strong> (shown with --unverified): "
+                 + "; ".join(f"<code>{_e(r.folder)}</code>: {_e(r.verified)}" for r in bad) + "</p>")
     analyses = [an.analyze_run(r) for r in runs]
     _metrics_legend(page, rows)
     _table2(page, rows + list(references or []))
@@ -202,19 +207,21 @@ def _table2(page: _Page, rows: list[Row]) -> None:
 
 def _runs_section(page: _Page, runs: list[RunData]) -> None:
     page.add("<h2>Runs</h2>")
-    head = ["folder", "agent", "protocol", "catalogue", "objectives", "episodes", "unscored", "SMR", "score",
-            "settings"]
+    head = ["folder", "verified", "agent", "protocol", "catalogue", "objectives", "episodes", "unscored", "SMR",
+            "score", "settings"]
     body = []
     for r in runs:
         s = r.summary
         m = s.get("metrics") or {}
         st = s.get("settings") or {}
-        body.append([(r.folder.name,), (r.label,), (r.identity.get("protocol") or MISSING,),
+        body.append([(r.folder.name,), (r.verified if r.trusted else f"NO: {r.verified}",), (r.label,),
+                     (r.identity.get("protocol") or MISSING,),
                      (catalog_label(r.identity),),
                      fmt(len(s.get("objectives") or [])), fmt(len(r.episodes)), fmt(m.get("unscored")),
                      fmt(m.get("SMR")), fmt(m.get("score")),
                      (", ".join(f"{k} {v}" for k, v in st.items() if v is not None) or MISSING,)])
-    page.table(head, body, titles=["", "", "", "", "", "", help_for("unscored"), help_for("SMR"), help_for("score"), ""])
+    page.table(head, body, titles=["", "", "", "", "", "", "", help_for("unscored"), help_for("SMR"), help_for("score"),
+                                   ""])
 
 
 USAGE_KEYS = ("calls", "input_uncached", "input_cached", "output", "reasoning", "latency", "retries",

@@ -1,0 +1,135 @@
+"""What a replay derives itself instead of reading it from the folder: nothing in a recorded
+episode that states game or evaluator state is taken on trust.
+
+    header     everything an episode starts from follows from its protocol, its objective
+               or level, its settings and the catalogue: the start state (the home screen,
+               or the level launched directly), the evaluator's knowledge (nothing reached
+               yet), the instruction, the first-wait rule. ``check_header`` builds it again
+               and names the first field that differs, or a field the harness never writes.
+    records    the fields each kind of record has (RECORD_FIELDS); a record with another
+               field, or of a stream the harness does not write, is refused.
+    result     the fields result.json may hold (RESULT_FIELDS): each is recomputed by the
+               replay (replay.py) or, for real-time figures, checked for consistency.
+
+A field added to what the harness writes must be added here, with how it is checked.
+"""
+
+from __future__ import annotations
+
+import json
+
+from longpuzzle.agents.harness.settings import HarnessError, Settings, instruction_for
+from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.errors import LongPuzzleError
+from longpuzzle.engine.suite import Suite
+
+# every header field the harness writes (run.py Run.__init__, objective.py, level.py)
+HEADER_FIELDS = {"type", "format", "protocol", "objective", "level", "agent", "instruction", "evaluator_start",
+                 "mismatch_start", "first_wait", "settings", "catalog", "start", "frame_hash", "frame",
+                 "continued_from"}     # replay.continue_episode: the episode and step it continues
+# what a tool driver (vista/controller.py, vista/model.py, vista/cli.py) adds to the header:
+# labels of how the agent played, no game or evaluator state; each of the type given
+DRIVER_HEADER = {"driver": str, "setting": str, "tools": list, "model": str, "tool_config": str}
+# the fields of each kind of record (run.py dispatch / refuse, objective.py submit, the end)
+RECORD_FIELDS = {
+    "dispatched": {"stream", "step", "action", "t_agent", "t_dispatch", "sim_ms", "presses", "feedback", "frames",
+                   "cut_at"},
+    "refused": {"stream", "step", "action", "t_agent", "feedback", "frames"},
+    "final_answer": {"stream", "step", "final_answer"},
+    "late_action": {"stream", "step", "late_action", "t_agent"},
+    "private": {"stream", "step", "record", "suite", "snapshot"},
+    "end": {"type", "end", "error", "result"},
+}
+# streams of lines a driver adds, checked by their own checker (vista/records.py)
+DRIVER_STREAMS = ("tools",)
+# the fields of an objective episode's result.json (results.py EpisodeResult.as_dict, the
+# derived ones of objective_results, the driver's extras, what runner.run_episode adds)
+OBJECTIVE_RESULT_FIELDS = {
+    "objective", "protocol", "agent", "end", "scored", "actions", "seconds", "charged_seconds", "time", "presses",
+    "invalid_actions", "rules", "error", "success", "solved", "target_levels", "levels_outcome", "mismatch",
+    "budget_remaining", "levels", "native_steps", "other_steps", "NGAR", "catalog", "moves", "moves_before_win",
+    "metrics",
+    "agent_isolation", "tools",          # the driver's extras (run_objective; the VISTA / MCP controller)
+    "folder", "model",                   # runner.run_episode: where it is in the run, the model's usage
+}
+# a level of the level protocol (level.py _run_one_level)
+LEVEL_RESULT_FIELDS = {"level", "run", "success", "termination", "steps", "elapsed", "time", "presses", "moves",
+                       "moves_before_win", "invalid_actions", "progress", "score", "error", "agent_isolation"}
+TIME_FIELDS = {"real", "charged", "agent", "harness", "simulated", "latency", "charge_agent_time", "action_latency",
+               "budget"}
+
+
+def recorded_settings(head: dict) -> Settings:
+    """The Settings an episode header records (HarnessError if they cannot be used)."""
+    try:
+        return Settings(**{k: v for k, v in head["settings"].items() if k in Settings.__dataclass_fields__})
+    except (HarnessError, LongPuzzleError, TypeError) as e:
+        raise HarnessError(f"the episode's recorded settings cannot be used: {e}") from None
+
+
+def expected_header(head: dict, continued: dict | None = None) -> dict:
+    """The header fields that follow from the protocol, the objective or level, the
+    settings and the catalogue in use, as the harness writes them. ``continued``: for an
+    episode continued from a step of another, what that verified episode had reached there
+    ({"start", "evaluator_start", "mismatch_start"}, replay.py derives it)."""
+    st = recorded_settings(head)
+    proto = head.get("protocol")
+    if proto == "objective":
+        try:
+            obj = catalog().objective(head["objective"])
+        except (LongPuzzleError, KeyError, TypeError, ValueError):
+            raise HarnessError(f"the episode names an unknown objective {str(head.get('objective'))[:60]!r}") from None
+        st = st.resolved("objective")
+        want = {"objective": obj.id, "instruction": instruction_for(obj.game, obj.difficulty),
+                "evaluator_start": {lid: {"reached": False, "won": False, "max_P": 0.0} for lid in obj.level_ids},
+                "mismatch_start": False, "first_wait": True, "settings": st.as_dict()}
+        if continued is not None:           # the instruction may carry a note after a line break
+            text = head.get("instruction")
+            if type(text) is str and text.startswith(want["instruction"] + "\n"):
+                want["instruction"] = text
+            return {**want, **continued}
+        want["start"] = Suite("home", style=st.style, scale=st.scale, viewport=st.viewport, lang=st.lang).snapshot()
+        return want
+    lid = head.get("level")
+    try:
+        lvl = catalog().level(lid)
+    except (LongPuzzleError, KeyError, TypeError, ValueError):
+        raise HarnessError(f"the episode names an unknown level {str(lid)[:60]!r}") from None
+    st = st.resolved("level")
+    return {"level": lvl.id, "instruction": instruction_for(lvl.game, lvl.difficulty) + f" (level {lvl.number})",
+            "settings": st.as_dict(),
+            "start": Suite(lvl.id, style=st.style, scale=st.scale, direct=True, viewport=st.viewport,
+                           lang=st.lang).snapshot()}
+
+
+def check_header(head: dict, continued: dict | None = None) -> str:
+    """"" when every field of the header is what the harness writes for its protocol,
+    objective or level, settings and catalogue (and ``continued``, expected_header);
+    else the first difference."""
+    extra = sorted(set(head) - HEADER_FIELDS - set(DRIVER_HEADER))
+    if extra:
+        return f"the header has a field the harness does not write: {extra[0][:40]!r}"
+    for k, t in DRIVER_HEADER.items():
+        if k in head and (type(head[k]) is not t or head.get("protocol") != "objective"):
+            return f"the header's {k!r} is malformed"
+    if type(head.get("agent")) is not str or not head["agent"]:
+        return "the header names no agent"
+    if head.get("catalog") != catalog().identity():
+        return "the header's catalogue is not the one its levels were checked on"
+    if ("continued_from" in head) != (continued is not None):
+        return "the header's 'continued_from' was not checked"
+    want = expected_header(head, continued)
+    absent = {"objective": ("level",), "level": ("objective", "evaluator_start", "mismatch_start", "first_wait")}
+    for k in absent[head["protocol"]]:
+        if k in head:
+            return f"the header has {k!r}, which the {head['protocol']} protocol does not write"
+    for k, v in want.items():
+        if k not in head:
+            return f"the header has no {k!r}"
+        if _canon(head[k]) != _canon(v):
+            return f"the header's {k!r} is not what the episode starts from (recomputed from the catalogue)"
+    return ""
+
+
+def _canon(v):
+    return json.loads(json.dumps(v, sort_keys=True, default=str))

@@ -1,0 +1,176 @@
+"""Results that prove themselves (issue 35): a genuine run verifies; every single-field
+tampering of it is refused by ``replay RUN_DIR``, ``report`` and ``leaderboard`` with one line
+naming the first difference; a folder set aside by --resume is recognised; a verification
+record is trusted only while it matches the files; a forged frame size or a huge events line
+is refused before it costs memory."""
+
+import json
+import shutil
+import tracemalloc
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from longpuzzle.agents.harness import HarnessError, ObjectiveEpisode, Settings, replay_episode
+from longpuzzle.agents.runner import RunConfig, SequentialBackend, execute, start_run
+from longpuzzle.agents.verify import RECORD_FILE, check_run
+from longpuzzle.cli import cli
+from longpuzzle.fuzz.results import EPISODE, check_tampering, make_runs, tamperings
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def genuine(tmp_path_factory):
+    return make_runs(tmp_path_factory.mktemp("genuine"))
+
+
+@pytest.fixture(autouse=True)
+def own_key(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))     # this test's verification key
+
+
+def test_a_genuine_run_verifies_and_gets_its_record(genuine, tmp_path):
+    a = tmp_path / "a"
+    shutil.copytree(genuine[0], a)
+    r = run("replay", a)
+    assert r.exit_code == 0, r.output
+    assert "2 episodes replayed: 2 matched, 0 diverged" in r.output and "run VERIFIED: " in r.output
+    assert (a / RECORD_FILE).is_file()
+    chk = check_run(a)
+    assert chk.ok and chk.source == "record"
+    r = run("leaderboard", a)
+    assert r.exit_code == 0 and f"{a}: verified by its verification record" in r.output
+    # the record names every file it covers: an edited file makes it worthless (replayed again)
+    summ = a / "summary.json"
+    summ.write_text(summ.read_text().replace('"OSR": 0.0', '"OSR": 100.0', 1))
+    chk = check_run(a)
+    assert not chk.ok and chk.source == "replayed" and chk.first.startswith("summary.json.metrics.OSR differs")
+    # a record written with another user's key (or by hand) is not trusted
+    summ.write_text((genuine[0] / "summary.json").read_text())
+    doc = json.loads((a / RECORD_FILE).read_text())
+    doc["seal"] = "0" * 64
+    (a / RECORD_FILE).write_text(json.dumps(doc))
+    assert check_run(a).source == "replayed"
+
+
+def test_every_single_field_tampering_of_a_genuine_run_is_refused(genuine, tmp_path):
+    a, b = genuine
+    assert check_run(a, use_record=False).ok
+    items = list(tamperings(a, b))
+    names = [n for n, _ in items]
+    for part in ("header evaluator_start all won", "header start on a level", "public record frames changed",
+                 "private record record.effects changed", "end record end changed", "result.json metrics.OSR changed",
+                 "summary.json OSR, LC, FGP 100", "run.json agent renamed",
+                 "a duplicated episode, run.json's count raised", "an episode copied from another run",
+                 "the frame file claims 32768 x 32768", "events.jsonl truncated (result.json kept)",
+                 "two actions swapped", "end changed to infrastructure_error, result.json made to match"):
+        assert part in names, part
+    assert len(items) > 250
+    failures = [(n, why) for n, t in items if (why := check_tampering(a, tmp_path, n, t))]
+    assert failures == []
+
+
+@pytest.mark.parametrize("name", ["header evaluator_start all won", "summary.json OSR, LC, FGP 100",
+                                  "end changed to infrastructure_error, result.json made to match",
+                                  "a duplicated episode, run.json's count raised", "run.json agent renamed",
+                                  "private record record.effects changed"])
+def test_the_reported_forgeries_are_refused_by_replay_report_and_leaderboard(genuine, tmp_path, name):
+    """The attacks of issue 35, through the commands: one line naming the first difference."""
+    a, b = genuine
+    tamper = dict(tamperings(a, b))[name]
+    d = tmp_path / "t"
+    shutil.copytree(a, d)
+    tamper(d)
+    r = run("replay", d)
+    assert r.exit_code == 1 and r.output.strip().splitlines()[-1].startswith("run NOT VERIFIED: "), r.output
+    for cmd in (["leaderboard", d], ["report", d, "--no-videos"]):
+        r = run(*cmd)
+        assert r.exit_code == 2 and r.output.startswith(f"error: {d}: not verified: ") \
+            and len(r.output.strip().splitlines()) == 1, (cmd, r.output)
+    r = run("leaderboard", d, "--unverified")
+    assert r.exit_code == 0 and f"! {d}: UNVERIFIED: " in r.output
+
+
+def test_a_folder_set_aside_by_resume_is_recognised(tmp_path):
+    """An episode killed mid-way (no end, no result) is set aside by --resume as
+    .interrupted-1 and run again; the finished run verifies, the prefix replayed as such."""
+    out = tmp_path / "run"
+    cfg = RunConfig(agent="solver", objectives=["maze_paint/easy"], episodes=1,
+                    settings=Settings(max_actions=6, action_timeout=None).as_dict())
+    start_run(out, cfg)
+    ep = ObjectiveEpisode("maze_paint", "easy", settings=Settings(max_actions=6, action_timeout=None),
+                          folder=out / EPISODE, agent_name="solver")
+    ep.submit({"type": "wait", "ms": 0}, 0.01)
+    ep.submit({"type": "click", "x": 270, "y": 721}, 0.01)
+    ep.run.traj.close()                                    # killed here: no end record, no result.json
+    execute(out, cfg, backend=SequentialBackend(), quiet=True)
+    aside = out / (EPISODE + ".interrupted-1")
+    assert aside.is_dir() and not (aside / "result.json").exists()
+    r = run("replay", out)
+    assert r.exit_code == 0, r.output
+    assert f"{EPISODE}.interrupted-1 (set aside by --resume: interrupted): 2 actions replayed; a valid prefix" \
+        in r.output
+    # a set-aside folder that does not replay fails the run
+    ev = aside / "events.jsonl"
+    ev.write_text(ev.read_text().replace('"x":270', '"x":20', 1))
+    r = run("replay", out)
+    assert r.exit_code == 1 and "interrupted-1 (set aside by --resume): " in r.output.splitlines()[-1]
+
+
+def test_a_forged_frame_size_is_refused_before_any_frame_is_decoded(genuine, tmp_path):
+    """A small frame file whose header (and record) claim a frame far larger than the screen
+    (it compresses to almost nothing): refused before it is decoded."""
+    import numpy as np
+    from longpuzzle.agents.harness.frames import FRAME_HASH, FrameEncoder, hasher
+
+    d = tmp_path / "ep"
+    shutil.copytree(genuine[0] / EPISODE, d)
+    big = np.zeros((6144, 6144, 3), np.uint8)
+    enc = FrameEncoder(FRAME_HASH)
+    (d / "frames.lpf").write_bytes(enc.file_header(big) + enc.records([(0, big, hasher(FRAME_HASH)(big))]))
+    assert (d / "frames.lpf").stat().st_size < 200_000
+    del big
+    tracemalloc.start()
+    rep = replay_episode(d)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert not rep.ok and "6144 x 6144" in rep.divergence and "540 x 960" in rep.divergence, rep.divergence
+    assert peak < 32 * 2 ** 20, peak
+
+
+def test_a_huge_events_line_is_refused_before_it_is_read_whole(genuine, tmp_path):
+    d = tmp_path / "ep"
+    shutil.copytree(genuine[0] / EPISODE, d)
+    lines = (d / "events.jsonl").read_text().splitlines()
+    with open(d / "events.jsonl", "w") as f:
+        f.write(lines[0] + "\n")
+        f.write('{"stream":"tools","note":"' + "x" * 30_000_000 + '"}\n')
+        f.write("\n".join(lines[1:]) + "\n")
+    tracemalloc.start()
+    with pytest.raises(HarnessError, match="line 2 is longer than any genuine episode writes there"):
+        replay_episode(d)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 8 * 2 ** 20, peak
+
+
+def test_a_continued_episode_replays_from_the_verified_step_it_continues(genuine, tmp_path):
+    from longpuzzle.agents.builtin import SolverAgent
+    from longpuzzle.agents.harness import continue_episode, read_events
+
+    src = tmp_path / "src"
+    shutil.copytree(genuine[0] / EPISODE, src)
+    continue_episode(src, 4, SolverAgent(), note="carry on", settings=Settings(max_actions=3, action_timeout=None),
+                     out=tmp_path / "cont")
+    assert replay_episode(tmp_path / "cont").ok
+    head = read_events(tmp_path / "cont")[0]
+    assert head["continued_from"]["step"] == 4
+    # the episode it continues changed since: its start cannot be derived
+    ev = src / "events.jsonl"
+    ev.write_text(ev.read_text() + "\n")
+    with pytest.raises(HarnessError, match="whose events have changed since"):
+        replay_episode(tmp_path / "cont")
