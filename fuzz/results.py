@@ -97,7 +97,8 @@ def changed(v, key: str = ""):
     if isinstance(v, str):
         return {"format": "longpuzzle-episode/2", "protocol": "level", "objective": "maze_paint/medium",
                 "frame_hash": "xxh3-128", "end": "infrastructure_error", "agent": "random",
-                "style": "3d", "invalid_action_policy": "dispatch_failed"}.get(key, v + "x")
+                "style": "3d", "lang": "zh",
+                "invalid_action_policy": "watchdog" if v == "dispatch_failed" else "dispatch_failed"}.get(key, v + "x")
     if v is None:
         return 1 if key != "viewport" else [1280, 900]
     if isinstance(v, list):

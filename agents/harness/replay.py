@@ -667,7 +667,7 @@ def _compare_result(res: dict, head: dict, ev, run, steps: int, tally: dict, rep
                 "invalid_actions": tally["invalid"], **outcome.steps_dict(), **derived,
                 "rules": {"invalid_action_policy": st.invalid_action_policy, "charge_agent_time": st.charge_agent_time,
                           "action_latency": st.action_latency, "budget": st.budget, "first_action": "wait",
-                          "viewport": st.viewport},
+                          "viewport": st.viewport, "lang": st.lang, "preset": st.preset},
                 "catalog": head["catalog"]}
         if type(res.get("agent_isolation", {})) is not dict or type(res.get("folder", "")) is not str:
             return "has a malformed 'agent_isolation' or 'folder'"
