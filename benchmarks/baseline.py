@@ -24,6 +24,9 @@ exactly with the nearest undo.
 The pixel-env benchmarks compare with PIXEL_ENVS_BASELINE, main before pixel envs stepped in
 turn on one renderer hashed their frames from their own deltas.
 
+Replaying a run folder compares with REPLAY_BASELINE, main before replay recomputed the
+header, every record field, the end, result.json and summary.json (issue 35).
+
 The images benchmarks (model screenshots, VISTA's inspect) compare with IMAGES_BASELINE,
 main before they were sped up (Pillow's resize for every UI-TARS frame, every inspect view
 cropped, zoomed and encoded); ``tree(commit)`` also serves an old MCP server.
@@ -51,6 +54,7 @@ DATASET_BASELINE = "b37ad4e"    # "README: ObjectiveEpisode's driver API ...": m
 SCALE_BASELINE = "6eb83c4"      # "Review: the at-scale benchmark takes the catalogue's objective ids": main before the steps kept
 SHARD_FILE_BASELINE = "ba17c91"  # "Review: the long-shard test ...": main before pyarrow wrote the Parquet shard file natively
 NEW_POSITIONS_BASELINE = "762e808"  # "Review: the shard file benchmark's two sides share write_shard ...": main before the nearest undo mended detours
+REPLAY_BASELINE = "61ad522"      # "VISTA: a test reads the README tools section's figures ...": main before replay recomputed everything (issue 35)
 PIXEL_ENVS_BASELINE = "531ec2e"  # "Review: Frame._delta's one-box case ...": main before pixel envs hashed from their own frames' deltas
 REPO = Path(__file__).resolve().parents[1]
 
@@ -233,6 +237,11 @@ for line in sys.stdin:
                 e.step(e.suite.gesture_for(int(rng.choice(list(e.suite.session.legal_moves())))))
                 steps += 1
         out = {"steps": steps}
+    elif req["op"] == "replay_run":               # every episode of a run folder replayed, as `replay RUN_DIR` did
+        from longpuzzle.agents.harness import replay_episode
+        from longpuzzle.agents.report.data import episode_folders
+        reps = [replay_episode(f) for f in episode_folders(req["folder"])]
+        out = {"episodes": len(reps), "ok": all(r.ok for r in reps), "actions": sum(r.steps for r in reps)}
     else:
         out = {"error": "unknown op"}
     out["cpu"] = time.process_time() - cpu0         # every thread of the worker
