@@ -112,6 +112,38 @@ def test_mcp_over_stdio_plays_an_objective_to_osr_100(tmp_path):
     assert (res.read_bytes(), (out / "summary.json").read_bytes()) == before
 
 
+def test_a_stdio_client_that_leaves_mid_reply_is_one_log_line(tmp_path):
+    # a client that stops reading and leaves while a reply is on its way (the server then
+    # writes into a broken pipe): one line in the server's log, no traceback; the agent stopped
+    out = tmp_path / "run"
+    p = subprocess.Popen(_server_cmd(out), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def send(msg):
+        p.stdin.write((json.dumps(msg) + "\n").encode())
+        p.stdin.flush()
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "leaver", "version": "1"}}})
+    assert b'"id":1' in p.stdout.readline()
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    p.stdout.close()                      # the client stops reading, then asks for a reply
+    send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+          "params": {"name": "play", "arguments": {"action": {"type": "wait", "ms": 0}}}})
+    # the server's reading thread notices the broken pipe at its next line: pings until it ends
+    for n in range(3, 100_000):
+        if p.poll() is not None:
+            break
+        try:
+            send({"jsonrpc": "2.0", "id": n, "method": "ping"})
+        except BrokenPipeError:
+            break
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=60) == 0, err
+    assert "Traceback" not in err and "ExceptionGroup" not in err, err
+    assert sum("disconnected" in line for line in err.splitlines()) == 1, err
+    res = json.loads((out / "nut_and_bolt_easy" / "episode_001" / "result.json").read_text())
+    assert res["end"] == "agent_stop" and res["scored"]
+
+
 def test_mcp_over_streamable_http_on_localhost(tmp_path):
     out = tmp_path / "run"
     proc = subprocess.Popen(_server_cmd(out, "--http", "127.0.0.1:0"), stderr=subprocess.PIPE, text=True,

@@ -150,12 +150,33 @@ def mcp_cmd(objective, setting, out_dir, http, budget, action_timeout, charge_ag
             say(f"serving {obj.id} ({setting}) over stdio; episode folder {folder}")
             anyio.run(serve_stdio, c)
     except BaseException as e:               # noqa: BLE001 - a signal, possibly inside the server's task group
-        if not _interrupted(e):
+        if _client_gone(e):                  # the stdio client left while a reply was on its way: one line
+            say(f"the MCP client disconnected ({_leaf(e)})")
+        elif not _interrupted(e):
             raise
-        end, why = "infrastructure_error", "stopped externally: the MCP server was stopped before the episode ended"
+        else:
+            end, why = "infrastructure_error", "stopped externally: the MCP server was stopped before the episode ended"
     finally:
         c.close(end, why)
     sys.exit(0)
+
+
+def _client_gone(e: BaseException) -> bool:
+    """The client's end of the connection is gone (a closed pipe or stream), alone or in
+    exception groups: the client disconnected, which is no failure of the server."""
+    import anyio
+
+    if isinstance(e, BaseExceptionGroup):
+        return all(_client_gone(x) for x in e.exceptions)
+    return isinstance(e, (BrokenPipeError, ConnectionResetError, anyio.BrokenResourceError,
+                          anyio.ClosedResourceError))
+
+
+def _leaf(e: BaseException) -> str:
+    """The first exception inside ``e``'s groups, as 'Type: message'."""
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+        e = e.exceptions[0]
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
 
 
 def _interrupted(e: BaseException) -> bool:
