@@ -206,10 +206,16 @@ def replay_cmd(episode, as_json, prefix_ok):
     from pathlib import Path
     from longpuzzle.engine.session import replay
 
+    if not episode.strip():              # (Path("") is the current folder: never replay that unasked)
+        raise click.BadParameter("give an episode text, a checkpoint file or a folder, not an empty string",
+                                 param_hint="EPISODE")
     path = Path(episode)
     if path.is_dir():
         _replay_folder(path, as_json, prefix_ok)
         return
+    if ":" not in episode and not path.exists():   # every episode text has '<level id>: ...'
+        raise click.BadParameter(f"{episode}: no such file or folder (nor an episode text "
+                                 "'<level id>: <move> ...')", param_hint="EPISODE")
     with jit.one_shot():
         if path.is_file():
             from longpuzzle.engine.errors import CheckpointError

@@ -18,7 +18,8 @@ from longpuzzle.solvers.verify import verify_level
 @click.command("solve")
 @click.argument("level_id")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
-@click.option("--budget", default=DEFAULT_BUDGET, show_default=True, help="Most states to store.")
+@click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True,
+              help="Most states to store.")
 @click.option("--quick", is_flag=True,
               help="A solution soon, not necessarily the shortest (Bolt Unscrew and Nut and Bolt skip the "
                    "search for a shorter one; the other games' searches are unchanged).")
@@ -48,7 +49,7 @@ def solve_cmd(level_id, as_json, budget, quick):
 @click.command("verify")
 @click.option("--game", help="Only this game.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per level.")
-@click.option("--budget", type=int, default=None, help="Most states per level (default: per game).")
+@click.option("--budget", type=click.IntRange(min=1), default=None, help="Most states per level (default: per game).")
 @click.option("--profile", "with_profile", is_flag=True,
               help="Certified difficulty figures per level (optimal length, reachable states, dead-end density, "
                    "optimal first moves) and each tier's ranges.")

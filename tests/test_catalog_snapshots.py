@@ -220,3 +220,18 @@ def test_results_record_the_catalogue_replay_uses_it_and_report_keeps_catalogues
     code, o, e = run(["report", str(out / "mine"), str(out / "builtin"), "--out", str(out / "m"), "--no-videos",
                       "--merge-catalogs"], capsys)
     assert code == 0 and "builtin #" in (out / "m" / "report.html").read_text()
+
+
+def test_envs_over_a_snapshot_of_two_games_lists_and_checks_those_and_skips_the_rest(store, capsys):
+    a = _file(store, "maze_paint", "easy", 1, seed=3)
+    b = _file(store, "rush_hour", "easy", 1, seed=3)
+    snapshot("two", [a, b])
+    code, out, err = run(["envs", "--catalog", "two", "--check", "--json"], capsys)
+    assert code == 0, err
+    rows = json.loads(out)
+    checked = {(r["id"], r["mode"]) for r in rows if r.get("check") == "ok"}
+    assert checked == {("longpuzzle/MazePaint-v0", "rules"), ("longpuzzle/MazePaint-v0", "pixels"),
+                       ("longpuzzle/RushHour-v0", "rules"), ("longpuzzle/RushHour-v0", "pixels"),
+                       ("longpuzzle/Suite-v0", "suite")}
+    skipped = [r for r in rows if r["mode"] is None]
+    assert len(skipped) == 4 and all("no " in r["skipped"] and "levels" in r["skipped"] for r in skipped)

@@ -85,6 +85,10 @@ def test_levels_says_level_not_levels_for_one():
     (["frobnicate"], "No such command 'frobnicate'"),
     (["screenshot", "--style", "4d", "--out", "x.png"], "'4d' is not one of"),
     (["eval", "--episodes", "0"], "--episodes must be at least 1"),
+    (["replay", ""], "not an empty string"),                   # (not every episode below this folder)
+    (["replay", "no-such-folder"], "no-such-folder: no such file or folder"),
+    (["solve", "nut_and_bolt/nightmare/1", "--budget", "-3"], "-3 is not in the range x>=1"),
+    (["verify", "--game", "maze_paint", "--budget", "0"], "0 is not in the range x>=1"),
 ])
 def test_usage_errors_are_one_error_line_with_status_2(args, words):
     r = run(*args)
