@@ -31,6 +31,10 @@ The images benchmarks (model screenshots, VISTA's inspect) compare with IMAGES_B
 main before they were sped up (Pillow's resize for every UI-TARS frame, every inspect view
 cropped, zoomed and encoded); ``tree(commit)`` also serves an old MCP server.
 
+The sandbox benchmarks (starting a sandboxed process, an isolated agent's call, a run_python
+cell) compare with SANDBOX_BASELINE, main before its network and mount namespaces, its own
+user, the wider seccomp filter and the pause between calls.
+
 Nothing here is importable by the package: the old code exists only in a cache folder."""
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ SHARD_FILE_BASELINE = "ba17c91"  # "Review: the long-shard test ...": main befor
 NEW_POSITIONS_BASELINE = "762e808"  # "Review: the shard file benchmark's two sides share write_shard ...": main before the nearest undo mended detours
 REPLAY_BASELINE = "61ad522"      # "VISTA: a test reads the README tools section's figures ...": main before replay recomputed everything (issue 35)
 PIXEL_ENVS_BASELINE = "531ec2e"  # "Review: Frame._delta's one-box case ...": main before pixel envs hashed from their own frames' deltas
+SANDBOX_BASELINE = "7092efb"    # "Scoring: a refused action is the agent's own failure ...": main before the sandbox had no network, its own view, user and pause
 REPO = Path(__file__).resolve().parents[1]
 
 SERVER = r'''
@@ -242,6 +247,41 @@ for line in sys.stdin:
         from longpuzzle.agents.report.data import episode_folders
         reps = [replay_episode(f) for f in episode_folders(req["folder"])]
         out = {"episodes": len(reps), "ok": all(r.ok for r in reps), "actions": sum(r.steps for r in reps)}
+    elif req["op"] == "sandbox_start":            # sandboxed processes started, called once, closed
+        from longpuzzle.sandbox import Sandbox
+        for _ in range(req["n"]):
+            sb = Sandbox("def handle(call, arrays, ctx):\n    return {}\n")
+            sb.start()
+            sb.call({}, timeout=60)
+            sb.close()
+        out = {"n": req["n"]}
+    elif req["op"] == "agent_calls":              # act() of an isolated agent file, a full frame each
+        from longpuzzle.agents.base import Feedback, Observation, make_frame
+        from longpuzzle.agents.harness import AgentFile
+        from longpuzzle.render.frame import render
+        key = ("agent", req["file"])
+        if key not in state:
+            caller = AgentFile(req["file"]).caller(30.0)
+            caller.reset("go", {"frame": (540, 960)})
+            obs = Observation(make_frame(render("maze_paint/easy/1")), Feedback("screen_changed", True, "", 1), 1, 60.0)
+            state[key] = (caller, obs)
+            cpu0 = time.process_time()
+        caller, obs = state[key]
+        for _ in range(req["n"]):
+            caller.act(obs)
+        out = {"n": req["n"]}
+    elif req["op"] == "code_calls":               # run_python cells in one persistent process
+        from longpuzzle.agents.vista import Controller
+        if "code" not in state:
+            state["code"] = c = Controller("maze_paint", "easy", setting="code", settings=Settings(budget=100000),
+                                           folder=req["folder"])
+            c.call("play", {"action": {"type": "wait", "ms": 0}})
+            assert not c.call("run_python", {"code": "x = 0"}).error
+            cpu0 = time.process_time()
+        c = state["code"]
+        for _ in range(req["n"]):
+            r = c.call("run_python", {"code": "x += 1"})
+        out = {"n": req["n"], "error": r.text if r.error else ""}
     else:
         out = {"error": "unknown op"}
     out["cpu"] = time.process_time() - cpu0         # every thread of the worker

@@ -212,8 +212,10 @@ def view_plan(read: Iterable[str], write: Iterable[str], hide: Iterable[str]) ->
             try:
                 for n in sorted(os.listdir(d)):
                     q = os.path.join(d, n)
-                    if os.path.islink(q) and any(_within(os.path.realpath(q), a) for a in allowed):
-                        links.append([q, os.readlink(q)])
+                    if os.path.islink(q):
+                        to = os.path.realpath(q)
+                        if any(_within(to, a) for a in allowed):
+                            links.append([q, os.readlink(q)])
             except OSError:
                 pass
             plan["rebuild"].append([d, binds(d, under), links])
