@@ -5,9 +5,12 @@ The model
     The harness starts ``python -I -B -c <boot>`` with a nearly empty environment, an empty
     temporary work folder as its current folder, no inherited file descriptors but the
     channel, and in a session of its own. The process restricts itself before any untrusted
-    code runs (harden.py: rlimits, no_new_privs, Landlock, dropped capabilities, seccomp;
-    each best effort and reported in ``Sandbox.protections``), makes ``longpuzzle``
-    unimportable, and then serves calls. It never gets a longpuzzle object or a path of the
+    code runs (harden.py: rlimits, a network namespace and a mount namespace whose view holds
+    only what it may read with a private /tmp for its work folder, a user of its own,
+    no_new_privs, Landlock, dropped capabilities, seccomp with no sockets; each best effort
+    and reported in ``Sandbox.protections``, read as guarantees by guarantees.py), makes
+    ``longpuzzle`` unimportable, and then serves calls. Between calls it is stopped
+    (SIGSTOP), and it dies with the harness (its parent-death signal). It never gets a longpuzzle object or a path of the
     project: only the JSON messages and numpy arrays the harness chooses to send.
 
     Every wait is bounded (a timeout per call, CPU time per call and in total, a size bound
@@ -45,6 +48,7 @@ Modules
     process.py   Sandbox, Limits, SandboxError, the readable-path policy (harness side)
     channel.py   message framing with bounds and deadlines (both sides; standalone)
     harden.py    the restrictions the process applies to itself (standalone)
+    guarantees.py  what the protections guarantee, what each needs, the probe a run records
     child.py     the process's message loop, callbacks and watchdog (standalone)
 """
 
