@@ -242,6 +242,9 @@ def _replay_run(folder: Path) -> RunCheck:
             return chk.fail("run.json's plan is not the one its settings make (objectives x episodes)")
         if set(doc) - {"format", "run", "plan"} or set(doc["run"]) - set(RunConfig.__dataclass_fields__):
             return chk.fail("run.json has a field eval does not write")
+        from longpuzzle.agents.runner import runs_untrusted_code
+        if getattr(run, "sandbox", None) is not None and not runs_untrusted_code(run):
+            return chk.fail("run.json records a sandbox, but the run's agent runs no untrusted code")
         mcp = False
     else:                      # `longpuzzle mcp --out`: one episode, its identity in the summary
         mains = [d for d in on_disk if not SUPERSEDED.match(d.name)]
@@ -467,13 +470,15 @@ def _verified_files(folder: Path) -> list[str]:
 
 
 def _key() -> bytes:
-    """This user's key for verification records: made once, readable by the user only."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "longpuzzle"
-    p = base / "verify.key"
+    """This user's key for verification records (``verify.key`` in longpuzzle's cache
+    folder, or the file $LONGPUZZLE_VERIFY_KEY names): made once, readable by the user only."""
+    from longpuzzle.engine.cache import cache_dir
+
+    p = Path(os.environ.get("LONGPUZZLE_VERIFY_KEY") or Path(cache_dir()) / "verify.key")
     try:
         return p.read_bytes()
     except FileNotFoundError:
-        base.mkdir(parents=True, exist_ok=True)
+        p.parent.mkdir(parents=True, exist_ok=True)
         key = os.urandom(32)
         fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as f:

@@ -61,7 +61,7 @@ def test_replay_a_run(benchmark, run_dir, baseline):
 
 
 def test_a_verified_run_by_its_record(benchmark, run_dir, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("LONGPUZZLE_VERIFY_KEY", str(tmp_path / "verify.key"))
     chk = check_run(run_dir, use_record=False)
     write_verification(run_dir, chk)
     benchmark.group = "replay"

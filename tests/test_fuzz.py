@@ -135,7 +135,7 @@ def test_soak_checks_tampered_results_and_notices_one_accepted(tmp_path, monkeyp
     from click.testing import CliRunner
     from longpuzzle.cli import cli
 
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("LONGPUZZLE_VERIFY_KEY", str(tmp_path / "verify.key"))
     r = CliRunner().invoke(cli, ["soak", "--game", "maze_paint", "--actions", "20", "--results", "12", "--json"])
     assert r.exit_code == 0, r.output
     rep = json.loads(r.output)["results"]

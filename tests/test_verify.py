@@ -30,7 +30,7 @@ def genuine(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def own_key(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))     # this test's verification key
+    monkeypatch.setenv("LONGPUZZLE_VERIFY_KEY", str(tmp_path / "verify.key"))     # this test's own key
 
 
 def test_a_genuine_run_verifies_and_gets_its_record(genuine, tmp_path):
