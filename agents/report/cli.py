@@ -62,9 +62,9 @@ def analyze_cmd(folders, as_json, out_file):
                        f"{fmt(v['unreached']):>5} + reached unsolved {fmt(v['reached_unsolved']):>5}")
         split = d["lc_deficit_split"]
         for g, v in list(split["by_game"].items()) + [("all games", split["overall"])] * bool(split["overall"]):
+            share = "-" if v["unreached_share"] is None else fmt(v["unreached_share"]) + "%"
             click.echo(f"  {g:<24} 100 - LC {fmt(v['deficit']):>5} = (100 - R) {fmt(v['unreached']):>5} + (R - LC) "
-                       f"{fmt(v['reached_unsolved']):>5}; unreached {fmt(v['unreached_share'])}% of the deficit "
-                       "(game-macro)")
+                       f"{fmt(v['reached_unsolved']):>5}; unreached {share} of the deficit (game-macro)")
         if "dead_ends" in d:
             x = d["dead_ends"]
             click.echo(f"  dead ends: {x['dead_end_attempts']} of {x['attempts']} attempts, {x['recovered']} recovered "

@@ -44,7 +44,7 @@ from longpuzzle.engine.gui import ACTION_TYPES
 
 MAX_VIEWS = 16
 MAX_ZOOM = 16
-MAX_SAMPLES = 4096               # read_pixels: rows x cols at most
+MAX_SAMPLES = 4096               # read_pixels: cells (rows x cols) of all the views of a call at most
 MAX_SIDE = 128                   # read_pixels: rows, cols at most
 PIXEL_GRID = 32                  # read_pixels: rows and cols of a view that gives none
 MAX_INSPECT_PIXELS = 4_000_000   # one inspect view: output width x height at most
