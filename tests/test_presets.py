@@ -36,8 +36,8 @@ def test_a_model_evaluation_runs_under_the_paper_preset_by_default(tmp_path):
         out, run = _eval(tmp_path, "run", "--model", "scripted", "--models-file", str(models))
         bodies = srv.bodies
     st = run["settings"]
-    assert (run["protocol"], st["preset"], st["viewport"], st["lang"], st["budget"], st["charge_agent_time"]) == \
-        ("objective", "paper", list(PAGE), "zh", 3600.0, True)
+    assert (run["protocol"], st["preset"], st["viewport"], st["lang"], st["budget"], st["charge_agent_time"],
+            st["invalid_action_policy"]) == ("objective", "paper", list(PAGE), "zh", 3600.0, True, "dispatch_failed")
     assert run["agent_options"]["prompt_lang"] == "zh" and run["agent_options"].get("prompt_setting") is None
     summary = json.loads((out / "summary.json").read_text())
     assert summary["metrics"]["OSR"] == 100.0 and summary["settings"]["preset"] == "paper"

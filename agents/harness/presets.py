@@ -5,8 +5,10 @@
             dedicated Chromium browser at 1280 x 900"), the Chinese interface and Chinese
             prompts and task message ("the game interface is in Chinese, and so are the Codex
             prompts"), no per-game rule text in the prompt ("no prompt contains rules or
-            strategies"), one 60-minute budget with model time charged, a malformed action
-            stopping the run (the dispatcher's watchdog). The default of model evaluations.
+            strategies"), one 60-minute budget with model time charged, a refused action
+            answered by the dispatcher and three in a row ending the episode, scored (the
+            paper leaves unscored only failures that are not the agent's, B.1). The default
+            of model evaluations.
     fast    this project's defaults before presets: the same protocol and budget on the game's
             own 540 x 960 frame (smaller screenshots: cheaper requests), English screens and
             prompts (the catalogue instruction, where a protocol sends one, in Chinese).
@@ -31,7 +33,7 @@ PRESETS: dict[str, dict] = {
     "paper": {
         "protocol": "objective",
         "settings": {"viewport": PAPER_VIEWPORT, "lang": "zh", "scale": 1.0, "budget": 3600.0,
-                     "charge_agent_time": True, "invalid_action_policy": "watchdog"},
+                     "charge_agent_time": True, "invalid_action_policy": "dispatch_failed"},
         # model agents: the prompts in the screen's language (the task message names the
         # on-screen labels), no catalogue rule text
         "agent_options": {"prompt_setting": None, "language": "zh"},
