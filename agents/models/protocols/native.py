@@ -175,9 +175,13 @@ class NativeProtocol(Protocol):
         for k in required + optional:                # each field against the schema the tool shows
             if k in self._check and a.get(k) is not None:
                 err = next(iter(self._check[k].iter_errors(a[k])), None)
-                if err is not None and not (k in _COORDS and err.validator in ("minimum", "maximum")):
-                    raise ParseError(f"{t} {k}: {err.message}")
-                # (a coordinate off the range: point() below refuses the same range, naming the screenshot)
+                if err is None or (k in _COORDS and err.validator in ("minimum", "maximum")):
+                    continue          # (off the range: point() below refuses the same range, naming the screenshot)
+                if k == "text":       # the engine's own message first (the schema's pattern is its rule)
+                    text_keys(a[k])
+                elif k == "key":
+                    check_key(a[k])
+                raise ParseError(f"{t} {k}: {err.message}")
         if t == "click":
             x, y = self.point(a.get("x"), a.get("y"), "click")
             return [{"type": "click", "x": x, "y": y}]
