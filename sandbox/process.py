@@ -640,6 +640,17 @@ def _spawn(args, **kw) -> subprocess.Popen:
     return _Spawner.run(lambda: subprocess.Popen(args, **kw))
 
 
+def _forked() -> None:
+    """In a child forked from a harness (a worker process): its spawner thread did not come
+    along; the child starts its own."""
+    _Spawner.lock = threading.Lock()
+    _Spawner.jobs = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
+
 def _shared_buffer(size: int):
     """(a shared writable mapping, a READ-ONLY fd of it for the process) or (None, None).
     The memfd is sealed against shrinking, so the process cannot make our writes fault."""

@@ -303,3 +303,27 @@ def test_agent_network_lets_an_agent_file_open_sockets_and_is_recorded(tmp_path)
     run = json.loads((out / "run.json").read_text())["run"]
     assert run["agent_file"]["limits"]["network"] is True and run["sandbox"]["in_force"]["no_network"] is False
     assert "no network" not in r.output                                     # asked for: not a missing protection
+
+
+NOOP = "def handle(call, arrays, ctx):\n    return {'ok': True}\n"
+
+
+def _start_one(q):
+    from longpuzzle.sandbox import Sandbox
+    with Sandbox(NOOP) as sb:
+        q.put(sb.call({}, timeout=30)[0])
+
+
+def test_a_process_forked_from_a_harness_starts_sandboxes_too():
+    import multiprocessing
+    from longpuzzle.sandbox import Sandbox
+    with Sandbox(NOOP) as sb:                   # this process's spawner thread runs (it is not forked along)
+        assert sb.call({}, timeout=30)[0] == {"ok": True}
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_start_one, args=(q,), daemon=True)
+    p.start()
+    try:
+        assert q.get(timeout=60) == {"ok": True}
+    finally:
+        p.join(10)
