@@ -83,6 +83,10 @@ def test_the_code_cannot_reach_the_game(code):
         "objects": "import gc; [o for o in gc.get_objects() if type(o).__name__ in "
                    "('Evaluator', 'Suite', 'Session', 'Controller', 'ObjectiveEpisode')][0]",
     }
+    import socket
+    server = socket.create_server(("127.0.0.1", 0))            # as an `mcp --http` server would listen
+    tries["network"] = f"import socket; socket.create_connection(('127.0.0.1', {server.getsockname()[1]}), 2)"
+    tries["os.chmod"] = f"import os; os.chmod({os.path.join(pkg, '__init__.py')!r}, 0o777)"
     for what, src in tries.items():
         if what in ("levels", "events", "frames", "parent", "memory") and not LANDLOCK:
             continue                                   # (no Landlock on this kernel: reads are not confined)
@@ -90,6 +94,10 @@ def test_the_code_cannot_reach_the_game(code):
         assert out["status"] == "error", (what, out)
         assert any(e in out["output"] for e in ("ModuleNotFoundError", "PermissionError", "IndexError",
                                                  "FileNotFoundError")), (what, out)
+    server.setblocking(False)
+    with pytest.raises(BlockingIOError):                        # nothing reached it
+        server.accept()
+    server.close()
     assert c.turn == 1
 
 
