@@ -53,9 +53,11 @@ def test_the_scripted_server_refuses_what_the_real_api_refuses():
             {"type": "function_call_output", "call_id": "c1", "output": "ok"}], "tools": [{"type": "function", **tool}]},
         "anthropic": {"model": "m", "max_tokens": 10, "system": "s", "messages": [
             {"role": "user", "content": "hi"},
-            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "gui", "input": {}}]},
+            {"role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "signature": "s"},
+                                              {"type": "tool_use", "id": "t1", "name": "gui", "input": {}}]},
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}],
-            "tools": [{"name": "gui", "description": "d", "input_schema": tool["parameters"]}]},
+            "tools": [{"name": "gui", "description": "d", "input_schema": tool["parameters"]},
+                      {"name": "bash", "type": "bash_20250124"}]},
     }
     bad = {
         "openai-chat": [({"messages": good["openai-chat"]["messages"][:3]}, "must be followed by tool messages"),
@@ -66,9 +68,13 @@ def test_the_scripted_server_refuses_what_the_real_api_refuses():
                                                                                            "required": 3}}}]},
                          "invalid JSON schema")],
         "openai-responses": [({"max_output_tokens": 8}, "at least 16"),
+                             ({"tools": [{"type": "function", "function": tool}]}, "not the Chat Completions form"),
                              ({"input": good["openai-responses"]["input"][:2]}, "No tool output found"),
                              ({"reasoning": {"effort": "loud"}}, "reasoning")],
         "anthropic": [({"temperature": 0.0}, "temperature: Extra inputs are not permitted"),
+                      ({"tools": [{"name": "x", "type": "teleport_20991231"}]}, "unknown tool type"),
+                      ({"messages": [{"role": "user", "content": [{"type": "hologram", "data": "x"}]}]},
+                       "unknown block type 'hologram'"),
                       ({"max_tokens": None}, "max_tokens"),
                       ({"messages": good["anthropic"]["messages"][:2] + [{"role": "user", "content": "go on"}]},
                        "without `tool_result` blocks"),

@@ -35,6 +35,40 @@ def known_parameters(api: str) -> frozenset[str]:
     return frozenset(T.__required_keys__ | T.__optional_keys__ | {"stream"})
 
 
+def _type_literals(union) -> frozenset[str]:
+    """The values of the ``type`` field across the TypedDicts of an SDK union type."""
+    out: set[str] = set()
+    for member in typing.get_args(union) or (union,):
+        ann = getattr(member, "__annotations__", {}).get("type")
+        for lit in re.findall(r"Literal\[([^\]]*)\]", str(ann)):
+            out.update(re.findall(r"['\"]([^'\"]+)['\"]", lit))
+    return frozenset(out)
+
+
+@lru_cache(maxsize=None)
+def known_types(what: str) -> frozenset[str]:
+    """Kinds the API takes beyond those the model clients send (the CLIs attached to the
+    scripted server send some): content parts, input items, blocks and tools, read from the
+    SDKs' types. Their contents are not checked further."""
+    if what == "chat-parts":
+        from openai.types.chat.chat_completion_content_part_param import ChatCompletionContentPartParam as U
+    elif what == "responses-items":
+        from openai.types.responses.response_input_item_param import ResponseInputItemParam as U
+    elif what == "responses-tools":
+        from openai.types.responses.tool_param import ToolParam as U
+    elif what == "anthropic-blocks":
+        from anthropic.types.content_block_param import ContentBlockParam as U
+    else:
+        from anthropic.types.tool_union_param import ToolUnionParam as U
+    return _type_literals(U)
+
+
+@lru_cache(maxsize=None)
+def anthropic_tool_fields() -> frozenset[str]:
+    from anthropic.types.tool_param import ToolParam
+    return frozenset(ToolParam.__required_keys__ | ToolParam.__optional_keys__)
+
+
 @lru_cache(maxsize=None)
 def openai_efforts() -> frozenset[str]:
     from openai.types.shared_params.reasoning_effort import ReasoningEffort
@@ -185,7 +219,7 @@ def _chat_user_parts(c) -> bool:
             u = x.get("image_url")
             ok = isinstance(u, dict) and isinstance(u.get("url"), str) and u["url"].startswith(("data:image/", "http"))
         else:
-            ok = False
+            ok = x.get("type") in known_types("chat-parts")
         if not ok:
             return False
     return True
@@ -208,8 +242,11 @@ def _responses(p: _Problems, body: dict) -> None:
     if "stream_options" in body:
         p.need(body.get("stream") is True, "stream_options: only allowed when 'stream' is enabled")
     for i, t in enumerate(body.get("tools") or []):
-        if p.need(isinstance(t, dict) and t.get("type") == "function" and "function" not in t,
-                  f"tools[{i}]: expected {{type: 'function', name, parameters}}"):
+        if not p.need(isinstance(t, dict) and t.get("type") in known_types("responses-tools"),
+                      f"tools[{i}].type: unknown tool type {t.get('type') if isinstance(t, dict) else t!r}"):
+            continue
+        if t["type"] == "function" and p.need("function" not in t, f"tools[{i}]: expected {{type: 'function', name, "
+                                                                    f"parameters}} (not the Chat Completions form)"):
             p.need(isinstance(t.get("name"), str) and TOOL_NAME.match(t["name"]) is not None,
                    f"tools[{i}].name: must match {TOOL_NAME.pattern}")
             _schema(p, f"tools[{i}].parameters", t.get("parameters"))
@@ -225,16 +262,18 @@ def _responses(p: _Problems, body: dict) -> None:
         kind = it.get("type", "message")
         if kind == "message":
             role, c = it.get("role"), it.get("content")
-            kinds = {"user": ("input_text", "input_image"), "system": ("input_text",), "developer": ("input_text",),
-                     "assistant": ("output_text",)}.get(role)
+            kinds = {"user": ("input_text", "input_image", "input_file"), "system": ("input_text",),
+                     "developer": ("input_text",), "assistant": ("output_text", "refusal")}.get(role)
             if not p.need(kinds is not None, f"input[{i}].role: unknown role {role!r}"):
                 continue
             if isinstance(c, str):
                 continue
             ok = isinstance(c, list) and c and all(
                 isinstance(x, dict) and x.get("type") in kinds and
-                (isinstance(x.get("text"), str) if x.get("type") != "input_image" else
-                 isinstance(x.get("image_url"), str) and x.get("detail", "auto") in ("low", "high", "auto", "original"))
+                (isinstance(x.get("text") if x["type"] != "refusal" else x.get("refusal"), str)
+                 if x.get("type") not in ("input_image", "input_file") else x["type"] == "input_file" or
+                 isinstance(x.get("image_url") or x.get("file_id"), str)
+                 and x.get("detail", "auto") in ("low", "high", "auto", "original"))
                 for x in c)
             p.need(bool(ok), f"input[{i}].content: parts of type {' or '.join(kinds)} expected")
         elif kind == "function_call":
@@ -248,7 +287,7 @@ def _responses(p: _Problems, body: dict) -> None:
             p.need(isinstance(it.get("output"), (str, list)), f"input[{i}].output: a string is required")
             answered.add(cid)
         else:
-            p.append(f"input[{i}].type: unknown item type {kind!r}")
+            p.need(kind in known_types("responses-items"), f"input[{i}].type: unknown item type {kind!r}")
     missing = calls - answered
     p.need(not missing, f"No tool output found for function call {', '.join(sorted(missing))}.")
 
@@ -265,11 +304,15 @@ def _messages(p: _Problems, body: dict) -> None:
         s = body["system"]
         p.need(isinstance(s, str) or _parts(s, ("text",)), "system: text expected")
     for i, t in enumerate(body.get("tools") or []):
-        if p.need(isinstance(t, dict) and isinstance(t.get("name"), str), f"tools[{i}]: expected {{name, input_schema}}"):
-            p.need(TOOL_NAME.match(t["name"]) is not None, f"tools.{i}.name: String should match {TOOL_NAME.pattern}")
-            bad = set(t) - {"name", "description", "input_schema", "cache_control", "strict", "type"}
-            p.need(not bad, f"tools.{i}: Extra inputs are not permitted ({', '.join(sorted(bad))})")
-            _schema(p, f"tools.{i}.input_schema", t.get("input_schema"))
+        if not p.need(isinstance(t, dict) and isinstance(t.get("name"), str), f"tools.{i}: expected {{name, input_schema}}"):
+            continue
+        if t.get("type", "custom") != "custom":            # a server tool (bash, web search, ...)
+            p.need(t["type"] in known_types("anthropic-tools"), f"tools.{i}.type: unknown tool type {t['type']!r}")
+            continue
+        p.need(TOOL_NAME.match(t["name"]) is not None, f"tools.{i}.name: String should match {TOOL_NAME.pattern}")
+        bad = set(t) - anthropic_tool_fields()
+        p.need(not bad, f"tools.{i}: Extra inputs are not permitted ({', '.join(sorted(bad))})")
+        _schema(p, f"tools.{i}.input_schema", t.get("input_schema"))
     msgs = body.get("messages")
     if not p.need(isinstance(msgs, list) and msgs, "messages: Field required (a non-empty array)"):
         return
@@ -303,13 +346,13 @@ def _messages(p: _Problems, body: dict) -> None:
                 inner = b.get("content", "")
                 p.need(m["role"] == "user" and isinstance(b.get("tool_use_id"), str)
                        and (isinstance(inner, str) or (isinstance(inner, list) and all(
-                           isinstance(x, dict) and x.get("type") in ("text", "image") for x in inner))),
+                           isinstance(x, dict) and x.get("type") in known_types("anthropic-blocks") for x in inner))),
                        f"{where}: invalid tool_result block")
                 p.need(b.get("tool_use_id") in uses, f"{where}: unexpected `tool_use_id` found in `tool_result` blocks: "
                                                      f"{b.get('tool_use_id')}. Each `tool_result` block must have a "
                                                      f"corresponding `tool_use` block in the previous message.")
             else:
-                p.append(f"{where}.type: unknown block type {t!r}")
+                p.need(t in known_types("anthropic-blocks"), f"{where}.type: unknown block type {t!r}")
         if m["role"] == "user":
             answered = {b.get("tool_use_id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"}
             missing = [u for u in uses if u not in answered]
