@@ -87,7 +87,7 @@ def probe(network: bool = False) -> dict:
 def record(prot: dict | None = None) -> dict:
     """What a run records of its sandbox (run.json): the guarantees in force and the report."""
     prot = probe() if prot is None else prot
-    keep = ("platform", "netns", "mountns", "userns", "private_tmp", "own_user", "uid", "threads", "landlock",
+    keep = ("platform", "netns", "ipcns", "mountns", "userns", "private_tmp", "own_user", "uid", "threads", "landlock",
             "landlock_scoped", "landlock_net", "seccomp", "seccomp_denies", "capabilities_dropped",
             "no_new_privs", "parent_death", "errors")
     return {"in_force": in_force(prot), "protections": {k: prot[k] for k in keep if k in prot}}

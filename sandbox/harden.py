@@ -8,7 +8,8 @@ container that forbids seccomp still gets the others, and :func:`apply` says wha
                    open files; threads and processes (RLIMIT_NPROC, once the process runs
                    as a user of its own, where the count is its own)
     namespaces     a new network namespace (no interface but a loopback that is down: no
-                   address is reachable, not even 127.0.0.1) and a new mount namespace in
+                   address is reachable, not even 127.0.0.1), a new IPC namespace (no
+                   System V IPC or POSIX queue of the host) and a new mount namespace in
                    which the process sees only what it may read (the "view", below); they
                    need root (or CAP_SYS_ADMIN), or unprivileged user namespaces
     view           every top-level folder that holds nothing readable is covered by an
@@ -38,8 +39,8 @@ container that forbids seccomp still gets the others, and :func:`apply` says wha
                    CLONE_THREAD, exec), ptrace and process_vm_readv/writev, every socket
                    (socket, socketpair) and io_uring (which could open them), inotify and
                    fanotify, changes of file metadata (chmod, chown, utime, xattrs),
-                   mount, namespaces, mknod, bpf, perf_event_open, userfaultfd and keys;
-                   threads stay allowed (x86_64, aarch64)
+                   mount, namespaces, mknod, bpf, perf_event_open, userfaultfd, keys and
+                   a new parent-death signal; threads stay allowed (x86_64, aarch64)
 
 Call :func:`apply` in the sandboxed process while it is still single-threaded (unshare,
 Landlock and seccomp bind the calling thread and the threads it starts later).
@@ -86,7 +87,8 @@ ARCH = {
         "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161, "unshare": 272, "setns": 308,
         "mknod": 133, "mknodat": 259, "bpf": 321, "perf_event_open": 298, "userfaultfd": 323,
         "keyctl": 250, "add_key": 248, "request_key": 249, "open_tree": 428, "move_mount": 429,
-        "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442}),
+        "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+        "prctl": 157}),
     "aarch64": (0xC00000B7, {
         "clone": 220, "execve": 221, "execveat": 281, "clone3": 435, "ptrace": 117,
         "process_vm_readv": 270, "process_vm_writev": 271, "capset": 91,
@@ -98,7 +100,8 @@ ARCH = {
         "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51, "unshare": 97, "setns": 268,
         "mknodat": 33, "bpf": 280, "perf_event_open": 241, "userfaultfd": 282,
         "keyctl": 219, "add_key": 217, "request_key": 218, "open_tree": 428, "move_mount": 429,
-        "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442}),
+        "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
+        "prctl": 167}),
 }
 # what seccomp refuses, by group (the report names the groups in force)
 DENY = {
@@ -113,7 +116,7 @@ DENY = {
                "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key", "open_tree", "move_mount",
                "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr"),
 }
-CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWNET = 0x00020000, 0x08000000, 0x10000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = \
     1, 2, 4, 8, 32, 4096, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
@@ -152,7 +155,7 @@ def apply(conf: dict) -> dict:
     rep: dict = {"platform": platform.system().lower(), "errors": []}
     errors = rep["errors"]
     rep["rlimits"] = _rlimits(conf, errors)
-    rep.update(netns=False, mountns=False, userns=False, private_tmp=False, uid=os.getuid() if hasattr(os, "getuid")
+    rep.update(netns=False, ipcns=False, mountns=False, userns=False, private_tmp=False, uid=os.getuid() if hasattr(os, "getuid")
                else None, own_user=False, threads=None, parent_death=False)
     if rep["platform"] != "linux":
         rep.update(no_new_privs=False, landlock=0, landlock_scoped=False, landlock_net=False,
@@ -229,7 +232,7 @@ def _host_workdir(conf: dict) -> str:
 
 def _namespaces(conf: dict, rep: dict, root: bool) -> None:
     lib = _sys()
-    flags = CLONE_NEWNS | (0 if conf.get("network") else CLONE_NEWNET)
+    flags = CLONE_NEWNS | CLONE_NEWIPC | (0 if conf.get("network") else CLONE_NEWNET)
     userns = not root
     if userns:                                  # an unprivileged harness: a user namespace first
         uid, gid = os.getuid(), os.getgid()
@@ -247,6 +250,7 @@ def _namespaces(conf: dict, rep: dict, root: bool) -> None:
             return
         rep["userns"] = True
     rep["netns"] = not conf.get("network")
+    rep["ipcns"] = True                         # System V IPC and POSIX queues of its own
     if _mount(None, "/", None, MS_REC | MS_PRIVATE) != 0:   # nothing done here reaches the host
         rep["errors"].append(f"namespaces: private mounts: {_err()}")
         return
@@ -522,7 +526,11 @@ def _seccomp(groups, errors: list) -> bool:
     if "processes" in groups:
         prog += [(JEQ, nr["clone3"], "enosys", None),         # libc then falls back to clone()
                  (JEQ, nr["clone"], "clone", None)]
+    if "system" in groups:                                    # its parent-death signal stays
+        prog.append((JEQ, nr["prctl"], "prctl", None))
     prog += [(RET, ALLOW, None, None),
+             ("label", "prctl"), (LD, 16, None, None),        # args[0] (option)
+             (JEQ, PR_SET_PDEATHSIG, "eperm", "allow"),
              ("label", "clone"), (LD, 16, None, None),        # args[0] (flags), low 32 bits
              (JSET, CLONE_THREAD, "allow", "eperm"),
              ("label", "allow"), (RET, ALLOW, None, None),

@@ -116,6 +116,11 @@ class Escaper(BaseAgent):
             rep["uid"] = os.getuid()
         if self.mode == "threads":
             rep["threads"] = threads(t["threads"])
+        if self.mode == "linger":
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            rep["pdeathsig"] = libc.prctl(1, 0, 0, 0, 0)              # PR_SET_PDEATHSIG: none
+            rep["msgget"] = libc.msgget(t["key"], 0)                  # the harness's message queue
         return FinalAnswer(json.dumps(rep))
 '''
 
@@ -188,6 +193,20 @@ def test_an_agent_file_cannot_touch_or_watch_files_outside_its_folder(tmp_path):
     assert os.listxattr(victim) == []
     if os.geteuid() == 0:                                         # started by root: a user of its own
         assert rep["uid"] != 0 and prot["own_user"] and prot["uid"] == rep["uid"], (rep, prot)
+
+
+def test_an_agent_file_cannot_outlive_its_harness_or_reach_its_ipc(tmp_path):
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    key = 0x4C50_0000 + os.getpid() % 0xFFFF
+    q = libc.msgget(key, 0o1666)                                  # IPC_CREAT | 0666
+    assert q >= 0
+    try:
+        rep, prot = _run(tmp_path, "linger", {"key": key})
+    finally:
+        libc.msgctl(q, 0, None)                                   # IPC_RMID
+    assert rep == {"pdeathsig": -1, "msgget": -1}, rep            # its parent-death signal stays; no host IPC
+    assert prot["ipcns"] and prot["parent_death"]
 
 
 def test_an_agent_file_has_a_bounded_number_of_threads(tmp_path):
