@@ -23,6 +23,14 @@ from longpuzzle.engine.errors import IllegalMoveError, LongPuzzleError
 from longpuzzle.engine.session import Session
 
 DEFAULT_LEVEL = "maze_paint/easy/1"
+
+
+def _level_or_default(level_id: str | None) -> str:
+    """LEVEL_ID, or the default level - said on stderr, never taken quietly."""
+    if level_id is None:
+        click.echo(f"(no LEVEL_ID given: {DEFAULT_LEVEL})", err=True)
+        return DEFAULT_LEVEL
+    return level_id
 INTERRUPTED = 130          # exit status after Ctrl-C (128 + SIGINT), as shells and most tools give
 
 
@@ -117,10 +125,11 @@ def levels_cmd(game, as_json):
 
 
 @cli.command("show")
-@click.argument("level_id", default=DEFAULT_LEVEL)
+@click.argument("level_id", required=False)
 @click.option("--moves", help="Moves to apply first, separated by spaces.")
 def show_cmd(level_id, moves):
-    """Print a level's board as text (after MOVES, if given)."""
+    """Print a level's board as text (after MOVES, if given) [LEVEL_ID default: maze_paint/easy/1]."""
+    level_id = _level_or_default(level_id)
     with jit.one_shot():                     # a few rule calls: no numba unless it pays
         _show(level_id, moves)
 
@@ -345,7 +354,7 @@ def _verdict(rep) -> str:
 
 
 @cli.command("rollout")
-@click.argument("level_id", default=DEFAULT_LEVEL)
+@click.argument("level_id", required=False)
 @click.option("--walks", default=10000, show_default=True, help="Number of random walks.")
 @click.option("--steps", default=200, show_default=True, help="Maximum moves per walk.")
 @click.option("--seed", default=0, show_default=True)
@@ -370,6 +379,7 @@ def rollout_cmd(level_id, walks, steps, seed, env_mode, episodes, backend_name, 
     run)."""
     from longpuzzle.cluster.rollouts import env_episodes, random_walks
 
+    level_id = _level_or_default(level_id)
     if walks < 1 or steps < 1 or episodes < 1:
         raise click.BadParameter("--walks, --steps and --episodes must be at least 1")
     if chunks is not None and chunks < 1:

@@ -444,8 +444,9 @@ class EpisodeStatus:
 @click.argument("folder", type=click.Path(file_okay=False))
 @click.option("--index", "indices", type=int, multiple=True, help="Frame index (repeatable; negative from the end).")
 @click.option("--step", "steps", type=int, multiple=True, help="All frames of a recorded step (0 = the first observation).")
-@click.option("--png", "png_dir", type=click.Path(file_okay=False), default=None,
-              help="Write the chosen frames (all frames if none chosen) as PNG files into this folder.")
+@click.option("--png", "png_dir", type=click.Path(), default=None,
+              help="Write the chosen frames (all frames if none chosen) as PNG files into this folder; a "
+              "name ending in .png writes the one chosen frame to that file.")
 @click.option("--json", "as_json", is_flag=True)
 def frames_cmd(folder, indices, steps, png_dir, as_json):
     """The stored frames of an episode folder: count, size, hashes; export them as PNG."""
@@ -465,7 +466,13 @@ def frames_cmd(folder, indices, steps, png_dir, as_json):
         for i in chosen:
             if not 0 <= i < len(fs):
                 raise HarnessError(f"{folder} has {len(fs)} frames; no frame {i}")
-        if png_dir:
+        png_file = png_dir is not None and Path(png_dir).suffix.lower() == ".png"
+        if png_file and len(chosen) != 1:
+            raise click.BadParameter(f"{png_dir} is one file, for one frame (--index / --step chose {len(chosen)}); "
+                                     "give a folder for several", param_hint="--png")
+        if png_file:
+            save_png(fs.read(chosen[0]), png_dir)
+        elif png_dir:
             Path(png_dir).mkdir(parents=True, exist_ok=True)
             for i in chosen:
                 save_png(fs.read(i), Path(png_dir) / f"{i:06d}.png")
@@ -481,7 +488,7 @@ def frames_cmd(folder, indices, steps, png_dir, as_json):
     for i, h in info["hashes"].items():
         click.echo(f"{i:>8} {h}")
     if png_dir:
-        click.echo(f"wrote {len(chosen)} PNG files to {png_dir}")
+        click.echo(f"wrote {png_dir}" if png_file else f"wrote {len(chosen)} PNG files to {png_dir}")
 
 
 COMMANDS = [eval_cmd, frames_cmd]

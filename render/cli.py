@@ -87,6 +87,9 @@ def screenshot_cmd(ctx, target, out, style, scale, moves, actions_file, viewport
     from longpuzzle.engine.geometry import parse_viewport
     from longpuzzle.render.frame import Screen, save_png
 
+    if Path(out).suffix.lower() not in ("", ".png"):     # never PNG bytes under another type's name
+        raise click.BadParameter(f"the screenshot is a PNG file: name it .png, not {Path(out).name}",
+                                 param_hint="--out")
     vp = None if viewport is None else parse_viewport(viewport)
     if preset is not None:
         from longpuzzle.agents.harness.presets import PRESETS

@@ -83,13 +83,13 @@ def verify_cmd(game, as_json, budget, with_profile, tiers_out):
         per_game[g] = per_game.get(g, 0.0) + time.perf_counter() - t0
         bad += not d["ok"]
         if as_json:
-            click.echo(json.dumps(d))
+            _line(json.dumps(d), bar)
         else:
             lb = d.get("lower_bound")
             opt = "optimal" if d["optimal"] else (f"lb {lb}" if lb is not None else "not proven optimal")
             mark = "ok " if d["ok"] else "BAD"
-            click.echo(f"{mark} {lid:<28} {d['status']:<10} {str(d['length']):>4} moves ({opt}) "
-                       f"{d['states']:>10,} states {d['seconds']:8.3f} s")
+            _line(f"{mark} {lid:<28} {d['status']:<10} {str(d['length']):>4} moves ({opt}) "
+                  f"{d['states']:>10,} states {d['seconds']:8.3f} s", bar)
         if bar is not None:
             bar.set_postfix_str(lid)
             bar.update(1)
@@ -99,6 +99,15 @@ def verify_cmd(game, as_json, budget, with_profile, tiers_out):
     click.echo(f"{len(ids) - bad}/{len(ids)} levels verified; time per game: {summary}", err=True)
     if bad:
         sys.exit(1)
+
+
+def _line(text: str, bar) -> None:
+    """One result line; with a progress bar on the terminal, the bar is cleared first and drawn
+    again below it (a line written over the bar would start with its remains)."""
+    if bar is None:
+        click.echo(text)
+    else:
+        bar.write(text, file=sys.stdout)
 
 
 def _fig(v, exact=True) -> str:
@@ -115,8 +124,8 @@ def _profile_all(cat, ids, as_json, budget, tiers_out, bar) -> None:
     profs = {}
     bad = 0
     if not as_json:
-        click.echo(f"{'level':<28} {'status':<10} {'optimal':>9} {'states':>14} {'dead ends':>9} "
-                   f"{'opt 1st':>7} {'1st':>4} {'seconds':>8}")
+        _line(f"{'level':<28} {'status':<10} {'optimal':>9} {'states':>14} {'dead ends':>9} "
+              f"{'opt 1st':>7} {'1st':>4} {'seconds':>8}", bar)
     for lid in ids:
         lvl = cat.level(lid)
         p = profile(lvl, budget=budget or knowledge(lvl.game).verify_budget or DEFAULT_PROFILE_BUDGET)
@@ -125,12 +134,12 @@ def _profile_all(cat, ids, as_json, budget, tiers_out, bar) -> None:
         profs[lid] = d
         bad += p.status != "solvable"
         if as_json:
-            click.echo(json.dumps(d))
+            _line(json.dumps(d), bar)
         else:
             opt = str(p.optimal) if p.optimal is not None else f"{p.lower_bound}..{p.upper_bound}"
-            click.echo(f"{lid:<28} {p.status:<10} {opt:>9} {_fig(p.states, p.states_exact):>14} "
-                       f"{_fig(p.dead_end_density):>9} {_fig(p.optimal_first_moves):>7} {p.first_moves:>4} "
-                       f"{p.seconds:8.3f}")
+            _line(f"{lid:<28} {p.status:<10} {opt:>9} {_fig(p.states, p.states_exact):>14} "
+                  f"{_fig(p.dead_end_density):>9} {_fig(p.optimal_first_moves):>7} {p.first_moves:>4} "
+                  f"{p.seconds:8.3f}", bar)
         if bar is not None:
             bar.set_postfix_str(lid)
             bar.update(1)

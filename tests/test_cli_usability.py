@@ -143,6 +143,17 @@ def test_ctrl_c_exits_130_with_one_line(delay):
     assert err.strip() == "interrupted" and out == ""
 
 
+@pytest.mark.parametrize("args", [["show"], ["rollout", "--walks", "3", "--steps", "5", "--json"]])
+def test_show_and_rollout_without_a_level_say_which_they_use(args):
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 0, r.output
+    assert r.stderr == "(no LEVEL_ID given: maze_paint/easy/1)\n"
+    if "--json" in args:
+        assert json.loads(r.stdout)["level"] == "maze_paint/easy/1"
+    r = CliRunner().invoke(cli, [args[0], "maze_paint/easy/1"] + args[1:])
+    assert r.exit_code == 0 and r.stderr == ""
+
+
 def test_readme_command_examples_run():
     """Every ``longpuzzle replay "..."`` / ``check`` / ``show`` example line of the README
     that names a real level runs as written."""
@@ -253,3 +264,56 @@ def test_a_command_imports_only_the_module_that_offers_it():
     others = set(COMMAND_MODULES) - {"longpuzzle.datasets.cli"}
     assert not others & set(loaded), loaded
     assert run("frobnicate").exit_code == 2          # an unknown name still gets the usage error
+
+
+def _screen_lines(raw: str) -> list[str]:
+    """The lines a terminal shows for this output: a carriage return goes back to the start of
+    the line, later characters overwrite earlier ones (tqdm's bar is redrawn that way)."""
+    shown = []
+    for segment in raw.replace("\r\n", "\n").split("\n"):
+        line: list[str] = []
+        pos = 0
+        for ch in segment:
+            if ch == "\r":
+                pos = 0
+                continue
+            if pos < len(line):
+                line[pos] = ch
+            else:
+                line.append(ch)
+            pos += 1
+        shown.append("".join(line).rstrip())
+    return shown
+
+
+@pytest.mark.parametrize("extra", [[], ["--profile"]])
+def test_verify_result_lines_on_a_terminal_are_not_written_over_the_progress_bar(extra):
+    """On a terminal (stdout and stderr both on it) each result line starts at the line's start,
+    the bar cleared first and drawn again below."""
+    import pty
+
+    import fcntl
+    import struct
+    import termios
+
+    main_fd, child_fd = pty.openpty()
+    fcntl.ioctl(child_fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 160, 0, 0))   # 160 columns: a bar is drawn
+    p = subprocess.Popen([sys.executable, "-m", "longpuzzle", "verify", "--game", "maze_paint"] + extra,
+                         stdin=subprocess.DEVNULL, stdout=child_fd, stderr=child_fd, close_fds=True)
+    os.close(child_fd)
+    chunks = []
+    while True:
+        try:
+            data = os.read(main_fd, 65536)
+        except OSError:                          # the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(main_fd)
+    assert p.wait(timeout=300) == 0
+    shown = _screen_lines(b"".join(chunks).decode("utf-8", "replace"))
+    from longpuzzle.engine.catalog import catalog
+    rows = [l for l in shown if "solvable" in l and "certified" not in l]
+    assert len(rows) == len(catalog().level_ids("maze_paint")), shown
+    assert all(l.startswith(("ok ", "maze_paint/")) for l in rows), rows

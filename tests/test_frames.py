@@ -133,6 +133,29 @@ def test_episode_frames_by_step_and_a_legacy_png_folder_replays(tmp_path):
     assert not replay_episode(b).ok
 
 
+def test_frames_png_names_a_file_for_one_frame_and_screenshot_writes_only_png(tmp_path):
+    """`frames EP --index 5 --png f5.png` writes that file (not a folder named f5.png); several
+    frames into one .png file, or a screenshot under a .jpg name, are usage errors that write
+    nothing."""
+    from click.testing import CliRunner
+    from PIL import Image
+
+    from longpuzzle.cli import cli
+
+    ep = tmp_path / "ep"
+    run_objective(SolverAgent(), "maze_paint", "easy", settings=Settings(max_actions=6, action_timeout=None), folder=ep)
+    r = CliRunner().invoke(cli, ["frames", str(ep), "--index", "5", "--png", str(tmp_path / "f5.png")])
+    assert r.exit_code == 0 and (tmp_path / "f5.png").is_file(), r.output
+    with open_frames(ep) as fs, Image.open(tmp_path / "f5.png") as im:
+        assert im.format == "PNG" and np.array_equal(np.asarray(im.convert("RGB")), fs.read(5))
+    r = CliRunner().invoke(cli, ["frames", str(ep), "--index", "1", "--index", "2", "--png", str(tmp_path / "two.png")])
+    assert r.exit_code == 2 and "is one file, for one frame" in r.output and not (tmp_path / "two.png").exists()
+    r = CliRunner().invoke(cli, ["frames", str(ep), "--index", "1", "--index", "2", "--png", str(tmp_path / "pngs")])
+    assert r.exit_code == 0 and sorted(p.name for p in (tmp_path / "pngs").iterdir()) == ["000001.png", "000002.png"]
+    r = CliRunner().invoke(cli, ["screenshot", "--out", str(tmp_path / "x.jpg")])
+    assert r.exit_code == 2 and "name it .png" in r.output and not (tmp_path / "x.jpg").exists()
+
+
 def test_replay_checks_the_stored_frames(tmp_path):
     run_objective(SolverAgent(), "maze_paint", "easy", settings=Settings(max_actions=5, action_timeout=None),
                   folder=tmp_path)

@@ -414,6 +414,10 @@ def test_video_mp4_and_gif_with_each_action_drawn(runs, tmp_path):
             g.seek(i)
             total += g.info["duration"]
         assert total == (actions + 4) * 250
+        images = g.n_frames
+    # what the command says is what the file holds: its length, and its images where fewer
+    assert f"{(actions + 4) / 4:.1f} s, {actions + 4} frames at 4 fps" in r.output
+    assert images < actions + 4 and f"the file holds {images} images" in r.output
 
 
 def test_video_draws_the_actions_and_redraws_episodes_stored_without_frames(runs, tmp_path):

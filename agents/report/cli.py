@@ -137,7 +137,10 @@ def video_cmd(episode, out_file, fps, scale):
     from longpuzzle.agents.report.video import write_video
 
     r = write_video(episode, out_file, fps=fps, scale=scale)
-    click.echo(f"wrote {r['path']}: {r['frames']} frames at {r['fps']:g} fps, {r['size'][0]} x {r['size'][1]}")
+    held = "" if r["images"] == r["frames"] else \
+        f" (the file holds {r['images']} images: a repeated frame is stored once and shown longer)"
+    click.echo(f"wrote {r['path']}: {r['seconds']:.1f} s, {r['frames']} frames at {r['fps']:g} fps, "
+               f"{r['size'][0]} x {r['size'][1]}{held}")
 
 
 COMMANDS = [report_cmd, analyze_cmd, leaderboard_cmd, video_cmd]

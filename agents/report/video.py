@@ -300,7 +300,9 @@ def film(folder: str | Path, hold_last: int = 4) -> Iterator[np.ndarray]:
 
 
 def write_video(folder: str | Path, out: str | Path, fps: float = 4.0, scale: float = 1.0) -> dict:
-    """Write an episode's film to ``out`` (.mp4 or .gif); returns {"path", "frames", "fps", "size"}."""
+    """Write an episode's film to ``out`` (.mp4 or .gif); returns {"path", "frames", "fps", "size",
+    "seconds", "images"}: ``frames`` of the film, ``images`` stored in the file (a GIF stores a
+    run of identical frames once, shown that much longer, so it may hold fewer)."""
     out = Path(out)
     suffix = out.suffix.lower()
     if suffix not in FORMATS:
@@ -317,11 +319,15 @@ def write_video(folder: str | Path, out: str | Path, fps: float = 4.0, scale: fl
     tmp = out.with_name(out.stem + ".part" + out.suffix)
     try:
         n, size = (_write_mp4 if suffix == ".mp4" else _write_gif)(frames, tmp, fps)
+        images = n
+        if suffix == ".gif":
+            with Image.open(tmp) as im:
+                images = im.n_frames
         tmp.replace(out)
     finally:
         if tmp.exists():
             tmp.unlink()
-    return {"path": str(out), "frames": n, "fps": fps, "size": list(size)}
+    return {"path": str(out), "frames": n, "fps": fps, "size": list(size), "seconds": n / fps, "images": images}
 
 
 def _rescale(f: np.ndarray, s: float) -> np.ndarray:
