@@ -5,9 +5,10 @@ connection, its files kept their metadata) and that the run records what was in 
 Each attack works on a sandbox without the protection (tried while writing these tests by
 switching it off in sandbox/harden.py): network (TCP and UDP to 127.0.0.1, listening,
 netlink, named and abstract unix sockets), metadata changes and observation of files outside
-its folder (chmod, utime, setxattr, stat, inotify, as uid 0), threads without bound, and in
-the code setting threads that go on running between calls and CPU time without an episode
-budget."""
+its folder (chmod, utime, setxattr, stat, inotify, as uid 0), threads without bound, threads
+that go on running between calls, the host's System V IPC, dropping the parent-death signal,
+and a harness killed outright leaving its sandboxed process and folder (the code setting's
+pause and CPU budget per episode: tests/test_vista_code.py)."""
 
 import json
 import os
@@ -116,6 +117,14 @@ class Escaper(BaseAgent):
             rep["uid"] = os.getuid()
         if self.mode == "threads":
             rep["threads"] = threads(t["threads"])
+        if self.mode == "spinner":                                     # a thread that never stops
+            spins = [0]
+
+            def spin():
+                while True:
+                    spins[0] += 1
+            threading.Thread(target=spin, daemon=True).start()
+            return {{"type": "wait", "ms": 0}}
         if self.mode == "linger":
             import ctypes
             libc = ctypes.CDLL(None, use_errno=True)
@@ -346,3 +355,30 @@ def test_a_process_forked_from_a_harness_starts_sandboxes_too():
         assert q.get(timeout=60) == {"ok": True}
     finally:
         p.join(10)
+
+
+def test_nothing_an_agent_file_started_runs_between_its_calls(tmp_path):
+    from longpuzzle.agents.base import Feedback, Observation, make_frame
+    from longpuzzle.render.frame import render
+    src = tmp_path / "escaper.py"
+    src.write_text(HOSTILE.format(targets="{}"))
+    caller = AgentFile(src, kwargs={"mode": "spinner"}, limits=Limits(memory_mb=1024)).caller(30.0)
+    try:
+        caller.reset("go", {"frame": (540, 960)})
+        obs = Observation(make_frame(render("maze_paint/easy/1")), Feedback("screen_changed", True, "", 1), 1, 60.0)
+        assert caller.act(obs) == {"type": "wait", "ms": 0}
+        pid = caller.sandbox.pid
+        state, cpu = _stat(pid)
+        assert state == "T"                                    # stopped while the harness works ...
+        time.sleep(0.3)
+        assert _stat(pid) == (state, cpu)                      # ... so its spinning thread used no CPU
+        caller.act(obs)                                        # (it runs during the next call)
+        assert _stat(pid)[0] == "T"
+    finally:
+        caller.close()
+    assert live_sandboxes() == []
+
+
+def _stat(pid: int) -> tuple[str, int]:
+    fields = open(f"/proc/{pid}/stat", "rb").read().rsplit(b")", 1)[1].split()
+    return fields[0].decode(), int(fields[11]) + int(fields[12])
