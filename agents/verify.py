@@ -111,7 +111,8 @@ def check_tools(folder) -> dict | None:
 def _check_level_chain(folder: Path, levels: list[Path]) -> dict:
     """A level-protocol episode: each level folder replayed, and the episode's result.json
     recomputed from the levels' results (which the replays verified)."""
-    from longpuzzle.agents.harness import read_events, replay_episode
+    from longpuzzle.agents.harness import replay_episode
+    from longpuzzle.agents.harness.trajectory import read_header
 
     steps, complete = 0, True
     rows = []
@@ -123,7 +124,7 @@ def _check_level_chain(folder: Path, levels: list[Path]) -> dict:
         steps += rep.steps
         complete = complete and rep.complete
         rows.append((p, json.loads((p / "result.json").read_text(encoding="utf-8")) if rep.complete else None,
-                     read_events(p)[0]))
+                     read_header(p)))
     d = {"ok": True, "steps": steps, "complete": complete, "divergence": "", "levels": len(levels)}
     if not complete or not (folder / "result.json").is_file():
         d.update(complete=False, note="a level did not finish, or the episode has no result.json")
@@ -131,15 +132,33 @@ def _check_level_chain(folder: Path, levels: list[Path]) -> dict:
     res = _read(folder / "result.json", "episode result")
     why = _chain_differs(res, rows, folder)
     if why:
-        d["ok"], d["divergence"] = False, f"result.json {why}"
+        d["ok"], d["divergence"] = False, why if why.startswith("result.json") else f"result.json {why}"
     return d
 
 
 def _chain_differs(res: dict, rows: list, folder: Path) -> str:
-    """"" when a level-protocol episode's result.json is what its levels' results make
-    (level.py run_level_chain); else the first difference."""
+    """"" when a level-protocol episode's result.json is, field by field, what
+    run_level_chain (level.py) makes of its levels: the levels' results (verified by their
+    replays), the evaluator's outcome rebuilt from their verified private records, the time
+    summed over the levels, the rules of the recorded settings; else the first difference.
+    Its own wall time (``seconds``) can only be checked to cover the levels' real time."""
+    from longpuzzle.agents.harness.replay import recorded_catalog
+    from longpuzzle.engine.catalog import use_catalog
+
+    heads = [h for _, _, h in rows]
+    with use_catalog(recorded_catalog(heads[0].get("catalog") if heads else None)):
+        return _chain_result_differs(res, rows)
+
+
+def _chain_result_differs(res: dict, rows: list) -> str:
+    from longpuzzle.agents.evaluator import Evaluator
+    from longpuzzle.agents.harness import read_events
+    from longpuzzle.agents.harness.recompute import recorded_settings
     from longpuzzle.agents.harness.replay import _jsonish
+    from longpuzzle.agents.harness.results import EpisodeResult
+    from longpuzzle.agents.metrics import BENCHMARK
     from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.suite import Suite
 
     proto = res.get("protocol")
     if proto not in ("level:progressive", "level:all_levels"):
@@ -149,12 +168,23 @@ def _chain_differs(res: dict, rows: list, folder: Path) -> str:
         obj = catalog().objective(res.get("objective"))
     except Exception:  # noqa: BLE001 - any unknown objective
         return "names an unknown objective"
+    ev = Evaluator(obj.game, obj.difficulty, 0)       # its outcomes are set from the records below
     by_level = {}
     for i, (p, r, head) in enumerate(rows):
         lid = obj.level_ids[i] if i < len(obj.level_ids) else None
         if p.name != f"level_{i + 1:02d}" or head.get("level") != lid:
             return f"has level folder {p.name} for level {head.get('level')}, not level {i + 1} of the objective"
         by_level[lid] = r
+        o = ev.outcomes[lid]
+        o.reached = True                                # launched directly: its screen shows at once
+        o.max_progress = Suite.restore(head["start"]).session.progress
+        for rec in read_events(p):
+            x = rec.get("record") if rec.get("stream") == "private" else None
+            if x and x.get("level") == lid:
+                o.max_progress = max(o.max_progress, x.get("P") or 0.0)
+                o.won = o.won or bool(x.get("win"))
+            if x and x.get("mismatch"):
+                ev.mismatch = True
     runs, end, stop = [], "completed", False
     for lid in obj.level_ids:
         r = by_level.get(lid)
@@ -169,23 +199,37 @@ def _chain_differs(res: dict, rows: list, folder: Path) -> str:
             end = r["termination"]
             if mode == "progressive":
                 stop = True
+    if ev.complete:
+        end = "completed"
     played = [r for r in runs if r["run"]]
     if len(played) != len(rows):
         return "does not play the levels its folders hold"
-    if all(r["success"] for r in played) and len(played) == len(obj.level_ids):
-        end = "completed"
-    want = {"objective": obj.id, "levels": runs, "actions": sum(r["steps"] for r in played),
-            "presses": sum(r["presses"] for r in played),
-            "invalid_actions": sum(r["invalid_actions"] for r in played),
-            "success": end == "completed", "solved": sum(bool(r["success"]) for r in played),
-            "target_levels": len(obj.level_ids),
-            "cell_score": sum(r["score"] for r in runs) / len(runs)}
-    for k, v in want.items():
-        if _jsonish(res.get(k)) != _jsonish(v):
-            return f"differs from its levels in {k!r}"
-    if res.get("end") != end:
-        return f"differs from its levels in 'end' (recorded {res.get('end')!r}, the levels make {end!r})"
-    return ""
+    st = recorded_settings(rows[0][2]).resolved("level")
+    cfg = BENCHMARK["games"][obj.game]
+    times = {k: round(sum(r["time"][k] for r in played), 6) for k in ("real", "charged", "agent", "harness",
+                                                                         "simulated", "latency")}
+    times.update(charge_agent_time=st.charge_agent_time, action_latency=st.action_latency, budget=None,
+                 budget_per_level=cfg["timeout_seconds"])
+    outcome = ev.outcome(end, budget_remaining=False)
+    want = EpisodeResult(obj.id, proto, str(res.get("agent")), outcome.end, sum(r["steps"] for r in played),
+                         0.0, outcome, levels=runs, extra={"agent_isolation": played[0].get("agent_isolation", {})},
+                         time=times, presses=sum(r["presses"] for r in played),
+                         invalid=sum(r["invalid_actions"] for r in played),
+                         rules={"invalid_action_policy": st.invalid_action_policy,
+                                "charge_agent_time": st.charge_agent_time, "action_latency": st.action_latency,
+                                "timeout_seconds": cfg["timeout_seconds"],
+                                "max_steps": st.max_actions or cfg["max_steps"], "lang": st.lang,
+                                "preset": st.preset}).as_dict()
+    want["cell_score"] = sum(r["score"] for r in runs) / len(runs)
+    secs = res.get("seconds")
+    if type(secs) not in (int, float) or secs < round(times["real"], 3) - 1e-3:
+        return "has 'seconds' shorter than its levels' real time"
+    for k in ("seconds", "folder", "model"):           # wall time; where the run filed it; usage
+        want[k] = res[k] if k in res else want.get(k)
+        if k not in res:
+            want.pop(k, None)
+    why = first_difference(_jsonish(res), _jsonish(want), "result.json")
+    return why.replace("recomputed", "its levels make") if why else ""
 
 
 # ---- the run -------------------------------------------------------------------------------
@@ -217,7 +261,7 @@ def _read(p: Path, what: str):
 
 
 def _replay_run(folder: Path) -> RunCheck:
-    from longpuzzle.agents.harness import read_events
+    from longpuzzle.agents.harness.trajectory import read_header
     from longpuzzle.agents.harness.replay import _jsonish
     from longpuzzle.agents.harness.settings import Settings
     from longpuzzle.agents.runner import RUN_FORMAT, RunConfig, summarise
@@ -250,7 +294,7 @@ def _replay_run(folder: Path) -> RunCheck:
         mains = [d for d in on_disk if not SUPERSEDED.match(d.name)]
         if len(mains) != 1:
             return chk.fail("a run folder without run.json must hold exactly one episode")
-        head = read_events(mains[0])[0] if (mains[0] / "events.jsonl").is_file() else {}
+        head = read_header(mains[0]) if (mains[0] / "events.jsonl").is_file() else {}
         run = RunConfig(agent=str(head.get("agent")), objectives=[str(head.get("objective"))],
                         settings=head.get("settings") or {}, catalog=head.get("catalog"))
         plan = [{"objective": run.objectives[0], "episode": 0,
@@ -306,7 +350,7 @@ def _check_planned(folder: Path, spec: dict, run, want_settings: dict, mcp: bool
     """Replay one planned episode and the folders --resume set aside for it; (its
     result.json, its headers, "" or the first difference). ``digests``: the events
     digests seen so far (a copy is refused)."""
-    from longpuzzle.agents.harness import read_events
+    from longpuzzle.agents.harness.trajectory import read_header
     from longpuzzle.agents.metrics import UNSCORED_ENDS
     from longpuzzle.agents.runner import MODEL_AGENTS
 
@@ -321,7 +365,7 @@ def _check_planned(folder: Path, spec: dict, run, want_settings: dict, mcp: bool
     if not rep.get("complete", True):
         return None, [], f"the episode did not finish ({rep.get('note') or 'no result'})"
     res = _read(d / "result.json", "episode result")
-    heads = [read_events(p)[0] for p in _event_folders(d)]
+    heads = [read_header(p) for p in _event_folders(d)]
     why = _filed_right(res, heads, spec, run, want_settings, mcp)
     if why:
         return None, heads, why

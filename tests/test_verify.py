@@ -174,3 +174,32 @@ def test_a_continued_episode_replays_from_the_verified_step_it_continues(genuine
     ev.write_text(ev.read_text() + "\n")
     with pytest.raises(HarnessError, match="whose events have changed since"):
         replay_episode(tmp_path / "cont")
+
+
+def test_a_level_protocol_run_verifies_and_its_chain_result_is_recomputed(tmp_path):
+    """A level-protocol episode's result.json is what its (replayed) levels make, field by
+    field, even when summary.json was recomputed to match a forged one."""
+    from longpuzzle.agents.runner import load_run, summarise
+
+    out = tmp_path / "run"
+    cfg = RunConfig(agent="solver", objectives=["maze_paint/easy"], protocol="level", mode="all_levels",
+                    settings=Settings(max_actions=3, action_timeout=None).as_dict())
+    start_run(out, cfg)
+    execute(out, cfg, backend=SequentialBackend(), quiet=True)
+    assert check_run(out, use_record=False).ok
+    for field, value in (("levels_outcome", None), ("solved", 10), ("time", None), ("rules", None),
+                         ("catalog", {"name": "x"}), ("end", "completed"), ("cell_score", 100.0)):
+        d = tmp_path / field
+        shutil.copytree(out, d)
+        p = d / EPISODE / "result.json"
+        res = json.loads(p.read_text())
+        if value is None:                      # the first part of it changed
+            v = res[field]
+            value = [{**v[0], "won": not v[0]["won"]}] + v[1:] if isinstance(v, list) else \
+                {**v, sorted(v)[0]: "forged"}
+        res[field] = value
+        p.write_text(json.dumps(res))
+        run_cfg = load_run(d)                  # summary.json made to match, as a forger would
+        (d / "summary.json").write_text(json.dumps(summarise(run_cfg, [res])))
+        chk = check_run(d, use_record=False)
+        assert not chk.ok and chk.first.startswith(f"{EPISODE}: result.json.{field}"), (field, chk.first)

@@ -392,7 +392,7 @@ def _replay(ev_lines, head, hf, store, result: dict | None, start_ev: dict | Non
         elif rec.get("stream") == "private":
             want = rec["record"]
             got = pending_private or {}
-            if _jsonish(got) != _jsonish(want):
+            if not _same(got, want):
                 diff_keys = sorted(k for k in set(got) | set(want) if _jsonish(got.get(k)) != _jsonish(want.get(k)))
                 return ReplayReport(False, steps, f"step {rec['step']}: evaluator record differs in {diff_keys}")
             if not states.check(suite, rec):
@@ -410,7 +410,7 @@ def _replay(ev_lines, head, hf, store, result: dict | None, start_ev: dict | Non
                 if bool(suite.session.solved) != bool(want.get("success")) or want.get("steps") != steps \
                         or want.get("termination") != rec["end"] or want.get("error") != rec.get("error"):
                     return ReplayReport(False, steps, "the result differs")
-                if result is not None and _jsonish(want) != _jsonish(result):
+                if result is not None and not _same(want, result):
                     return ReplayReport(False, steps, "the end record's result is not result.json")
             why = _end_consistent(rec["end"], head["protocol"], ev, suite, st, steps, tally) or \
                 ender.check(rec["end"], steps) or _error_differs(rec["end"], rec["error"], tally)
@@ -574,7 +574,7 @@ def _public_differs(rec: dict, fb, action, sim_ms: int, presses: int) -> str:
         return "malformed 't_agent'"
     if not fb.executed:
         return ""                         # the refused action is recorded as the agent sent it
-    if _jsonish(action) != _jsonish(rec["action"]):
+    if not _same(action, rec["action"]):
         return "the recorded action is not the action as validated"
     if not _seconds(rec.get("t_dispatch")):
         return "malformed 't_dispatch'"
@@ -716,7 +716,7 @@ def _compare_result(res: dict, head: dict, ev, run, steps: int, tally: dict, rep
                            "the cycle rule, refused actions under the invalid-action policy and the step cap")
         rep.not_checked.append("the elapsed time and a timeout end (they depend on real time)")
     for k, v in want.items():
-        if _jsonish(res.get(k)) != _jsonish(v):
+        if not _same(res.get(k), v):
             return f"differs from the replay in {k!r} (recorded {_short(res.get(k))}, replayed {_short(v)})"
     return ""
 
@@ -762,6 +762,12 @@ UNRECORDED_TIME_ENDS = ("budget", "agent_error", "infrastructure_error", "agent_
 
 def _game_of(res: dict) -> str:
     return str(res.get("level", "")).split("/")[0]
+
+
+def _same(a, b) -> bool:
+    """Whether two values are the same as result files hold them (plain equality first: the
+    JSON form is made only where they differ as Python values, e.g. a tuple and a list)."""
+    return a == b or _jsonish(a) == _jsonish(b)
 
 
 def _jsonish(v):

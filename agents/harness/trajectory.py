@@ -317,6 +317,24 @@ def read_episode(folder: str | Path) -> tuple[list[dict], bool]:
     return out, cut_off
 
 
+def read_header(folder: str | Path) -> dict:
+    """The header of an episode's events.jsonl alone (its first line, bounded as
+    read_episode bounds it); HarnessError when it is missing or unknown."""
+    p = Path(folder) / "events.jsonl"
+    try:
+        with open(p, "rb") as f:
+            line = f.readline(LINE_BASE + 2)
+    except OSError:
+        raise HarnessError(f"{folder} is not an episode folder (no events.jsonl)") from None
+    try:
+        rec = json.loads(line) if len(line) <= LINE_BASE + 1 else None
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        rec = None
+    if type(rec) is not dict or rec.get("type") != "header" or rec.get("format") not in EVENTS_FORMATS:
+        raise HarnessError(f"{p}: missing or unknown header")
+    return rec
+
+
 def read_events(folder: str | Path) -> list[dict]:
     """The records of an episode's events.jsonl (a line cut off by a kill is dropped)."""
     return read_episode(folder)[0]
