@@ -441,3 +441,17 @@ def test_the_engine_side_never_imports_pygame_or_render():
             "print(bad); assert not bad")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr + r.stdout
+
+
+def test_maze_paint_takes_swipes_only_arrow_keys_do_nothing_as_in_the_original():
+    """Fidelity (RULES.md 6.2: a gesture is press ... release; HARNESS.md: keys are no GUI
+    action of the original): arrow keys move nothing, count as no move, and the swipe that
+    follows moves the ball as the first move."""
+    s = Suite("maze_paint/easy/1")
+    before = s.session.state.copy()
+    for name in ("ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"):
+        fb = s.dispatch({"type": "key", "name": name})
+        assert fb.kind == "nothing" and not fb.effects
+    assert np.array_equal(s.session.state, before) and s.session.counters.moves == 0
+    fb = s.dispatch({"type": "swipe", "direction": "right"})
+    assert fb.kind == "move" and s.session.counters.moves == 1
