@@ -166,6 +166,9 @@ def apply(conf: dict) -> dict:
     lib = _sys()
     root = os.geteuid() == 0
     uid = UID_BASE + os.getpid() if root and conf.get("own_user", True) else None
+    if uid is not None and not _mapped(uid):
+        errors.append("own user: no user of its own in this user namespace (root only by its map)")
+        uid = None
     # 1. namespaces, and the view of the filesystem in the new mount namespace
     if conf.get("namespaces", True):
         _namespaces(conf, rep, root)
@@ -325,6 +328,20 @@ def _view(plan: dict, tmp_mb, uid) -> str:
         _mount("tmpfs", "/dev/shm", "tmpfs", ro, "size=4k,nr_inodes=1,mode=0555")
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible")
     return os.path.join("/tmp", WORK)
+
+
+def _mapped(uid: int) -> bool:
+    """Whether ``uid`` (and the same gid) exist in this user namespace (inside ``unshare -r``
+    root is the only user there is)."""
+    for name in ("uid_map", "gid_map"):
+        try:
+            with open(f"/proc/self/{name}") as f:
+                rows = [tuple(int(x) for x in line.split()) for line in f if line.strip()]
+        except (OSError, ValueError):
+            return False
+        if not any(first <= uid < first + count for first, _, count in rows):
+            return False
+    return True
 
 
 def _reachable(paths) -> bool:

@@ -382,3 +382,27 @@ def test_nothing_an_agent_file_started_runs_between_its_calls(tmp_path):
 def _stat(pid: int) -> tuple[str, int]:
     fields = open(f"/proc/{pid}/stat", "rb").read().rsplit(b")", 1)[1].split()
     return fields[0].decode(), int(fields[11]) + int(fields[12])
+
+
+INSIDE = """
+import json
+from longpuzzle.sandbox import Sandbox
+with Sandbox("import os\\ndef handle(call, arrays, ctx):\\n    return {'uid': os.getuid(), 'cwd': os.getcwd()}\\n") as sb:
+    prot = sb.start()
+    print(json.dumps({"reply": sb.call({}, timeout=30)[0], "prot": prot}))
+"""
+
+
+def test_a_harness_that_is_root_only_in_its_user_namespace_gets_the_rest(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+    if shutil.which("unshare") is None or subprocess.run(["unshare", "-rn", "true"]).returncode != 0:
+        pytest.skip("no unprivileged user namespaces here (unshare -rn)")
+    r = subprocess.run(["unshare", "-rn", sys.executable, "-c", INSIDE], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    prot = got["prot"]
+    assert got["reply"] == {"uid": 0, "cwd": "/tmp/lp-sandbox"}      # no user of its own to switch to ...
+    assert not prot["own_user"] and "no user of its own" in " ".join(prot["errors"])
+    assert prot["netns"] and prot["mountns"] and prot["private_tmp"] and prot["seccomp"]   # ... the rest holds
