@@ -303,7 +303,9 @@ def _replay_run(folder: Path) -> RunCheck:
     want_settings = None
     try:
         st = Settings(**{k: v for k, v in run.settings.items() if k in Settings.__dataclass_fields__})
-        want_settings = st.resolved("objective" if run.protocol == "objective" else "level").as_dict()
+        # as a header records them (JSON: a viewport tuple is a list there)
+        want_settings = json.loads(json.dumps(st.resolved("objective" if run.protocol == "objective"
+                                                          else "level").as_dict()))
     except Exception as e:  # noqa: BLE001 - any settings that do not make Settings
         return chk.fail(f"the run's settings cannot be used: {e}")
     planned = {s["folder"]: s for s in plan}
