@@ -324,7 +324,7 @@ def _replay_run(folder: Path) -> RunCheck:
             chk.fail(f"{spec['folder']}: {why}")
             continue
         agent_names.add(res.get("agent"))
-        results.append(res)
+        results.append({**res, "folder": spec["folder"]} if mcp else res)   # (mcp's summary names it)
     if not chk.ok:
         return chk
     if len(agent_names) > 1:

@@ -88,6 +88,9 @@ def _check(got, out):
     assert res["other_steps"] == 1 + 3 and res["native_steps"] == res["actions"] - 1 + 1   # + the refused click
     rep = replay_episode(ep)
     assert rep.ok and rep.complete
+    from longpuzzle.agents.verify import check_run       # the run folder as a whole (no run.json)
+    chk = check_run(out, use_record=False)
+    assert chk.ok, chk.first[:300]
 
 
 def test_mcp_over_stdio_plays_an_objective_to_osr_100(tmp_path):
