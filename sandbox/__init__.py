@@ -10,8 +10,9 @@ The model
     no_new_privs, Landlock, dropped capabilities, seccomp with no sockets; each best effort
     and reported in ``Sandbox.protections``, read as guarantees by guarantees.py), makes
     ``longpuzzle`` unimportable, and then serves calls. Between calls it is stopped
-    (SIGSTOP), and it dies with the harness (its parent-death signal). It never gets a longpuzzle object or a path of the
-    project: only the JSON messages and numpy arrays the harness chooses to send.
+    (SIGSTOP), and it dies with the harness (its parent-death signal). It never gets a
+    longpuzzle object or a path of the project: only the JSON messages and numpy arrays the
+    harness chooses to send.
 
     Every wait is bounded (a timeout per call, CPU time per call and in total, a size bound
     on every message), and every failure of the process (it exits, crashes, hangs,

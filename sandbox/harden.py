@@ -155,8 +155,8 @@ def apply(conf: dict) -> dict:
     rep: dict = {"platform": platform.system().lower(), "errors": []}
     errors = rep["errors"]
     rep["rlimits"] = _rlimits(conf, errors)
-    rep.update(netns=False, ipcns=False, mountns=False, userns=False, private_tmp=False, uid=os.getuid() if hasattr(os, "getuid")
-               else None, own_user=False, threads=None, parent_death=False)
+    rep.update(netns=False, ipcns=False, mountns=False, userns=False, private_tmp=False, own_user=False,
+               uid=os.getuid() if hasattr(os, "getuid") else None, threads=None, parent_death=False)
     if rep["platform"] != "linux":
         rep.update(no_new_privs=False, landlock=0, landlock_scoped=False, landlock_net=False,
                    capabilities_dropped=False, seccomp=False, seccomp_denies=[])
@@ -291,8 +291,8 @@ def _view(plan: dict, tmp_mb, uid) -> str:
                 held.append((p, os.open(p, os.O_PATH | os.O_CLOEXEC)))
             except OSError:
                 continue
-        size = f"size={int(tmp_mb)}m" if folder == "/tmp" and tmp_mb else "size=16m"
-        _must(_mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, f"{size},mode=0755"), f"rebuild {folder}")
+        size = "size=16m," if folder != "/tmp" else f"size={int(tmp_mb)}m," if tmp_mb else ""
+        _must(_mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, f"{size}mode=0755"), f"rebuild {folder}")
         for p, fd in held:
             try:
                 os.makedirs(os.path.dirname(p), 0o755, exist_ok=True)

@@ -387,7 +387,8 @@ def _stat(pid: int) -> tuple[str, int]:
 INSIDE = """
 import json
 from longpuzzle.sandbox import Sandbox
-with Sandbox("import os\\ndef handle(call, arrays, ctx):\\n    return {'uid': os.getuid(), 'cwd': os.getcwd()}\\n") as sb:
+PROGRAM = "import os\\ndef handle(call, arrays, ctx):\\n    return {'uid': os.getuid(), 'cwd': os.getcwd()}\\n"
+with Sandbox(PROGRAM) as sb:
     prot = sb.start()
     print(json.dumps({"reply": sb.call({}, timeout=30)[0], "prot": prot}))
 """

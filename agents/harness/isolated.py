@@ -37,8 +37,8 @@ from longpuzzle.sandbox import Limits, Sandbox, SandboxError
 DEFAULT_LIMITS = Limits(memory_mb=4096)
 MAX_FINAL_TEXT = 10_000
 _PROTECTIONS = ("platform", "no_new_privs", "landlock", "landlock_scoped", "landlock_net", "capabilities_dropped",
-                "seccomp", "seccomp_denies", "netns", "ipcns", "mountns", "userns", "private_tmp", "own_user", "threads",
-                "parent_death", "uid", "rlimits")
+                "seccomp", "seccomp_denies", "netns", "ipcns", "mountns", "userns", "private_tmp", "own_user",
+                "threads", "parent_death", "uid", "rlimits")
 
 
 def _source(package: str, name: str) -> str:
