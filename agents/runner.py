@@ -132,8 +132,13 @@ def run_episode(run: RunConfig | dict, spec: dict, out: str | Path, live: dict |
             res = json.loads(written.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError):
             res = r.as_dict()
-    except InternalError:
-        raise                  # an error of our own code stops the run (the episode stays unfinished)
+    except InternalError as e:
+        # an error of our own code stops the run (the episode stays unfinished); the model
+        # agents running beside it (threads) stop at their next request
+        for other in list((live or {}).values()):
+            if hasattr(other, "stop_run"):
+                other.stop_run(f"another episode met an internal error: {e}")
+        raise
     except Exception as e:  # noqa: BLE001 - a crash of one episode must not end the run
         res = {"objective": spec["objective"], "protocol": run.protocol, "agent": run.agent,
                "end": "infrastructure_error", "scored": False, "actions": 0, "seconds": 0.0,

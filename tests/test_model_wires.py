@@ -306,3 +306,31 @@ def test_a_scripted_model_completes_the_objective_through_every_protocol_on_ever
     # sampling as asked; general_e2e's temperature 0 is sent where the wire takes a temperature
     want = 0.3 if on and api != "anthropic" else 0.0 if protocol == "general_e2e" and api != "anthropic" else None
     assert set(temps) == {want}
+
+
+def test_an_internal_error_stops_the_episodes_running_beside_it(tmp_path, monkeypatch):
+    """With episodes on threads, the model agents running beside the one that met our bug
+    stop at their next request (unfinished, for --resume), instead of playing on."""
+    from longpuzzle.agents.harness import Settings
+    from longpuzzle.agents.models.clients import OpenAIChatClient
+    from longpuzzle.agents.models.scripted import ReplayScript, gesture_script, solver_gestures
+    from longpuzzle.agents.runner import RunConfig, execute, start_run
+
+    orig, calls, raised = OpenAIChatClient._request, {}, []
+
+    def buggy(self, *a):
+        calls[id(self)] = calls.get(id(self), 0) + 1
+        if calls[id(self)] == 3 and not raised:
+            raised.append(id(self))
+            raise ValueError("a bug of ours")
+        return orig(self, *a)
+    monkeypatch.setattr(OpenAIChatClient, "_request", buggy)
+    replies = gesture_script("native", solver_gestures("nut_and_bolt/easy"))
+    with ScriptedServer(ReplayScript(replies), delay=0.05) as srv:
+        run = RunConfig(agent="native", objectives=["nut_and_bolt/easy"], episodes=2,
+                        settings=Settings(action_timeout=None).as_dict(), model=cfg(srv, "openai-chat").public())
+        start_run(tmp_path, run)
+        with pytest.raises(InternalError, match="a bug of ours"):
+            execute(tmp_path, run, workers=2, quiet=True)
+        assert srv.requests < len(replies)          # the other episode stopped well before its end
+    assert len(calls) == 2 and not list(tmp_path.rglob("result.json"))

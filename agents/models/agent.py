@@ -121,6 +121,10 @@ class ModelAgent(BaseAgent):
         if not self.proto.screenshot_first:
             self._add({"role": "user", "parts": [{"text": self.proto.task_text()}]})
 
+    def stop_run(self, reason: str) -> None:
+        """The run is stopping (an internal error elsewhere): the next request raises InternalError."""
+        self.client.stop_run(reason)
+
     def note(self, text: str) -> None:
         super().note(text)
         if getattr(self, "proto", None) is not None:

@@ -206,6 +206,11 @@ class ModelClient:
         self._rng = rng or random.Random()
         self._lock = threading.Lock()
         self._sdk = None
+        self._stopped: str | None = None
+
+    def stop_run(self, reason: str) -> None:
+        """Refuse every later request (InternalError): the run is stopping."""
+        self._stopped = reason
 
     # -- subclasses
     def _make_sdk(self, key: str):
@@ -238,6 +243,8 @@ class ModelClient:
                  max_tokens: int | None = None) -> Reply:
         """Send a conversation; returns the reply with its usage (latency and retries
         included). Raises ProviderError when the provider keeps failing."""
+        if self._stopped is not None:
+            raise InternalError(f"the run stopped: {self._stopped}")
         sdk = self.sdk()
         system = "\n\n".join(m["text"] for m in messages if m["role"] == "system") or None
         rest = [m for m in messages if m["role"] != "system"]

@@ -97,6 +97,10 @@ class ToolModelAgent:
         self.usage = Usage()
         self._log: ConversationLog | None = None
 
+    def stop_run(self, reason: str) -> None:
+        """The run is stopping (an internal error elsewhere): the next request raises InternalError."""
+        self.client.stop_run(reason)
+
     # ---- the episode -------------------------------------------------------------------------
     def drive(self, c: Controller) -> None:
         """Play until the episode ends (or the agent gives up: AgentError)."""
