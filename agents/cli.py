@@ -298,15 +298,22 @@ def _model_settings(agent_spec, model_name, models_file, base_url, api, api_key_
                     reasoning_effort, request_timeout, max_retries, context_tokens, prompt_setting, language,
                     history_images, scale_factor, resize, max_reply_bytes=None, stream=None):
     from longpuzzle.agents.models.clients import SETTING_PARAMETERS, unsupported_settings
-    from longpuzzle.agents.models.config import resolve_model
+    from longpuzzle.agents.models.config import ModelConfigError, resolve_model
     from longpuzzle.agents.models.images import make_view
 
     if not model_name:
         raise click.UsageError(f"--agent {agent_spec} needs --model (a provider-file name or a model name)")
-    cfg = resolve_model(model_name, models_file, base_url=base_url, api=api, api_key_env=api_key_env,
-                        temperature=temperature, max_output_tokens=max_output_tokens,
-                        reasoning_effort=reasoning_effort, timeout=request_timeout, max_retries=max_retries,
-                        context_tokens=context_tokens, max_reply_bytes=max_reply_bytes, stream=stream)
+    given = {"timeout": request_timeout, "max_retries": max_retries, "max_output_tokens": max_output_tokens,
+             "context_tokens": context_tokens, "max_reply_bytes": max_reply_bytes}
+    try:
+        cfg = resolve_model(model_name, models_file, base_url=base_url, api=api, api_key_env=api_key_env,
+                            temperature=temperature, reasoning_effort=reasoning_effort, stream=stream, **given)
+    except ModelConfigError as e:           # a setting given here: named as its option
+        field = str(e).split(" ", 1)[0]
+        if given.get(field) is not None:
+            opt = "--request-timeout" if field == "timeout" else "--" + field.replace("_", "-")
+            raise click.UsageError(opt + str(e)[len(field):]) from None
+        raise
     for k in unsupported_settings(cfg):     # sent only what the installed SDK takes (read from it)
         raise click.UsageError(f"--{k.replace('_', '-')}: the installed SDK of the {cfg.api} API takes no "
                                f"'{SETTING_PARAMETERS[cfg.api][k]}' parameter; leave the setting out for this API")

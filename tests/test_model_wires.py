@@ -105,6 +105,10 @@ def test_settings_are_read_against_the_installed_sdks_signatures():
                                       "--objective", "maze_paint/easy"])
     if "temperature" not in takes:
         assert r.exit_code == 2 and r.output.count("error:") == 1 and "--temperature" in r.output, r.output
+    for opt, v in (("--max-reply-bytes", "0"), ("--request-timeout", "inf"), ("--request-timeout", "-1")):
+        r = CliRunner().invoke(cli_main, ["eval", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+                                          "--api-key-env", "", opt, v, "--objective", "maze_paint/easy"])
+        assert r.exit_code == 2 and r.output.count("error:") == 1 and f"error: {opt} must be" in r.output, r.output
 
 
 def test_an_error_of_our_own_code_stops_the_run_with_one_error_line(tmp_path, monkeypatch):
