@@ -163,7 +163,8 @@ def test_endless_slow_and_huge_replies_are_provider_errors_with_their_reason(api
         for mode, kind, bounds in (("endless", "deadline", {"timeout": 0.25}),
                                    ("drip", "deadline", {"timeout": 0.25}),
                                    ("huge", "size", {"max_reply_bytes": 2 ** 20}),
-                                   ("huge-chunked", "size", {"max_reply_bytes": 2 ** 20})):
+                                   ("huge-chunked", "size", {"max_reply_bytes": 2 ** 20}),
+                                   ("gzip", "size", {})):
             srv.misbehave = mode
             with pytest.raises(ProviderError) as ei:
                 make_client(cfg(srv, api, stream=stream, max_retries=1, **bounds)).complete(HI)
@@ -171,7 +172,8 @@ def test_endless_slow_and_huge_replies_are_provider_errors_with_their_reason(api
             assert e.kind == kind, (mode, str(e))
             # a missed deadline is retried once (max_retries 1), an oversized reply never
             assert e.retries == (1 if kind == "deadline" else 0), (mode, str(e))
-            assert ("deadline of 0.25 s" if kind == "deadline" else "cap of 1048576 bytes") in str(e)
+            assert ("deadline of 0.25 s" if kind == "deadline" else "compressed (gzip)" if mode == "gzip"
+                    else "cap of 1048576 bytes") in str(e)
         srv.misbehave = None
         assert make_client(cfg(srv, api, stream=stream, timeout=5)).complete(HI).text == "x"
 

@@ -13,8 +13,8 @@ Every request is checked as the real API checks it (agents/models/wire_schema.py
 API would refuse gets its 400 and is counted in ``refused`` (``check = False`` turns this
 off). For the clients' bounds, ``misbehave`` makes every reply endless (``"endless"``: an
 event stream that never ends), slow (``"drip"``: a valid reply sent a byte at a time,
-``drip_seconds`` apart) or huge (``"huge"``: ``huge_bytes`` of body, with its length
-declared, or ``"huge-chunked"`` without).
+``drip_seconds`` apart), huge (``"huge"``: ``huge_bytes`` of body, with its length
+declared, or ``"huge-chunked"`` without) or compressed (``"gzip"``, whatever was asked).
 
 ``gesture_script`` turns a stream of GUI actions in frame pixels (e.g. the solver agent's
 gestures for an objective: ``solver_gestures``) into the replies a model would write in one
@@ -216,7 +216,7 @@ class ScriptedServer:
         self.keep_bodies = 0                        # keep every k-th request answered (0: none)
         self.check = True                           # refuse what the real API refuses (wire_schema)
         self.refused: list[str] = []                # the first problem of each refused request
-        self.misbehave: str | None = None           # None | "endless" | "drip" | "huge" | "huge-chunked"
+        self.misbehave: str | None = None           # None | "endless" | "drip" | "huge" | "huge-chunked" | "gzip"
         self.drip_seconds = 0.05
         self.huge_bytes = 100 * 10 ** 6
         self._answered = 0
@@ -338,6 +338,14 @@ class ScriptedServer:
                     h.wfile.write(b": still thinking\n\n")
                     h.wfile.flush()
                     time.sleep(0.005)
+            elif mode == "gzip":               # compressed although the client asked for none
+                import gzip
+                data = gzip.compress(json.dumps(self._wrap(api, body, {"text": "zipped"})).encode())
+                h.send_header("Content-Type", "application/json")
+                h.send_header("Content-Encoding", "gzip")
+                h.send_header("Content-Length", str(len(data)))
+                h.end_headers()
+                h.wfile.write(data)
             elif mode == "drip":
                 data = json.dumps(self._wrap(api, body, {"text": "slow"})).encode()
                 h.send_header("Content-Type", "application/json")
