@@ -49,6 +49,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
+from functools import lru_cache
 from typing import Any
 
 from longpuzzle.agents.base import InfrastructureError, InternalError
@@ -164,6 +165,7 @@ def _retry_after(headers) -> float | None:
         return None
 
 
+@lru_cache(maxsize=None)
 def sdk_parameters(api: str) -> frozenset[str]:
     """The keyword parameters that the installed SDK's create method of ``api`` takes."""
     import inspect
@@ -242,7 +244,9 @@ class ModelClient:
     def complete(self, messages: list[dict], tools: list[dict] | None = None,
                  max_tokens: int | None = None) -> Reply:
         """Send a conversation; returns the reply with its usage (latency and retries
-        included). Raises ProviderError when the provider keeps failing."""
+        included). Raises ProviderError when the provider keeps failing, InternalError for
+        an error of our own code (a request that cannot be built or that the SDK refuses
+        before sending it) and once the run is stopping (``stop_run``)."""
         if self._stopped is not None:
             raise InternalError(f"the run stopped: {self._stopped}")
         sdk = self.sdk()
