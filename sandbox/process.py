@@ -297,7 +297,7 @@ class Sandbox:
         self._fin = None
         self._stopped = False              # paused between calls (SIGSTOP)
         self._cpu = [0.0]                  # its CPU time when last read; exact once reaped (wait4)
-        self._host_dir: list[str] = []
+        self._host_dir: list[str] = []     # a work folder on the host (no private /tmp), removed at the end
 
     # ---- life ---------------------------------------------------------------------------
     @property
@@ -361,7 +361,6 @@ class Sandbox:
             raise SandboxError("start", f"cannot start a sandboxed process: {e}") from None
         for fd in (r_req, w_rep, w_out) + ((shm_ro,) if shm_ro is not None else ()):
             os.close(fd)
-        self._host_dir: list[str] = []                 # a work folder on the host, to remove at the end
         self._fin = weakref.finalize(self, _cleanup, self.proc, [w_req, r_rep], self._host_dir, self._cpu)
         threading.Thread(target=self._log.drain, args=(r_out,), name="sandbox-log", daemon=True).start()
         self._ep = channel.Endpoint(r_rep, w_req, max_json=lim.max_reply_bytes, max_blob=lim.max_reply_blob_bytes,
