@@ -388,21 +388,22 @@ class Sandbox:
 
     # ---- pausing: nothing of it runs while no call does -----------------------------------
     def _pause(self) -> None:
-        if self.limits.pause_between_calls and self.proc is not None and not self._stopped:
+        if self.limits.pause_between_calls and self.proc is not None and self.proc.returncode is None \
+                and not self._stopped:                 # (a reaped process's pid may be another's)
             pid = self.proc.pid
             try:
                 os.kill(pid, signal.SIGSTOP)
                 self._stopped = True
                 # wait until every thread has stopped (or the process ended; that report is
-                # left for Popen), then consume the stop report so the next pause waits anew
+                # left for _reap), then consume the stop report so the next pause waits anew
                 got = os.waitid(os.P_PID, pid, os.WSTOPPED | os.WEXITED | os.WNOWAIT)
                 if got is not None and got.si_code == os.CLD_STOPPED:
                     os.waitid(os.P_PID, pid, os.WSTOPPED | os.WNOHANG)
-            except (ProcessLookupError, ChildProcessError):
+            except (OSError, AttributeError):       # gone, reaped, or no waitid here
                 pass
 
     def _resume(self) -> None:
-        if self._stopped:
+        if self._stopped and self.proc.returncode is None:
             self._stopped = False
             try:
                 os.kill(self.proc.pid, signal.SIGCONT)
