@@ -45,6 +45,11 @@ _COORDS = ("x", "y", "x0", "y0", "x1", "y1")
 _KEYS = list(NAMED_KEYS) + list("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
+def _short(v, n: int = 60) -> str:
+    r = repr(v)
+    return r if len(r) <= n else r[:n] + "..."
+
+
 def field_schemas(x_max: int | float, y_max: int | float) -> dict[str, dict]:
     """Each field's JSON schema; coordinates run 0..x_max and 0..y_max."""
     def coord(what, top):
@@ -177,10 +182,13 @@ class NativeProtocol(Protocol):
                 err = next(iter(self._check[k].iter_errors(a[k])), None)
                 if err is None or (k in _COORDS and err.validator in ("minimum", "maximum")):
                     continue          # (off the range: point() below refuses the same range, naming the screenshot)
-                if k == "text":       # the engine's own message first (the schema's pattern is its rule)
-                    text_keys(a[k])
-                elif k == "key":
-                    check_key(a[k])
+                try:                  # the engine's own message first (the schema's pattern / enum is its rule)
+                    if k == "text":
+                        text_keys(a[k])
+                    elif k == "key":
+                        check_key(a[k])
+                except ParseError as e:
+                    raise ParseError(f"{t} {k} {_short(a[k])}: {e}") from None
                 raise ParseError(f"{t} {k}: {err.message}")
         if t == "click":
             x, y = self.point(a.get("x"), a.get("y"), "click")
