@@ -263,8 +263,12 @@ def report(runs, tmp_path_factory):
     ref.write_text(json.dumps({"format": "longpuzzle-reference/1", "source": "a test's made-up figures",
                                "rows": [{"model": "Made-Up-1", "setting": "native", "protocol": "objective",
                                          "OSR": 10.0, "LC": 20.0, "H50": "10+"}]}))
-    r = run("report", runs["scripted"], runs["solver_a"], runs["solver_b"], "--out", out, "--reference", ref)
+    r = run("report", runs["scripted"], runs["solver_a"], runs["solver_b"], "--out", out, "--reference", ref,
+            "--videos")
     assert r.exit_code == 0, r.output
+    # the slow part says how far it is: one line per episode video, on stderr
+    assert [re.match(r"report: video (\d+ of \d+): ", l).group(1) for l in r.stderr.splitlines()
+            if l.startswith("report: video")] == [f"{k} of 6" for k in range(1, 7)]
     return out
 
 
@@ -311,9 +315,13 @@ def test_report_html_links_every_episode_video_and_writes_analytics(report):
 def test_report_of_one_run_goes_into_the_run_folder_and_missing_runs_are_errors(runs, tmp_path):
     dst = tmp_path / "one"
     shutil.copytree(runs["solver_c"], dst)
-    r = run("report", dst, "--no-videos")
+    before = set(p.name for p in dst.iterdir())
+    r = run("report", dst)                          # videos on demand: none by default
     assert r.exit_code == 0 and (dst / "report.html").is_file() and not (dst / "videos").exists()
+    # the page and its analytics, nothing else (its figures are embedded: no report_files/)
+    assert set(p.name for p in dst.iterdir()) - before == {"report.html", "analytics.json"}
     html = (dst / "report.html").read_text()
+    assert "<code>longpuzzle video " in html and "report: video" not in r.stderr
     assert "Figure 3a: easiest-tier LC against harder-tier LC (LC_hard), one point per agent: not drawn" in html
     r = run("report", runs["solver_a"], runs["solver_b"])
     assert r.exit_code == 2 and "--out" in r.output

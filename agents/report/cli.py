@@ -12,8 +12,9 @@ import click
 @click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Folder for report.html [default: the run folder; required for several runs].")
-@click.option("--videos/--no-videos", default=True, show_default=True,
-              help="Make (or reuse) each episode's video and link it.")
+@click.option("--videos/--no-videos", default=False, show_default=True,
+              help="Make (or reuse) each episode's video and link it (the slow part of a report: each episode "
+              "a film, progress on stderr; without it the page names the `longpuzzle video` command of each).")
 @click.option("--video-format", type=click.Choice(["mp4", "gif"]), default=None,
               help="[default: mp4 where imageio-ffmpeg is installed, else gif]")
 @click.option("--reference", "references", multiple=True, type=click.Path(dir_okay=False),

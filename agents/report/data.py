@@ -313,20 +313,22 @@ def identity_label(identity: dict) -> str:
 
 
 def harness_label(identity: dict) -> str:
-    """A short, stable name of a harness configuration: its settings digest plus the ones
-    people compare most (style, budget)."""
+    """A short, stable name of a harness configuration, readable on its own: the settings
+    people compare most (style, budget) spelled out, then the digest of all of them, which
+    tells configurations apart that differ elsewhere ("preset paper, 2D screens, 3600 s
+    budget, settings 09baf1")."""
     h = identity.get("harness")
     if not isinstance(h, dict):
         return str(h) if h is not None else "-"
     digest = hashlib.sha256(json.dumps(h, sort_keys=True, default=str).encode()).hexdigest()[:6]
     bits = [f"preset {identity['preset']}"] if identity.get("preset") else []
     if h.get("style"):
-        bits.append(str(h["style"]))
+        bits.append(f"{str(h['style']).upper()} screens")
     if h.get("budget") is not None:
-        bits.append(f"{h['budget']:g} s")
+        bits.append(f"{h['budget']:g} s budget")
     if h.get("max_actions") is not None:
-        bits.append(f"<= {h['max_actions']} actions")
-    return " ".join(bits + [f"#{digest}"])
+        bits.append(f"at most {h['max_actions']} actions")
+    return ", ".join(bits + [f"settings {digest}"])
 
 
 def catalog_label(identity: dict) -> str:

@@ -10,7 +10,7 @@
 
 Each returns the path it wrote, or None when the data has nothing to draw. matplotlib is used
 through its object API (Figure + the Agg canvas): no pyplot state, no display, no backend
-switch in the caller's process.
+switch in the caller's process. The figures carry no title: the report's caption names each.
 """
 
 from __future__ import annotations
@@ -70,7 +70,6 @@ def figure_3a(points: list[tuple[str, float | None, float | None]], path: Path) 
     ax.set_yticks(range(0, 101, 20))
     ax.set_xlabel("LC on each game's easiest tier (%)")
     ax.set_ylabel("LC on the harder tiers, LC_hard (%)")
-    ax.set_title("Figure 3a: easiest-tier against harder-tier level completion", fontsize=10)
     ax.legend(**LEGEND)
     return _save(fig, path)
 
@@ -95,7 +94,6 @@ def figure_3b(series: list[tuple[str, list[tuple[str, float, float]]]], path: Pa
     ax.set_xlim(0, max(tiers.values()) * 1.15 + 1)
     ax.set_xlabel("mean optimal number of slides per level of the tier")
     ax.set_ylabel("Maze Paint LC (%)")
-    ax.set_title("Figure 3b: Maze Paint completion against solution length", fontsize=10)
     ax.legend(**LEGEND)
     return _save(fig, path)
 
@@ -116,7 +114,6 @@ def figure_3c(curves: list[tuple[str, list[float]]], path: Path) -> Path | None:
     ax.set_yticks(range(0, 101, 20))
     ax.set_xlabel("first k levels cleared")
     ax.set_ylabel("episodes (%)")
-    ax.set_title("Figure 3c: share of episodes clearing the first k levels (ten-level objectives)", fontsize=10)
     ax.legend(**LEGEND)
     return _save(fig, path)
 
@@ -128,7 +125,7 @@ def _level_short(lid: str) -> str:
     return f"{d} {n}" if g else lid
 
 
-def progress(analysis: dict, path: Path, title: str = "") -> Path | None:
+def progress(analysis: dict, path: Path) -> Path | None:
     """P over the episode's actions, one line per level; restarts (triangles) and the first
     certified dead end of each attempt (crosses) marked."""
     pts = analysis.get("progress") or []
@@ -153,9 +150,9 @@ def progress(analysis: dict, path: Path, title: str = "") -> Path | None:
         ax.scatter([x for x, _ in dead], ys, marker="X", s=44, color="#d62728", zorder=5, label="dead end")
     ax.set_ylim(-0.04, 1.06)
     ax.set_yticks([0, 0.25, 0.5, 0.75, 1.0])
+    ax.xaxis.get_major_locator().set_params(integer=True)      # actions are counted: no 2.5
     ax.set_xlabel("actions")
     ax.set_ylabel("progress P")
-    ax.set_title(title or "progress P over actions", fontsize=10)
     handles, labels = ax.get_legend_handles_labels()
     if len(levels) > 12:           # keep the legend readable: markers, first and last levels
         keep = [i for i, lab in enumerate(labels) if lab in ("restart", "dead end")]
@@ -164,7 +161,7 @@ def progress(analysis: dict, path: Path, title: str = "") -> Path | None:
     return _save(fig, path)
 
 
-def figure_4a(analysis: dict, path: Path, title: str = "") -> Path | None:
+def figure_4a(analysis: dict, path: Path) -> Path | None:
     """Usable free holes before each transfer, along every Bolt Unscrew attempt."""
     atts = [a for a in analysis.get("attempts", []) if a["level"].startswith("bolt_unscrew/")
             and any("holes_before" in m and m.get("changed") for m in a["move_log"])]
@@ -198,6 +195,5 @@ def figure_4a(analysis: dict, path: Path, title: str = "") -> Path | None:
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("transfer within the attempt")
     ax.set_ylabel("usable free holes before it")
-    ax.set_title(title or "Figure 4a: Bolt Unscrew free holes along each attempt", fontsize=10)
     ax.legend(**LEGEND)
     return _save(fig, path)

@@ -26,6 +26,8 @@ import base64
 import datetime as _dt
 import html
 import json
+import sys
+import tempfile
 from pathlib import Path
 
 from longpuzzle.agents.harness import HarnessError
@@ -68,6 +70,8 @@ class _Page:
         self.out = out
         self.parts: list[str] = []
         self.images = 0
+        self.videos_total = 0           # episode videos to make (--videos), and made so far
+        self.videos_done = 0
 
     def add(self, s: str) -> None:
         self.parts.append(s)
@@ -109,7 +113,7 @@ def merge_catalog_identities(runs: list) -> None:
             r.identity = {**r.identity, "catalog": merged}
 
 
-def make_report(dirs, out: str | Path | None = None, *, videos: bool = True, video_format: str | None = None,
+def make_report(dirs, out: str | Path | None = None, *, videos: bool = False, video_format: str | None = None,
                 references: list | None = None, fps: float = 4.0, merge_catalogs: bool = False,
                 mixed_presets: bool = False, unverified: bool = False) -> Path:
     """Write report.html for eval output folders (or lone episode folders); returns its path.
@@ -136,7 +140,12 @@ def make_report(dirs, out: str | Path | None = None, *, videos: bool = True, vid
         out = runs[0].folder
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    work = out / "report_files"                 # figures (embedded in the page; kept for reuse)
+    # figures are drawn into a temporary folder: the page embeds them, so nothing else is left
+    with tempfile.TemporaryDirectory(prefix="longpuzzle-report-") as tmp:
+        return _write_report(runs, out, Path(tmp), presets, videos, video_format, references, fps)
+
+
+def _write_report(runs, out: Path, work: Path, presets, videos, video_format, references, fps) -> Path:
     rows = group_runs(runs)
     page = _Page(out)
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
@@ -155,6 +164,8 @@ def make_report(dirs, out: str | Path | None = None, *, videos: bool = True, vid
         page.add("<p class='sub'><strong>UNVERIFIED</strong> (shown with --unverified): "
                  + "; ".join(f"<code>{_e(r.folder)}</code>: {_e(r.verified)}" for r in bad) + "</p>")
     analyses = [an.analyze_run(r) for r in runs]
+    if videos:          # the slow part (a film per episode): said as it goes, on stderr
+        page.videos_total = sum(len(a.get("episodes") or []) for a in analyses)
     _metrics_legend(page, rows)
     _table2(page, rows + list(references or []))
     _runs_section(page, runs)
@@ -375,9 +386,15 @@ def _episode(page: _Page, run: RunData, e: dict, entry: dict, work: Path, out: P
         facts.append(f"error: {entry['error']}")
     page.add("<p>" + " &middot; ".join(_e(f) for f in facts) + "</p>")
     if videos and entry.get("dir") is not None:
+        page.videos_done += 1
+        print(f"report: video {page.videos_done} of {page.videos_total}: {entry['dir']}", file=sys.stderr,
+              flush=True)
         link = _video(Path(entry["dir"]), out, slug, video_format, fps)
         if link:
             page.add(f"<p>Video: <a href='{_e(link)}'>{_e(link)}</a></p>")
+    elif entry.get("dir") is not None:     # videos on demand: the command that makes this one
+        page.add(f"<p class='note'>Video: <code>longpuzzle video {_e(entry['dir'])} --out {_e(slug)}.mp4</code> "
+                 "(or <code>report --videos</code>)</p>")
     _tool_use(page, entry.get("tools"))
     atts = e["attempts"]
     if atts:
@@ -390,7 +407,7 @@ def _episode(page: _Page, run: RunData, e: dict, entry: dict, work: Path, out: P
                          fmt(a["dead_end_recovered"]) if a["dead_end_step"] is not None else MISSING])
         page.table(["level", "attempt", "ended", "actions", "moves", "rejected", "undos", "P", "best P",
                     "dead end", "delay", "recovered"], body)
-    page.figure(figures.progress(e, work / f"{slug}_progress.png", f"{name}: progress P over actions"),
+    page.figure(figures.progress(e, work / f"{slug}_progress.png"),
                 f"{name}: progress P per level over actions (triangles: restarts, crosses: certified dead ends)")
     page.figure(figures.figure_4a(e, work / f"{slug}_holes.png"),
                 f"{name}: Figure 4a, Bolt Unscrew usable free holes before each transfer along each attempt "
@@ -425,8 +442,8 @@ def _video(folder: Path, out: Path, slug: str, video_format: str | None, fps: fl
     newest = max((p.stat().st_mtime for p in [events, *folder.glob("level_*/events.jsonl")] if p.is_file()),
                  default=0.0)
     if not (path.is_file() and path.stat().st_mtime >= newest):
-        try:
-            write_video(folder, path, fps=fps)
+        try:        # a GIF holds every frame in memory while it is written: half size, a quarter of it
+            write_video(folder, path, fps=fps, scale=0.5 if fmt_ == "gif" else 1.0)
         except VideoError:
             return None
     return str(path.relative_to(out))
