@@ -17,6 +17,7 @@ from longpuzzle.agents.models import clients as clients_mod
 from longpuzzle.agents.models.clients import AnthropicClient, ProviderError, make_client, unsupported_settings
 from longpuzzle.agents.models.config import ModelConfig
 from longpuzzle.agents.models.scripted import ScriptedServer
+from longpuzzle.agents.runner import MODEL_AGENTS
 from longpuzzle.cli import cli as cli_main
 
 APIS = ("openai-chat", "openai-responses", "anthropic")
@@ -180,7 +181,7 @@ def test_endless_slow_and_huge_replies_are_provider_errors_with_their_reason(api
 
 # ---- every protocol on every wire, streamed or not, with or without sampling settings ------
 
-PROTOCOLS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vista-full", "code-cua")
+PROTOCOLS = MODEL_AGENTS            # every model protocol and tool configuration eval offers
 SAMPLING = {"temperature": 0.3, "reasoning_effort": "low", "max_output_tokens": 300}
 LIMIT_FIELD = {"chat": "max_completion_tokens", "responses": "max_output_tokens", "messages": "max_tokens"}
 PNG = None
