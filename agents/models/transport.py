@@ -79,6 +79,8 @@ class _Body(httpx2.SyncByteStream):
     def __init__(self, inner, bounds: Bounds, sock):
         self.inner, self.b, self.sock = inner, bounds, sock
         self.timer = None
+        self.done = False            # read to its end or closed: the watchdog leaves the socket alone
+                                     # (the pool may hand the connection to the next request)
         left = bounds.left()
         if sock is not None:
             self.timer = threading.Timer(max(0.0, left), self._expire)
@@ -86,6 +88,8 @@ class _Body(httpx2.SyncByteStream):
             self.timer.start()
 
     def _expire(self) -> None:
+        if self.done:
+            return
         self.b.late()
         try:
             self.sock.shutdown(socket.SHUT_RDWR)      # wakes the read blocked on it
@@ -108,12 +112,17 @@ class _Body(httpx2.SyncByteStream):
             if b.failure is not None:                # the watchdog cut the connection
                 raise BoundExceeded(b.detail) from None
             raise
+        self._stop_watch()
         if b.failure == "deadline":
             raise BoundExceeded(b.detail)
 
-    def close(self) -> None:
+    def _stop_watch(self) -> None:
+        self.done = True
         if self.timer is not None:
             self.timer.cancel()
+
+    def close(self) -> None:
+        self._stop_watch()
         self.inner.close()
 
 
