@@ -140,6 +140,12 @@ def test_a_forged_frame_size_is_refused_before_any_frame_is_decoded(genuine, tmp
     tracemalloc.stop()
     assert not rep.ok and "6144 x 6144" in rep.divergence and "540 x 960" in rep.divergence, rep.divergence
     assert peak < 32 * 2 ** 20, peak
+    # the report's videos read stored frames of that size only
+    from longpuzzle.agents.report.data import stored_frames
+    assert stored_frames(d) is None
+    good = stored_frames(genuine[0] / EPISODE)
+    assert good is not None and good.read(0).shape == (960, 540, 3)
+    good.close()
 
 
 def test_a_huge_events_line_is_refused_before_it_is_read_whole(genuine, tmp_path):

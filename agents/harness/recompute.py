@@ -102,6 +102,17 @@ def expected_header(head: dict, continued: dict | None = None) -> dict:
                            lang=st.lang).snapshot()}
 
 
+def screen_shape(head: dict) -> tuple[int, int, int]:
+    """(height, width, 3) of the frames an episode's screen makes (its recorded start: the
+    settings' scale and viewport), the only size its stored frames may have; HarnessError
+    when the start cannot be restored."""
+    try:
+        w, h = Suite.restore(head["start"]).frame_size
+    except (LongPuzzleError, KeyError, TypeError) as e:
+        raise HarnessError(f"the episode's start cannot be restored: {e}") from None
+    return h, w, 3
+
+
 def check_header(head: dict, continued: dict | None = None) -> str:
     """"" when every field of the header is what the harness writes for its protocol,
     objective or level, settings and catalogue (and ``continued``, expected_header);

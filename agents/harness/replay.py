@@ -13,7 +13,7 @@ from longpuzzle.agents.harness.feedback import FeedbackTracker
 from longpuzzle.agents.harness.objective import run_objective, step_kind
 from longpuzzle.agents.harness.results import EpisodeResult, objective_results
 from longpuzzle.agents.harness.recompute import (
-    DRIVER_STREAMS, RECORD_FIELDS, TIME_FIELDS, check_header, recorded_settings,
+    DRIVER_STREAMS, RECORD_FIELDS, TIME_FIELDS, check_header, recorded_settings, screen_shape,
 )
 from longpuzzle.agents.harness.run import Run
 from longpuzzle.agents.harness.settings import HarnessError, Settings, refusal_end_message, refusal_limit
@@ -109,8 +109,7 @@ def _replay_folder(folder, ev_lines: list, cut_off) -> ReplayReport:
     store = None
     if (Path(folder) / FRAMES_FILE).is_file() or (Path(folder) / LEGACY_DIR).is_dir():
         try:      # frames of the size the recorded settings make the screen, nothing larger
-            w, h = Suite.restore(head["start"]).frame_size
-            store = open_frames(folder, (h, w, 3))
+            store = open_frames(folder, screen_shape(head))
         except FrameStoreError as e:
             return ReplayReport(False, 0, str(e))
         if store.format == "lpf" and store.frame_hash != hash_name:

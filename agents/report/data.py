@@ -64,10 +64,12 @@ def stored_frames(folder: str | Path):
     """The stored frames of an episode folder (the harness's one reading API,
     ``open_frames``: ``len``, ``read(i)``), or None where the episode stored no frames."""
     from longpuzzle.agents.harness.frames import FrameStoreError, open_frames
+    from longpuzzle.agents.harness.recompute import screen_shape
+    from longpuzzle.agents.harness.trajectory import read_header
 
-    try:
-        fs = open_frames(folder)
-    except FrameStoreError:
+    try:      # of the size the episode's screen makes only: a forged file header is never decoded
+        fs = open_frames(folder, screen_shape(read_header(folder)))
+    except (FrameStoreError, HarnessError):
         return None
     if len(fs) == 0:
         fs.close()
