@@ -209,3 +209,19 @@ def test_a_level_protocol_run_verifies_and_its_chain_result_is_recomputed(tmp_pa
         (d / "summary.json").write_text(json.dumps(summarise(run_cfg, [res])))
         chk = check_run(d, use_record=False)
         assert not chk.ok and chk.first.startswith(f"{EPISODE}: result.json.{field}"), (field, chk.first)
+
+
+def test_replay_holds_one_record_at_a_time_not_the_file(genuine, tmp_path):
+    """events.jsonl is read as a stream: 20 MB of a driver's lines in it (2,000 tool notes,
+    which a replay passes over) cost a replay no more memory than the genuine file."""
+    d = tmp_path / "ep"
+    shutil.copytree(genuine[0] / EPISODE, d)
+    lines = (d / "events.jsonl").read_text().splitlines()
+    note = json.dumps({"stream": "tools", "note": "x" * 10_000})
+    (d / "events.jsonl").write_text("\n".join(lines[:1] + [note] * 2000 + lines[1:]) + "\n")
+    tracemalloc.start()
+    rep = replay_episode(d)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert rep.ok and rep.complete, rep.divergence
+    assert peak < 8 * 2 ** 20, peak

@@ -21,7 +21,7 @@ from longpuzzle.agents.harness.frames import (
     FRAMES_FILE, LEGACY_DIR, FrameStoreError, hasher, header_frame_hash, open_frames,
 )
 from longpuzzle.agents.harness.snapshots import StateRebuilder, SuiteStates
-from longpuzzle.agents.harness.trajectory import Trajectory, read_episode, read_events
+from longpuzzle.agents.harness.trajectory import EpisodeRecords, Trajectory, read_events
 from longpuzzle.engine.catalog import catalog, use_catalog
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.suite import Suite
@@ -61,10 +61,9 @@ def replay_episode(folder: str | Path) -> ReplayReport:
     ``complete`` is False and ``note`` says what was missing.
     The episode is replayed on the catalogue it recorded (found by name and version,
     checked by hash)."""
-    ev_lines, cut_off = read_episode(folder)
-    head = ev_lines[0] if ev_lines and isinstance(ev_lines[0], dict) else {}
-    with use_catalog(recorded_catalog(head.get("catalog"))):
-        return _replay_folder(folder, ev_lines, cut_off)
+    recs = EpisodeRecords(folder)       # read as a stream: one record is held at a time
+    with use_catalog(recorded_catalog(recs.head.get("catalog"))):
+        return _replay_folder(folder, recs)
 
 
 def recorded_catalog(ident: dict | None):
@@ -90,21 +89,22 @@ def recorded_catalog(ident: dict | None):
     return cat
 
 
-def _replay_folder(folder, ev_lines: list, cut_off) -> ReplayReport:
-    head = ev_lines[0]
+def _replay_folder(folder, recs: EpisodeRecords) -> ReplayReport:
+    head = recs.head
     hash_name = header_frame_hash(head)
     hf = hasher(hash_name)
-    has_end = any(r.get("type") == "end" for r in ev_lines)
+    shape = _check_structure(recs, folder)          # the first pass: the form of every record
+    cut_off = recs.cut_off
+    has_end = shape["end"]
     has_result = (Path(folder) / "result.json").is_file()
     if has_result and not has_end:
         return ReplayReport(False, 0, "result.json exists but events.jsonl has no end record")
     result = _read_result(folder) if has_result else None
-    _check_structure(ev_lines, folder)
     continued = _continued_start(head, folder)
     why = check_header(head, continued)
     if why:
         return ReplayReport(False, 0, why)
-    if len(ev_lines) == 1 and not has_result:
+    if shape["records"] == 1 and not has_result:
         raise HarnessError(f"{folder}: the episode holds only its header (no action was recorded)")
     store = None
     if (Path(folder) / FRAMES_FILE).is_file() or (Path(folder) / LEGACY_DIR).is_dir():
@@ -117,8 +117,8 @@ def _replay_folder(folder, ev_lines: list, cut_off) -> ReplayReport:
             return ReplayReport(False, 0, f"the stored frames' digests are {store.frame_hash} but the events' "
                                           f"frame hashes are {hash_name}")
     try:
-        rep = _replay(ev_lines, head, hf, store, result, *((continued["evaluator_start"], continued["mismatch_start"])
-                                                           if continued else ()))
+        rep = _replay(recs, shape, head, hf, store, result,     # the second pass: every record replayed
+                      *((continued["evaluator_start"], continued["mismatch_start"]) if continued else ()))
     finally:
         if store is not None:
             store.close()
@@ -154,9 +154,11 @@ _PUBLIC = {"step": int, "action": object, "feedback": dict, "frames": list}
 _HEADER = {"format": str, "protocol": str, "start": str, "settings": dict, "frame": str}
 
 
-def _check_structure(lines: list[dict], folder) -> None:
-    """Refuse (HarnessError, one line) a folder whose events are not a well-formed episode."""
-    head = lines[0]
+def _check_structure(lines: EpisodeRecords, folder) -> dict:
+    """Refuse (HarnessError, one line) a folder whose events are not a well-formed episode;
+    else {"records": how many, "end": whether there is an end record, "tools": a tool
+    driver's calls, and those by NGAR class}, read in one pass."""
+    head = lines.head
     where = f"{folder}/events.jsonl"
     for k, t in _HEADER.items():
         if type(head.get(k)) is not t and not (t is object and k in head):
@@ -166,7 +168,10 @@ def _check_structure(lines: list[dict], folder) -> None:
     if head["protocol"] == "objective" and type(head.get("objective")) is not str:
         raise HarnessError(f"{where}: the header has no objective")
     step, ended, pending = 0, False, None
-    for i, rec in enumerate(lines[1:], 2):
+    tools = {"native": 0, "other": 0, "calls": 0}       # a tool driver's steps: its calls by class
+    records = iter(lines)
+    next(records)                                   # the header (lines.head)
+    for i, rec in enumerate(records, 2):
         if ended:
             raise HarnessError(f"{where}: line {i} comes after the end record")
         if rec.get("type") == "end":
@@ -208,7 +213,12 @@ def _check_structure(lines: list[dict], folder) -> None:
             raise HarnessError(f"{where}: line {i}: a second header")
         elif stream not in DRIVER_STREAMS:
             raise HarnessError(f"{where}: line {i}: a record the harness does not write")
-        # a driver's own lines (tool calls) are checked by their own checker (vista/records.py)
+        else:       # a driver's own lines (tool calls): checked by their own checker (vista/records.py)
+            if "call" in rec:
+                tools["calls"] += 1
+                if rec.get("class") in ("native", "other"):
+                    tools[rec["class"]] += 1
+    return {"records": lines.count, "end": ended, "tools": tools}
 
 
 def _known_fields(rec: dict, kind: str, where: str, i: int) -> None:
@@ -257,7 +267,7 @@ def _check_stored(store, k: int, want: str) -> str:
     return ""
 
 
-def _replay(ev_lines, head, hf, store, result: dict | None, start_ev: dict | None = None,
+def _replay(recs: EpisodeRecords, shape: dict, head, hf, store, result: dict | None, start_ev: dict | None = None,
             start_mismatch: bool = False) -> ReplayReport:
     try:
         suite = Suite.restore(head["start"])
@@ -300,7 +310,7 @@ def _replay(ev_lines, head, hf, store, result: dict | None, start_ev: dict | Non
     ev.observe(suite, [])
     steps = 0
     pending_private = None
-    last = len(ev_lines) - 1
+    last = shape["records"] - 1
     note = ""
     summary_refusals = 0
     # limit: refused actions in a row that end the episode; limit_at: the action that first reached it
@@ -310,7 +320,9 @@ def _replay(ev_lines, head, hf, store, result: dict | None, start_ev: dict | Non
              "started": head["protocol"] == "level", "t_agent": 0.0, "t_agent_n": 0, "unknown_kind": 0}
     ender = _LevelEnds(suite, st) if head["protocol"] == "level" else _ObjectiveEnds(st)
     sim_ms = 0                              # the virtual time of every executed action
-    for pos, rec in enumerate(ev_lines[1:], 1):
+    records = iter(recs)
+    next(records)                                   # the header
+    for pos, rec in enumerate(records, 1):
         if rec.get("stream") == "public" and "action" in rec:
             run.traj.recent = []
             raw = rec["action"]
@@ -429,8 +441,7 @@ def _replay(ev_lines, head, hf, store, result: dict | None, start_ev: dict | Non
     rep.not_checked.append("the agent's own time per step and every real-time figure (seconds, time, "
                            "charged_seconds)")
     if result is not None:
-        why = _compare_result(result, head, ev, run, steps, tally, rep,
-                              [r for r in ev_lines if r.get("stream") == "tools"])
+        why = _compare_result(result, head, ev, run, steps, tally, rep, shape["tools"])
         if why:
             rep.ok, rep.divergence = False, f"result.json {why}"
     return rep
@@ -620,7 +631,7 @@ def _end_consistent(end: str, protocol: str, ev, suite, st: Settings, steps: int
 
 
 def _compare_result(res: dict, head: dict, ev, run, steps: int, tally: dict, rep: ReplayReport,
-                    tools: list | None = None) -> str:
+                    tools: dict | None = None) -> str:
     """Recompute every field of result.json and compare: what the suite did (success,
     levels, scores, moves, metrics), what the header and the end record say (agent, end,
     error, rules, catalogue), the step counts; the real-time figures, which cannot be
@@ -636,9 +647,8 @@ def _compare_result(res: dict, head: dict, ev, run, steps: int, tally: dict, rep
         why = _time_consistent(res, st, tally, head["protocol"])
         if why:
             return why
-        if tools:                                  # the driver counts each tool call as a step
-            native = sum(r.get("class") == "native" for r in tools if "call" in r)
-            other = sum(r.get("class") == "other" for r in tools if "call" in r)
+        if tools and tools["calls"]:               # the driver counts each tool call as a step
+            native, other = tools["native"], tools["other"]
         else:
             native, other = tally["kinds"]["native"], tally["kinds"]["other"]
             rn, ro = res.get("native_steps"), res.get("other_steps")

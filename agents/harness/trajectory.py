@@ -280,41 +280,56 @@ def read_episode(folder: str | Path) -> tuple[list[dict], bool]:
     does not parse was cut off by a kill: it is dropped and ``cut_off`` is True. Any other
     line that is not JSON is corruption, and a line longer than a genuine episode writes
     there (line_limit) is refused before it is read whole: both raise HarnessError."""
-    p = Path(folder) / "events.jsonl"
-    if not p.is_file():
-        raise HarnessError(f"{folder} is not an episode folder (no events.jsonl)")
-    out = []
-    actions = 0
-    cut_off = False
-    with open(p, "rb") as f:
-        i = 0
-        while True:
-            limit = line_limit(actions)
-            line = f.readline(limit + 2)
-            if not line:
-                break
-            i += 1
-            if len(line) > limit + 1:
-                raise HarnessError(f"{p}: line {i} is longer than any genuine episode writes there "
-                                   f"({limit:,} bytes after {actions} actions)")
-            if not line.strip():
-                continue
-            last = not line.endswith(b"\n")
-            try:
-                rec = json.loads(line)
-            except (ValueError, RecursionError, UnicodeDecodeError):     # JSONDecodeError is a ValueError
-                if last:
-                    cut_off = True
+    recs = EpisodeRecords(folder)
+    out = list(recs)
+    return out, recs.cut_off
+
+
+class EpisodeRecords:
+    """An episode's events.jsonl as a stream of records, for a reader that must not hold the
+    file (a replay): each pass reads the file again, one line at a time, each line bounded
+    as read_episode bounds it, so what is held is one record, whatever the file's size.
+    ``head``: the header (checked at once); after a whole pass, ``count`` is the number of
+    records and ``cut_off`` whether a last line cut off by a kill was dropped."""
+
+    def __init__(self, folder: str | Path):
+        self.path = Path(folder) / "events.jsonl"
+        if not self.path.is_file():
+            raise HarnessError(f"{folder} is not an episode folder (no events.jsonl)")
+        self.head = read_header(folder)
+        self.count: int | None = None
+        self.cut_off = False
+
+    def __iter__(self):
+        p, actions, n = self.path, 0, 0
+        self.cut_off = False
+        with open(p, "rb") as f:
+            i = 0
+            while True:
+                limit = line_limit(actions)
+                line = f.readline(limit + 2)
+                if not line:
                     break
-                raise HarnessError(f"{p}: line {i} is not valid JSON (corrupt episode)") from None
-            if type(rec) is not dict:
-                raise HarnessError(f"{p}: line {i} is not a JSON object (corrupt episode)")
-            if rec.get("stream") == "public" and "action" in rec:
-                actions += 1
-            out.append(rec)
-    if not out or out[0].get("type") != "header" or out[0].get("format") not in EVENTS_FORMATS:
-        raise HarnessError(f"{p}: missing or unknown header")
-    return out, cut_off
+                i += 1
+                if len(line) > limit + 1:
+                    raise HarnessError(f"{p}: line {i} is longer than any genuine episode writes there "
+                                       f"({limit:,} bytes after {actions} actions)")
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except (ValueError, RecursionError, UnicodeDecodeError):     # JSONDecodeError is a ValueError
+                    if not line.endswith(b"\n"):
+                        self.cut_off = True
+                        break
+                    raise HarnessError(f"{p}: line {i} is not valid JSON (corrupt episode)") from None
+                if type(rec) is not dict:
+                    raise HarnessError(f"{p}: line {i} is not a JSON object (corrupt episode)")
+                if rec.get("stream") == "public" and "action" in rec:
+                    actions += 1
+                n += 1
+                yield rec
+        self.count = n
 
 
 def read_header(folder: str | Path) -> dict:
