@@ -363,7 +363,10 @@ def test_leaderboard_pools_only_identical_identities(runs, tmp_path):
     assert sorted(int(x["episodes"]) for x in solver) == [1, 4]
     assert any(x["label"] == "solver (another-provider)" and x["episodes"] == "1" for x in rows)
     doc = json.loads((out / "leaderboard.json").read_text())
-    assert [x["rank"] for x in doc["rows"]] == [1, 2, 3, 4, 5]
+    # every row covers other objectives: none is ranked against another; the reference (the
+    # whole benchmark) comes first
+    assert [x["rank"] for x in doc["rows"]] == [1, 1, 1, 1, 1]
+    assert doc["rows"][0]["covers"] == "all 16 objectives" and len({x["covers"] for x in doc["rows"]}) == 5
     assert doc["rows"][0]["reference"] is True and doc["rows"][0]["source"] == "made up for this test"
     # NGAR is the code setting's (the paper's B.3): the solver runs count their steps, but show none
     assert doc["rows"][0]["NGAR"] == 40.0 and all(x["NGAR"] is None for x in doc["rows"][1:]), doc["rows"]
@@ -454,3 +457,19 @@ def test_video_errors(runs, tmp_path):
     assert r.exit_code == 2 and "not an episode folder" in r.output
     r = run("video", ep, "--out", tmp_path / "v.gif", "--fps", "0")
     assert r.exit_code == 2 and "--fps" in r.output
+
+
+def test_leaderboard_ranks_only_rows_of_the_same_coverage_and_marks_a_partial_h50(runs, tmp_path):
+    """Rows that cover different objectives are ranked apart (each coverage from 1, the widest
+    first) and say what they cover; H50 over fewer than the eight ten-level objectives is
+    marked partial, in every output."""
+    r = run("leaderboard", runs["solver_c"], runs["level"], runs["scripted"], "--out", tmp_path / "lb")
+    assert r.exit_code == 0, r.output
+    doc = json.loads((tmp_path / "lb" / "leaderboard.json").read_text())
+    got = [(x["rank"], x["covers"], x["H50_partial"]) for x in doc["rows"]]
+    # scripted covers two objectives; solver_c and the level-protocol run one each (the same one)
+    assert got[0] == (1, "maze_paint/easy, nut_and_bolt/medium", True)
+    assert sorted(got[1:]) == [(1, "maze_paint/easy", True), (2, "maze_paint/easy", True)]
+    assert "covers" in r.output.splitlines()[0] and "(partial: 1 of 8)" in r.output
+    html = (tmp_path / "lb" / "leaderboard.html").read_text()
+    assert "(partial: 1 of 8)" in html and "ranked only against rows that cover the same objectives" in html

@@ -3,7 +3,9 @@
 Runs of the same identity (model or agent, provider, harness configuration, protocol,
 action setting, level catalogue; data.IDENTITY_KEYS) are pooled into one row, their scored
 episodes together (tables.group_runs); runs that differ in any of these are never merged.
-Rows are ranked by OSR, then LC, then FGP. Output: a table on the terminal, and with
+Rows covering the same objectives are ranked together (by OSR, then LC, then FGP), each
+coverage on its own (the widest first): runs of different objectives are not comparable.
+Output: a table on the terminal, and with
 ``--out DIR`` also leaderboard.csv, leaderboard.json and leaderboard.html (self-contained).
 
 Reference rows (``--reference FILE``, repeatable) are published figures kept as data with
@@ -34,7 +36,9 @@ from pathlib import Path
 from longpuzzle.agents.harness import HarnessError
 from longpuzzle.agents.metrics import METRIC_HELP
 from longpuzzle.agents.report.data import IDENTITY_KEYS, load_verified_runs, read_json
-from longpuzzle.agents.report.tables import OPTIONAL, MISSING, Row, fmt, group_runs
+from longpuzzle.agents.report.tables import (
+    OPTIONAL, MISSING, Row, all_objectives, comparable_ranks, fmt, group_runs,
+)
 
 REFERENCE_FORMAT = "longpuzzle-reference/1"
 METRICS = ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "SMR", "NGAR", "cost", "score")
@@ -90,10 +94,13 @@ def load_reference(path: str | Path) -> list[Row]:
 
 
 def _rank_key(r: Row):
+    """Rows covering the same objectives together (the widest coverage first), each group
+    ranked by OSR, then LC, then FGP: runs of different objectives are not comparable."""
     def v(k):
         x = r.value(k)
         return -x if isinstance(x, (int, float)) and not (isinstance(x, float) and math.isnan(x)) else math.inf
-    return (v("OSR"), v("LC"), v("FGP"))
+    c = r.covers
+    return (-(len(all_objectives()) if c is None else len(c)), r.coverage, v("OSR"), v("LC"), v("FGP"))
 
 
 def leaderboard(dirs, references=(), unverified: bool = False) -> list[Row]:
@@ -113,27 +120,29 @@ def columns(rows: list[Row]) -> list[str]:
 def as_records(rows: list[Row]) -> list[dict]:
     """Plain rows for CSV and JSON: rank, identity, metrics, where they come from."""
     out = []
-    for i, r in enumerate(rows, 1):
+    for i, r in zip(comparable_ranks(rows), rows):
         rec = {"rank": i, "label": r.label, **{k: r.identity.get(k) for k in IDENTITY_KEYS},
+               "covers": r.coverage, "objectives": list(r.covers) if r.covers is not None else None,
                "harness_label": r.harness, "catalog_label": r.catalog,
                "runs": [str(x.folder) for x in r.runs], "verified": [x.verified for x in r.runs],
                "episodes": r.value("episodes"),
                "unscored": r.metrics.get("unscored"),
-               **{k: r.value(k) for k in METRICS}, "reference": r.is_reference, "source": r.source or None}
+               **{k: r.value(k) for k in METRICS}, "H50_partial": r.cell("H50").endswith(")"),
+               "reference": r.is_reference, "source": r.source or None}
         out.append(rec)
     return out
 
 
 def text_table(rows: list[Row]) -> str:
     cols = columns(rows)
-    head = ["#", "agent", "setting", "protocol", "harness", "catalogue", "eps"] + cols
+    head = ["#", "agent", "setting", "protocol", "harness", "catalogue", "covers", "eps"] + cols
     body = []
-    for i, r in enumerate(rows, 1):
+    for i, r in zip(comparable_ranks(rows), rows):
         mark = " *" if r.is_reference else " !" if any(not x.trusted for x in r.runs) else ""
-        body.append([str(i), r.label + mark, r.setting, r.protocol, r.harness, r.catalog,
-                     fmt(r.value("episodes"))] + [fmt(r.value(k), k) for k in cols])
+        body.append([str(i), r.label + mark, r.setting, r.protocol, r.harness, r.catalog, r.coverage,
+                     fmt(r.value("episodes"))] + [r.cell(k) for k in cols])
     widths = [max(len(h), *(len(b[j]) for b in body)) if body else len(h) for j, h in enumerate(head)]
-    left = {1, 2, 3, 4, 5}
+    left = {1, 2, 3, 4, 5, 6}
 
     def line(cells):
         return "  ".join(c.ljust(w) if j in left else c.rjust(w) for j, (c, w) in enumerate(zip(cells, widths)))
@@ -169,7 +178,7 @@ def write_json(rows: list[Row], path: Path) -> None:
 def write_html(rows: list[Row], path: Path) -> None:
     e = html.escape
     cols = columns(rows)
-    head = ["#", "agent", "setting", "protocol", "harness", "catalogue", "episodes"] + cols
+    head = ["#", "agent", "setting", "protocol", "harness", "catalogue", "covers", "episodes"] + cols
     h = ["<!doctype html><html lang='en'><head><meta charset='utf-8'><title>longpuzzle leaderboard</title><style>",
          "body{font-family:system-ui,sans-serif;margin:28px;color:#1d1d1f}table{border-collapse:collapse}"
          "th,td{border:1px solid #d6d6d6;padding:4px 9px}th{background:#f2f4f7}td{text-align:right;"
@@ -179,9 +188,10 @@ def write_html(rows: list[Row], path: Path) -> None:
          "</style></head><body><h1>longpuzzle leaderboard</h1><table><tr>"]
     h += [f"<th title='{e(METRIC_HELP.get(c, ''), quote=True)}'>{e(c)}</th>" for c in head]
     h.append("</tr>")
-    for i, r in enumerate(rows, 1):
+    for i, r in zip(comparable_ranks(rows), rows):
         cells = [(str(i), False), (r.label, True), (r.setting, True), (r.protocol, True), (r.harness, True),
-                 (r.catalog, True), (fmt(r.value("episodes")), False)] + [(fmt(r.value(k), k), False) for k in cols]
+                 (r.catalog, True), (r.coverage, True), (fmt(r.value("episodes")), False)] \
+            + [(r.cell(k), False) for k in cols]
         if any(not x.trusted for x in r.runs):
             cells[1] = (r.label + " (UNVERIFIED)", True)
         h.append(f"<tr{' class=ref' if r.is_reference else ''}>"
@@ -195,6 +205,9 @@ def write_html(rows: list[Row], path: Path) -> None:
     if runs:
         h.append("<p class='note'>How each run's numbers were verified: "
                  + "; ".join(f"{e(str(x.folder))}: {e(x.verified)}" for x in runs) + ".</p>")
+    h.append("<p class='note'>Rows are ranked only against rows that cover the same objectives (the rank "
+             "restarts for each coverage); an H50 marked partial reads fewer than the benchmark's eight ten-level "
+             "objectives.</p>")
     h.append("<p class='note'>Runs are pooled only when model, provider, harness configuration, protocol, "
              f"setting, catalogue and preset all match (the harness column names the preset); {MISSING} marks a value that does not exist.</p><dl>")
     h += [f"<dt>{e(k)}</dt><dd>{e(METRIC_HELP[k])}</dd>" for k in cols if k in METRIC_HELP]

@@ -199,13 +199,14 @@ def _metrics_legend(page: _Page, rows: list[Row]) -> None:
 def _table2(page: _Page, rows: list[Row]) -> None:
     cols = table2_columns(rows)
     page.add("<h2>Main results (the paper's Table 2 layout)</h2>")
-    head = ["agent", "setting", "protocol", "harness", "catalogue", "episodes"] + cols
+    head = ["agent", "setting", "protocol", "harness", "catalogue", "covers", "episodes"] + cols
     body, cls = [], []
     for r in rows:
-        body.append([(r.label,), (r.setting,), (r.protocol,), (r.harness,), (r.catalog,), fmt(r.value("episodes"))]
-                    + [fmt(r.value(k), k) for k in cols])
+        body.append([(r.label,), (r.setting,), (r.protocol,), (r.harness,), (r.catalog,), (r.coverage,),
+                     fmt(r.value("episodes"))] + [r.cell(k) for k in cols])
         cls.append("ref" if r.is_reference else "")
-    page.table(head, body, cls, titles=["", "", "", "settings digest (style, budget)", "", help_for("episodes")]
+    page.table(head, body, cls, titles=["", "", "", "settings digest (style, budget)", "",
+                                        "the objectives the row's runs cover", help_for("episodes")]
                + [help_for(k) for k in cols])
     refs = [r for r in rows if r.is_reference]
     if refs:

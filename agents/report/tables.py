@@ -63,6 +63,34 @@ class Row:
     def is_reference(self) -> bool:
         return bool(self.source)
 
+    @property
+    def covers(self) -> tuple[str, ...] | None:
+        """The objectives the row's runs cover (None: a reference row, taken as the paper's
+        whole benchmark unless its file says which)."""
+        if self.is_reference:
+            c = self.metrics.get("objectives")
+            return tuple(sorted(c)) if isinstance(c, list) else None
+        return tuple(sorted(o["objective"] for o in self.objectives if o.get("objective")))
+
+    @property
+    def coverage(self) -> str:
+        """What the row covers, in a few words: "all 16 objectives", "maze_paint/easy,
+        maze_paint/hard", "5 of 16 objectives"."""
+        c, every = self.covers, all_objectives()
+        if c is None or set(every) <= set(c):
+            return f"all {len(every)} objectives"
+        return ", ".join(c) if len(c) <= 2 else f"{len(c)} of {len(every)} objectives"
+
+    def cell(self, key: str) -> str:
+        """A metric's table cell; H50 over fewer than the benchmark's ten-level objectives is
+        marked partial (it reads a curve over those alone)."""
+        text = fmt(self.value(key), key)
+        if key == "H50" and text != MISSING and not self.is_reference:
+            have = len({o["objective"] for o in self.objectives if o.get("levels") == HORIZON_LEVELS})
+            if have < len(ten_level_objectives()):
+                text += f" (partial: {have} of {len(ten_level_objectives())})"
+        return text
+
     def value(self, key: str):
         if key == "episodes":
             if self.is_reference:
@@ -71,6 +99,30 @@ class Row:
         if key == "NGAR" and self.identity.get("setting") != CODE_SETTING:
             return None                 # the paper's NGAR is the Code Execution setting's alone
         return self.metrics.get(key)
+
+
+def all_objectives() -> list[str]:
+    """Every objective of the benchmark's own catalogue."""
+    from longpuzzle.engine.catalog import builtin_catalog
+    return [o.id for o in builtin_catalog().objectives()]
+
+
+def ten_level_objectives() -> list[str]:
+    """The benchmark's objectives of ten levels (the eight H50 reads)."""
+    from longpuzzle.engine.catalog import builtin_catalog
+    return [o.id for o in builtin_catalog().objectives() if len(o.level_ids) == HORIZON_LEVELS]
+
+
+def comparable_ranks(rows: list[Row]) -> list[int]:
+    """Rank numbers of rows sorted by coverage group then by metrics: rows are ranked only
+    against rows that cover the same objectives (the numbering restarts for each group)."""
+    ranks, last, k = [], object(), 0
+    for r in rows:
+        group = r.coverage
+        k = k + 1 if group == last else 1
+        last = group
+        ranks.append(k)
+    return ranks
 
 
 def group_runs(runs: list[RunData]) -> list[Row]:
