@@ -374,7 +374,7 @@ def _check_planned(folder: Path, spec: dict, run, want_settings: dict, mcp: bool
     if "model" in res and run.agent not in MODEL_AGENTS:
         return None, heads, "result.json has model usage, but the run's agent is not a model agent"
     for p in _event_folders(d):
-        h = _sha256(p / "events.jsonl")
+        h = file_digest(p / "events.jsonl")
         if h in digests:
             return None, heads, f"the episode is a copy of {digests[h]}"
         digests[h] = rel
@@ -394,7 +394,7 @@ def _check_planned(folder: Path, spec: dict, run, want_settings: dict, mcp: bool
         elif (s / "result.json").is_file():
             return None, heads, f"{s.name}: an interrupted episode set aside has a result.json"
         for p in _event_folders(s):
-            h = _sha256(p / "events.jsonl")
+            h = file_digest(p / "events.jsonl")
             if h in digests:
                 return None, heads, f"{s.name} is a copy of {digests[h]}"
             digests[h] = srel
@@ -497,7 +497,8 @@ def _short(v) -> str:
 
 # ---- the verification record ----------------------------------------------------------------
 
-def _sha256(p: Path) -> str:
+def file_digest(p: Path) -> str:
+    """The SHA-256 of a file, read in blocks."""
     h = hashlib.sha256()
     with open(p, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -545,7 +546,7 @@ def write_verification(folder: Path, chk: RunCheck) -> Path:
 
     body = {"format": RECORD_FORMAT, "checks": CHECKS_VERSION,
             "verified_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "files": {f: _sha256(folder / f) for f in _verified_files(folder)}, "checked": chk.checked}
+            "files": {f: file_digest(folder / f) for f in _verified_files(folder)}, "checked": chk.checked}
     doc = {**body, "seal": _seal(body)}
     tmp = folder / (RECORD_FILE + ".tmp")
     tmp.write_text(json.dumps(doc, indent=1), encoding="utf-8")
@@ -569,7 +570,7 @@ def read_record(folder: Path) -> dict | None:
         files = doc["files"]
         if sorted(files) != _verified_files(folder):
             return None
-        if any(_sha256(folder / f) != h for f, h in files.items()):
+        if any(file_digest(folder / f) != h for f, h in files.items()):
             return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None

@@ -1,5 +1,6 @@
-"""Replaying an episode folder (every frame hash, private record and the result checked),
-restoring any recorded step exactly, and continuing an episode from there (interventions)."""
+"""Replaying an episode folder (its header, every record and its result recomputed from the
+catalogue and the actions alone), restoring any recorded step exactly, and continuing an
+episode from there (interventions). A run folder as a whole: agents/verify.py."""
 
 from __future__ import annotations
 
@@ -45,22 +46,26 @@ class ReplayReport:
 
 
 def replay_episode(folder: str | Path) -> ReplayReport:
-    """Re-run the recorded actions from the recorded start and check everything a replay can:
-    every frame hash (and every stored frame, decoded), every public feedback, every private
-    record and suite snapshot, the end record, and result.json RECOMPUTED from what the
-    suite did (success, levels, scores, moves, metrics: a forged ``success`` is a
-    divergence). ``checked`` / ``not_checked`` say exactly what was and was not verified
-    (real-time figures cannot be: the agent's time, a budget end).
+    """Re-run the recorded actions and check everything a replay can, deriving it from the
+    catalogue and the actions alone (issue 35): the header is recomputed (recompute.py: the
+    start state, the evaluator's start, the instruction, the settings as resolved), every
+    field of every record is compared with what the replay did (frame hashes and every
+    stored frame decoded, public feedback, the action as validated, sim_ms, presses, the
+    whole private record and suite state), the end is derived again from the actions
+    (_ObjectiveEnds / _LevelEnds), and result.json is RECOMPUTED field by field (a forged
+    ``success`` is a divergence). ``checked`` / ``not_checked`` say exactly what was and
+    was not verified (real time cannot be: the agent's time per step, a budget end's cause).
 
     A folder that is not a well-formed episode is refused with HarnessError (one line): no
-    or a malformed header, records missing keys or out of order, a step without its private
-    record, records after the end, result.json without an end record, settings that make no
-    sense. An episode that was killed (no end record, no result.json) is checked as a
-    prefix: every recorded step must replay exactly, a last line cut off by the kill is
+    or a malformed header, records missing keys, holding fields the harness does not write
+    or out of order, a step without its private record, records after the end, result.json
+    without an end record, settings that make no sense, a line longer than a genuine
+    episode writes. An episode that was killed (no end record, no result.json) is checked
+    as a prefix: every recorded step must replay exactly, a last line cut off by the kill is
     dropped, a last step without its private record is checked on its public record alone;
     ``complete`` is False and ``note`` says what was missing.
     The episode is replayed on the catalogue it recorded (found by name and version,
-    checked by hash)."""
+    checked by hash); events.jsonl is read as a stream (EpisodeRecords), one record at a time."""
     recs = EpisodeRecords(folder)       # read as a stream: one record is held at a time
     with use_catalog(recorded_catalog(recs.head.get("catalog"))):
         return _replay_folder(folder, recs)

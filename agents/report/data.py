@@ -180,13 +180,13 @@ class RunData:
 def load_verified_runs(dirs, unverified: bool = False) -> list[RunData]:
     """load_verified_run of each folder; no episode may be in two of them (the same events
     digest: a run copied, or an episode copied from one run into another)."""
-    import hashlib
+    from longpuzzle.agents.verify import file_digest
 
     runs = [load_verified_run(d, unverified) for d in dirs]
     seen: dict[str, Path] = {}
     for r in runs:
         for p in episode_folders(r.folder):
-            h = hashlib.sha256((p / "events.jsonl").read_bytes()).hexdigest()
+            h = file_digest(p / "events.jsonl")
             if h in seen and seen[h] != r.folder:
                 why = f"it holds the same episode as {seen[h]} ({p.relative_to(r.folder)})"
                 if not unverified:
