@@ -225,3 +225,41 @@ def test_replay_holds_one_record_at_a_time_not_the_file(genuine, tmp_path):
     tracemalloc.stop()
     assert rep.ok and rep.complete, rep.divergence
     assert peak < 8 * 2 ** 20, peak
+
+
+AGENT_FILE = '''
+from longpuzzle.agents.base import BaseAgent, InfrastructureError, first_action
+
+
+class FlakyProvider(BaseAgent):
+    """Every episode: a wait, then its 'provider' fails (an infrastructure failure)."""
+
+    def act(self, obs):
+        if obs.frame is None:
+            return first_action(obs)
+        raise InfrastructureError("the provider went away")
+'''
+
+
+def test_attempts_set_aside_for_an_unscored_episode_are_recognised(tmp_path):
+    """An episode that ends unscored (infrastructure_error) is run again up to the run's
+    retries, each failed attempt kept as .attempt-N: the run verifies with them; without one
+    of them the unscored end is refused (the run would have run it again)."""
+    agent = tmp_path / "flaky.py"
+    agent.write_text(AGENT_FILE)
+    out = tmp_path / "run"
+    cfg = RunConfig(agent=str(agent), objectives=["maze_paint/easy"], infra_retries=2, agent_file={"trusted": True},
+                    settings=Settings(max_actions=5, action_timeout=None).as_dict())
+    start_run(out, cfg)
+    s = execute(out, cfg, backend=SequentialBackend(), quiet=True)
+    assert s["episodes"][0]["end"] == "infrastructure_error"
+    assert sorted(p.name for p in (out / "maze_paint_easy").iterdir()) == [
+        "episode_001", "episode_001.attempt-1", "episode_001.attempt-2"]
+    chk = check_run(out, use_record=False)
+    assert chk.ok, chk.first
+    assert [e.get("superseded") for e in chk.episodes] == [None, "attempt", "attempt"]
+    d = tmp_path / "one_less"
+    shutil.copytree(out, d)
+    shutil.rmtree(d / "maze_paint_easy" / "episode_001.attempt-2")
+    chk = check_run(d, use_record=False)
+    assert not chk.ok and "'infrastructure_error' with 1 attempts set aside" in chk.first, chk.first
