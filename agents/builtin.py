@@ -112,7 +112,11 @@ class _ModelAgent(BaseAgent):
         if m.complete:
             if lvl.id == self.targets[-1]:
                 return None
+            if m.timer is not None:       # the game goes on by itself (Nut and Bolt on the hub): wait for it
+                return {"type": "wait", "ms": max(1, m.timer["at"] - m.clock - m.action_gap_ms)}
             return self._click_widget("next" if not m.direct else "replay")
+        if m.failed:                      # the game's own limits ended the level: try it again (its
+            return self._click_widget("replay" if "replay" in m.layout() else "restart")   # card, or restart)
         return None
 
     def emit(self, action: dict) -> dict:

@@ -56,6 +56,13 @@ ZH = {
     "Complete!": "完成！",
     "Level complete!": "关卡完成！",
     "Level cleared!": "通关成功",
+    # the failure card of Maze Paint's own limits (RULES.md 6.3; the original's words)
+    "Challenge over": "挑戰結束",
+    "Try again": "重新挑戰",
+    "The same moves keep repeating": "偵測到持續重複的操作",
+    "No new tiles painted for a long time": "長時間沒有新的塗色進度",
+    "The move limit of this level is reached": "已達本關操作次數上限",
+    "Time is up for this attempt": "本次挑戰已逾時",
     "Every board has dropped out": "所有木条都已出界",
     "The red car drove out safely": "红色车辆已安全驶出",
     "Every bolt is sorted": "每根螺栓都已整理好",
@@ -102,7 +109,7 @@ ZH_BY_GAME = {
     "bolt_unscrew": {"Restart": "重开"},
     "rush_hour": {"Restart": "重来", "Replay": "再玩一次"},
     "nut_and_bolt": {"Restart": "重开", "Replay": "再玩一次"},
-    "maze_paint": {"Replay": "再玩一次", "Next level": "下一關"},
+    "maze_paint": {"Replay": "再玩一次", "Next level": "下一關"},      # (and Back on its cards: 返回)
     "color_connect": {"Replay": "再玩一次", "Easy": "簡單", "Hard": "困難"},
 }
 # the games whose header reads 第 N 關 (the others 第 N 关)

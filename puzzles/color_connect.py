@@ -72,6 +72,7 @@ from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.geometry import Circle, Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
 from longpuzzle.engine.suite import GameUI
+from longpuzzle.engine.suite.game_limits import COLOR_LIMITS
 
 (NO_ACTIVE_PATH, ACTIVE_PATH_EXISTS, ALREADY_CONNECTED, NOT_CONNECTED, NOT_ADJACENT,
  SELF_INTERSECTION, OTHER_ENDPOINT, COMPLETED_PATH) = range(3, 11)
@@ -578,6 +579,12 @@ class ColorConnectUI(GameUI):
     complete_title = "Complete!"
     complete_text = "Every pair is connected"
     header_y = 96
+    # the game's own failure limits on the hub, counted per gesture (RULES.md 7.6): the suite
+    # is told where the original's evaluator begins and ends one (gesture_begin / gesture_end)
+    limits = COLOR_LIMITS
+
+    def painted(self, state) -> int:
+        return int(state[2])             # completed pairs
 
     def __init__(self, puzzle, level):
         super().__init__(puzzle, level)
@@ -708,6 +715,8 @@ class ColorConnectUI(GameUI):
         st = suite.session._state
         out: list[dict] = []
         if st.item(0) == 0:
+            if suite.limits is not None:
+                suite.gesture_begin()                   # a press with no path open begins a gesture
             ep = self.endpoint_of[cell]
             if ep == 0:
                 out.append(self._refused(suite, r, c, t, START_FROM_NON_ENDPOINT, "start a path at a coloured dot"))
@@ -719,6 +728,8 @@ class ColorConnectUI(GameUI):
             if st.item(1) == 1 and st.item(self.path_base) == cell:
                 out.append(suite.move_effect(suite.try_move(self.n, t)))
                 self._flash(suite, r, c, t)
+                if suite.limits is not None:
+                    suite.gesture_end()                 # cancelling the one-cell path ends the gesture
             else:
                 self._walk(suite, r, c, t, out)
         suite.ui["g"] = {"prev": [gx, gy], "last": [r, c], "moved": False}
@@ -761,6 +772,10 @@ class ColorConnectUI(GameUI):
             if g["moved"] and suite.session._state.item(0) != 0 and not suite.complete:
                 out.append(suite.move_effect(suite.try_move(self.n, t)))      # released before connection
                 self._flash(suite, g["last"][0], g["last"][1], t)
+            # a release ends the gesture after a drag, or when no path is open any more (a click
+            # that starts or extends a path keeps its gesture open, as in the original)
+            if suite.limits is not None and (g["moved"] or suite.session._state.item(0) == 0):
+                suite.gesture_end()
         return out
 
     def animation_ms(self, before, after, action, code):

@@ -29,6 +29,7 @@ from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.geometry import Circle, Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, NOOP, OK, Level, Puzzle
 from longpuzzle.engine.suite import GameUI
+from longpuzzle.engine.suite.game_limits import MAZE_LIMITS
 
 DIRECTIONS = "UDLR"
 HEADER = 4
@@ -231,6 +232,10 @@ class MazePaintUI(GameUI):
     complete_title = "Complete!"
     complete_text = "Every tile is painted"
     header_y = 90
+    limits = MAZE_LIMITS          # the game's own failure limits on the hub (RULES.md 6.3)
+
+    def painted(self, state) -> int:
+        return int(state[1])
 
     def __init__(self, puzzle, level):
         super().__init__(puzzle, level)

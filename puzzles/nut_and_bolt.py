@@ -281,6 +281,9 @@ class NutAndBoltUI(GameUI):
     instructions = "Tap a bolt to lift its top nuts, then tap another bolt to move them there."
     complete_title = "Complete!"
     complete_text = "Every bolt is sorted"
+    # on the hub a solved level goes on to the next 1.35 s later with no Next button
+    # (RULES.md 1.3; the card of an objective's last level keeps its buttons)
+    auto_advance_ms = 1350
     header_y = 84.5
     MOVE_MS = 380
 

@@ -234,7 +234,8 @@ def _solve_on_screen(suite):
 
 def test_the_last_levels_card_offers_the_menu_not_a_next_level():
     from longpuzzle.render.frame import render
-    last, mid = Suite("nut_and_bolt/easy/3"), Suite("nut_and_bolt/easy/2")
+    # (Maze Paint: Nut and Bolt's card on the hub has no buttons, it goes on by itself)
+    last, mid = Suite("maze_paint/easy/10"), Suite("maze_paint/easy/9")
     for s in (last, mid):
         _solve_on_screen(s)
     assert [w.id for w in mid.layout().widgets] == ["next", "replay"]
@@ -248,9 +249,9 @@ def test_the_last_levels_card_offers_the_menu_not_a_next_level():
     assert inside.sum() > 100
     cx, cy = (int(v) for v in r.center)
     last.dispatch({"type": "click", "x": cx, "y": cy})
-    assert last.screen_name() == "difficulty:nut_and_bolt"
+    assert last.screen_name() == "difficulty:maze_paint"
     mid.dispatch({"type": "click", "x": cx, "y": cy})
-    assert mid.screen_name() == "level:nut_and_bolt/easy/3"
+    assert mid.screen_name() == "level:maze_paint/easy/10"
 
 
 def test_the_random_agent_enters_its_objective_and_plays_on_the_board(tmp_path):

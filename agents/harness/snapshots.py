@@ -39,6 +39,9 @@ from longpuzzle.engine.suite import Suite, encode_snapshot
 
 FULL_EVERY = 100          # a full snapshot every this many state records (restores stay short)
 CONSTANT = ("format", "style", "scale", "direct", "action_gap_ms", "viewport", "lang")   # written when they change
+# the order in which Suite.snapshot_fields writes its fields (a rebuilt snapshot's text is the suite's)
+FIELD_ORDER = ("format", "style", "scale", "direct", "action_gap_ms", "clock", "screen", "complete", "ui", "pointer",
+               "toast", "shake", "anims", "viewport", "lang", "timer", "limits", "failed")
 _ABSENT = object()
 
 
@@ -183,8 +186,12 @@ class StateRebuilder:
         if type(fields) is not dict or not (sd is None or type(sd) is dict):
             raise TypeError("fields must be an object and session an object or null")
         prev = self.session
-        merged = dict(self.fields)              # the settings not written again, in their places
-        merged.update(fields)
+        # the settings not written again, in their places; every other field is written in each
+        # delta when the suite has it (an optional one absent from a delta is gone)
+        kept = {k: v for k, v in self.fields.items() if k in CONSTANT or k in fields}
+        kept.update(fields)
+        merged = {k: kept.pop(k) for k in FIELD_ORDER if k in kept}     # in the order snapshots write them
+        merged.update(kept)
         if prev is not None and any(a.get("before") is None for a in merged["anims"]):
             merged["anims"] = [{**a, "before": prev["state"]} if a.get("before") is None else a
                                for a in merged["anims"]]

@@ -7,7 +7,10 @@ Screens (RULES.md section 1)::
                               a single objective (Truck Escape) goes straight to its level 1
     level(level id)           the game's board, HUD and buttons, drawn from its GameUI
       + completion card       after the winning move: "Next level" / "Replay"; after the last
-                              level of its objective "All complete!" with "Menu" / "Replay"
+                              level of its objective "All complete!" with "Menu" / "Replay";
+                              Nut and Bolt on the hub: no buttons, the next level 1.35 s later
+      + failure card          Maze Paint on the hub, when its own limits end the level
+                              (game_limits.py): "Try again" / "Back"
 
 A :class:`Suite` holds the current screen, the :class:`Session` of the level being played,
 the game's UI state (selection, ...), pointer state, transient feedback (toast, shake),
@@ -21,7 +24,7 @@ Per game, the Puzzle object carries its UI class as ``puzzle.ui`` (a :class:`Gam
 subclass defined in the game's own module). The suite reaches games only through the
 registry, the catalogue and that attribute.
 
-Timing: each top-level action starts ``action_gap_ms`` after the previous one ended (the
+Timing (all on the virtual clock, never the wall clock): each top-level action starts ``action_gap_ms`` after the previous one ended (the
 harness needs time between steps, HARNESS.md section 4); events that arrive while a move
 animation runs are ignored (input is locked, as in the original); when an action's events
 are done the clock runs on to the end of any animation it started, so every action ends
@@ -31,6 +34,7 @@ Layout (each module imports only those above it; app.py all four):
 
     game_ui.py     GameUI (a game's screen: board geometry + input state machine), Feedback,
                    difficulty_label
+    game_limits.py the games' own failure limits on the hub (Maze Paint, Color Connect)
     screens.py     the menus' layout data, the GameUIs and layouts shared by every suite, and
                    ScreensMixin: screens, widgets, hit-testing, navigation, toasts, shakes, try_move
     pointer.py     PointerMixin: dispatch and the input path (pointer and key events, buttons,

@@ -10,6 +10,7 @@ from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.geometry import Layout, Projection, projection
 from longpuzzle.engine.session import Session
+from longpuzzle.engine.suite import game_limits
 from longpuzzle.engine.suite.game_ui import GameUI
 from longpuzzle.engine.suite.pointer import PointerMixin
 from longpuzzle.engine.suite.screens import ScreensMixin
@@ -42,6 +43,12 @@ class Suite(ScreensMixin, PointerMixin, SnapshotsMixin):
         self.shake: dict | None = None
         self.anims: list[dict] = []
         self.complete = False
+        # the level's next step on the clock: {"at": ms, "then": "next"} (an auto-advance), or None
+        self.timer: dict | None = None
+        # the game's own failure limits on this level (game_limits.py), or None; the reason of
+        # the failure they ended it with, or None
+        self.limits: dict | None = None
+        self.failed: str | None = None
         # (level id, content digest) -> its GameUI: ids repeat across catalogues and generated
         # levels, so the id alone would hand one level another's geometry (shared by clones)
         self._uis: dict[tuple[str, str], GameUI] = {}
@@ -90,6 +97,8 @@ class Suite(ScreensMixin, PointerMixin, SnapshotsMixin):
         c.toast = dict(self.toast) if self.toast else None
         c.shake = dict(self.shake) if self.shake else None
         c.anims = [dict(a) for a in self.anims]
+        c.timer = dict(self.timer) if self.timer else None
+        c.limits = None if self.limits is None else game_limits.copy(self.limits)
         if self.session is not None:
             s = Session.__new__(Session)
             s.__dict__.update(self.session.__dict__)

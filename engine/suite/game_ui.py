@@ -70,6 +70,17 @@ class GameUI:
     complete_title = "Complete!"
     complete_text = ""
     header_y = 84                     # design y of the "Level N" header line
+    # on the hub (not a direct launch) a won level that is not its objective's last goes on to
+    # the next level by itself this many ms (virtual clock) after the card shows, and its card
+    # has no buttons (Nut and Bolt: 1350, RULES.md 1.3); None: the card's Next / Replay
+    auto_advance_ms: int | None = None
+    # the game's own failure limits on the hub (engine/suite/game_limits.py; Maze Paint), with
+    # ``painted(state)`` the count whose rise is progress; None: the game has none
+    limits = None
+
+    def painted(self, state) -> int:
+        """What the game's limits count as progress (cells painted)."""
+        raise NotImplementedError
 
     def __init__(self, puzzle, level: Level):
         self.puzzle = puzzle

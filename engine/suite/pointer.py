@@ -11,6 +11,7 @@ from typing import Any
 from longpuzzle.engine import gui
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.errors import UndoNotAllowedError
+from longpuzzle.engine.suite import game_limits
 from longpuzzle.engine.suite.game_ui import Feedback, GameUI
 
 _DOWN, _MOVE, _UP, _KEY, _WHEEL, _WAIT, _CLICK_MS = gui.DOWN, gui.MOVE, gui.UP, gui.KEY, gui.WHEEL, gui.WAIT, gui.CLICK_MS
@@ -35,6 +36,8 @@ class PointerMixin:
                 self.anims = []
             effects: list[dict] = []
             self._click(pt[0], pt[1], effects)
+            if self.timer is not None or self.limits is not None:
+                effects.extend(self.tick(self.clock))
             return Feedback(effects, self.screen_name(), self.clock)
         if type(action) is dict and len(action) == 7 and action.get("type") == "drag":
             f = _drag_fields(action, self.proj.size)      # a well-formed drag with every field
@@ -43,6 +46,8 @@ class PointerMixin:
                     self.anims = []
                 effects = []
                 self._drag(*f, effects)
+                if self.timer is not None or self.limits is not None:
+                    effects.extend(self.tick(self.clock))
                 return Feedback(effects, self.screen_name(), self.clock)
         a = gui.validate(action, self.proj.size)
         if self.anims:
@@ -61,6 +66,8 @@ class PointerMixin:
                     self._run(sub, effects)
         else:
             self._run(a, effects)
+        if self.timer is not None or self.limits is not None:
+            effects.extend(self.tick(self.clock))
         return Feedback(effects, self.screen_name(), self.clock)
 
     def _click(self, px: float, py: float, effects: list) -> None:
@@ -145,15 +152,19 @@ class PointerMixin:
                 self._click(a["x"], a["y"], effects)
             else:
                 self._drag(a["x0"], a["y0"], a["x1"], a["y1"], a["steps"], a["ms"], effects)
-            fb = Feedback(effects, self.screen_name(), self.clock)
-            if self.clock > until:
+            cut = self.clock > until
+            if cut:
                 self.clock = until
-                fb.clock = until
-                fb.cut = True
+            if self.timer is not None or self.limits is not None:
+                effects.extend(self.tick(self.clock))
+            fb = Feedback(effects, self.screen_name(), self.clock)
+            fb.cut = cut
             fb.presses = 1
             return fb
         runs = [0]                          # presses that happened
         cut = self._run_until(a, effects, until, runs)
+        if self.timer is not None or self.limits is not None:
+            effects.extend(self.tick(self.clock))
         fb = Feedback(effects, self.screen_name(), self.clock)
         fb.cut = cut
         fb.presses = runs[0]
@@ -205,9 +216,10 @@ class PointerMixin:
         return False
 
     def _key(self, name: str, t: int) -> list[dict]:
-        if self.screen["name"] == "level" and not self.complete and t >= self.busy_until():
-            return self.game_ui().on_key(self, name, t)
-        return []
+        pre = self.tick(t) if self.timer is not None or self.limits is not None else []
+        if self.screen["name"] == "level" and not self.complete and not self.failed and t >= self.busy_until():
+            return pre + self.game_ui().on_key(self, name, t)
+        return pre
 
     def _pointer(self, kind: str, x: float, y: float, t: int) -> list[dict]:
         if kind == _DOWN:
@@ -233,6 +245,10 @@ class PointerMixin:
         pre = None
         if p.get("down"):            # a second press without release: release where it is first
             pre = self._release(p["x"], p["y"], t)
+        if self.timer is not None or self.limits is not None:       # the clock's own events come first
+            due = self.tick(t)
+            if due:
+                pre = (pre or []) + due
         an = self.anims
         locked = bool(an) and t < (an[0]["t1"] if len(an) == 1 else self.busy_until())
         lay = self._layout if self._layout_key is not None else None     # self.hit(x, y), inlined
@@ -254,7 +270,7 @@ class PointerMixin:
                         "target": target, "button": button, "locked": locked}
         if locked:
             return (pre or []) + [{"effect": "ignored", "why": "input locked"}]
-        if button or self.complete or self.screen["name"] != "level":
+        if button or self.complete or self.failed or self.screen["name"] != "level":
             return pre or []
         c = self._cur_ui                   # the board (as _board)
         u = c[1] if c is not None and c[0] is self.session else self.game_ui()
@@ -276,7 +292,7 @@ class PointerMixin:
             w = self.hit(x, y)
             if w is not None and w.id == p["target"]:
                 out = self._button(w.id, t)
-        elif self.complete or self.screen["name"] != "level":
+        elif self.complete or self.failed or self.screen["name"] != "level":
             out = []
         else:
             c = self._cur_ui               # the board (as _board)
@@ -287,7 +303,7 @@ class PointerMixin:
         return out
 
     def _board(self, kind: str, x: float, y: float, t: int) -> list[dict]:
-        if self.complete or self.screen["name"] != "level":
+        if self.complete or self.failed or self.screen["name"] != "level":
             return []
         c = self._cur_ui
         u = c[1] if c is not None and c[0] is self.session else self.game_ui()
@@ -296,22 +312,22 @@ class PointerMixin:
     def _button(self, wid: str, t: int) -> list[dict]:
         name = self.screen["name"]
         if name == "home":
-            return [self.open_game(wid.split(":", 1)[1])]
+            return [self.open_game(wid.split(":", 1)[1], t)]
         if name == "difficulty":
             if wid == "back":
                 return [self.go_home()]
             d = wid.split(":", 1)[1]
             obj = catalog().objective(f"{self.screen['game']}/{d}")
-            return [self.open_level(obj.level_ids[0])]
+            return [self.open_level(obj.level_ids[0], t)]
         u = self.game_ui()
         lvl = self.level
         if wid == "replay":        # the Level itself: its id may name another level in the catalogue in use
-            return [self.open_level(lvl), {"effect": "restart"}]
+            return [self.open_level(lvl, t), {"effect": "restart"}]
         if wid == "next":
             ids = catalog().objective(f"{lvl.game}/{lvl.difficulty}").level_ids
             i = ids.index(lvl.id)
             if i + 1 < len(ids):
-                return [self.open_level(ids[i + 1])]
+                return [self.open_level(ids[i + 1], t)]
             return [self._exit(u)]
         if wid == "menu":
             return [self._exit(u)]
@@ -319,6 +335,10 @@ class PointerMixin:
             self.session.restart()
             self.ui = u.initial_state()
             self.shake = self.toast = None
+            if self.limits is not None:         # the original reloads the level: its limits start again
+                self.limits = game_limits.start(t, u.limits, self.session._state)
+                self.failed = None
+                self._layout_key = None
             return [{"effect": "restart"}]
         if wid == "undo":
             try:

@@ -10,6 +10,7 @@ from longpuzzle.engine.geometry import Layout, Rect, Widget
 from longpuzzle.engine.protocol import Level
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.session import Outcome, Session
+from longpuzzle.engine.suite import game_limits
 from longpuzzle.engine.suite.game_ui import GameUI, difficulty_label
 
 TOAST_MS = 1400
@@ -31,6 +32,9 @@ CARD = Rect.centred(270, 470, 420, 300)      # completion card
 CARD_NEXT = Widget("next", Rect.centred(270, 520, 260, 60), "pill_button", "Next level")
 CARD_REPLAY = Widget("replay", Rect.centred(270, 590, 260, 52), "pill_button", "Replay")
 CARD_MENU = Widget("menu", CARD_NEXT.shape, "pill_button", "Menu")    # after an objective's last level
+# the card of a level the game's own limits ended (game_limits.py): the level again, or back
+CARD_RETRY = Widget("replay", CARD_NEXT.shape, "pill_button", "Try again")
+CARD_BACK = Widget("menu", CARD_REPLAY.shape, "pill_button", "Back")
 
 
 # GameUIs (level geometry, no mutable state) and level screens' layouts, shared by every
@@ -89,15 +93,15 @@ class ScreensMixin:
     def screen_name(self) -> str:
         s = self.screen
         c = self._sname
-        if c is not None and c[0] is s and c[1] == self.complete:
+        if c is not None and c[0] is s and c[1] == (self.complete, self.failed):
             return c[2]
         if s["name"] == "home":
             name = "home"
         elif s["name"] == "difficulty":
             name = f"difficulty:{s['game']}"
         else:
-            name = f"level:{s['level']}" + (":complete" if self.complete else "")
-        self._sname = (s, self.complete, name)      # screens are replaced, never edited in place
+            name = f"level:{s['level']}" + (":complete" if self.complete else ":failed" if self.failed else "")
+        self._sname = (s, (self.complete, self.failed), name)    # screens are replaced, never edited in place
         return name
 
     def home_games(self) -> list[tuple[str, float]]:
@@ -129,8 +133,12 @@ class ScreensMixin:
             u, direct = self.game_ui(), self.direct
             if self.complete:
                 last = self.last_level()
-                lay = _shared(_SHARED_LAYOUTS, ("complete", direct, last), lambda: Layout(
-                    [CARD_REPLAY] if direct else [CARD_MENU if last else CARD_NEXT, CARD_REPLAY]))
+                auto = bool(u.auto_advance_ms) and not direct and not last     # goes on by itself: no buttons
+                lay = _shared(_SHARED_LAYOUTS, ("complete", direct, last, auto), lambda: Layout(
+                    [] if auto else [CARD_REPLAY] if direct else [CARD_MENU if last else CARD_NEXT, CARD_REPLAY]))
+            elif self.failed and u.limits.card:
+                lay = _shared(_SHARED_LAYOUTS, ("failed", direct), lambda: Layout(
+                    [CARD_RETRY] if direct else [CARD_RETRY, CARD_BACK]))
             else:
                 lay = _shared(_SHARED_LAYOUTS, ("level", u, direct),
                               lambda: Layout(list(u.targets()) + list(u.buttons(direct))))
@@ -188,15 +196,18 @@ class ScreensMixin:
         self.pointer = {"down": False}
         self.toast = self.shake = None
         self.complete = False
+        self.timer = None
+        self.failed = None
         self._layout_key = None
         if screen["name"] != "level":
             self.session = None
             self.ui = {}
             self.anims = []            # animations belong to the level that is no longer shown
+            self.limits = None
         return {"effect": "navigate", "screen": self.screen_name()}
 
-    def open_level(self, level_id) -> dict:
-        """Open a level (an id in the catalogue in use, or a Level)."""
+    def open_level(self, level_id, t: int | None = None) -> dict:
+        """Open a level (an id in the catalogue in use, or a Level), at clock ``t`` (default: now)."""
         level = load_level(level_id)
         u = self.game_ui(level)
         if u is None:
@@ -205,12 +216,14 @@ class ScreensMixin:
         self.session = Session(level)
         self.ui = u.initial_state()
         self.anims = []
+        self.limits = game_limits.start(self.clock if t is None else t, u.limits, self.session._state) \
+            if u.limits is not None and not self.direct else None
         return self._go({"name": "level", "level": level.id})
 
-    def open_game(self, game: str) -> dict:
+    def open_game(self, game: str, t: int | None = None) -> dict:
         objs = catalog().objectives(game)
         if len(objs) == 1:
-            return self.open_level(objs[0].level_ids[0])
+            return self.open_level(objs[0].level_ids[0], t)
         return self._go({"name": "difficulty", "game": game})
 
     def go_home(self) -> dict:
@@ -248,7 +261,55 @@ class ScreensMixin:
             if solved:
                 self.complete = True
                 self._layout_key = None
+                if u.auto_advance_ms and not self.direct and not self.last_level():
+                    self.timer = {"at": t + dur + int(u.auto_advance_ms), "then": "next"}
+            elif self.limits is not None and u.limits.per == "move":     # the game's own limits (on the hub)
+                why = game_limits.record(self.limits, u.limits, action, before, s._state,
+                                         u.painted(s._state) - u.painted(before), t + dur)
+                if why is not None:
+                    self.fail(why)
         return o
+
+    def gesture_begin(self) -> None:
+        """A game whose limits count gestures (Color Connect) begins one: the state before it."""
+        lim = self.limits
+        if lim is not None and lim.get("open", 0) is None and not self.failed:
+            st = self.session._state
+            lim["open"] = [game_limits.digest(st), self.game_ui().painted(st)]
+
+    def gesture_end(self) -> None:
+        """... and ends the gesture held open (its record may end the level)."""
+        lim = self.limits
+        if lim is None or not lim.get("open"):
+            return
+        u, st = self.game_ui(), self.session._state
+        why = game_limits.gesture(lim, u.limits, st, u.painted(st))
+        if why is not None and not self.complete:
+            self.fail(why)
+
+    def fail(self, reason: str) -> None:
+        """The game's own limits end the level: its failure card shows; the board takes no input."""
+        self.failed = reason
+        self.toast = self.shake = None
+        self._layout_key = None
+
+    def tick(self, t: int) -> list[dict]:
+        """What the clock reaching ``t`` does on its own: an auto-advance due, the game's time
+        limit. Called before each event at t and at the end of each action (effect dicts)."""
+        out: list[dict] = []
+        tm = self.timer
+        if tm is not None and t >= tm["at"]:
+            self.timer = None
+            lvl = self.level
+            ids = catalog().objective(f"{lvl.game}/{lvl.difficulty}").level_ids
+            i = ids.index(lvl.id)
+            if i + 1 < len(ids):
+                out.append({**self.open_level(ids[i + 1], tm["at"]), "auto": True})
+        lim = self.limits
+        if lim is not None and not self.failed and not self.complete and t - lim["t0"] >= self.game_ui().limits.timeout_ms:
+            self.fail("timeout")
+            out.append({"effect": "failed", "reason": "timeout"})
+        return out
 
     def move_effect(self, o: Outcome) -> dict:
         if o.accepted:

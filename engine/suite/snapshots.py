@@ -43,6 +43,14 @@ class SnapshotsMixin:
             body["viewport"] = list(self.viewport)
         if self.lang != "en":               # (absent: English, as every snapshot before languages)
             body["lang"] = self.lang
+        # the clock's own next step and the game's limits, where a level has them (absent: none,
+        # as in every snapshot before them)
+        if self.timer is not None:
+            body["timer"] = self.timer
+        if self.limits is not None:
+            body["limits"] = self.limits
+        if self.failed is not None:
+            body["failed"] = self.failed
         return body
 
     @classmethod
@@ -94,6 +102,7 @@ class SnapshotsMixin:
             s.toast = _check_transient(body["toast"], "toast", "text")
             s.shake = _check_transient(body["shake"], "shake", "target")
             s.anims = _check_anims(body["anims"], s)
+            s.timer, s.limits, s.failed = _check_clocked(body, s)
         except CheckpointError:
             raise
         except LongPuzzleError as e:          # a style, scale or viewport that cannot be used
@@ -104,6 +113,24 @@ class SnapshotsMixin:
 
 
 MAX_CLOCK = 2 ** 53                 # ms on the virtual clock a snapshot may claim
+
+
+def _check_clocked(body: dict, s) -> tuple:
+    """(timer, limits, failed) of a snapshot: each absent, or what the screen can have."""
+    timer, limits, failed = body.get("timer"), body.get("limits"), body.get("failed")
+    level = s.screen["name"] == "level"
+    if timer is not None and not (type(timer) is dict and set(timer) == {"at", "then"} and timer["then"] == "next"
+                                  and _int_in(timer["at"], 0, MAX_CLOCK) and level and s.complete):
+        raise CheckpointError("suite snapshot: the timer is not an auto-advance of a won level")
+    if limits is not None:
+        from longpuzzle.engine.suite.game_limits import check
+        cfg = s.game_ui().limits if level else None
+        if cfg is None or s.direct or not check(limits, cfg):
+            raise CheckpointError("suite snapshot: the game limits' state is malformed or the level has none")
+    if failed is not None and not (isinstance(failed, str) and len(failed) < 64 and level and limits is not None
+                                   and not s.complete):
+        raise CheckpointError("suite snapshot: 'failed' is not a failure of a level with limits")
+    return timer, limits, failed
 
 
 def _int_in(v: Any, lo: int, hi: int) -> bool:

@@ -17,6 +17,7 @@ from longpuzzle.engine.geometry import DESIGN_H, DESIGN_W, Rect, projection, rou
 from longpuzzle.engine.labels import screen_text
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.suite import CARD, Suite, difficulty_label
+from longpuzzle.engine.suite.game_limits import REASON_TEXT
 from longpuzzle.render.frame.buffer import Frame
 from longpuzzle.render.frame.drawing import GameDrawing, drawings, level_key
 from longpuzzle.render.frame.layers import draw_layer, draw_patch, draw_sprite, layer_base, px_box
@@ -253,7 +254,7 @@ class Renderer:
                 self._text_sprite(f, line, 270, u.header_y + 62 + 26 * i, 22)
             if suite.toast and suite.toast["t0"] <= t < suite.toast["until"]:
                 self._toast(f, suite.toast["text"], getattr(suite.game_ui(), "toast_y", TOAST_Y))
-            if suite.complete and anim is None:
+            if (suite.complete or suite.failed and u.limits.card) and anim is None:
                 self._card(f, suite)
         return f.finish()
 
@@ -295,7 +296,8 @@ class Renderer:
         # one's: the frame then depended on what the renderer had drawn before)
         under = f.pixels()
         last = suite.last_level()
-        key = ("card", level_key(suite.level), suite.direct, last, xxhash.xxh3_128_intdigest(under))
+        key = ("card", level_key(suite.level), suite.direct, last, suite.failed, bool(suite.timer),
+               xxhash.xxh3_128_intdigest(under))
         layer = self._layers.get(key)
         if layer is None:
             cls = drawings().get(suite.level.game)
@@ -308,8 +310,12 @@ class Renderer:
             def draw(p):
                 p.game = suite.level.game
                 p.rrect(CARD, 26, (250, 250, 252), z=0, height=CARD_HEIGHT, top=WHITE)
-                p.text("All complete!" if last else u.complete_title, 270, CARD.y0 + 60, 48, INK, z=12)
-                p.text(u.complete_text, 270, CARD.y0 + 108, 24, MUTED, z=12)
+                if suite.failed:            # the game's own limits ended the level (game_limits.py)
+                    p.text("Challenge over", 270, CARD.y0 + 60, 48, INK, z=12)
+                    p.text(REASON_TEXT.get(suite.failed, ""), 270, CARD.y0 + 108, 24, MUTED, z=12)
+                else:
+                    p.text("All complete!" if last else u.complete_title, 270, CARD.y0 + 60, 48, INK, z=12)
+                    p.text(u.complete_text, 270, CARD.y0 + 108, 24, MUTED, z=12)
                 for w in suite.layout().widgets:
                     draw_widget(p, w, acc, z=12)
             x0, y0, x1, y1 = box
