@@ -85,7 +85,9 @@ def _check(got, out):
     ep = out / "nut_and_bolt_easy" / "episode_001"
     res = json.loads((ep / "result.json").read_text(), parse_constant=_not_json)   # strict JSON: no NaN
     assert res["end"] == "completed" and res["success"] and res["tools"]["errors"] == 4
-    assert res["other_steps"] == 1 + 3 and res["native_steps"] == res["actions"] - 1 + 1   # + the refused click
+    # other: the opening wait, the two waits for Nut and Bolt's advance, 3 tool calls; native: the
+    # other actions and the refused click
+    assert res["other_steps"] == 3 + 3 and res["native_steps"] == res["actions"] - 3 + 1
     rep = replay_episode(ep)
     assert rep.ok and rep.complete
     from longpuzzle.agents.verify import check_run       # the run folder as a whole (no run.json)

@@ -79,11 +79,12 @@ def test_the_solver_completes_an_objective_through_play_and_every_call_is_logged
     r = c.result
     assert r.end == "completed" and r.outcome.success and r.actions == n
     assert c.call("play", WAIT).error                   # the episode has ended
-    # NGAR steps. Native: the n - 1 gestures, both screenshots, the refused first click and
-    # the four refused plays that attempted input. Other: the opening wait, inspect,
-    # read_pixels, history, the refused play of a wait, the unknown tool, the bad inspect
+    # NGAR steps. Native: the n - 3 gestures, both screenshots, the refused first click and
+    # the four refused plays that attempted input. Other: the opening wait, the two waits for
+    # Nut and Bolt's advance to the next level, inspect, read_pixels, history, the refused
+    # play of a wait, the unknown tool, the bad inspect
     d = json.loads((tmp_path / "result.json").read_text())
-    assert (d["native_steps"], d["other_steps"]) == ((n - 1) + 2 + 1 + 4, 1 + 3 + 1 + 2)
+    assert (d["native_steps"], d["other_steps"]) == ((n - 3) + 2 + 1 + 4, 3 + 3 + 1 + 2)
     t = d["tools"]
     assert t["by_tool"]["play"] == 1 + n + 5 and t["by_tool"]["inspect"] == 2 and t["errors"] == 9
     assert sum(l["calls"] for l in t["levels"]) == t["calls"] == len(

@@ -98,6 +98,8 @@ def gesture_script(protocol: str, actions: list[dict], frame_size: tuple[int, in
                 return {"action": "click", "x": int(a["x"]), "y": int(a["y"])}
             if a["type"] in ("swipe", "drag"):
                 return {"action": "drag", "x0": int(a["x0"]), "y0": int(a["y0"]), "x1": int(a["x1"]), "y1": int(a["y1"])}
+            if a["type"] == "wait":             # (the solver waits for Nut and Bolt's advance on the hub)
+                return {"action": "wait", "ms": int(a.get("ms", 1000))}
             raise ValueError(f"no native form for {a}")
         for a in actions:
             args = {"action": "batch", "actions": [one(x) for x in a["actions"]]} if a["type"] == "batch" else one(a)
@@ -108,6 +110,8 @@ def gesture_script(protocol: str, actions: list[dict], frame_size: tuple[int, in
         for a in acts:
             if a["type"] == "click":
                 j = {"action_type": "click", "coordinate": [_grid(a["x"], W), _grid(a["y"], H)]}
+            elif a["type"] == "wait":
+                j = {"action_type": "wait", "duration_ms": int(a.get("ms", 1000))}
             elif a["type"] == "swipe":
                 j = {"action_type": "swipe", "direction": _direction(a),
                      "coordinate": [_grid(a["x0"], W), _grid(a["y0"], H)]}
@@ -123,6 +127,8 @@ def gesture_script(protocol: str, actions: list[dict], frame_size: tuple[int, in
         for a in acts:
             if a["type"] == "click":
                 out.append(call({"action": "left_click", "coordinate": [_grid(a["x"], W), _grid(a["y"], H)]}))
+            elif a["type"] == "wait":
+                out.append(call({"action": "wait", "time": max(0.001, a.get("ms", 1000) / 1000)}))
             else:
                 out.append(call({"action": "mouse_move", "coordinate": [_grid(a["x0"], W), _grid(a["y0"], H)]}))
                 out.append(call({"action": "left_click_drag", "coordinate": [_grid(a["x1"], W), _grid(a["y1"], H)]}))
@@ -135,6 +141,8 @@ def gesture_script(protocol: str, actions: list[dict], frame_size: tuple[int, in
         for a in acts:
             if a["type"] == "click":
                 act = f"click(start_box='<|box_start|>{px(a['x'], a['y'])}<|box_end|>')"
+            elif a["type"] == "wait":
+                act = "wait()"                  # (5 s: longer than any advance the solver waits for)
             else:
                 act = (f"drag(start_box='<|box_start|>{px(a['x0'], a['y0'])}<|box_end|>', "
                        f"end_box='<|box_start|>{px(a['x1'], a['y1'])}<|box_end|>')")
