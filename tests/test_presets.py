@@ -104,3 +104,19 @@ def test_the_paper_preset_screenshot_is_the_chinese_page(tmp_path):
     assert r.exit_code == 0, r.output
     assert np.array_equal(img, np.asarray(Image.open(tmp_path / "q.png").convert("RGB")))
     assert Path(tmp_path / "p.png").stat().st_size > 10_000
+
+
+def test_the_code_setting_prompts_are_chinese_under_the_paper_preset(tmp_path):
+    """code-cua (the paper's Code Execution CUA) on the tools: its player prompt and task message
+    follow the screens' language; the scripted model completes the objective on the page."""
+    script = ReplayScript(gesture_script("code-cua", solver_gestures("nut_and_bolt/easy", PAGE), PAGE))
+    with ScriptedServer(script) as srv:
+        srv.keep_bodies = 1
+        out, run = _eval(tmp_path, "code", "--agent", "code-cua", "--model", "scripted", "--api", "openai-chat",
+                         "--base-url", srv.url_v1, "--api-key-env", "")
+        body = srv.bodies[0]["body"]
+    assert run["settings"]["preset"] == "paper" and run["settings"]["lang"] == "zh"
+    assert json.loads((out / "summary.json").read_text())["metrics"]["OSR"] == 100.0
+    text = json.dumps(body["messages"], ensure_ascii=False)
+    assert "允许使用的信息" in text and "`run_python` 在你自己的持久进程里运行 Python 代码" in text
+    assert "「螺帽与螺栓」" in text and "设置：代码执行 CUA" in text and "You are playing" not in text

@@ -36,8 +36,10 @@ SERVER_NAME = "longpuzzle"
 
 def instructions(c: Controller) -> str:
     ep = c.ep
-    return (player_prompt(c.setting, c.names, c.frame_size, c.batch) + "\n\nTask: "
-            + task_text(c.instruction, ep.obj.game and _title(ep.obj.game), _label(ep.obj.difficulty), c.setting))
+    lang = ep.suite.lang                # the prompts in the screens' language
+    return (player_prompt(c.setting, c.names, c.frame_size, c.batch, lang) + ("\n\n任务：" if lang == "zh" else "\n\nTask: ")
+            + task_text(c.instruction, ep.obj.game and _title(ep.obj.game), _label(ep.obj.difficulty), c.setting,
+                        lang))
 
 
 def _title(game: str) -> str:

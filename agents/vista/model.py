@@ -108,10 +108,11 @@ class ToolModelAgent:
         from longpuzzle.engine.suite import difficulty_label
         self.c = c
         self.tools = [t.spec() for t in c.tools]          # the controller's definitions (MCP serves the same)
-        self.system = player_prompt(self.config.setting, self.config.tools, c.frame_size, c.batch)
+        lang = c.ep.suite.lang          # the prompts in the screens' language (the paper's: Chinese)
+        self.system = player_prompt(self.config.setting, self.config.tools, c.frame_size, c.batch, lang)
         obj = c.ep.obj
         self.task = task_text(c.instruction, get_puzzle(obj.game).title, difficulty_label(obj.difficulty),
-                              self.config.setting)
+                              self.config.setting, lang)
         self.history: list[dict] = []
         self.last: list[dict] = []          # stateless mode: the parts of the latest observation
         self.last_context = 0
