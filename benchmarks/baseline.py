@@ -60,6 +60,7 @@ SHARD_FILE_BASELINE = "ba17c91"  # "Review: the long-shard test ...": main befor
 NEW_POSITIONS_BASELINE = "762e808"  # "Review: the shard file benchmark's two sides share write_shard ...": main before the nearest undo mended detours
 REPLAY_BASELINE = "61ad522"      # "VISTA: a test reads the README tools section's figures ...": main before replay recomputed everything (issue 35)
 PIXEL_ENVS_BASELINE = "531ec2e"  # "Review: Frame._delta's one-box case ...": main before pixel envs hashed from their own frames' deltas
+ENV_STEPS_BASELINE = "842c592"  # "README: leaderboard coverage and partial H50": main before the rules env's inlined step took masks off too and the vector env's step was trimmed (issue 41)
 SANDBOX_BASELINE = "7092efb"    # "Scoring: a refused action is the agent's own failure ...": main before the sandbox had no network, its own view, user and pause
 REPO = Path(__file__).resolve().parents[1]
 
@@ -226,6 +227,11 @@ for line in sys.stdin:
         d = tempfile.mkdtemp()
         out = {"rows": write_shard(state[key], os.path.join(d, "s.parquet"))["rows"]}
         shutil.rmtree(d)
+    elif req["op"] == "env_steps":                # rules env steps: gym.make (masks on or off) or make_vec N = 1
+        key = ("env steps", req["kind"], req["mask"])
+        if key not in state:
+            state[key] = env_stepper(req["kind"], req["mask"])
+        out = {"steps": state[key](req["steps"])}
     elif req["op"] == "pixel_lockstep":           # pixel envs stepped in turn on one renderer
         import random
         import longpuzzle.envs as lpe
@@ -347,7 +353,37 @@ def write_shard(rows, path):
 
 # what the worker defines before SERVER runs, as this module does: both sides capture and
 # write rows alike
-WORKER_FUNCTIONS = (shard_rows, write_shard)
+def env_stepper(kind: str, mask: bool):
+    """A function running N steps of a Maze Paint rules env (the same random actions each call):
+    ``kind`` "make" (gymnasium.make, masks on or off) or "vec1" (gymnasium.make_vec with one
+    env). Both sides of a benchmark use it (WORKER_FUNCTIONS)."""
+    import gymnasium as gym
+    import numpy as np
+
+    import longpuzzle.envs  # noqa: F401  (registers the ids, in old code too)
+    lid = "maze_paint/hard/10"
+    if kind == "vec1":
+        env = gym.make_vec("longpuzzle/MazePaint-v0", 1, level=lid, action_mask=mask, max_episode_steps=200)
+    else:
+        env = gym.make("longpuzzle/MazePaint-v0", level=lid, action_mask=mask, max_episode_steps=200)
+    env.reset(seed=0)
+    acts = np.random.default_rng(2).integers(0, 4, (100_000, 1))
+    flat = acts[:, 0].tolist()
+
+    def run(n):
+        if kind == "vec1":
+            for i in range(n):
+                env.step(acts[i])
+        else:
+            for a in flat[:n]:
+                _, _, term, trunc, _ = env.step(a)
+                if term or trunc:
+                    env.reset()
+        return n
+    return run
+
+
+WORKER_FUNCTIONS = (shard_rows, write_shard, env_stepper)
 
 
 class Baseline:

@@ -150,14 +150,24 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
 
     def step(self, actions):
         N = self.num_envs
-        acts = np.asarray(actions)
-        if acts.shape != (N,):
-            raise ValueError(f"need {N} actions, got shape {acts.shape}")
-        if acts.dtype.kind not in "iu":
-            if acts.dtype.kind != "f" or not np.array_equal(acts, np.round(acts)):
-                raise ValueError(f"actions must be integers, not {acts.dtype}")
-        acts = np.ascontiguousarray(acts, dtype=np.int64)
-        if acts.min() < 0 or acts.max() >= self.layout.n_actions:
+        acts = actions
+        # what action_space.sample() gives (contiguous int64 of shape (N,)) goes straight through
+        if not (type(acts) is np.ndarray and acts.dtype == np.int64 and acts.shape == (N,)
+                and acts.flags.c_contiguous):
+            acts = np.asarray(actions)
+            if acts.shape != (N,):
+                raise ValueError(f"need {N} actions, got shape {acts.shape}")
+            if acts.dtype.kind not in "iu":
+                if acts.dtype.kind != "f" or not np.array_equal(acts, np.round(acts)):
+                    raise ValueError(f"actions must be integers, not {acts.dtype}")
+            acts = np.ascontiguousarray(acts, dtype=np.int64)
+        # the range: two numpy reductions cost more than Python's min / max over a few envs
+        if N <= 32:
+            vals = acts.tolist()
+            lo, hi = min(vals), max(vals)
+        else:
+            lo, hi = acts.min(), acts.max()
+        if lo < 0 or hi >= self.layout.n_actions:
             raise ValueError(f"actions must be in 0..{self.layout.n_actions - 1}")
         mode = self.autoreset_mode
         if mode is AutoresetMode.NEXT_STEP:
@@ -228,17 +238,16 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
     def _info(self, codes: np.ndarray, rows: np.ndarray | None = None) -> dict:
         """Infos of every sub-env (or of ``rows`` only: the others masked out)."""
         N = self.num_envs
-        if rows is None:
-            present = np.ones(N, np.bool_)
-        else:
-            present = np.zeros(N, np.bool_)
-            present[rows] = True
         info = {"level": self._ids[self._level_of], "level_index": self._level_of.copy(), "code": codes.copy(),
                 "P": self._prog.copy()}
         if self.want_mask:
             info["action_mask"] = self._masks.copy()
-        for k in list(info):
-            info["_" + k] = present.copy()
+        # the "_key" flags: one allocation, a row of it each (separate arrays, no shared elements)
+        present = np.ones((len(info), N), np.bool_) if rows is None else np.zeros((len(info), N), np.bool_)
+        if rows is not None:
+            present[:, rows] = True
+        for j, k in enumerate(list(info)):
+            info["_" + k] = present[j]
         return info
 
 

@@ -634,3 +634,21 @@ def test_a_generator_sampler_is_a_level_source():
     assert env.unwrapped.level.data == first.data           # seeded draws repeat
     assert first.data["generator"]["tier"] == "easy" and first.data["profile"]["status"] == "solvable"
     assert env.unwrapped.level_index == -1
+
+
+@pytest.mark.parametrize("game", ["maze_paint", "nut_and_bolt"])
+def test_masks_off_steps_as_masks_on_without_the_mask(game):
+    """action_mask=False takes the same inlined step as masks on (it was the slower path):
+    the same observations, rewards, ends and infos, less the mask."""
+    lid = catalog().levels(game)[0].id
+    on = gym.make(env_id(game), level=lid, max_episode_steps=60)
+    off = gym.make(env_id(game), level=lid, max_episode_steps=60, action_mask=False)
+    (o1, i1), (o2, i2) = on.reset(seed=4), off.reset(seed=4)
+    assert np.array_equal(o1, o2) and "action_mask" not in i2 and off.unwrapped._fast
+    acts = np.random.default_rng(3).integers(0, on.action_space.n, 60).tolist()
+    for a in acts:
+        r1, r2 = on.step(a), off.step(a)
+        assert np.array_equal(r1[0], r2[0]) and r1[1:4] == r2[1:4]
+        assert {k: v for k, v in r1[4].items() if k != "action_mask"} == r2[4] and "action_mask" in r1[4]
+        if r1[2] or r1[3]:
+            break
