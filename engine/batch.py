@@ -3,6 +3,8 @@
     kernels(puzzle).step_batch(lv, src[N, L], dst[N, L], actions[N], codes[N])
     kernels(puzzle).vec_step(...) / vec_reset(...)     N envs, each on its own level of a
                                                        stack (longpuzzle.envs.PuzzleVectorEnv)
+    kernels(puzzle).vec_rollout(...)                   T steps of the N envs in one call, actions
+                                                       chosen inside (PuzzleVectorEnv.rollout)
     kernels(puzzle).env_step_one / env_step_mask
                                                        one env (engine/env.py PuzzleEnv)
     kernels(puzzle).random_walks(...)                  compiled random rollouts (CLI rollout)
@@ -90,6 +92,143 @@ def vec_step(lvs, lv_len, inits, st_len, n_act, level_of, states, scratch, mask,
             rewards[i] = p - p_old
         t[i] += 1
         trunc[i] = max_steps > 0 and t[i] >= max_steps
+
+
+@njit(cache=True)
+def _next_u64(rng, i):
+    """The next 64 random bits of env i's stream (splitmix64: one uint64 of state per env)."""
+    z = rng[i] + np.uint64(0x9E3779B97F4A7C15)
+    rng[i] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def _row_less(a, b, L):
+    """Lexicographic a < b over the first L entries (the order of an expert table)."""
+    for j in range(L):
+        if a[j] != b[j]:
+            return a[j] < b[j]
+    return False
+
+
+@njit(cache=True)
+def _table_action(tab_states, tab_act, lo, hi, row, L):
+    """The action the expert table gives the state ``row`` (binary search of rows lo..hi-1,
+    sorted lexicographically), or -1 when the state is not in the table."""
+    end = hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _row_less(tab_states[mid], row, L):
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < end:
+        for j in range(L):
+            if tab_states[lo, j] != row[j]:
+                return -1
+        return tab_act[lo]
+    return -1
+
+
+@njit(cache=True)
+def vec_rollout(lvs, lv_len, inits, st_len, n_act, level_of, states, scratch, mask, want_mask,
+                prog, t, max_steps, sparse, ended, queue, qpos, draw, policy, given, rng,
+                tab_states, tab_act, tab_start, lmask,
+                want_obs, out_obs, out_act, out_rew, out_term, out_trunc, out_code, out_level):
+    """T = out_act.shape[1] steps of N envs in ONE call: exactly what T calls of vec_step
+    with autoreset NEXT_STEP do (same states, rewards, codes, masks, step counters), with
+    each step's action chosen here. Env i is stepped T times in turn (envs are independent,
+    so the order of the loops changes nothing).
+
+    State in/out (the vector env's own arrays, updated in place): states, mask, level_of,
+    prog, t as in vec_step; ended[i] whether env i's episode ended on its last step (it is
+    reset by its next step: level drawn, initial state, code -1, reward 0, action ignored).
+    Level draws: with ``draw``, a reset takes level queue[i, qpos[i]] and qpos[i] += 1 (the
+    caller leaves at least T entries; the queue holds what the env's generator draws, in
+    order); without, the env keeps its level.
+    Policy: 0 the given actions (given[i, s]); 1 uniform over the legal actions of the state
+    from env i's splitmix64 stream rng[i] (action 0 when none is legal); 2 the expert table:
+    level k's rows tab_start[k]..tab_start[k+1]-1 of tab_states (sorted) with their actions
+    tab_act, falling back to policy 1 for a state not in it. A reset step draws nothing from
+    rng and records action 0. ``lmask``: a scratch row of int8 for legal masks.
+    Out, per env i and step s: out_obs[i, s] the observation after the step (want_obs),
+    out_act the action taken, out_rew the reward, out_term / out_trunc terminated /
+    truncated, out_code the result code (-1 on a reset step), out_level the level index."""
+    N = states.shape[0]
+    T = out_act.shape[1]
+    for i in range(N):
+        row = states[i]
+        for s in range(T):
+            k = level_of[i]
+            L = st_len[k]
+            lv = lvs[k, :lv_len[k]]
+            if ended[i]:
+                if draw:
+                    k = queue[i, qpos[i]]
+                    qpos[i] += 1
+                    level_of[i] = k
+                    L = st_len[k]
+                    lv = lvs[k, :lv_len[k]]
+                prog[i] = _reset_row(lv, inits[k], L, row, mask[i], n_act[k], want_mask)
+                t[i] = 0
+                ended[i] = False
+                out_act[i, s] = given[i, s] if policy == 0 else 0
+                out_code[i, s] = -1
+                out_rew[i, s] = 0.0
+                out_term[i, s] = False
+                out_trunc[i, s] = False
+            else:
+                a = -1
+                if policy == 0:
+                    a = given[i, s]
+                elif policy == 2:
+                    a = _table_action(tab_states, tab_act, tab_start[k], tab_start[k + 1], row, L)
+                if a < 0:
+                    na = n_act[k]
+                    if want_mask:
+                        m = mask[i, :na]
+                    else:
+                        m = lmask[:na]
+                        legal_into(lv, row[:L], m)
+                    cnt = 0
+                    for b in range(na):
+                        if m[b]:
+                            cnt += 1
+                    a = 0
+                    if cnt > 0:
+                        pick = np.int64(((_next_u64(rng, i) >> np.uint64(32)) * np.uint64(cnt)) >> np.uint64(32))
+                        for b in range(na):
+                            if m[b]:
+                                if pick == 0:
+                                    a = b
+                                    break
+                                pick -= 1
+                out_act[i, s] = a
+                c = step_into(lv, row[:L], scratch[:L], a)
+                p_old = prog[i]
+                done = False
+                p = p_old
+                if c == 0:
+                    for j in range(L):
+                        row[j] = scratch[j]
+                    p = progress(lv, row[:L])
+                    done = is_solved(lv, row[:L])
+                    if want_mask:
+                        legal_into(lv, row[:L], mask[i, :n_act[k]])
+                prog[i] = p
+                t[i] += 1
+                tr = max_steps > 0 and t[i] >= max_steps
+                out_code[i, s] = c
+                out_rew[i, s] = (1.0 if done else 0.0) if sparse else p - p_old
+                out_term[i, s] = done
+                out_trunc[i, s] = tr
+                ended[i] = done or tr
+            out_level[i, s] = level_of[i]
+            if want_obs:
+                for j in range(row.shape[0]):
+                    out_obs[i, s, j] = row[j]
 
 
 @njit(cache=True)

@@ -35,6 +35,7 @@ _LAZY = {
     "GUI_TYPES": "gui_space", "KEYS": "gui_space", "from_gui": "gui_space", "gui_action_space": "gui_space",
     "to_gui": "gui_space", "LevelSource": "levels", "LevelSourceError": "levels", "PixelEnv": "pixels",
     "RulesEnv": "rules", "SuiteEnv": "suite", "PuzzleVectorEnv": "vector", "DiscreteGUIActions": "wrappers",
+    "ExpertTable": "rollout", "Rollout": "rollout",
 }
 
 
@@ -66,7 +67,7 @@ def make(config: dict):
 
 
 __all__ = [
-    "DiscreteGUIActions", "GUI_TYPES", "KEYS", "LevelSource", "LevelSourceError", "PixelEnv", "PuzzleVectorEnv",
-    "RulesEnv", "SUITE_ID", "SuiteEnv", "env_id", "from_gui", "gui_action_space", "make", "make_game_env",
+    "DiscreteGUIActions", "ExpertTable", "GUI_TYPES", "KEYS", "LevelSource", "LevelSourceError", "PixelEnv", "PuzzleVectorEnv",
+    "Rollout", "RulesEnv", "SUITE_ID", "SuiteEnv", "env_id", "from_gui", "gui_action_space", "make", "make_game_env",
     "register_envs", "registered_ids", "to_gui",
 ]

@@ -40,6 +40,7 @@ from gymnasium.vector.utils import batch_space
 from longpuzzle.engine.batch import kernels
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.envs.levels import LevelSource, LevelSourceError
+from longpuzzle.envs.rollout import ExpertTable, Rollout, rollout_seeds
 from longpuzzle.envs.rules import check_reward
 from longpuzzle.envs.state_space import StateLayout
 
@@ -112,6 +113,16 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
         self._ended = np.zeros(N, np.bool_)
         self._rngs: list[np.random.Generator] = [seeding.np_random()[0] for _ in range(N)]
         self._pos = np.zeros(N, np.int64)           # per sub-env position of order="cycle"
+        # Upcoming level draws of each sub-env, drawn ahead from its generator (or cycle) in
+        # order, so a compiled rollout can reset envs itself: row i's entries qpos[i] ..
+        # qlen[i]-1 are env i's next levels. Drawing ahead changes no level an env plays.
+        self._queue = np.zeros((N, 0), np.int64)
+        self._qpos = np.zeros(N, np.int64)
+        self._qlen = np.zeros(N, np.int64)
+        self._act_rng = rollout_seeds(None, N)        # the rollout's random policy, per env
+        self._lmask = np.zeros(n_act, np.int8)          # rollout scratch: a legal mask
+        self._no_obs = np.zeros((1, 1, 1), self.layout.dtype)
+        self._no_table = (np.zeros((0, L), self.layout.dtype), np.zeros(0, np.int64), np.zeros(n + 1, np.int64))
         self._sparse = self.reward_mode == "sparse"
         self._max = 0 if max_episode_steps is None else int(max_episode_steps)
         self._reset_rows(np.arange(N))               # a valid state before the first reset
@@ -130,6 +141,9 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
                 raise ValueError(f"give one seed or {N} seeds, not {len(seeds)}")
             self._rngs = [seeding.np_random(s)[0] for s in seeds]
             self._pos[:] = 0
+            self._qpos[:] = 0
+            self._qlen[:] = 0
+            self._act_rng = rollout_seeds(seeds, N)
         options = options or {}
         mask = options.get("reset_mask")
         if mask is None:
@@ -206,18 +220,91 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
         self._ended = ended if mode is not AutoresetMode.SAME_STEP else np.zeros(N, np.bool_)
         return self._obs(), rewards, solved, trunc, self._info(codes)
 
+    def rollout(self, n_steps: int, policy: Any = "random", *, seed: Any = None,
+                observations: bool = True) -> Rollout:
+        """``n_steps`` steps of every sub-env in ONE compiled call, each step's action chosen
+        inside it: exactly what ``n_steps`` calls of ``step`` would do with those actions
+        (envs/rollout.py). ``policy``: "random" (uniform over the legal moves of each state,
+        from a splitmix64 stream per sub-env: seeded by ``seed`` here, else by reset's seed,
+        else at random; it continues from one rollout to the next), an int array (N,
+        n_steps) of actions, or an ExpertTable (its move where it has one, else random).
+        ``observations=False`` records no states (the compact form). Needs autoreset
+        NEXT_STEP."""
+        if self.autoreset_mode is not AutoresetMode.NEXT_STEP:
+            raise ValueError("rollout runs with autoreset_mode NEXT_STEP only")
+        if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 1:
+            raise ValueError(f"n_steps must be a positive integer, not {n_steps!r}")
+        N, T = self.num_envs, int(n_steps)
+        given = np.zeros((1, 1), np.int64)
+        tab = self._no_table
+        if isinstance(policy, str):
+            if policy != "random":
+                raise ValueError(f"policy must be 'random', an action array or an ExpertTable, not {policy!r}")
+            code = 1
+        elif isinstance(policy, ExpertTable):
+            code = 2
+            tab = policy.arrays(self.source.levels, self.layout.length, self.layout.dtype)
+        else:
+            given = np.asarray(policy)
+            if given.shape != (N, T):
+                raise ValueError(f"given actions must have shape ({N}, {T}), not {given.shape}")
+            if given.dtype.kind not in "iu":
+                raise ValueError(f"actions must be integers, not {given.dtype}")
+            given = np.ascontiguousarray(given, dtype=np.int64)
+            if given.min() < 0 or given.max() >= self.layout.n_actions:
+                raise ValueError(f"actions must be in 0..{self.layout.n_actions - 1}")
+            code = 0
+        if seed is not None:
+            self._act_rng = rollout_seeds(seed, N)
+        draw = len(self.source.levels) > 1
+        if draw:
+            self._fill_queue(np.arange(N), T)
+        L = self.layout.length
+        out = Rollout(observations=np.empty((N, T, L), self.layout.dtype) if observations else None,
+                      actions=np.empty((N, T), np.int64), rewards=np.empty((N, T), np.float64),
+                      terminated=np.empty((N, T), np.bool_), truncated=np.empty((N, T), np.bool_),
+                      codes=np.empty((N, T), np.int64), level_index=np.empty((N, T), np.int64))
+        self._k.vec_rollout(self._lvs, self._lv_len, self._inits, self._st_len, self._n_act, self._level_of,
+                            self._states, self._scratch, self._masks, self.want_mask, self._prog, self._t,
+                            self._max, self._sparse, self._ended, self._queue, self._qpos, draw, code, given,
+                            self._act_rng, tab[0], tab[1], tab[2], self._lmask, observations,
+                            out.observations if observations else self._no_obs, out.actions, out.rewards,
+                            out.terminated, out.truncated, out.codes, out.level_index)
+        return out
+
     # ---- helpers ----------------------------------------------------------------------
     def _draw_levels(self, rows: np.ndarray, forced: int | None = None) -> None:
         n = len(self.source.levels)
         if forced is not None:
             self._level_of[rows] = forced
         elif n > 1:
-            for i in rows:
-                if self.source.order == "random":
-                    self._level_of[i] = int(self._rngs[i].integers(n))
-                else:
-                    self._level_of[i] = self._pos[i] % n
-                    self._pos[i] += 1
+            rows = np.asarray(rows, dtype=np.int64)
+            self._fill_queue(rows, 1)
+            self._level_of[rows] = self._queue[rows, self._qpos[rows]]
+            self._qpos[rows] += 1
+
+    def _fill_queue(self, rows: np.ndarray, need: int) -> None:
+        """At least ``need`` upcoming level draws queued for each env of ``rows``."""
+        n = len(self.source.levels)
+        short = rows[self._qlen[rows] - self._qpos[rows] < need]
+        if not len(short):
+            return
+        width = max(self._queue.shape[1], 2 * need, 16)
+        if width > self._queue.shape[1]:
+            grown = np.zeros((self.num_envs, width), np.int64)
+            grown[:, :self._queue.shape[1]] = self._queue
+            self._queue = grown
+        for i in short:
+            left = self._queue[i, self._qpos[i]:self._qlen[i]].copy()
+            more = width - len(left)
+            if self.source.order == "random":
+                new = self._rngs[i].integers(n, size=more)
+            else:
+                new = (self._pos[i] + np.arange(more)) % n
+                self._pos[i] += more
+            self._queue[i, :len(left)] = left
+            self._queue[i, len(left):] = new
+            self._qpos[i], self._qlen[i] = 0, width
 
     def _reset_rows(self, rows: np.ndarray, forced: int | None = None, draw: bool = True) -> None:
         if draw:
