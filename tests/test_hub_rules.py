@@ -227,3 +227,25 @@ def test_the_state_cycle_follows_the_originals_detect_cycle():
         reasons.append(gesture(lim, COLOR_LIMITS, st, 0))
     # four repetitions of the pair need 4 x 2 quiet gestures: the 8th gesture
     assert reasons == [None] * 7 + ["repeated_action_cycle"]
+
+
+def test_the_failure_card_ends_a_vista_attempt_as_a_game_over(tmp_path):
+    """VISTA's attempts (from the public screen): the game's own failure card ends one as
+    "game_over"; Try again starts the next by a restart."""
+    from longpuzzle.agents.harness import Settings
+    from longpuzzle.agents.vista.controller import Controller
+
+    c = Controller("maze_paint", "easy", setting="vista", settings=Settings(budget=600, action_timeout=None),
+                   folder=tmp_path)
+    assert not c.call("play", {"action": {"type": "wait", "ms": 100}}).error
+    s = c.ep.suite
+    for wid in ("game:maze_paint", "difficulty:easy"):
+        c.call("play", {"action": _at(s, wid)})
+    d = _bump(s)
+    for _ in range(4):
+        c.call("play", {"action": s.gesture_for(d)})
+    assert s.failed and c.ep.run.public_screen()["card"] == "game_over"
+    c.call("play", {"action": _at(s, "replay")})
+    at = json.loads(c.call("history", {"view": "attempts"}).text)["attempts"]
+    assert [(a["attempt"], a["started_by"], a["ended_by"]) for a in at] == [(1, "entry", "game_over"),
+                                                                           (2, "restart", "ongoing")]

@@ -61,14 +61,16 @@ class Run:
         progress, nothing of the evaluator): ``screen`` "home" | "difficulty" | "level", the
         game's title (difficulty and level screens), the difficulty label and the "Level N"
         number printed in a level's header, and ``card`` "level_complete" | "all_complete"
-        while the completion card is shown (None otherwise)."""
+        while the completion card is shown, "game_over" while the game's own failure card is
+        (Maze Paint on the hub; None otherwise)."""
         s, suite = self.suite.screen, self.suite
         if s["name"] == "home":
             return {"screen": "home"}
         if s["name"] == "difficulty":
             return {"screen": "difficulty", "game": get_puzzle(s["game"]).title}
         lvl = suite.level
-        card = ("all_complete" if suite.last_level() else "level_complete") if suite.complete else None
+        card = ("all_complete" if suite.last_level() else "level_complete") if suite.complete else \
+            "game_over" if suite.failed and suite.game_ui().limits.card else None
         return {"screen": "level", "game": suite.puzzle.title, "difficulty": difficulty_label(lvl.difficulty),
                 "level": lvl.number, "card": card}
 

@@ -11,10 +11,11 @@ Attempts (the public rule)
     An attempt is at one level, identified by what its header shows (game, difficulty,
     level number). It starts at the turn whose screen first shows that level (entered from
     a menu or from the previous level's card) or at a turn that pressed Restart / Replay on
-    it, and ends at the turn that shows its completion card ("win"), at a restart
+    it, and ends at the turn that shows its completion card ("win"), the game's own failure
+    card ("game_over": Maze Paint on the hub, engine/suite/game_limits.py), at a restart
     ("restart"), at a turn that shows another screen ("left"), or is still open
-    ("ongoing"; "end" once the episode has ended). Turns on a card after the win belong to
-    no attempt.
+    ("ongoing"; "end" once the episode has ended). Turns on a card after the win (or the
+    game over) belong to no attempt.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ class Attempt:
     start_turn: int
     started_by: str                         # "entry" | "restart"
     end_turn: int = 0
-    ended_by: str = "ongoing"               # "win" | "restart" | "left" | "ongoing" | "end"
+    ended_by: str = "ongoing"               # "win" | "game_over" | "restart" | "left" | "ongoing" | "end"
     turns: int = 0
     undos: int = 0
     feedback: dict = field(default_factory=lambda: dict.fromkeys(FEEDBACK_KINDS, 0))
@@ -90,11 +91,12 @@ class History:
                 a.undos += controls.count("undo")
                 a.feedback[feedback.status] = a.feedback.get(feedback.status, 0) + 1
                 if screen.get("card") is not None:
-                    self._close(a, turn, "win")
+                    self._close(a, turn, "game_over" if screen["card"] == "game_over" else "win")
         return rec
 
     def _won_here(self, key) -> bool:
-        return bool(self.attempts) and self.attempts[-1].level == key and self.attempts[-1].ended_by == "win"
+        return bool(self.attempts) and self.attempts[-1].level == key and self.attempts[-1].ended_by in ("win",
+                                                                                                     "game_over")
 
     def _close(self, a: Attempt, turn: int, how: str) -> None:
         if how != "left":
