@@ -93,7 +93,10 @@ def check_episode(folder: Path) -> dict:
         levels = sorted(p for p in folder.iterdir() if p.is_dir() and (p / "events.jsonl").is_file()) \
             if folder.is_dir() else []
         if not levels:
-            return {"ok": False, "steps": 0, "complete": False, "divergence": "no events.jsonl in it or its level folders"}
+            why = "no events.jsonl in it or its level folders"
+            if (folder / "result.json").is_file():    # e.g. an episode whose agent could not be made
+                why += ": its result.json states what no recorded action shows, so it cannot be verified"
+            return {"ok": False, "steps": 0, "complete": False, "divergence": why}
         return _check_level_chain(folder, levels)
     except HarnessError as e:
         return {"ok": False, "steps": 0, "complete": False, "divergence": f"refused: {e}"}

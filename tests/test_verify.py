@@ -93,6 +93,11 @@ def test_the_reported_forgeries_are_refused_by_replay_report_and_leaderboard(gen
             and len(r.output.strip().splitlines()) == 1, (cmd, r.output)
     r = run("leaderboard", d, "--unverified")
     assert r.exit_code == 0 and f"! {d}: UNVERIFIED: " in r.output
+    if name == "summary.json OSR, LC, FGP 100":     # the page shows it, marked
+        r = run("report", d, "--no-videos", "--unverified")
+        assert r.exit_code == 0, r.output
+        page = (d / "report.html").read_text()
+        assert "UNVERIFIED" in page and "summary.json.metrics" in page
 
 
 def test_a_folder_set_aside_by_resume_is_recognised(tmp_path):
