@@ -31,6 +31,7 @@ import numpy as np
 
 from longpuzzle.agents.harness.frames import FRAME_HASH, FRAMES_FILE, FrameEncoder, FrameHasher, hasher
 from longpuzzle.agents.harness.settings import HarnessError
+from longpuzzle.engine.gui import MAX_BATCH
 
 # 2: suite states as deltas between full snapshots (snapshots.py); 3: deltas leave out the
 # settings that did not change and an animation's "before" that is the previous state
@@ -267,7 +268,7 @@ def _write_all(fd: int, data: bytes) -> None:
 # grows with the level's move texts and log, by at most one entry per action of a batch.
 # So line k may hold LINE_BASE bytes plus LINE_PER_ACTION per action recorded before it.
 LINE_BASE = 1 << 20
-LINE_PER_ACTION = 512 * 200           # 512 bytes per entry, gui.MAX_BATCH actions in a batch
+LINE_PER_ACTION = 512 * MAX_BATCH     # 512 bytes per entry, a batch's actions
 
 
 def line_limit(actions: int) -> int:
