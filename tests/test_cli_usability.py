@@ -133,7 +133,10 @@ def test_ctrl_c_exits_130_with_one_line(delay):
     Python's own handler is in place, so the signal never lands before it."""
     import signal
     args = ["rollout", "maze_paint/easy/1", "--env", "rules", "--episodes", "100000000"]
-    code = f"import longpuzzle.cli as c; print('ready', flush=True); c.main({args!r})"
+    # (Python's own Ctrl-C handler, as on a terminal: a test run started in the background
+    # inherits SIGINT ignored, which Python then keeps)
+    code = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            f"import longpuzzle.cli as c; print('ready', flush=True); c.main({args!r})")
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert p.stdout.readline().strip() == "ready"
     time.sleep(delay)
