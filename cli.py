@@ -419,7 +419,7 @@ def rollout_cmd(level_id, walks, steps, seed, env_mode, episodes, backend_name, 
 # imports no solver, renderer or env, and ``longpuzzle dataset`` not the report pages, the
 # MCP server or the fuzzers.
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
-    "longpuzzle.solvers.cli": ("solve", "verify"),
+    "longpuzzle.solvers.cli": ("solve", "verify", "hint"),
     "longpuzzle.render.cli": ("screenshot", "play"),
     "longpuzzle.agents.cli": ("eval", "frames"),
     "longpuzzle.envs.cli": ("envs",),

@@ -170,4 +170,58 @@ def _profile_all(cat, ids, as_json, budget, tiers_out, bar) -> None:
         sys.exit(1)
 
 
-COMMANDS = [solve_cmd, verify_cmd]
+@click.command("hint")
+@click.argument("level_id")
+@click.option("--moves", help='Moves played first, separated by spaces (as for show and check).')
+@click.option("--all", "show_all", is_flag=True, help="List every legal move with its cost, not only the best.")
+@click.option("--json", "as_json", is_flag=True, help="Print the answer as one JSON object.")
+@click.option("--budget", type=click.IntRange(min=1), default=None,
+              help="Most states of the level's whole graph (default 2,000,000); past it, searches per state.")
+def hint_cmd(level_id, moves, show_all, as_json, budget):
+    """The best next moves of a position with their extra costs, its exact distance to a win (or
+    certified bounds), and whether it is lost (no sequence of moves wins any more)."""
+    from longpuzzle.engine.session import Session
+    from longpuzzle.solvers.oracle import GRAPH_BUDGET, Oracle
+
+    s = Session(level_id)
+    o = Oracle(s.level, graph_budget=budget or GRAPH_BUDGET)
+    tokens = moves.split() if moves else []
+    lost_at = None
+    for i, tok in enumerate(tokens, 1):
+        s.play(tok)                                  # a malformed or refused move: one error line
+        if lost_at is None and o.at(s.state).dead_end:
+            lost_at = i
+    a = o.at(s.state)
+    ms = o.moves(s.state)
+    best = o.best(s.state)
+    if as_json:
+        click.echo(json.dumps({"level": s.level.id, "moves": len(tokens), "answer": a.as_dict(),
+                               "lost_at": lost_at, "best": [m.move for m in best],
+                               "costs": [m.as_dict() for m in ms]}))
+        return
+    where = f"{s.level.id} after {len(tokens)} move{'s' if len(tokens) != 1 else ''}"
+    if a.status == "solved":
+        click.echo(f"{where}: solved")
+        return
+    if a.dead_end:
+        since = f"; lost by move {lost_at} ({tokens[lost_at - 1]})" if lost_at else " from the start"
+        click.echo(f"{where}: LOST, no sequence of moves wins from here (certified, {a.method}){since}")
+        click.echo("undo or restart to play on")
+        return
+    if a.exact:
+        click.echo(f"{where}: {a.distance} moves to win (exact)")
+    else:
+        up = "?" if a.upper is None else str(a.upper)
+        click.echo(f"{where}: between {a.lower} and {up} moves to win (bounds: the searches ran out of budget)")
+    click.echo("best next moves: " + " ".join(m.move for m in best))
+    shown = ms if show_all else [m for m in ms if m.fatal or m in best]
+    click.echo("extra cost of a move: 0 = on a shortest path, k = a detour of k moves, inf = it loses the level")
+    for m in shown:
+        if m.cost is not None:
+            c = "inf (loses)" if m.fatal else str(int(m.cost))
+        else:
+            c = f"{int(m.lower)}..{'?' if m.upper in (None, float('inf')) else int(m.upper)}"
+        click.echo(f"  {m.move:<24} {c}")
+
+
+COMMANDS = [solve_cmd, verify_cmd, hint_cmd]
