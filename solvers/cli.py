@@ -176,15 +176,16 @@ def _profile_all(cat, ids, as_json, budget, tiers_out, bar) -> None:
 @click.option("--all", "show_all", is_flag=True, help="List every legal move with its cost, not only the best.")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as one JSON object.")
 @click.option("--budget", type=click.IntRange(min=1), default=None,
-              help="Most states of the level's whole graph (default 2,000,000); past it, searches per state.")
+              help="Most states of the level's whole graph (default 2,000,000; Bolt Unscrew and Truck Escape "
+                   "5,000); past it, searches per state.")
 def hint_cmd(level_id, moves, show_all, as_json, budget):
     """The best next moves of a position with their extra costs, its exact distance to a win (or
     certified bounds), and whether it is lost (no sequence of moves wins any more)."""
     from longpuzzle.engine.session import Session
-    from longpuzzle.solvers.oracle import GRAPH_BUDGET, Oracle
+    from longpuzzle.solvers.oracle import Oracle
 
     s = Session(level_id)
-    o = Oracle(s.level, graph_budget=budget or GRAPH_BUDGET)
+    o = Oracle(s.level, graph_budget=budget)
     tokens = moves.split() if moves else []
     lost_at = None
     for i, tok in enumerate(tokens, 1):

@@ -52,7 +52,14 @@ INF = math.inf
 # games whose reachable space from a later state is not smaller than from the start (every Rush
 # Hour move can be undone) or whose solver is exact and cheaper than any graph (Truck Escape's
 # greedy): way 2 is skipped for them, straight to the solver
-NO_LOCAL_GRAPHS = frozenset({"rush_hour", "truck_escape"})
+NO_LOCAL_GRAPHS = frozenset({"rush_hour", "truck_escape", "bolt_unscrew"})
+# games whose solver on one state is exact and far cheaper than a graph of many states: only
+# small levels get their whole graph (Bolt Unscrew: a step settles physics, 10^5 states take a
+# minute while A* proves an optimum in a few hundred; Truck Escape: greedy is exact)
+GRAPH_BUDGETS = {"bolt_unscrew": 5_000, "truck_escape": 5_000}
+# Bolt Unscrew's A* proves the hard/1 optimum in 17,574 states (7 s); past this budget (hard/2
+# onwards) its answers are bounds, each a few seconds: 150,000 states take about a minute
+SOLVE_BUDGETS = {"bolt_unscrew": 20_000}
 
 
 class OracleError(LongPuzzleError, ValueError):
@@ -144,14 +151,17 @@ class _Graph:
 class Oracle:
     """The oracle of one level, caching what it learns (see the module docstring)."""
 
-    def __init__(self, level: Level | str, *, graph_budget: int = GRAPH_BUDGET, local_budget: int = LOCAL_BUDGET,
-                 solve_budget: int = SOLVE_BUDGET):
+    def __init__(self, level: Level | str, *, graph_budget: int | None = None, local_budget: int = LOCAL_BUDGET,
+                 solve_budget: int | None = None):
         self.level = load_level(level)
         self.puzzle = get_puzzle(self.level.game)
         self.knowledge = knowledge(self.level.game)
+        if graph_budget is None:           # the game's default (GRAPH_BUDGETS, else GRAPH_BUDGET)
+            graph_budget = GRAPH_BUDGETS.get(self.level.game, GRAPH_BUDGET)
         self.graph_budget = int(graph_budget)
         self.local_budget = int(local_budget)
-        self.solve_budget = int(solve_budget)
+        self.solve_budget = int(SOLVE_BUDGETS.get(self.level.game, SOLVE_BUDGET) if solve_budget is None
+                                else solve_budget)
         self._level_graph: _Graph | None = None
         self._level_graph_tried = False
         self.level_graph_states = 0          # states of the level's graph (a lower bound when it did not fit)
