@@ -249,3 +249,30 @@ def test_the_failure_card_ends_a_vista_attempt_as_a_game_over(tmp_path):
     at = json.loads(c.call("history", {"view": "attempts"}).text)["attempts"]
     assert [(a["attempt"], a["started_by"], a["ended_by"]) for a in at] == [(1, "entry", "game_over"),
                                                                            (2, "restart", "ongoing")]
+
+
+def test_the_level_protocol_ends_a_level_the_game_fails_as_game_failure(tmp_path):
+    """The original's benchmark launch runs the game's own limits too: four swipes into the
+    same wall end the Maze Paint level as ``game_failure`` (penalty 6), which the progressive
+    chain stops at; the replay derives the same ending."""
+    from longpuzzle.agents.base import BaseAgent
+    from longpuzzle.agents.harness import Settings, replay_episode, run_level_chain
+
+    class Bumper(BaseAgent):
+        name = "bumper"
+
+        def reset(self, instruction, action_spec):
+            super().reset(instruction, action_spec)
+            s = Suite("maze_paint/easy/1", direct=True)
+            self.g = s.gesture_for(_bump(s))
+
+        def act(self, obs):
+            return self.g
+
+    res = run_level_chain(Bumper(), "maze_paint", "easy", settings=Settings(), folder=tmp_path / "ep")
+    first = res.levels[0]
+    assert first["termination"] == "game_failure" and first["steps"] == 4 and not first["success"]
+    assert len([r for r in res.levels if r.get("run")]) == 1          # progressive: the chain stops there
+    assert first["score"] <= 59
+    level_dir = next(p.parent for p in (tmp_path / "ep").rglob("events.jsonl"))
+    assert replay_episode(level_dir).ok

@@ -15,13 +15,13 @@ from longpuzzle.agents.evaluator import Evaluator
 from longpuzzle.agents.harness.agent_call import caller_isolation, make_caller, save_agent_log
 from longpuzzle.agents.harness.clock import BudgetClock
 from longpuzzle.agents.harness.cycles import CycleDetector
+from longpuzzle.agents.harness.recompute import level_start
 from longpuzzle.agents.harness.results import EpisodeResult
 from longpuzzle.agents.harness.run import Run
 from longpuzzle.agents.harness.trajectory import write_result
 from longpuzzle.agents.harness.settings import HarnessError, Settings, instruction_for, refusal_end_message, refusal_limit
 from longpuzzle.agents.metrics import BENCHMARK, LevelRun, level_score
 from longpuzzle.engine.catalog import catalog
-from longpuzzle.engine.suite import Suite
 
 
 def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: Settings | None = None,
@@ -85,8 +85,7 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
     budget, checked before each step as the original does (an action is not cut short); by
     default the agent's time is not charged (the original pauses the game while the model
     predicts)."""
-    suite = Suite(lid, style=st.style, scale=st.scale, direct=True, viewport=st.viewport,
-                  lang=st.lang)
+    suite = level_start(lid, st)        # direct launch, with the game's own limits (as the original's)
     puzzle = suite.puzzle
     max_steps = st.max_actions or cfg["max_steps"]
     timeout_s = cfg["timeout_seconds"]
@@ -153,6 +152,9 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
             prev_action = a
             if suite.session.solved:
                 termination = "success"
+                break
+            if suite.failed:                        # the game's own limits ended the level (the
+                termination = "game_failure"        # original's bridge reports a failure)
                 break
             dl = puzzle.harness_deadlock(suite.level, suite.session.state)
             if dl:

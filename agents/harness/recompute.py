@@ -98,8 +98,15 @@ def expected_header(head: dict, continued: dict | None = None) -> dict:
     st = st.resolved("level")
     return {"level": lvl.id, "instruction": instruction_for(lvl.game, lvl.difficulty) + f" (level {lvl.number})",
             "settings": st.as_dict(),
-            "start": Suite(lvl.id, style=st.style, scale=st.scale, direct=True, viewport=st.viewport,
-                           lang=st.lang).snapshot()}
+            "start": level_start(lvl.id, st).snapshot()}
+
+
+def level_start(lid: str, st: Settings) -> Suite:
+    """The suite a level-protocol episode starts from: the level launched directly, running
+    the game's own failure limits as the original's benchmark launch does (game_limits.py)."""
+    suite = Suite(lid, style=st.style, scale=st.scale, direct=True, viewport=st.viewport, lang=st.lang)
+    suite.enable_game_limits()
+    return suite
 
 
 def screen_shape(head: dict) -> tuple[int, int, int]:

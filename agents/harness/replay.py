@@ -481,7 +481,8 @@ class _LevelEnds:
         elif s is not None and s.solved:
             why = "success"
         elif s is not None:
-            why = (self.suite.puzzle.harness_deadlock(self.suite.level, s.state)
+            why = (("game_failure" if self.suite.failed else None)
+                   or self.suite.puzzle.harness_deadlock(self.suite.level, s.state)
                    or self.det.step(action, screen, prv.get("P")))
         if why is None and n >= self.max_steps:
             why = "max_steps"

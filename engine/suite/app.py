@@ -49,6 +49,9 @@ class Suite(ScreensMixin, PointerMixin, SnapshotsMixin):
         # the failure they ended it with, or None
         self.limits: dict | None = None
         self.failed: str | None = None
+        # whether levels opened here run their game's own limits: on the hub always; in a
+        # direct launch when asked (the level protocol, as the original's benchmark launch does)
+        self.game_limits_on = not self.direct
         # (level id, content digest) -> its GameUI: ids repeat across catalogues and generated
         # levels, so the id alone would hand one level another's geometry (shared by clones)
         self._uis: dict[tuple[str, str], GameUI] = {}
@@ -63,6 +66,14 @@ class Suite(ScreensMixin, PointerMixin, SnapshotsMixin):
             eff = self.open_level(load_level(start).id)
             if eff["effect"] == "unavailable":
                 raise ScreenUnavailableError(eff["message"] + " (its puzzle class has no `ui`)")
+
+    def enable_game_limits(self) -> None:
+        """Run the games' own failure limits in this (direct-launch) suite too, from now on:
+        the level on screen starts them now."""
+        self.game_limits_on = True
+        u = self.game_ui()
+        if u is not None and u.limits is not None and self.limits is None:
+            self.limits = game_limits.start(self.clock, u.limits, self.session._state)
 
     # ---- settings ----------------------------------------------------------------
     @property

@@ -12,10 +12,10 @@ their MazePaintEvaluator / ColorConnectEvaluator): the game itself ends a level 
     minutes. The original shows no card: the board simply takes no more input (the HUD's
     restart and back still work).
 
-The originals apply them wherever the level is played; here the suite applies them on the hub
-(the menus' suite, ``direct=False``: the paper's objective protocol). A direct launch (the level
-protocol) leaves them to its own harness limits. Restarting or reloading the level starts
-them afresh, as the originals do.
+The originals apply them wherever the level is played: here the suite applies them on the hub
+(the menus' suite, ``direct=False``: the paper's objective protocol) and, after
+``Suite.enable_game_limits()``, in a direct launch (the level protocol does: a level they end is
+``game_failure``). Restarting or reloading the level starts them afresh, as the originals do.
 
 The state is plain data kept on the suite (``suite.limits``, in snapshots): the level's start
 on the clock and the counts; for moves the tail of move records a cycle can be seen in (a

@@ -217,7 +217,7 @@ class ScreensMixin:
         self.ui = u.initial_state()
         self.anims = []
         self.limits = game_limits.start(self.clock if t is None else t, u.limits, self.session._state) \
-            if u.limits is not None and not self.direct else None
+            if u.limits is not None and self.game_limits_on else None
         return self._go({"name": "level", "level": level.id})
 
     def open_game(self, game: str, t: int | None = None) -> dict:

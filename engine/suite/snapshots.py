@@ -103,6 +103,7 @@ class SnapshotsMixin:
             s.shake = _check_transient(body["shake"], "shake", "target")
             s.anims = _check_anims(body["anims"], s)
             s.timer, s.limits, s.failed = _check_clocked(body, s)
+            s.game_limits_on = not s.direct or s.limits is not None     # (a direct launch that runs them)
         except CheckpointError:
             raise
         except LongPuzzleError as e:          # a style, scale or viewport that cannot be used
@@ -125,7 +126,7 @@ def _check_clocked(body: dict, s) -> tuple:
     if limits is not None:
         from longpuzzle.engine.suite.game_limits import check
         cfg = s.game_ui().limits if level else None
-        if cfg is None or s.direct or not check(limits, cfg):
+        if cfg is None or not check(limits, cfg):
             raise CheckpointError("suite snapshot: the game limits' state is malformed or the level has none")
     if failed is not None and not (isinstance(failed, str) and len(failed) < 64 and level and limits is not None
                                    and not s.complete):
