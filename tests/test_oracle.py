@@ -6,7 +6,9 @@ the telescoping sum of extra costs, and the dead-end certificates; bounds are sa
 bounds; bad input gets one error."""
 
 import functools
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -343,7 +345,6 @@ def test_hint_prints_the_best_moves_and_whether_the_position_is_lost():
     r = run("hint", lid, "--moves", " ".join(lost))
     assert r.exit_code == 0 and "LOST" in r.output, r.output
     r = run("hint", lid, "--json", "--moves", " ".join(lost))
-    import json
     doc = json.loads(r.output)
     assert doc["answer"]["dead_end"] is True and doc["lost_at"] is not None
     # bad input: one error line each, exit 2
@@ -353,3 +354,41 @@ def test_hint_prints_the_best_moves_and_whether_the_position_is_lost():
                         "error:")):
         r = run(*args)
         assert r.exit_code == 2 and r.output.count("error:") == 1 and "Traceback" not in r.output, r.output
+
+
+# ---- analyze --oracle ---------------------------------------------------------------------
+
+SCRIPTED = str(Path(__file__).parent / "data" / "scripted_agent.py")
+
+
+def test_analyze_annotates_every_recorded_step_with_the_oracle(tmp_path):
+    """A scripted Nut and Bolt episode (tests/data/scripted_agent.py): ten transfers to a board
+    the evaluator certifies lost, two more, three undos, a restart, the same ten transfers.
+    The oracle finds the same fatal transfer in both attempts, the two moves on the lost
+    board, and d(s) of every recorded state is the oracle's for that state."""
+    out = tmp_path / "run"
+    r = run("eval", "--out", out, "--json", "--agent", SCRIPTED, "--trusted-agent", "--objective",
+            "nut_and_bolt/medium")
+    assert r.exit_code == 0, r.output
+    r = run("analyze", out, "--oracle", "--json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    (ep,) = doc["episodes"]
+    orc = ep["oracle"]
+    first, second = ep["attempts"]
+    # the oracle's fatal actions are the evaluator's certified dead ends, attempt by attempt
+    assert [x for x, _ in orc["fatal"]] == [first["dead_end_step"], second["dead_end_step"]]
+    assert orc["first_fatal"] == [first["dead_end_step"], "nut_and_bolt/medium/1"]
+    assert orc["lost_board_moves"] == first["lost_moves"] + second["lost_moves"] == 2
+    assert doc["oracle"]["fatal_actions"] == 2 and doc["oracle"]["moves"] == orc["moves"] == 22
+    o = oracle_for("nut_and_bolt/medium/1")
+    costs = [s[5] for s in orc["steps"] if s[5] is not None]
+    assert costs and all(c == "inf" or c >= 0 for c in costs)
+    # the optimal share counts the moves of cost 0 among those judged
+    assert orc["optimal_share"] == pytest.approx(100.0 * orc["optimal_moves"] / orc["judged_moves"])
+    assert orc["judged_moves"] == 20
+    d0 = o.at().distance
+    assert orc["steps"][0][2] is None or orc["steps"][0][2] <= d0 + 1
+    r = run("analyze", out, "--oracle")
+    assert r.exit_code == 0 and "oracle (this project's step metrics): 20 of 22 moves judged" in r.output, r.output
+    assert f"first fatal move at action {first['dead_end_step']} (nut_and_bolt/medium/1)" in r.output

@@ -42,7 +42,10 @@ def report_cmd(folders, out_dir, videos, video_format, references, merge_catalog
 @click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print everything as one JSON document.")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None, help="Write the JSON here.")
-def analyze_cmd(folders, as_json, out_file):
+@click.option("--oracle", "with_oracle", is_flag=True,
+              help="Annotate every recorded step with the oracle: d(s), the extra cost of each action, the first "
+                   "fatal move, moves on a lost board, the share of optimal moves (this project's metrics).")
+def analyze_cmd(folders, as_json, out_file, with_oracle):
     """Trajectory analytics of eval runs: level attempts and dead ends (the paper's Figure 2c
     per game), Bolt Unscrew free holes per transfer, Maze Paint moves by coverage, the LC
     deficit split (paper sections 5.1-5.3)."""
@@ -50,6 +53,8 @@ def analyze_cmd(folders, as_json, out_file):
     from longpuzzle.agents.report.tables import fmt
 
     docs = [analyze_run(f) for f in folders]
+    if with_oracle:
+        _annotate_with_oracle(folders, docs)
     doc = docs[0] if len(docs) == 1 else {"runs": docs}
     if out_file:
         Path(out_file).write_text(json.dumps(doc, indent=1), encoding="utf-8")
@@ -66,6 +71,15 @@ def analyze_cmd(folders, as_json, out_file):
             share = "-" if v["unreached_share"] is None else fmt(v["unreached_share"]) + "%"
             click.echo(f"  {g:<24} 100 - LC {fmt(v['deficit']):>5} = (100 - R) {fmt(v['unreached']):>5} + (R - LC) "
                        f"{fmt(v['reached_unsolved']):>5}; unreached {share} of the deficit (game-macro)")
+        if "oracle" in d:
+            x = d["oracle"]
+            click.echo(f"  oracle (this project's step metrics): {x['judged_moves']} of {x['moves']} moves judged, "
+                       f"optimal {fmt(x['optimal_share'])}%, fatal actions {x['fatal_actions']}, "
+                       f"moves on a lost board {x['lost_board_moves']}, known only by bounds {x['inexact_moves']}")
+            for ep in d["episodes"]:
+                f = ep["oracle"]["first_fatal"]
+                if f is not None:
+                    click.echo(f"    {ep['episode']}: first fatal move at action {f[0]} ({f[1]})")
         if "dead_ends" in d:
             x = d["dead_ends"]
             click.echo(f"  dead ends: {x['dead_end_attempts']} of {x['attempts']} attempts, {x['recovered']} recovered "
@@ -93,6 +107,20 @@ def analyze_cmd(folders, as_json, out_file):
                            f"{fmt(r['new_cells']):>11}  {fmt(r['revisits']):>8}")
     if out_file:
         click.echo(f"wrote {out_file}")
+
+
+def _annotate_with_oracle(folders, docs) -> None:
+    """Each episode's oracle annotation (agents/report/oracle_steps.py) into its analytics, and
+    the run's step metrics beside them; one oracle per level for all runs."""
+    from longpuzzle.agents.report.data import load_run
+    from longpuzzle.agents.report.oracle_steps import oracle_steps, summary
+
+    shared: dict = {}
+    for f, d in zip(folders, docs):
+        dirs = [e["dir"] for e in load_run(f).episodes if e.get("dir") is not None]
+        for ep, folder in zip(d["episodes"], dirs):        # analyze_run's episodes, in the same order
+            ep["oracle"] = oracle_steps(folder, shared)
+        d["oracle"] = summary([ep["oracle"] for ep in d["episodes"]])
 
 
 @click.command("leaderboard")
