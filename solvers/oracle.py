@@ -21,9 +21,8 @@ deterministic):
    dead end is certified by exhaustion, and a state missing from the graph is not reachable
    from the level's start (an error).
 2. Otherwise (the level's space is larger), the graph of the states reachable from the asked
-   state, when that fits the budget (late in an episode it often does: Bolt Unscrew, Maze
-   Paint, Nut and Bolt progress one way); such graphs are kept and reused for every later
-   state they hold.
+   state, when that fits the budget (late in an episode it often does: Maze Paint and Nut and
+   Bolt progress one way); such graphs are kept and reused for every later state they hold.
 3. Otherwise the game's exhaustive solver on that state (core.solve: BFS, A*, the games' own
    solvers, within ``solve_budget`` states): exact when it proves its solution optimal, else
    certified bounds lower <= d(s) <= upper (upper None: no solution found yet), with
@@ -50,9 +49,9 @@ SOLVE_BUDGET = 1_000_000       # states of one solver call (way 3)
 LOCAL_KEPT = 4_000_000         # states of local graphs kept per level (oldest dropped first)
 INF = math.inf
 # games whose reachable space from a later state is not smaller than from the start (every Rush
-# Hour move can be undone) or whose solver is exact and cheaper than any graph (Truck Escape's
-# greedy): way 2 is skipped for them, straight to the solver
-NO_LOCAL_GRAPHS = frozenset({"rush_hour", "truck_escape", "bolt_unscrew"})
+# Hour move can be undone; a Color Connect path can be removed) or whose solver is exact and far
+# cheaper than any graph (Truck Escape's greedy, Bolt Unscrew's A*): way 2 is skipped for them
+NO_LOCAL_GRAPHS = frozenset({"rush_hour", "truck_escape", "bolt_unscrew", "color_connect"})
 # games whose solver on one state is exact and far cheaper than a graph of many states: only
 # small levels get their whole graph (Bolt Unscrew: a step settles physics, 10^5 states take a
 # minute while A* proves an optimum in a few hundred; Truck Escape: greedy is exact)
