@@ -170,6 +170,9 @@ def _profile_all(cat, ids, as_json, budget, tiers_out, bar) -> None:
         sys.exit(1)
 
 
+HINT_BOUNDED_SHOWN = 10      # moves listed by `hint` where only bounds are known (--all: every one)
+
+
 @click.command("hint")
 @click.argument("level_id")
 @click.option("--moves", help='Moves played first, separated by spaces (as for show and check).')
@@ -214,8 +217,13 @@ def hint_cmd(level_id, moves, show_all, as_json, budget):
     else:
         up = "?" if a.upper is None else str(a.upper)
         click.echo(f"{where}: between {a.lower} and {up} moves to win (bounds: the searches ran out of budget)")
-    click.echo("best next moves: " + " ".join(m.move for m in best))
-    shown = ms if show_all else [m for m in ms if m.fatal or m in best]
+    if a.exact:
+        click.echo("best next moves: " + " ".join(m.move for m in best))
+        shown = ms if show_all else [m for m in ms if m.fatal or m in best]
+    else:
+        # bounds say little about which move is best: no claim, the moves' cost bounds instead
+        click.echo("best next moves: not proven (only bounds are known); each move's cost as lower..upper")
+        shown = ms if show_all else ms[:HINT_BOUNDED_SHOWN]
     click.echo("extra cost of a move: 0 = on a shortest path, k = a detour of k moves, inf = it loses the level")
     for m in shown:
         if m.cost is not None:
@@ -223,6 +231,8 @@ def hint_cmd(level_id, moves, show_all, as_json, budget):
         else:
             c = f"{int(m.lower)}..{'?' if m.upper in (None, float('inf')) else int(m.upper)}"
         click.echo(f"  {m.move:<24} {c}")
+    if len(shown) < len(ms) and not a.exact:
+        click.echo(f"  ... {len(ms) - len(shown)} more (--all)")
 
 
 COMMANDS = [solve_cmd, verify_cmd, hint_cmd]

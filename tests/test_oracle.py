@@ -392,3 +392,20 @@ def test_analyze_annotates_every_recorded_step_with_the_oracle(tmp_path):
     r = run("analyze", out, "--oracle")
     assert r.exit_code == 0 and "oracle (this project's step metrics): 20 of 22 moves judged" in r.output, r.output
     assert f"first fatal move at action {first['dead_end_step']} (nut_and_bolt/medium/1)" in r.output
+
+
+def test_hint_where_only_bounds_are_known_claims_no_best_move():
+    r = run("hint", "rush_hour/hard/6", "--budget", "50", "--json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    # the per-state BFS (within its budget) is exact: the same answer as the whole graph's
+    assert doc["answer"]["exact"] and doc["answer"]["distance"] == oracle_for("rush_hour/hard/6").at().distance
+    # Color Connect hard/1 past a small graph budget: its route search finds a solution, not the
+    # fewest actions: bounds, said as bounds, and no move called best
+    level = load_level("color_connect/hard/1")
+    a = Oracle(level, graph_budget=1000).at()
+    assert not a.exact and a.status == "solvable" and 1 <= a.lower <= a.upper
+    r = run("hint", "color_connect/hard/1", "--budget", "1000")
+    assert r.exit_code == 0, r.output
+    assert f"between {a.lower} and {a.upper} moves to win (bounds" in r.output
+    assert "best next moves: not proven (only bounds are known)" in r.output and "more (--all)" in r.output
