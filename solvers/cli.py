@@ -193,8 +193,10 @@ def hint_cmd(level_id, moves, show_all, as_json, budget):
     lost_at = None
     for i, tok in enumerate(tokens, 1):
         s.play(tok)                                  # a malformed or refused move: one error line
-        if lost_at is None and o.at(s.state).dead_end:
-            lost_at = i
+        if not o.at(s.state).dead_end:
+            lost_at = None                           # (an undo may bring back a solvable board)
+        elif lost_at is None:
+            lost_at = i                              # the move that lost the board now on screen
     a = o.at(s.state)
     ms = o.moves(s.state)
     best = o.best(s.state)

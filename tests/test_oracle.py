@@ -346,7 +346,12 @@ def test_hint_prints_the_best_moves_and_whether_the_position_is_lost():
     assert r.exit_code == 0 and "LOST" in r.output, r.output
     r = run("hint", lid, "--json", "--moves", " ".join(lost))
     doc = json.loads(r.output)
-    assert doc["answer"]["dead_end"] is True and doc["lost_at"] is not None
+    assert doc["answer"]["dead_end"] is True and doc["lost_at"] == len(lost)
+    # an undo brings back the solvable board; the same move again loses it at its new number
+    r = run("hint", lid, "--json", "--moves", " ".join(lost + ["undo"]))
+    assert json.loads(r.output)["answer"]["dead_end"] is False and json.loads(r.output)["lost_at"] is None
+    r = run("hint", lid, "--json", "--moves", " ".join(lost + ["undo", lost[-1]]))
+    assert json.loads(r.output)["lost_at"] == len(lost) + 2
     # bad input: one error line each, exit 2
     for args, what in ((("hint", "nut_and_bolt/easy/99"), "error:"), (("hint", lid, "--moves", "zz"), "error:"),
                        (("hint", lid, "--moves", p.format_move(level, next(
