@@ -167,6 +167,12 @@ class Oracle:
         self._local: list[_Graph] = []
         self._memo: dict[bytes, Answer] = {}
 
+    @property
+    def stored_states(self) -> int:
+        """States held by this oracle's graphs (the level's and those from later states)."""
+        return (self._level_graph.graph.n if self._level_graph is not None else 0) + \
+            sum(g.graph.n for g in self._local)
+
     # ---- what is known of a state ------------------------------------------------------------
 
     @property
@@ -360,18 +366,27 @@ class Oracle:
 
 
 _ORACLES: dict = {}
+KEPT_STATES = 6_000_000        # graph states of the oracles oracle_for keeps (about 100-200 bytes each)
+
+
+def keep(oracles: dict, key, make) -> Oracle:
+    """oracles[key], made by make() if absent; the oldest others are dropped while the graphs
+    kept hold more than KEPT_STATES states (a graph of 2,000,000 states is a few hundred MB)."""
+    got = oracles.get(key)
+    if got is None:
+        got = oracles[key] = make()
+    else:
+        oracles[key] = oracles.pop(key)          # the most recently used last
+    while len(oracles) > 1 and sum(o.stored_states for o in oracles.values()) > KEPT_STATES:
+        oracles.pop(next(iter(oracles)))
+    return got
 
 
 def oracle_for(level: Level | str, **kw) -> Oracle:
-    """The cached Oracle of a level (one per level object and budgets, kept for the process)."""
+    """The cached Oracle of a level (one per level content and budgets, kept for the process
+    within KEPT_STATES graph states)."""
     lvl = load_level(level)
-    key = (lvl.id, lvl.sha256, tuple(sorted(kw.items())))
-    got = _ORACLES.get(key)
-    if got is None:
-        if len(_ORACLES) >= 64:
-            _ORACLES.pop(next(iter(_ORACLES)))
-        got = _ORACLES[key] = Oracle(lvl, **kw)
-    return got
+    return keep(_ORACLES, (lvl.id, lvl.sha256, tuple(sorted(kw.items()))), lambda: Oracle(lvl, **kw))
 
 
 def oracle(level: Level | str, state=None, **kw) -> Answer:

@@ -414,3 +414,18 @@ def test_hint_where_only_bounds_are_known_claims_no_best_move():
     assert r.exit_code == 0, r.output
     assert f"between {a.lower} and {a.upper} moves to win (bounds" in r.output
     assert "best next moves: not proven (only bounds are known)" in r.output and "more (--all)" in r.output
+
+
+def test_kept_oracles_are_dropped_oldest_first_past_the_state_cap(monkeypatch):
+    import longpuzzle.solvers.oracle as om
+
+    monkeypatch.setattr(om, "KEPT_STATES", 500)
+    kept = {}
+    a = om.keep(kept, "a", lambda: Oracle("rush_hour/hard/3"))        # 2,469 states: over the cap alone
+    a.at()
+    b = om.keep(kept, "b", lambda: Oracle("maze_paint/easy/1"))       # 79 states
+    b.at()
+    assert list(kept) == ["b"]                                         # the oldest went
+    c = om.keep(kept, "c", lambda: Oracle("maze_paint/easy/2"))
+    c.at()
+    assert om.keep(kept, "b", lambda: None) is b and list(kept) == ["c", "b"]   # a hit: most recent

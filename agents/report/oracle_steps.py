@@ -25,14 +25,12 @@ def oracle_steps(folder: str | Path, oracles: dict | None = None) -> dict:
     """The annotation of one episode folder (``oracles``: {level id: Oracle} shared between
     episodes of a run, so each level's graph is built once)."""
     from longpuzzle.engine.catalog import load_level
-    from longpuzzle.solvers.oracle import Oracle, OracleError
+    from longpuzzle.solvers.oracle import Oracle, OracleError, keep
 
     oracles = {} if oracles is None else oracles
 
     def oracle_of(lid):
-        if lid not in oracles:
-            oracles[lid] = Oracle(load_level(lid))
-        return oracles[lid]
+        return keep(oracles, lid, lambda: Oracle(load_level(lid)))
 
     steps, fatal = [], []
     moves = optimal = lost = inexact = judged = costed = 0
