@@ -158,40 +158,54 @@ def vec_rollout(lvs, lv_len, inits, st_len, n_act, level_of, states, scratch, ma
     truncated, out_code the result code (-1 on a reset step), out_level the level index."""
     N = states.shape[0]
     T = out_act.shape[1]
+    width = states.shape[1]
     for i in range(N):
         row = states[i]
+        k = level_of[i]
+        L = st_len[k]
+        na = n_act[k]
+        lv = lvs[k, :lv_len[k]]
+        # ``cur`` is the env's state: its row, or the buffer the last accepted step wrote
+        # (the step's observation slot, else the scratch row) - one copy a step, not three
+        cur = row[:L]
+        in_row = True
+        # the env's scalars live in locals during its T steps (written back after)
+        p_env = prog[i]
+        t_env = t[i]
+        end_env = ended[i]
         for s in range(T):
-            k = level_of[i]
-            L = st_len[k]
-            lv = lvs[k, :lv_len[k]]
-            if ended[i]:
+            if end_env:
                 if draw:
                     k = queue[i, qpos[i]]
                     qpos[i] += 1
-                    level_of[i] = k
                     L = st_len[k]
+                    na = n_act[k]
                     lv = lvs[k, :lv_len[k]]
-                prog[i] = _reset_row(lv, inits[k], L, row, mask[i], n_act[k], want_mask)
-                t[i] = 0
-                ended[i] = False
+                p_env = _reset_row(lv, inits[k], L, row, mask[i], na, want_mask)
+                cur = row[:L]
+                in_row = True
+                t_env = 0
+                end_env = False
                 out_act[i, s] = given[i, s] if policy == 0 else 0
                 out_code[i, s] = -1
                 out_rew[i, s] = 0.0
                 out_term[i, s] = False
                 out_trunc[i, s] = False
+                if want_obs:
+                    for j in range(L):
+                        out_obs[i, s, j] = cur[j]
             else:
                 a = -1
                 if policy == 0:
                     a = given[i, s]
                 elif policy == 2:
-                    a = _table_action(tab_states, tab_act, tab_start[k], tab_start[k + 1], row, L)
+                    a = _table_action(tab_states, tab_act, tab_start[k], tab_start[k + 1], cur, L)
                 if a < 0:
-                    na = n_act[k]
                     if want_mask:
                         m = mask[i, :na]
                     else:
                         m = lmask[:na]
-                        legal_into(lv, row[:L], m)
+                        legal_into(lv, cur, m)
                     cnt = 0
                     for b in range(na):
                         if m[b]:
@@ -206,29 +220,45 @@ def vec_rollout(lvs, lv_len, inits, st_len, n_act, level_of, states, scratch, ma
                                     break
                                 pick -= 1
                 out_act[i, s] = a
-                c = step_into(lv, row[:L], scratch[:L], a)
-                p_old = prog[i]
+                if want_obs:
+                    dst = out_obs[i, s, :L]
+                elif in_row:
+                    dst = scratch[:L]
+                else:
+                    dst = row[:L]
+                c = step_into(lv, cur, dst, a)
+                p_old = p_env
                 done = False
                 p = p_old
                 if c == 0:
-                    for j in range(L):
-                        row[j] = scratch[j]
-                    p = progress(lv, row[:L])
-                    done = is_solved(lv, row[:L])
+                    cur = dst
+                    in_row = not in_row and not want_obs
+                    p = progress(lv, cur)
+                    done = is_solved(lv, cur)
                     if want_mask:
-                        legal_into(lv, row[:L], mask[i, :n_act[k]])
-                prog[i] = p
-                t[i] += 1
-                tr = max_steps > 0 and t[i] >= max_steps
+                        legal_into(lv, cur, mask[i, :na])
+                elif want_obs:
+                    for j in range(L):
+                        dst[j] = cur[j]
+                p_env = p
+                t_env += 1
+                tr = max_steps > 0 and t_env >= max_steps
                 out_code[i, s] = c
                 out_rew[i, s] = (1.0 if done else 0.0) if sparse else p - p_old
                 out_term[i, s] = done
                 out_trunc[i, s] = tr
-                ended[i] = done or tr
-            out_level[i, s] = level_of[i]
+                end_env = done or tr
+            out_level[i, s] = k
             if want_obs:
-                for j in range(row.shape[0]):
-                    out_obs[i, s, j] = row[j]
+                for j in range(L, width):
+                    out_obs[i, s, j] = 0
+        prog[i] = p_env
+        t[i] = t_env
+        ended[i] = end_env
+        level_of[i] = k
+        if not in_row:
+            for j in range(L):
+                row[j] = cur[j]
 
 
 @njit(cache=True)

@@ -221,15 +221,17 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
         return self._obs(), rewards, solved, trunc, self._info(codes)
 
     def rollout(self, n_steps: int, policy: Any = "random", *, seed: Any = None,
-                observations: bool = True) -> Rollout:
+                observations: bool = True, out: Rollout | None = None) -> Rollout:
         """``n_steps`` steps of every sub-env in ONE compiled call, each step's action chosen
         inside it: exactly what ``n_steps`` calls of ``step`` would do with those actions
         (envs/rollout.py). ``policy``: "random" (uniform over the legal moves of each state,
         from a splitmix64 stream per sub-env: seeded by ``seed`` here, else by reset's seed,
         else at random; it continues from one rollout to the next), an int array (N,
         n_steps) of actions, or an ExpertTable (its move where it has one, else random).
-        ``observations=False`` records no states (the compact form). Needs autoreset
-        NEXT_STEP."""
+        ``observations=False`` records no states (the compact form). ``out``: an earlier
+        Rollout of the same shape to write into (its arrays are overwritten and returned;
+        saves allocating fresh memory, most of the cost of recording states at large N).
+        Needs autoreset NEXT_STEP."""
         if self.autoreset_mode is not AutoresetMode.NEXT_STEP:
             raise ValueError("rollout runs with autoreset_mode NEXT_STEP only")
         if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 1:
@@ -260,10 +262,17 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
         if draw:
             self._fill_queue(np.arange(N), T)
         L = self.layout.length
-        out = Rollout(observations=np.empty((N, T, L), self.layout.dtype) if observations else None,
-                      actions=np.empty((N, T), np.int64), rewards=np.empty((N, T), np.float64),
-                      terminated=np.empty((N, T), np.bool_), truncated=np.empty((N, T), np.bool_),
-                      codes=np.empty((N, T), np.int64), level_index=np.empty((N, T), np.int64))
+        if out is not None:
+            want = self._rollout_like(N, T, L, observations)
+            for f, (shape, dtype) in want.items():
+                arr = getattr(out, f)
+                if arr is None or arr.shape != shape or arr.dtype != dtype or not arr.flags.c_contiguous:
+                    raise ValueError(f"out.{f} must be a contiguous {np.dtype(dtype).name} array of shape {shape}")
+        else:
+            out = Rollout(observations=np.empty((N, T, L), self.layout.dtype) if observations else None,
+                          actions=np.empty((N, T), np.int64), rewards=np.empty((N, T), np.float64),
+                          terminated=np.empty((N, T), np.bool_), truncated=np.empty((N, T), np.bool_),
+                          codes=np.empty((N, T), np.int64), level_index=np.empty((N, T), np.int64))
         self._k.vec_rollout(self._lvs, self._lv_len, self._inits, self._st_len, self._n_act, self._level_of,
                             self._states, self._scratch, self._masks, self.want_mask, self._prog, self._t,
                             self._max, self._sparse, self._ended, self._queue, self._qpos, draw, code, given,
@@ -271,6 +280,14 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
                             out.observations if observations else self._no_obs, out.actions, out.rewards,
                             out.terminated, out.truncated, out.codes, out.level_index)
         return out
+
+    def _rollout_like(self, N, T, L, observations):
+        """Shape and dtype of each array a rollout writes."""
+        want = {"actions": ((N, T), np.int64), "rewards": ((N, T), np.float64), "terminated": ((N, T), np.bool_),
+                "truncated": ((N, T), np.bool_), "codes": ((N, T), np.int64), "level_index": ((N, T), np.int64)}
+        if observations:
+            want["observations"] = ((N, T, L), np.dtype(self.layout.dtype))
+        return want
 
     # ---- helpers ----------------------------------------------------------------------
     def _draw_levels(self, rows: np.ndarray, forced: int | None = None) -> None:

@@ -105,6 +105,15 @@ def test_given_actions_reproduce_a_rollout():
     again = b.rollout(30, r.actions)
     for f in ("observations", "actions", "rewards", "terminated", "truncated", "codes", "level_index"):
         assert np.array_equal(getattr(r, f), getattr(again, f)), f
+    # written into an earlier rollout's arrays (out=): the same as fresh ones
+    a.reset(seed=2), b.reset(seed=2)
+    fresh = a.rollout(30, seed=8)
+    reused = b.rollout(30, seed=8, out=again)
+    assert reused is again and reused.observations is again.observations
+    for f in ("observations", "actions", "rewards", "terminated", "truncated", "codes", "level_index"):
+        assert np.array_equal(getattr(fresh, f), getattr(reused, f)), f
+    with pytest.raises(ValueError, match=r"out\.actions must be a contiguous int64 array of shape \(4, 29\)"):
+        b.rollout(29, out=again)
 
 
 @pytest.mark.parametrize("game", GAMES)
