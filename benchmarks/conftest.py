@@ -71,3 +71,18 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
                 nc, oc = x["ops"] / x["cpu_min"], x["baseline_ops"] / x["baseline_cpu_min"]
                 tr.write_line(f"{b.group or '':<14} {x.get('pair', b.name):<28} {nc:>9,.1f} /s"
                               f"  baseline {oc:>7,.1f} /s  {nc / oc:6.1f}x  {x.get('unit', '')} per CPU second")
+    # workloads timed beside another library's (extra_info side_*: its ops, fastest and median
+    # round, least CPU time), rounds alternating: ours / theirs
+    sides = [b for b in bs.benchmarks if b.extra_info.get("side_min") and b.stats and b.stats.median]
+    if sides:
+        tr.section("side by side with another library: ours / theirs, fastest round (median round)")
+        for b in sorted(sides, key=lambda b: b.name):
+            x = b.extra_info
+            nb, nm = x["ops"] / b.stats.min, x["ops"] / b.stats.median
+            ob, om = x["side_ops"] / x["side_min"], x["side_ops"] / x["side_median"]
+            tr.write_line(f"{b.name:<44} {nb:>13,.0f} /s ({nm:,.0f})  {x['side_name']} {ob:>13,.0f} /s ({om:,.0f})"
+                          f"  {nb / ob:6.2f}x ({nm / om:.2f}x)  {x.get('unit', '')}")
+            if x.get("cpu_min") and x.get("side_cpu_min"):
+                nc, oc = x["ops"] / x["cpu_min"], x["side_ops"] / x["side_cpu_min"]
+                tr.write_line(f"{'  per CPU second':<44} {nc:>13,.0f} /s  {x['side_name']} {oc:>13,.0f} /s"
+                              f"  {nc / oc:6.2f}x")
