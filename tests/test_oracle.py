@@ -429,3 +429,26 @@ def test_kept_oracles_are_dropped_oldest_first_past_the_state_cap(monkeypatch):
     c = om.keep(kept, "c", lambda: Oracle("maze_paint/easy/2"))
     c.at()
     assert om.keep(kept, "b", lambda: None) is b and list(kept) == ["c", "b"]   # a hit: most recent
+
+
+@pytest.mark.parametrize("lid", SMALL + ["nut_and_bolt/medium/3"])
+def test_the_per_state_solvers_agree_with_the_whole_graph(lid):
+    """Ways 2 and 3 (graphs from the asked state, the game's solver on it), forced by a level
+    graph budget too small, on states of random walks: where they say exact, the whole graph's
+    distance or dead end; where they give bounds, bounds that hold it."""
+    level = load_level(lid)
+    ref = oracle_for(level)
+    assert ref.whole
+    for local in (0, 50_000):
+        o = Oracle(level, graph_budget=2, local_budget=local)
+        for seed in range(2):
+            states, _ = random_walk(level, seed, 25)
+            for s in states[::4]:
+                got, want = o.at(s), ref.at(s)
+                assert not o.whole
+                if got.exact:
+                    assert (got.dead_end, got.distance) == (want.dead_end, want.distance), (lid, got, want)
+                else:
+                    assert not want.dead_end or got.status == "unknown"
+                    assert want.dead_end or (got.lower <= want.distance
+                                             and (got.upper is None or want.distance <= got.upper))
