@@ -69,6 +69,8 @@ class ExpertTable:
 
     def __init__(self, moves: dict):
         self.moves: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self.skipped: list[str] = []          # levels from_oracle left out (graph too large)
+        self._laid_out: dict = {}             # arrays() per (levels, length, dtype)
         for lvl, (states, actions) in moves.items():
             key = lvl if isinstance(lvl, str) else lvl.id
             states = np.asarray(states)
@@ -78,10 +80,42 @@ class ExpertTable:
                                  f"{states.shape} and {actions.shape}")
             self.moves[key] = (states, actions)
 
+    @classmethod
+    def from_oracle(cls, levels: Any, *, graph_budget: int | None = None) -> "ExpertTable":
+        """The exact oracle's best move of every state of each level whose whole reachable
+        state graph fits ``graph_budget`` states (default: the oracle's own budget of the
+        game, longpuzzle.solvers.oracle): the move of least action index among those that
+        lower d(s) by one (a shortest solution's next move; the first of ``Oracle.best``), for
+        every reachable state that is neither solved nor a dead end. ``levels``: what a vector
+        env's ``level=`` takes (ids, objectives, Levels, lists). Levels whose graph does not fit
+        are left out (listed in ``skipped``): there the rollout plays random legal moves."""
+        from longpuzzle.envs.levels import expand
+        from longpuzzle.solvers import oracle as orc
+        from longpuzzle.solvers.profile import StateGraph
+
+        moves, skipped = {}, []
+        for lvl in expand(levels, None):
+            budget = graph_budget if graph_budget is not None else orc.GRAPH_BUDGETS.get(lvl.game, orc.GRAPH_BUDGET)
+            g = StateGraph(lvl, budget=budget)
+            if not g.complete:
+                skipped.append(lvl.id)
+                continue
+            moves[lvl] = _best_moves(lvl, g, g.distances())
+        table = cls(moves)
+        table.skipped = skipped
+        return table
+
     def arrays(self, levels, length: int, dtype) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The table laid out for the compiled loop: states (M, length) sorted
         lexicographically within each level, their actions (M,), and start (n_levels + 1,)
-        so that level k's rows are start[k] .. start[k+1]-1."""
+        so that level k's rows are start[k] .. start[k+1]-1. Kept for the next call with
+        the same levels (a table is sorted once, not at every rollout)."""
+        key = (tuple(lvl.id for lvl in levels), int(length), np.dtype(dtype).str)
+        if key not in self._laid_out:
+            self._laid_out[key] = self._lay_out(levels, length, dtype)
+        return self._laid_out[key]
+
+    def _lay_out(self, levels, length: int, dtype) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         blocks, acts, start = [], [], [0]
         for lvl in levels:
             states, actions = self.moves.get(lvl.id, (np.zeros((0, lvl.initial.shape[0])), np.zeros(0, np.int64)))
@@ -104,3 +138,39 @@ class ExpertTable:
         tab = np.concatenate(blocks) if blocks else np.zeros((0, length), dtype)
         return (np.ascontiguousarray(tab, dtype=dtype), np.concatenate(acts).astype(np.int64),
                 np.array(start, np.int64))
+
+
+def _best_moves(level, graph, dist) -> tuple[np.ndarray, np.ndarray]:
+    """(states, actions): every state reachable from the start through states that are not
+    yet solved nor dead ends (d > 0), with its best move (the least action whose accepted
+    successor has d - 1), found breadth first with the batched rules."""
+    from longpuzzle.engine.batch import step_batch
+
+    start = level.initial
+    seen = {start.tobytes()}
+    frontier = [start]
+    out_s, out_a = [], []
+    while frontier:
+        F = np.stack(frontier)
+        frontier = []
+        d = dist[[graph.lookup(s) for s in F]]
+        keep = d > 0                                   # solved (0) and dead ends (-1): no move
+        F, d = F[keep], d[keep]
+        best = np.full(len(F), -1, np.int64)
+        for a in range(level.n_actions):
+            nxt, codes = step_batch(level, F, np.full(len(F), a, np.int64))
+            for r in np.flatnonzero(codes == 0):
+                t = nxt[r]
+                if best[r] < 0 and dist[graph.lookup(t)] == d[r] - 1:
+                    best[r] = a
+                key = t.tobytes()
+                if key not in seen:
+                    seen.add(key)
+                    frontier.append(t)
+        out_s.append(F)
+        out_a.append(best)
+    states = np.concatenate(out_s) if out_s else np.zeros((0, start.shape[0]), start.dtype)
+    actions = np.concatenate(out_a) if out_a else np.zeros(0, np.int64)
+    if (actions < 0).any():                            # cannot happen in a whole graph
+        raise RuntimeError(f"{level.id}: a state with d > 0 has no move lowering d")
+    return states, actions

@@ -135,12 +135,50 @@ def test_an_expert_table_plays_its_moves_and_solves(game):
     a.reset(seed=0), b.reset(seed=0)
     T = len(sol) + 3
     r = a.rollout(T, table)
+    laid = table.arrays(a.levels, a.layout.length, a.layout.dtype)
+    assert laid[0] is table.arrays(a.levels, a.layout.length, a.layout.dtype)[0]    # sorted once
     assert (r.actions[:, :len(sol)] == sol).all()
     assert r.terminated[:, len(sol) - 1].all() and not r.terminated[:, :len(sol) - 1].any()
     assert (r.codes[:, len(sol)] == -1).all()          # then the next episode starts
     assert np.allclose(r.rewards[:, :len(sol)].sum(1), 1.0 - p.progress(level, level.initial))
     _step_along(b, r)
     _same_inside(a, b)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_oracles_table_plays_shortest_solutions_from_any_state(game):
+    """ExpertTable.from_oracle: from the start, and from the states random moves lead to,
+    the rollout solves in exactly the oracle's d(s) moves (or, from a dead end, plays on)."""
+    from longpuzzle.solvers.oracle import Oracle
+    lid = FIRST.get(game, f"{game}/easy") + "/1"
+    # a budget that keeps the test quick (Color Connect's easy/1 has 217,628 states: left out)
+    table = ExpertTable.from_oracle(lid, graph_budget=None if game == "bolt_unscrew" else 50_000)
+    if table.skipped:
+        assert table.skipped == [lid] and not table.moves and game == "color_connect"
+        a = gym.make_vec(env_id(game), 2, level=lid).unwrapped
+        a.reset(seed=0)
+        assert (a.rollout(5, table).codes >= 0).all()      # random legal moves there
+        pytest.skip(f"{lid}: its state graph is larger than the test's budget")
+    states, acts = table.moves[lid]
+    assert len(states) == len(np.unique(states, axis=0)) and len(states) == len(acts)
+    o = Oracle(lid)
+    a, b = _pair(game, 6, level=lid, max_episode_steps=None)
+    a.reset(seed=1), b.reset(seed=1)
+    d0 = o.at(load_level(lid).initial).distance
+    random = a.rollout(3, seed=5)
+    b.rollout(3, random.actions)
+    L = load_level(lid).initial.shape[0]
+    # an env whose episode ended (random moves solved it) first resets: one step, the start
+    starts = [(load_level(lid).initial, 1) if a._ended[i] else (a._states[i, :L].copy(), 0) for i in range(6)]
+    r = a.rollout(d0 + 40, table)
+    for i, (s0, reset) in enumerate(starts):
+        ans = o.at(s0)
+        if ans.dead_end:
+            assert not r.terminated[i].any()
+        else:
+            first = int(np.flatnonzero(r.terminated[i])[0])
+            assert first + 1 == reset + ans.distance, (i, first, ans)
+    _step_along(b, r)
 
 
 def test_rollout_refuses_bad_input():
