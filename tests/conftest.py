@@ -20,6 +20,58 @@ except ImportError:  # pragma: no cover - hypothesis is in the dev extra
 else:
     set_hypothesis_home_dir(_HYPOTHESIS_HOME)
 
+# The quick subset, `pytest -m "not slow"` (README "Tests"): besides the tests marked slow in their
+# own files, these are: the longest of a measured run of that subset (pytest --durations=0 on
+# 2 shared cores), which together took two thirds of its time. Node ids without parameters.
+SLOW = {
+    "tests/test_bolt_dead_ends.py::test_paper_opening_then_filling_the_holes_deadlocks_hard1",
+    "tests/test_catalog_snapshots.py::test_results_record_the_catalogue_replay_uses_it_and_report_keeps_catalogues_apart",
+    "tests/test_color_connect.py::test_reference_paths_replay_to_a_win",
+    "tests/test_conformance.py::test_agent_protocol_refuses_any_malformed_reply_with_a_message",
+    "tests/test_conformance.py::test_compiled_code_equals_pure_python",
+    "tests/test_conformance.py::test_second_process_does_not_recompile",
+    "tests/test_dataset_writer.py::test_a_bands_bytes_depend_on_its_pixels_alone_whatever_the_compressor_did_before",
+    "tests/test_dataset_writer.py::test_deltas_give_the_same_pngs_and_cache_with_fewer_bands_hashed",
+    "tests/test_datasets.py::test_parquet_shards_read_back_with_pyarrow_frames_match_their_hashes",
+    "tests/test_datasets.py::test_the_check_catches_an_altered_shard_and_an_altered_action",
+    "tests/test_determinism.py::test_a_dataset_made_after_this_process_history_is_the_one_a_fresh_process_makes",
+    "tests/test_envs.py::test_check_env",
+    "tests/test_envs.py::test_check_env_and_envs_check_work_with_no_display_and_no_sdl_driver",
+    "tests/test_envs.py::test_importing_the_package_registers_the_ids_lazily",
+    "tests/test_envs.py::test_rules_env_pickles_mid_episode_and_renders",
+    "tests/test_fuzz.py::test_mutated_level_records_are_refused_or_work",
+    "tests/test_fuzz.py::test_randomised_hostile_agents_end_as_planned_and_replay",
+    "tests/test_fuzz.py::test_tampered_snapshots_and_checkpoints_are_refused_or_work",
+    "tests/test_generators.py::test_bolt_unscrew_boards_lie_in_the_play_zone_and_anchors_apart",
+    "tests/test_generators.py::test_twenty_generated_levels_fall_inside_the_catalogue_tier",
+    "tests/test_gui_bolt_unscrew.py::test_tap_points_are_those_of_a_scan_point_by_point",
+    "tests/test_isolation.py::test_hostile_agent_files_end_cleanly",
+    "tests/test_jit.py::test_commands_that_need_compiled_kernels_still_compile",
+    "tests/test_jit.py::test_show_and_check_as_python_equal_the_compiled_rules",
+    "tests/test_mcp.py::test_mcp_over_streamable_http_on_localhost",
+    "tests/test_model_wires.py::test_a_scripted_model_completes_the_objective_through_every_protocol_on_every_wire",
+    "tests/test_model_wires.py::test_endless_slow_and_huge_replies_are_provider_errors_with_their_reason",
+    "tests/test_models.py::test_every_protocol_completes_the_objective_through_http",
+    "tests/test_render_layers.py::test_bolt_unscrew_base_kept_in_step_equals_the_region_composed_whole",
+    "tests/test_render_layers.py::test_color_connect_base_kept_in_step_equals_the_board_composed_whole",
+    "tests/test_render_layers.py::test_incremental_frames_of_a_solved_play_equal_fresh_renders_and_keep_their_deltas",
+    "tests/test_render_layers.py::test_render_delta_boxes_hold_every_changed_pixel",
+    "tests/test_render_layers.py::test_render_delta_since_a_suites_own_frame_holds_with_other_suites_between",
+    "tests/test_solvers_bolt.py::test_certify_matches_brute_force_on_random_states",
+    "tests/test_solvers_bolt.py::test_mid_game_certificates_on_hard_levels_are_decided",
+    "tests/test_solvers_nut_kernels.py::test_successors_match_the_rules_on_random_states",
+    "tests/test_solvers_table.py::test_batched_search_and_in_place_table_growth_store_the_same_states",
+    "tests/test_solvers_table.py::test_knowledge_successors_match_generic_expansion",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    import pytest
+    for item in items:
+        if item.nodeid.split("[")[0] in SLOW:
+            item.add_marker(pytest.mark.slow)
+
+
 CHECKOUT = Path(__file__).resolve().parents[1]
 _SKIPPED = {".git", "__pycache__"}
 
