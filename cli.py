@@ -70,6 +70,9 @@ class _Group(click.Group):
             return super().make_context(info_name, args, parent=parent, **extra)
         except click.UsageError as e:          # an option of the group itself
             raise OneLineUsageError(e) from None
+        except KeyboardInterrupt:              # Ctrl-C while the arguments are read (click says 1)
+            click.echo("interrupted", err=True)
+            raise click.exceptions.Exit(INTERRUPTED) from None
 
     def invoke(self, ctx):
         try:

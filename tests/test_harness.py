@@ -290,7 +290,8 @@ def test_eval_command_json_and_report(tmp_path):
     r = CliRunner().invoke(cli, ["replay", str(out / "nut_and_bolt_easy" / "episode_001")])
     assert r.exit_code == 0 and "matches" in r.output
     r = CliRunner().invoke(cli, ["report", str(out), "--no-videos"])
-    assert r.exit_code == 0 and (out / "report.html").is_file() and list((out / "report_files").glob("*.png"))
+    assert r.exit_code == 0 and (out / "report.html").is_file() and not (out / "report_files").exists()
+    assert "src='data:image/png;base64," in (out / "report.html").read_text()       # figures embedded
     r = CliRunner().invoke(cli, ["eval", "--objective", "chess/easy"])
     assert r.exit_code == 2 and "error:" in r.output
 
