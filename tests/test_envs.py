@@ -460,8 +460,9 @@ def test_suite_env_from_the_home_screen():
             _, r, term, _, info = env.step(env.unwrapped.suite.gesture_for(a))
             won += r
         assert info["levels_won"] == won
-        if not term:
-            env.step(_click(env.unwrapped.suite, "next"))
+        if not term:                    # the hub opens Nut and Bolt's next level by itself, 1.35 s on
+            assert not any(w.id == "next" for w in env.unwrapped.suite.layout().widgets)
+            env.step({"type": "wait", "ms": 1350})
     assert term and won == 3 and info["fgp"] == 1.0
 
 
