@@ -21,17 +21,20 @@ else:
     set_hypothesis_home_dir(_HYPOTHESIS_HOME)
 
 # The quick subset, `pytest -m "not slow"` (README "Tests"): besides the tests marked slow in their
-# own files, these are: the longest of two measured runs of that subset (pytest --durations on
+# own files, these are: the longest of three measured runs of that subset (pytest --durations on
 # 2 shared cores), which together took three quarters of its time. Node ids, no parameters.
 SLOW = {
+    "tests/test_bolt_dead_ends.py::test_a_released_pad_rests_on_the_peg_below_and_spends_its_hole",
     "tests/test_bolt_dead_ends.py::test_a_resting_piece_falls_on_leaves_or_is_pinned_again",
     "tests/test_bolt_dead_ends.py::test_dead_end_with_four_of_24_removed_is_reachable_hard1",
     "tests/test_bolt_dead_ends.py::test_paper_opening_then_filling_the_holes_deadlocks_hard1",
+    "tests/test_bolt_unscrew.py::test_all_sixteen_levels_load_with_the_right_pieces",
     "tests/test_bolt_unscrew.py::test_settle_frames_follow_the_kernel",
     "tests/test_catalog_snapshots.py::test_commands_generate_snapshot_levels_verify",
     "tests/test_catalog_snapshots.py::test_envs_over_a_snapshot_of_two_games_lists_and_checks_those_and_skips_the_rest",
     "tests/test_catalog_snapshots.py::test_results_record_the_catalogue_replay_uses_it_and_report_keeps_catalogues_apart",
     "tests/test_catalog_snapshots.py::test_snapshot_versions_hash_and_merge",
+    "tests/test_cli_usability.py::test_replay_accepts_a_run_folder_and_sums_up",
     "tests/test_color_connect.py::test_reference_paths_replay_to_a_win",
     "tests/test_conformance.py::test_agent_protocol_refuses_any_malformed_reply_with_a_message",
     "tests/test_conformance.py::test_compiled_code_equals_pure_python",
@@ -68,8 +71,11 @@ SLOW = {
     "tests/test_render_layers.py::test_incremental_frames_of_a_solved_play_equal_fresh_renders_and_keep_their_deltas",
     "tests/test_render_layers.py::test_render_delta_boxes_hold_every_changed_pixel",
     "tests/test_render_layers.py::test_render_delta_since_a_suites_own_frame_holds_with_other_suites_between",
+    "tests/test_resample.py::test_an_episodes_frames_resized_one_after_the_other_are_pillows",
+    "tests/test_resample.py::test_resizing_is_pillows_bicubic_to_the_bit_whole_and_frame_to_frame",
     "tests/test_solvers_bolt.py::test_certify_matches_brute_force_on_random_states",
     "tests/test_solvers_bolt.py::test_mid_game_certificates_on_hard_levels_are_decided",
+    "tests/test_solvers_bolt.py::test_optimal_lengths_match_plain_bfs_on_small_levels",
     "tests/test_solvers_nut_kernels.py::test_successors_match_the_rules_on_random_states",
     "tests/test_solvers_table.py::test_batched_search_and_in_place_table_growth_store_the_same_states",
     "tests/test_solvers_table.py::test_knowledge_successors_match_generic_expansion",
