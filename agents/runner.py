@@ -120,13 +120,19 @@ def run_episode(run: RunConfig | dict, spec: dict, out: str | Path, live: dict |
         agent = make_agent(run, spec, folder)
         if live is not None:
             live[spec["folder"]] = agent
+        # the episode's planned identity, in its header: the folder the plan puts it in and
+        # how many attempts of it were set aside before it started (verify.py checks both
+        # against where it is found, so a copy filed elsewhere is refused)
+        ident = {"planned": {"folder": spec["folder"],
+                             "attempt": int(spec.get("attempt", _attempts(Path(out), spec["folder"])))}}
         if run.agent in TOOL_AGENTS:
             from longpuzzle.agents.vista.model import run_tool_agent
-            r = run_tool_agent(agent, game, diff, settings=st, folder=folder, on_action=on_action)
+            r = run_tool_agent(agent, game, diff, settings=st, folder=folder, on_action=on_action, header=ident)
         elif run.protocol == "objective":
-            r = run_objective(agent, game, diff, settings=st, folder=folder, on_action=on_action)
+            r = run_objective(agent, game, diff, settings=st, folder=folder, on_action=on_action, header=ident)
         else:
-            r = run_level_chain(agent, game, diff, settings=st, folder=folder, mode=run.mode, on_action=on_action)
+            r = run_level_chain(agent, game, diff, settings=st, folder=folder, mode=run.mode, on_action=on_action,
+                                header=ident)
         written = folder / "result.json"
         try:                                  # the harness's own result.json, with its metrics
             res = json.loads(written.read_text(encoding="utf-8"))
@@ -355,7 +361,10 @@ def execute(out: str | Path, run: RunConfig, *, workers: int = 1, backend: Backe
             again = []
             specs = {s["folder"]: s for s in todo}
             seq = isinstance(backend, SequentialBackend)
-            jobs = [(s["folder"], run_episode, (run, s, str(out), live if backend.shares_memory else None,
+            # each job's spec carries its attempt number (the attempts set aside so far, counted
+            # here: a remote backend's worker does not see the run folder)
+            jobs = [(s["folder"], run_episode, (run, {**s, "attempt": _attempts(out, s["folder"])}, str(out),
+                                                live if backend.shares_memory else None,
                                                 prog.episode_status(s["objective"]) if seq else None))
                     for s in todo]
 

@@ -5,8 +5,12 @@
                 (harness/replay.py: header, records, result.json recomputed), the tool
                 records of a VISTA / MCP episode reproduced; it must be filed where the plan
                 puts it (its header names the objective of its folder), played by the run's
-                agent with the run's settings on the run's catalogue, and no episode may be
-                present twice (the same events digest)
+                agent with the run's settings on the run's catalogue; its header's planned
+                identity (runner.run_episode: the plan's folder, the attempts set aside before
+                it started) must be where it is found, so a copy filed elsewhere is refused
+                whatever its real-time fields say; and no episode may be present twice (the
+                same events digest: kept, it is cheap and also catches a verbatim copy filed
+                as its own interrupted folder, which has the same identity)
     superseded  folders ``--resume`` set aside (``<episode>.interrupted-N``: killed, a valid
                 prefix; ``<episode>.attempt-N``: an unscored attempt that was run again) are
                 replayed as what they are and do not make a finished run fail; an episode
@@ -38,7 +42,7 @@ RECORD_FILE = "verified.json"
 RECORD_FORMAT = "longpuzzle-verified/1"
 # what the record proves depends on what replay checks: a record written by a replay that
 # checked less is not trusted (raise this when replay checks something new)
-CHECKS_VERSION = 1
+CHECKS_VERSION = 2                 # 2: the planned identity of each episode's header
 SUPERSEDED = re.compile(r"^(?P<base>episode_\d+)\.(?P<kind>attempt|interrupted)-(?P<n>\d+)$")
 # labels an MCP run's summary carries beside what summarise writes (vista/cli.py)
 MCP_LABELS = ("model", "setting", "harness")
@@ -374,6 +378,15 @@ def _check_planned(folder: Path, spec: dict, run, want_settings: dict, mcp: bool
     why = _filed_right(res, heads, spec, run, want_settings, mcp)
     if why:
         return None, heads, why
+    aside = [(x, SUPERSEDED.match(x.name)) for x in on_disk if x.parent == d.parent]
+    aside = [(x, m) for x, m in aside if m and m["base"] == d.name]
+    attempts = sum(m["kind"] == "attempt" for _, m in aside)
+    if not mcp and (attempts > run.infra_retries or res.get("end") in UNSCORED_ENDS and attempts < run.infra_retries):
+        return None, heads, (f"ended {res.get('end')!r} with {attempts} attempts set aside; the run reruns an "
+                             f"unscored episode until {run.infra_retries} are")
+    why = "" if mcp else _identity(heads, rel, attempts)
+    if why:
+        return None, heads, why
     if "model" in res and run.agent not in MODEL_AGENTS:
         return None, heads, "result.json has model usage, but the run's agent is not a model agent"
     for p in _event_folders(d):
@@ -382,8 +395,6 @@ def _check_planned(folder: Path, spec: dict, run, want_settings: dict, mcp: bool
             return None, heads, f"the episode is a copy of {digests[h]}"
         digests[h] = rel
     # the folders --resume set aside for this episode: each replays as what it is
-    aside = [(x, SUPERSEDED.match(x.name)) for x in on_disk if x.parent == d.parent]
-    aside = [(x, m) for x, m in aside if m and m["base"] == d.name]
     for s, m in aside:
         srel = f"{s.parent.name}/{s.name}"
         srep = check_episode(s)
@@ -396,16 +407,36 @@ def _check_planned(folder: Path, spec: dict, run, want_settings: dict, mcp: bool
                 return None, heads, f"{s.name}: an attempt set aside must have ended unscored"
         elif (s / "result.json").is_file():
             return None, heads, f"{s.name}: an interrupted episode set aside has a result.json"
+        # .attempt-N was set aside as the N-th: it started with N-1 before it; an interrupted
+        # one started with at most as many as are set aside now
+        why = "" if mcp else _identity([read_header(p) for p in _event_folders(s)], rel,
+                                       int(m["n"]) - 1 if m["kind"] == "attempt" else None, attempts)
+        if why:
+            return None, heads, f"{s.name}: {why}"
         for p in _event_folders(s):
             h = file_digest(p / "events.jsonl")
             if h in digests:
                 return None, heads, f"{s.name} is a copy of {digests[h]}"
             digests[h] = srel
-    attempts = sum(m["kind"] == "attempt" for _, m in aside)
-    if not mcp and (attempts > run.infra_retries or res.get("end") in UNSCORED_ENDS and attempts < run.infra_retries):
-        return None, heads, (f"ended {res.get('end')!r} with {attempts} attempts set aside; the run reruns an "
-                             f"unscored episode until {run.infra_retries} are")
     return res, heads, ""
+
+
+def _identity(heads: list, rel: str, attempt: int | None, at_most: int = 0) -> str:
+    """"" when every header's planned identity (runner.run_episode) is the planned folder
+    ``rel`` and attempt number ``attempt`` (None: any up to ``at_most``, an interrupted
+    folder). A header without one was written before identities were recorded: its run
+    cannot prove where its episodes belong, so it is refused (each episode still replays)."""
+    for h in heads:
+        pl = h.get("planned")
+        if pl is None:
+            return ("the header records no planned identity (written before identities were recorded): "
+                    "the run cannot be verified as a whole; run it again")
+        if pl.get("folder") != rel:
+            return f"the header's planned identity is {str(pl.get('folder'))[:60]!r}: a copy filed as {rel!r}"
+        n = pl.get("attempt")              # (an int >= 0: the replay's header check)
+        if (n != attempt) if attempt is not None else n > at_most:
+            return f"the header's planned identity is attempt {n}, not the attempt its folder holds"
+    return ""
 
 
 def _filed_right(res: dict, heads: list, spec: dict, run, want_settings: dict, mcp: bool) -> str:

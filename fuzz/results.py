@@ -144,7 +144,7 @@ def tamperings(a: Path, b: Path) -> Iterator[tuple[str, Callable[[Path], None]]]
     recs = _lines(a / EPISODE / "events.jsonl")
     # the header: every field changed and deleted, one added; the start swapped for a level's
     head = recs[0]
-    for path in _fields(head, [], deep=("settings", "catalog", "evaluator_start")):
+    for path in _fields(head, [], deep=("settings", "catalog", "evaluator_start", "planned")):
         if path[0] == "type":
             continue
         yield f"header {'.'.join(path)} changed", edit_events(EPISODE, lambda r: 0, _set(path, changed))
@@ -192,6 +192,7 @@ def tamperings(a: Path, b: Path) -> Iterator[tuple[str, Callable[[Path], None]]]
     yield "run.json plan changed", edit_json("run.json", lambda d: d["plan"].pop())
     yield "a duplicated episode, run.json's count raised", _duplicate
     yield "an episode copied from another run", lambda d: _copy_from(d, b)
+    yield "an episode's copy filed as another, one real-time value changed", copy_as_other
     yield "an episode filed under another objective", _misfiled
     yield "a stray episode folder", lambda d: shutil.copytree(d / EPISODE, d / "maze_paint_easy" / "extra_001")
     # frames, truncation, reordering
@@ -266,6 +267,21 @@ def _copy_from(d: Path, b: Path) -> None:
     res = json.loads((d / OTHER / "result.json").read_text(encoding="utf-8"))
     res["folder"] = OTHER
     (d / OTHER / "result.json").write_text(json.dumps(res, indent=1), encoding="utf-8")
+
+
+def copy_as_other(d: Path) -> None:
+    """What a forger does to file episode 1 again as episode 2: its folder copied over, the
+    folder result.json names edited, one real-time value (unverifiable) changed so that no
+    file is a byte copy."""
+    shutil.rmtree(d / OTHER)
+    shutil.copytree(d / EPISODE, d / OTHER)
+    res = json.loads((d / OTHER / "result.json").read_text(encoding="utf-8"))
+    res["folder"] = OTHER
+    (d / OTHER / "result.json").write_text(json.dumps(res, indent=1), encoding="utf-8")
+    recs = _lines(d / OTHER / "events.jsonl")
+    i = next(i for i, r in enumerate(recs) if "t_dispatch" in r)
+    recs[i]["t_dispatch"] += 0.001
+    _write_lines(d / OTHER / "events.jsonl", recs)
 
 
 def _misfiled(d: Path) -> None:

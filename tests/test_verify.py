@@ -13,10 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 from longpuzzle.agents.harness import HarnessError, ObjectiveEpisode, Settings, replay_episode
+from longpuzzle.agents.harness.trajectory import read_header
 from longpuzzle.agents.runner import RunConfig, SequentialBackend, execute, start_run
 from longpuzzle.agents.verify import RECORD_FILE, check_run
 from longpuzzle.cli import cli
-from longpuzzle.fuzz.results import EPISODE, check_tampering, make_runs, tamperings
+from longpuzzle.fuzz.results import EPISODE, check_tampering, copy_as_other, make_runs, tamperings
 
 
 def run(*args):
@@ -129,7 +130,8 @@ def test_a_folder_set_aside_by_resume_is_recognised(tmp_path):
                     settings=Settings(max_actions=6, action_timeout=None).as_dict())
     start_run(out, cfg)
     ep = ObjectiveEpisode("maze_paint", "easy", settings=Settings(max_actions=6, action_timeout=None),
-                          folder=out / EPISODE, agent_name="solver")
+                          folder=out / EPISODE, agent_name="solver",
+                          header={"planned": {"folder": EPISODE, "attempt": 0}})    # as run_episode writes it
     ep.submit({"type": "wait", "ms": 0}, 0.01)
     ep.submit({"type": "click", "x": 270, "y": 721}, 0.01)
     ep.run.traj.close()                                    # killed here: no end record, no result.json
@@ -261,6 +263,34 @@ class FlakyProvider(BaseAgent):
 '''
 
 
+def test_a_copy_filed_as_another_episode_is_refused_by_its_identity(genuine, tmp_path):
+    """Episode 1 copied over episode 2, result.json's folder edited and a real-time value
+    changed (no byte copy): the header's planned identity still names episode 1."""
+    d = tmp_path / "a"
+    shutil.copytree(genuine[0], d)
+    copy_as_other(d)
+    chk = check_run(d, use_record=False)
+    assert not chk.ok and chk.first == ("maze_paint_easy/episode_002: the header's planned identity is "
+                                        "'maze_paint_easy/episode_001': a copy filed as "
+                                        "'maze_paint_easy/episode_002'"), chk.first
+
+
+def test_an_episode_written_before_identities_replays_its_run_is_refused(genuine, tmp_path):
+    """Headers without a planned identity (written before it was recorded): each episode
+    still replays on its own; the run's verification refuses them with a clear line."""
+    d = tmp_path / "a"
+    shutil.copytree(genuine[0], d)
+    for ep in ("episode_001", "episode_002"):
+        p = d / "maze_paint_easy" / ep / "events.jsonl"
+        recs = p.read_text(encoding="utf-8").splitlines(keepends=True)
+        head = json.loads(recs[0])
+        del head["planned"]
+        p.write_text(json.dumps(head, separators=(",", ":")) + "\n" + "".join(recs[1:]), encoding="utf-8")
+        assert replay_episode(p.parent).ok
+    chk = check_run(d, use_record=False)
+    assert not chk.ok and "the header records no planned identity" in chk.first, chk.first
+
+
 def test_attempts_set_aside_for_an_unscored_episode_are_recognised(tmp_path):
     """An episode that ends unscored (infrastructure_error) is run again up to the run's
     retries, each failed attempt kept as .attempt-N: the run verifies with them; without one
@@ -278,6 +308,25 @@ def test_attempts_set_aside_for_an_unscored_episode_are_recognised(tmp_path):
     chk = check_run(out, use_record=False)
     assert chk.ok, chk.first
     assert [e.get("superseded") for e in chk.episodes] == [None, "attempt", "attempt"]
+    heads = [read_header(out / "maze_paint_easy" / n) for n in ("episode_001.attempt-1", "episode_001.attempt-2",
+                                                                 "episode_001")]
+    assert [h["planned"] for h in heads] == [{"folder": "maze_paint_easy/episode_001", "attempt": n} for n in (0, 1, 2)]
+    # a deterministic agent's attempts differ only in real time: with timings that round
+    # alike (here: the first attempt's files, its header's attempt number 1) the run verifies
+    same = tmp_path / "same_timings"
+    shutil.copytree(out, same)
+    a1, a2 = same / "maze_paint_easy" / "episode_001.attempt-1", same / "maze_paint_easy" / "episode_001.attempt-2"
+    shutil.rmtree(a2)
+    shutil.copytree(a1, a2)
+    chk = check_run(same, use_record=False)        # a byte copy: its header says attempt 0
+    assert not chk.ok and "attempt-2: the header's planned identity is attempt 0" in chk.first, chk.first
+    recs = (a2 / "events.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    head = json.loads(recs[0])
+    head["planned"]["attempt"] = 1
+    (a2 / "events.jsonl").write_text(json.dumps(head, separators=(",", ":")) + "\n" + "".join(recs[1:]),
+                                      encoding="utf-8")
+    chk = check_run(same, use_record=False)
+    assert chk.ok, chk.first
     d = tmp_path / "one_less"
     shutil.copytree(out, d)
     shutil.rmtree(d / "maze_paint_easy" / "episode_001.attempt-2")

@@ -26,10 +26,11 @@ from longpuzzle.engine.catalog import catalog
 
 def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: Settings | None = None,
                     folder: str | Path | None = None, mode: str = "progressive",
-                    agent_name: str | None = None, on_action=None) -> EpisodeResult:
+                    agent_name: str | None = None, on_action=None, header: dict | None = None) -> EpisodeResult:
     """The original repository's protocol: each level launched directly, per-game limits.
     ``on_action(step, private_record, seconds_left)`` is called after every action (step
-    counts within the level, seconds_left is the level's play time left)."""
+    counts within the level, seconds_left is the level's play time left); ``header``: fields
+    every level's header adds (the runner's planned identity)."""
     if mode not in ("progressive", "all_levels"):
         raise HarnessError("mode must be 'progressive' or 'all_levels'")
     st = (settings or Settings()).resolved("level")
@@ -47,7 +48,7 @@ def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: S
             runs.append({"level": lid, "run": False, "score": 0.0})
             continue
         sub = Path(folder) / f"level_{i + 1:02d}" if folder else None
-        r = _run_one_level(agent, lid, ev, st, cfg, sub, name, on_action)
+        r = _run_one_level(agent, lid, ev, st, cfg, sub, name, on_action, header)
         n_actions += r["steps"]
         runs.append(r)
         if not r["success"]:
@@ -80,7 +81,8 @@ def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: S
     return res
 
 
-def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, name, on_action=None) -> dict:
+def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, name, on_action=None,
+                   header: dict | None = None) -> dict:
     """One level: play time is the budget clock (clock.py) with the per-game timeout as its
     budget, checked before each step as the original does (an action is not cut short); by
     default the agent's time is not charged (the original pauses the game while the model
@@ -90,7 +92,8 @@ def _run_one_level(agent, lid, ev: Evaluator, st: Settings, cfg: dict, folder, n
     max_steps = st.max_actions or cfg["max_steps"]
     timeout_s = cfg["timeout_seconds"]
     text = instruction_for(suite.level.game, suite.level.difficulty) + f" (level {suite.level.number})"
-    run = Run(suite, ev, st, folder, {"protocol": "level", "level": lid, "agent": name, "instruction": text})
+    run = Run(suite, ev, st, folder, {"protocol": "level", "level": lid, "agent": name, "instruction": text,
+                                      **(header or {})})
     ev.observe(suite, [])
     caller = make_caller(agent, st.action_timeout)
     clock = BudgetClock(timeout_s, st.charge_agent_time, st.action_latency)

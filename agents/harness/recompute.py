@@ -26,7 +26,8 @@ from longpuzzle.engine.suite import Suite
 # every header field the harness writes (run.py Run.__init__, objective.py, level.py)
 HEADER_FIELDS = {"type", "format", "protocol", "objective", "level", "agent", "instruction", "evaluator_start",
                  "mismatch_start", "first_wait", "settings", "catalog", "start", "frame_hash", "frame",
-                 "continued_from"}     # replay.continue_episode: the episode and step it continues
+                 "continued_from",     # replay.continue_episode: the episode and step it continues
+                 "planned"}            # runner.run_episode: {"folder", "attempt"}, checked by verify.py
 # what a tool driver (vista/controller.py, vista/model.py, vista/cli.py) adds to the header:
 # labels of how the agent played, no game or evaluator state; each of the type given
 DRIVER_HEADER = {"driver": str, "setting": str, "tools": list, "model": str, "tool_config": str}
@@ -134,6 +135,10 @@ def check_header(head: dict, continued: dict | None = None) -> str:
         return "the header names no agent"
     if head.get("catalog") != catalog().identity():
         return "the header's catalogue is not the one its levels were checked on"
+    pl = head.get("planned")
+    if "planned" in head and not (type(pl) is dict and set(pl) == {"folder", "attempt"} and
+                                  type(pl["folder"]) is str and type(pl["attempt"]) is int and pl["attempt"] >= 0):
+        return "the header's 'planned' is malformed"
     if ("continued_from" in head) != (continued is not None):
         return "the header's 'continued_from' was not checked"
     want = expected_header(head, continued)
