@@ -204,6 +204,11 @@ def drive(spec: dict) -> dict:
     env = {k: v for k, v in os.environ.items() if not re.search(r"KEY|TOKEN|SECRET", k)}
     env.update(OPT_OUTS, HOME=spec["home"], PATH=spec["path"], CODEX_HOME=str(Path(spec["home"]) / ".codex"))
     with ScriptedServer(script) as srv:
+        # the CLIs' own requests are not checked against the installed SDKs' request types
+        # (wire_schema): these pinned CLIs are newer than the SDKs and send what the real APIs
+        # take but the SDKs do not know yet (Claude Code a 'system' message among the
+        # messages, Codex 'client_metadata'); what is under test here is the MCP attachment
+        srv.check = False
         if spec["cli"] == "claude":
             env.update(ANTHROPIC_BASE_URL=srv.url, ANTHROPIC_API_KEY=key)
         else:
@@ -374,9 +379,12 @@ def _check(s: dict, name: str) -> None:
     assert res["end"] == "completed" and res["success"] and res["solved"] == res["target_levels"] == 3, res["end"]
     assert res["agent"] == ("claude-code" if cli == "claude" else "codex") and res["tools"]["setting"] == setting
     assert res["tools"]["by_tool"] == {"play": n_calls} and res["tools"]["errors"] == 0
-    assert res["actions"] == n_calls and res["native_steps"] == n_calls - 1 and res["other_steps"] == 1
     calls = [json.loads(line) for line in (ep / "events.jsonl").read_text(encoding="utf-8").splitlines()]
     calls = [e for e in calls if e.get("stream") == "tools"]
+    kinds = [a.get("type") if isinstance(a := e["args"].get("action"), dict) else a for e in calls]
+    waits = kinds.count("wait")
+    assert waits == 3               # the opening wait, and the hub's 1.35 s before each next Nut and Bolt level
+    assert res["actions"] == n_calls and res["native_steps"] == n_calls - waits and res["other_steps"] == waits
     assert [e["tool"] for e in calls] == ["play"] * n_calls
     assert calls[0]["args"] == {"action": {"type": "wait", "ms": 500}} and calls[1]["args"]["action"]["type"] == "click"
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))

@@ -31,8 +31,8 @@ def cfg(srv, api, **kw):
                        api_key_env="", **kw)
 
 
-def post(http, srv, api, body):
-    r = http.post(f"{srv.url}/v1/{PATHS[api]}", json=body, timeout=10)
+def post(http, srv, api, body, headers=None):
+    r = http.post(f"{srv.url}/v1/{PATHS[api]}", json=body, timeout=10, headers=headers)
     return r.status_code, r.json()
 
 
@@ -89,6 +89,14 @@ def test_the_scripted_server_refuses_what_the_real_api_refuses():
                 status, reply = post(http, srv, api, body)
                 assert status == 400 and msg in reply["error"]["message"], (api, change, reply)
         assert len(srv.refused) == sum(len(v) for v in bad.values())
+        # a beta parameter (Claude Code sends context_management) is the API's only with the
+        # anthropic-beta header naming beta features, as the real API takes it
+        beta = {**good["anthropic"], "context_management": {"edits": []}}
+        status, reply = post(http, srv, "anthropic", beta)
+        assert status == 400 and "context_management: Extra inputs" in reply["error"]["message"], reply
+        assert post(http, srv, "anthropic", beta, {"anthropic-beta": "context-management-2025-06-27"})[0] == 200
+        status, reply = post(http, srv, "anthropic", {**beta, "betas": ["x"]}, {"anthropic-beta": "x"})
+        assert status == 400 and "betas: Extra inputs" in reply["error"]["message"], reply
 
 
 # ---- only what the installed SDK takes; our own errors stop the run ---------------------------

@@ -310,7 +310,7 @@ class ScriptedServer:
                 return self._send(h, 400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
             if self.check:
                 from longpuzzle.agents.models.wire_schema import request_problems
-                problems = request_problems(api, body)
+                problems = request_problems(api, body, beta=bool(h.headers.get("anthropic-beta")))
                 if problems:
                     with self._lock:
                         self.refused.append(problems[0])

@@ -24,12 +24,18 @@ TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 @lru_cache(maxsize=None)
-def known_parameters(api: str) -> frozenset[str]:
-    """The request body's top-level parameters the API knows (from the SDK's request type)."""
+def known_parameters(api: str, beta: bool = False) -> frozenset[str]:
+    """The request body's top-level parameters the API knows (from the SDK's request type).
+    ``beta``: a Messages request that names beta features in its ``anthropic-beta`` header
+    (as Claude Code's do) may also carry the beta request's parameters (context_management,
+    mcp_servers, ...; ``betas`` itself is the SDK's name for that header, never a body field)."""
     if api == "chat":
         from openai.types.chat.completion_create_params import CompletionCreateParamsBase as T
     elif api == "responses":
         from openai.types.responses.response_create_params import ResponseCreateParamsBase as T
+    elif beta:
+        from anthropic.types.beta.message_create_params import MessageCreateParamsBase as T
+        return frozenset((T.__required_keys__ | T.__optional_keys__ | {"stream"}) - {"betas"})
     else:
         from anthropic.types.message_create_params import MessageCreateParamsBase as T
     return frozenset(T.__required_keys__ | T.__optional_keys__ | {"stream"})
@@ -121,12 +127,13 @@ def _schema_error(text: str) -> str:
     return ""
 
 
-def request_problems(api: str, body) -> list[str]:
+def request_problems(api: str, body, beta: bool = False) -> list[str]:
+    """``beta``: a Messages request with an ``anthropic-beta`` header (see known_parameters)."""
     p = _Problems()
     if not p.need(isinstance(body, dict), "the request body must be a JSON object"):
         return p
     for k in body:
-        if k not in known_parameters(api):
+        if k not in known_parameters(api, beta and api == "messages"):
             p.append(f"Unrecognized request argument supplied: {k}" if api != "messages"
                      else f"{k}: Extra inputs are not permitted")
     p.need(isinstance(body.get("model"), str) and body["model"] != "", "model: a model name is required")
