@@ -65,13 +65,8 @@ def soak_cmd(games, actions, seed, style, malformed, level_mutations, snapshot_m
         if n:
             import importlib
             r = importlib.import_module(f"longpuzzle.fuzz.{mod}").run_checks(games, n, seed)
-            out[mod] = r
-            out["failures"] += len(r["failures"])
-            if not as_json:
-                click.echo(f"{what}: {r['checked']:,} checked, {r['refused']:,} refused, {r['ok']:,} work, "
-                           f"{len(r['failures'])} failures")
-                for f in r["failures"][:20]:
-                    click.echo(f"   {f['game']}: {f['what']}: {f['error']}")
+            _take(out, mod, r, as_json, f"{what}: {r['checked']:,} checked, {r['refused']:,} refused, "
+                  f"{r['ok']:,} work", lambda f: f"{f['game']}: {f['what']}: {f['error']}")
     if hostile_agents:
         from longpuzzle.fuzz.agents import run_checks
         r = run_checks(hostile_agents, seed)
@@ -89,13 +84,8 @@ def soak_cmd(games, actions, seed, style, malformed, level_mutations, snapshot_m
         from longpuzzle.fuzz.results import run_checks as result_checks
         with tempfile.TemporaryDirectory(prefix="longpuzzle-soak-") as tmp:
             r = result_checks(tmp, seed, None if tampered_results < 0 else tampered_results)
-        out["results"] = r
-        out["failures"] += len(r["failures"])
-        if not as_json:
-            click.echo(f"tampered results: {r['checked']:,} checked, {r['refused']:,} refused, "
-                       f"{len(r['failures'])} failures")
-            for f in r["failures"][:20]:
-                click.echo(f"   {f['what']}: {f['error']}")
+        _take(out, "results", r, as_json, f"tampered results: {r['checked']:,} checked, {r['refused']:,} refused",
+              lambda f: f"{f['what']}: {f['error']}")
     out["seconds"] = round(time.perf_counter() - t0, 1)
     if as_json:
         click.echo(json.dumps(out))
@@ -108,3 +98,14 @@ def soak_cmd(games, actions, seed, style, malformed, level_mutations, snapshot_m
 
 
 COMMANDS = [soak_cmd]
+
+
+def _take(out: dict, key: str, r: dict, as_json: bool, summary: str, failure) -> None:
+    """Files one check's report under ``key``, counts its failures, and (unless --json) prints
+    its summary line with the failure count and its first 20 failures (``failure(f)``: one line)."""
+    out[key] = r
+    out["failures"] += len(r["failures"])
+    if not as_json:
+        click.echo(f"{summary}, {len(r['failures'])} failures")
+        for f in r["failures"][:20]:
+            click.echo(f"   {failure(f)}")

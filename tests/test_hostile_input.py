@@ -126,10 +126,24 @@ def _scored_refusal_end(res: dict) -> None:
     assert res["invalid_actions"] == 3 and res["actions"] == 4 and "outside" in res["error"]
 
 
-def test_out_of_frame_clicks_on_purpose_end_the_episode_scored_for_every_kind_of_agent(tmp_path):
-    from longpuzzle.agents.models.scripted import ReplayScript, ScriptedServer, gesture_script
+def _native_model_run(out: Path, script):
+    """One maze_paint/easy episode of the native protocol, its model a ScriptedServer on
+    127.0.0.1 answering with ``script`` (every request body kept): (the run's summary, the server)."""
     from longpuzzle.agents.models.config import ModelConfig
+    from longpuzzle.agents.models.scripted import ScriptedServer
     from longpuzzle.agents.runner import RunConfig, execute, start_run
+    with ScriptedServer(script) as srv:
+        srv.keep_bodies = 1
+        cfg = ModelConfig(model="scripted-model", api="openai-chat", base_url=srv.url_v1, api_key_env="",
+                          timeout=10.0, max_retries=0)
+        rc = RunConfig(agent="native", objectives=["maze_paint/easy"], episodes=1,
+                       settings=Settings(action_timeout=None).as_dict(), model=cfg.public())
+        start_run(out, rc)
+        return execute(out, rc), srv
+
+
+def test_out_of_frame_clicks_on_purpose_end_the_episode_scored_for_every_kind_of_agent(tmp_path):
+    from longpuzzle.agents.models.scripted import ReplayScript, gesture_script
 
     # a built-in (in-process) agent: each refusal is answered with feedback, the third in a row
     # ends the episode, scored, with the default settings
@@ -157,14 +171,7 @@ def test_out_of_frame_clicks_on_purpose_end_the_episode_scored_for_every_kind_of
     # protocol refuses the call itself and tells the model why; three invalid replies in a row
     # end the episode as the agent's failure, scored as well
     script = ReplayScript(gesture_script("native", [OFF_FRAME] * 3))
-    with ScriptedServer(script) as srv:
-        srv.keep_bodies = 1
-        cfg = ModelConfig(model="scripted-model", api="openai-chat", base_url=srv.url_v1, api_key_env="",
-                          timeout=10.0, max_retries=0)
-        rc = RunConfig(agent="native", objectives=["maze_paint/easy"], episodes=1,
-                       settings=Settings(action_timeout=None).as_dict(), model=cfg.public())
-        start_run(tmp_path / "model", rc)
-        s = execute(tmp_path / "model", rc)
+    s, srv = _native_model_run(tmp_path / "model", script)
     ep = s["episodes"][0]
     assert ep["end"] == "agent_error" and ep["scored"] is True and "invalid_action_limit" in ep["error"]
     assert s["metrics"]["unscored"] == 0 and s["usage"]["parse_failures"] == 3
@@ -224,21 +231,12 @@ def test_a_lone_surrogate_is_a_malformed_action_not_a_crash(tmp_path):
     assert replay_episode(folder).ok
     # a model's reply (JSON may hold "\\ud800"): the lone surrogate becomes U+FFFD, the typed
     # text is refused as malformed and the model told so; the next request is sent, nothing fails
-    from longpuzzle.agents.models.config import ModelConfig
-    from longpuzzle.agents.models.scripted import ReplayScript, ScriptedServer
-    from longpuzzle.agents.runner import RunConfig, execute, start_run
+    from longpuzzle.agents.models.scripted import ReplayScript
     replies = [{"tool_calls": [{"name": "gui", "arguments": {"action": "wait", "ms": 500}}]},
                {"text": "typing \ud800", "tool_calls": [{"name": "gui", "arguments": {"action": "typetext",
                                                                                      "text": "a\ud800"}}]},
                {"text": "BENCHMARK COMPLETED \udfff"}]
-    with ScriptedServer(ReplayScript(replies)) as srv:
-        srv.keep_bodies = 1
-        cfg = ModelConfig(model="scripted-model", api="openai-chat", base_url=srv.url_v1, api_key_env="",
-                          timeout=10.0, max_retries=0)
-        rc = RunConfig(agent="native", objectives=["maze_paint/easy"], episodes=1,
-                       settings=Settings(action_timeout=None).as_dict(), model=cfg.public())
-        start_run(tmp_path / "model", rc)
-        s = execute(tmp_path / "model", rc)
+    s, srv = _native_model_run(tmp_path / "model", ReplayScript(replies))
     ep = s["episodes"][0]
     assert ep["end"] == "final_answer" and ep["scored"] and s["usage"]["parse_failures"] == 1, ep
     told = json.dumps(srv.bodies[-1]["body"]["messages"][-1], ensure_ascii=False)

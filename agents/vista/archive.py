@@ -255,22 +255,8 @@ def pixel_grid(frame: np.ndarray, box: tuple[int, int, int, int], rows: int, col
     (``SYMBOLS``; with more colours than symbols, each row is a list of palette indices)."""
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
-    ys = y0 + ((2 * np.arange(rows) + 1) * h) // (2 * rows)
-    xs = x0 + ((2 * np.arange(cols) + 1) * w) // (2 * cols)
-    cells = frame[ys[:, None], xs[None, :]]                     # (rows, cols, 3)
-    packed = (cells[..., 0].astype(np.uint32) << 16) | (cells[..., 1].astype(np.uint32) << 8) | cells[..., 2]
-    flat = packed.ravel()
-    uniq, first, inv = np.unique(flat, return_index=True, return_inverse=True)
-    order = np.argsort(first)                                    # palette in order of appearance
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    codes = rank[inv].reshape(rows, cols)
-    palette = [f"#{int(v):06x}" for v in uniq[order]]
-    if len(palette) <= len(SYMBOLS):
-        sym = np.array(list(SYMBOLS))
-        grid = ["".join(r) for r in sym[codes]]
-    else:
-        grid = [[int(v) for v in r] for r in codes]
+    packed, xs, ys = pixel_samples(frame, box, rows, cols)
+    palette, (grid,) = pixel_views([packed])
     return {"region": [x0, y0, x1, y1], "rows": rows, "cols": cols,
             "cell": [w / cols, h / rows], "x": [int(v) for v in xs], "y": [int(v) for v in ys],
             "palette": palette, "grid": grid}
