@@ -6,7 +6,7 @@ Subpackages:
     longpuzzle.render   pygame frames (never imported by the engine)
     longpuzzle.solvers  exhaustive search over the protocol
     longpuzzle.agents   agents that act through GUI input only
-    longpuzzle.envs     Gymnasium environments (registered once gymnasium is imported: gym_hook.py)
+    longpuzzle.agents.envs     Gymnasium environments (registered once gymnasium is imported: agents/gym_hook.py)
 """
 
 __version__ = "0.1.0"
@@ -28,7 +28,7 @@ from longpuzzle.engine.errors import (  # noqa: E402
 from longpuzzle.engine.registry import get_puzzle, puzzle_ids  # noqa: E402
 from longpuzzle.engine.catalog import load_level, catalog  # noqa: E402
 from longpuzzle.engine.session import Session, replay  # noqa: E402
-from longpuzzle.gym_hook import install as _install_gym_hook  # noqa: E402
+from longpuzzle.agents.gym_hook import install as _install_gym_hook  # noqa: E402
 
 _install_gym_hook()      # gymnasium.make("longpuzzle/...") works after `import longpuzzle`
 

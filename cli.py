@@ -17,7 +17,7 @@ import click
 
 from longpuzzle.engine import jit
 from longpuzzle.engine.catalog import builtin_catalog, catalog, load_level
-from longpuzzle.cluster.options import backend_for, backend_options
+from longpuzzle.agents.jobs.options import backend_for, backend_options
 from longpuzzle.engine.catalog_store import catalog_option
 from longpuzzle.engine.errors import IllegalMoveError, LongPuzzleError
 from longpuzzle.engine.session import Session
@@ -380,7 +380,7 @@ def rollout_cmd(level_id, walks, steps, seed, env_mode, episodes, backend_name, 
     Gymnasium environment. --backend processes spreads the work over this machine's cores,
     --backend ray over a Ray cluster (job 0 keeps --seed, so one chunk is exactly the local
     run)."""
-    from longpuzzle.cluster.rollouts import env_episodes, random_walks
+    from longpuzzle.agents.jobs.rollouts import env_episodes, random_walks
 
     level_id = _level_or_default(level_id)
     if walks < 1 or steps < 1 or episodes < 1:
@@ -390,7 +390,7 @@ def rollout_cmd(level_id, walks, steps, seed, env_mode, episodes, backend_name, 
     backend = backend_for(backend_name, workers, address=address, ship_code=ship_code)
     level = load_level(level_id)
     if env_mode:
-        from longpuzzle.envs.registration import env_id
+        from longpuzzle.agents.envs.registration import env_id
         res = env_episodes({"id": env_id(level.game), "level": level.id, "mode": env_mode}, episodes, seed,
                            backend=backend, chunks=chunks)
         res.pop("records")
@@ -425,12 +425,12 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "longpuzzle.solvers.cli": ("solve", "verify", "hint"),
     "longpuzzle.render.cli": ("screenshot", "play"),
     "longpuzzle.agents.cli": ("eval", "frames"),
-    "longpuzzle.envs.cli": ("envs",),
+    "longpuzzle.agents.envs.cli": ("envs",),
     "longpuzzle.agents.report.cli": ("report", "analyze", "leaderboard", "video"),
     "longpuzzle.agents.vista.cli": ("mcp",),
-    "longpuzzle.fuzz.cli": ("soak",),
-    "longpuzzle.generators.cli": ("generate", "catalog"),
-    "longpuzzle.datasets.cli": ("dataset", "dataset-check"),
+    "longpuzzle.agents.testing.fuzz.cli": ("soak",),
+    "longpuzzle.solvers.generators.cli": ("generate", "catalog"),
+    "longpuzzle.agents.datasets.cli": ("dataset", "dataset-check"),
 }
 _loaded: list[str] = []
 

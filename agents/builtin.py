@@ -329,7 +329,7 @@ def load_agent(spec: str, *, limits=None, pass_env=(), trusted: bool = False, **
     """A built-in agent by name (an object, run in-process and trusted), or an agent file: a
     .py file with one BaseAgent subclass, returned as an isolated.AgentFile handle. The file
     is NOT run here: the harness runs it in a sandboxed process of its own (``limits``:
-    a longpuzzle.sandbox.Limits; ``pass_env``: environment variables it may see). With
+    a longpuzzle.agents.sandbox.Limits; ``pass_env``: environment variables it may see). With
     ``trusted`` the file is imported into this process instead (it may use all of longpuzzle,
     e.g. a scripted agent with a model of the app; the results record it as trusted).
     ``kwargs`` go to the agent class's ``__init__`` where it takes them."""

@@ -15,7 +15,7 @@ from click.core import ParameterSource
 
 from longpuzzle.agents.harness.presets import PRESET_NAMES, PRESETS
 from longpuzzle.agents.harness.presets import label as preset_label_of
-from longpuzzle.cluster.options import backend_for, backend_options
+from longpuzzle.agents.jobs.options import backend_for, backend_options
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.catalog_store import catalog_option
 
@@ -391,9 +391,9 @@ def _option_names(msg: str) -> str:
 
 
 def _agent_limits(memory, cpu, cpu_per_action, st, protocol, network=False):
-    """The sandbox limits of an agent file (longpuzzle.sandbox.Limits; it refuses values that
+    """The sandbox limits of an agent file (longpuzzle.agents.sandbox.Limits; it refuses values that
     make no sense with one error line)."""
-    from longpuzzle.sandbox import Limits
+    from longpuzzle.agents.sandbox import Limits
 
     for name, v in (("--agent-memory", memory), ("--agent-cpu", cpu), ("--agent-cpu-per-action", cpu_per_action)):
         if v is not None and not (math.isfinite(v) and v > 0):

@@ -2,10 +2,10 @@
 
     plan       the run's episodes (objective x episode number), written with the run's
                settings to ``run.json`` in the output folder before anything runs
-    backends   where episodes run (agents/backends.py). ``SequentialBackend``;
+    backends   where episodes run (agents/jobs/local.py). ``SequentialBackend``;
                ``ThreadBackend(N)``: model agents wait on the network, so threads suffice
                (N = 32 on two cores); ``ProcessBackend(N)``: worker processes, for agents
-               that compute (``--backend processes``); ``longpuzzle.cluster.RayBackend``:
+               that compute (``--backend processes``); ``longpuzzle.agents.jobs.RayBackend``:
                episodes as Ray tasks (``--backend ray``; it brings folders back from remote
                nodes). All run the picklable job function ``run_episode(run, spec, out)``.
                Each episode has its own suite, clock, evaluator, agent and folder, and its
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from longpuzzle.agents.backends import (  # noqa: F401 - the backends, here as before
+from longpuzzle.agents.jobs.local import (  # noqa: F401 - the backends, here as before
     Backend, ProcessBackend, SequentialBackend, ThreadBackend, make_backend,
 )
 from longpuzzle.agents.base import InternalError
@@ -61,7 +61,7 @@ class RunConfig:
     infra_retries: int = DEFAULT_INFRA_RETRIES
     agent_file: dict | None = None         # an agent file's sandbox: limits (sandbox.Limits fields), pass_env, trusted
     catalog: dict | None = None            # the level catalogue's identity (name, version, hash)
-    sandbox: dict | None = None            # untrusted code's sandbox: the guarantees in force (sandbox/guarantees.py)
+    sandbox: dict | None = None            # untrusted code's sandbox: the guarantees in force (agents/sandbox/guarantees.py)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -97,7 +97,7 @@ def make_agent(run: RunConfig, spec: dict, folder: Path):
     f = run.agent_file or {}
     limits = None
     if f.get("limits"):
-        from longpuzzle.sandbox import Limits
+        from longpuzzle.agents.sandbox import Limits
         limits = Limits(**f["limits"])
     return load_agent(run.agent, style=run.settings.get("style", "2d"), seed=run.seed + spec["episode"],
                       limits=limits, pass_env=tuple(f.get("pass_env") or ()), trusted=bool(f.get("trusted")))
@@ -309,7 +309,7 @@ def start_run(out: Path, run: RunConfig) -> None:
     """Write run.json; for a run of untrusted code, record the sandbox's guarantees in force
     here first, and say once (stderr) which are missing and what they need."""
     if runs_untrusted_code(run) and run.sandbox is None:
-        from longpuzzle.sandbox.guarantees import missing_note, probe, record
+        from longpuzzle.agents.sandbox.guarantees import missing_note, probe, record
         network = bool(((run.agent_file or {}).get("limits") or {}).get("network"))    # --agent-network
         prot = probe(network)
         run.sandbox = record(prot)

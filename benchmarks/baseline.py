@@ -180,9 +180,9 @@ for line in sys.stdin:
         out = {"images": len(r.images), "bytes": r.bytes, "error": r.text if r.error else ""}
     elif req["op"] == "dataset_run":              # dataset episodes played, written by one writer or not
         import tempfile
-        from longpuzzle.datasets.build import DatasetConfig
-        from longpuzzle.datasets.collect import play_episode
-        from longpuzzle.datasets.writer import StepWriter
+        from longpuzzle.agents.datasets.build import DatasetConfig
+        from longpuzzle.agents.datasets.collect import play_episode
+        from longpuzzle.agents.datasets.writer import StepWriter
         plan = DatasetConfig(objectives=[req["objective"]], episodes=req["episodes"], detours=req["detours"]).plan()
         d = tempfile.mkdtemp()
         w = StepWriter(d, req["format"], 0) if req["write"] else Keep(keep=False)
@@ -193,7 +193,7 @@ for line in sys.stdin:
         out = {"rows": rows}
     elif req["op"] == "dataset_job":              # one dataset job as `longpuzzle dataset` runs it
         import tempfile
-        from longpuzzle.datasets.build import DatasetConfig, run_job
+        from longpuzzle.agents.datasets.build import DatasetConfig, run_job
         cfg = DatasetConfig(objectives=[req["objective"]], episodes=req["episodes"], detours=req["detours"],
                             format=req["format"], seed=req.get("seed", 0))
         d = tempfile.mkdtemp()
@@ -201,9 +201,9 @@ for line in sys.stdin:
         shutil.rmtree(d)
     elif req["op"] == "dataset_writer":           # the writer alone over captured steps
         import tempfile
-        from longpuzzle.datasets.build import DatasetConfig
-        from longpuzzle.datasets.collect import play_episode
-        from longpuzzle.datasets.writer import StepWriter
+        from longpuzzle.agents.datasets.build import DatasetConfig
+        from longpuzzle.agents.datasets.collect import play_episode
+        from longpuzzle.agents.datasets.writer import StepWriter
         key = ("captured", req["objective"], req["episodes"], req["detours"])
         if key not in state:
             state[key] = c = Keep()
@@ -234,7 +234,7 @@ for line in sys.stdin:
         out = {"steps": state[key](req["steps"])}
     elif req["op"] == "pixel_lockstep":           # pixel envs stepped in turn on one renderer
         import random
-        import longpuzzle.envs as lpe
+        import longpuzzle.agents.envs as lpe
         lids = catalog().level_ids(req["game"])
         envs = [lpe.PixelEnv(lids[i % 3], scale=1.0) for i in range(req["envs"])]
         for e in envs:
@@ -254,7 +254,7 @@ for line in sys.stdin:
         reps = [replay_episode(f) for f in episode_folders(req["folder"])]
         out = {"episodes": len(reps), "ok": all(r.ok for r in reps), "actions": sum(r.steps for r in reps)}
     elif req["op"] == "sandbox_start":            # sandboxed processes started, called once, closed
-        from longpuzzle.sandbox import Sandbox
+        from longpuzzle.agents.sandbox import Sandbox
         for _ in range(req["n"]):
             sb = Sandbox("def handle(call, arrays, ctx):\n    return {}\n")
             sb.start()
@@ -324,8 +324,8 @@ def shard_rows(objective, episodes, detours):
     worker runs this function's source too (WORKER_FUNCTIONS), its own code as ``longpuzzle``."""
     import shutil
     import tempfile
-    from longpuzzle.datasets import shards
-    from longpuzzle.datasets.build import DatasetConfig, run_job
+    from longpuzzle.agents.datasets import shards
+    from longpuzzle.agents.datasets.build import DatasetConfig, run_job
     rows, add = [], shards.ParquetShard.add
 
     def kept(self, row):
@@ -344,7 +344,7 @@ def shard_rows(objective, episodes, detours):
 
 def write_shard(rows, path):
     """``rows`` (shard_rows') written to a Parquet shard at ``path``; its manifest entry."""
-    from longpuzzle.datasets.shards import ParquetShard
+    from longpuzzle.agents.datasets.shards import ParquetShard
     sh = ParquetShard(path)
     for r in rows:
         sh.add(r)
@@ -360,7 +360,7 @@ def env_stepper(kind: str, mask: bool):
     import gymnasium as gym
     import numpy as np
 
-    import longpuzzle.envs  # noqa: F401  (registers the ids, in old code too)
+    import longpuzzle.agents.envs  # noqa: F401  (registers the ids, in old code too)
     lid = "maze_paint/hard/10"
     if kind == "vec1":
         env = gym.make_vec("longpuzzle/MazePaint-v0", 1, level=lid, action_mask=mask, max_episode_steps=200)

@@ -1,4 +1,4 @@
-"""Jobs on this machine's cores (agents/backends.py): a whole `longpuzzle` command with
+"""Jobs on this machine's cores (agents/jobs/local.py): a whole `longpuzzle` command with
 `--backend processes --workers 2` beside the same command with its jobs one after another
 (`--backend local`, the default), each a new process as a user runs it (its imports,
 compiled kernels, level screens and plans new to it: cold on both sides), rounds alternating

@@ -1,4 +1,4 @@
-"""Dataset writing (longpuzzle.datasets), side by side with the code before (baseline.py's
+"""Dataset writing (longpuzzle.agents.datasets), side by side with the code before (baseline.py's
 DATASET_BASELINE, in a worker process; rounds alternate so both see the same load).
 
 run only        the solver plays Maze Paint easy (a whole objective from the home screen,
@@ -58,9 +58,9 @@ import time
 
 import pytest
 
-from longpuzzle.datasets.build import DatasetConfig, run_job
-from longpuzzle.datasets.collect import play_episode
-from longpuzzle.datasets.writer import StepWriter
+from longpuzzle.agents.datasets.build import DatasetConfig, run_job
+from longpuzzle.agents.datasets.collect import play_episode
+from longpuzzle.agents.datasets.writer import StepWriter
 from longpuzzle.engine.catalog import catalog
 
 from baseline import (DATASET_BASELINE, NEW_POSITIONS_BASELINE, SCALE_BASELINE, SHARD_FILE_BASELINE, Baseline,

@@ -14,8 +14,8 @@ import pytest
 
 from longpuzzle.agents.harness import frames as F
 from longpuzzle.agents.harness import trajectory as T
-from longpuzzle.datasets.build import DatasetConfig
-from longpuzzle.datasets.collect import play_episode
+from longpuzzle.agents.datasets.build import DatasetConfig
+from longpuzzle.agents.datasets.collect import play_episode
 
 from baseline import side_by_side
 

@@ -13,8 +13,8 @@ import itertools
 
 import pytest
 
-from longpuzzle.generators import generate, generators
-from longpuzzle.generators.tiers import catalog_tiers
+from longpuzzle.solvers.generators import generate, generators
+from longpuzzle.solvers.generators.tiers import catalog_tiers
 
 # levels per round: enough for a stable rate, little for the slow tiers
 PER_ROUND = {"easy": 20, "medium": 20, "default": 10, "hard": 5, "extreme": 5, "nightmare": 2, "beyond": 2}

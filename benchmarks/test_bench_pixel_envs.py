@@ -16,7 +16,7 @@ import random
 
 import pytest
 
-import longpuzzle.envs as lpe
+import longpuzzle.agents.envs as lpe
 from longpuzzle.engine.catalog import catalog
 
 from baseline import PIXEL_ENVS_BASELINE, Baseline, side_by_side

@@ -30,8 +30,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import longpuzzle.envs  # noqa: F401  (registers the ids)
-from longpuzzle.envs import env_id
+import longpuzzle.agents.envs  # noqa: F401  (registers the ids)
+from longpuzzle.agents.envs import env_id
 
 N, T = 1024, 16
 CALLS = 20                       # compiled calls per round, ours and Jumanji's

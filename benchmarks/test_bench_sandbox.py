@@ -16,7 +16,7 @@ import pytest
 from longpuzzle.agents.base import Feedback, Observation, make_frame
 from longpuzzle.agents.harness import AgentFile, Settings
 from longpuzzle.render.frame import render
-from longpuzzle.sandbox import Sandbox
+from longpuzzle.agents.sandbox import Sandbox
 
 from baseline import SANDBOX_BASELINE, Baseline, side_by_side
 

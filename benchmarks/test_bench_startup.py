@@ -16,10 +16,10 @@ import pytest
 
 COMMANDS = {
     "import": [sys.executable, "-c", "import longpuzzle"],
-    # the Gymnasium ids registered once gymnasium is imported (gym_hook.py): the first of the
+    # the Gymnasium ids registered once gymnasium is imported (agents/gym_hook.py): the first of the
     # pair is the floor (the hook taken out before gymnasium comes), the second pays for the
-    # registration (puzzle discovery, the light longpuzzle.envs package)
-    "import_and_gymnasium_unregistered": [sys.executable, "-c", "import longpuzzle, longpuzzle.gym_hook as h; "
+    # registration (puzzle discovery, the light longpuzzle.agents.envs package)
+    "import_and_gymnasium_unregistered": [sys.executable, "-c", "import longpuzzle, longpuzzle.agents.gym_hook as h; "
                                           "h._uninstall(); import gymnasium"],
     "import_and_gymnasium": [sys.executable, "-c", "import longpuzzle, gymnasium"],
     "show": [sys.executable, "-m", "longpuzzle", "show"],

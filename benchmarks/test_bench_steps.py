@@ -1,5 +1,5 @@
 """Steps per second: single steps through the raw compiled core (engine/env.py), through the
-Gymnasium env made by gymnasium.make (envs/rules.py under TimeLimit, OrderEnforcing and
+Gymnasium env made by gymnasium.make (agents/envs/rules.py under TimeLimit, OrderEnforcing and
 PassiveEnvChecker, as FrozenLake gets them) and the pure Python API, and batched env-steps of
 the compiled vector env, against gymnasium's FrozenLake step loop measured side by side."""
 
@@ -7,11 +7,11 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import longpuzzle.envs  # noqa: F401  (registers the ids)
+import longpuzzle.agents.envs  # noqa: F401  (registers the ids)
 from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.env import PuzzleEnv
 from longpuzzle.engine.registry import get_puzzle
-from longpuzzle.envs import env_id
+from longpuzzle.agents.envs import env_id
 
 STEPS = 20_000
 LEVELS = ["maze_paint/hard/10", "nut_and_bolt/hard/2"]

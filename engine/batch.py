@@ -2,7 +2,7 @@
 
     kernels(puzzle).step_batch(lv, src[N, L], dst[N, L], actions[N], codes[N])
     kernels(puzzle).vec_step(...) / vec_reset(...)     N envs, each on its own level of a
-                                                       stack (longpuzzle.envs.PuzzleVectorEnv)
+                                                       stack (longpuzzle.agents.envs.PuzzleVectorEnv)
     kernels(puzzle).vec_rollout(...)                   T steps of the N envs in one call, actions
                                                        chosen inside (PuzzleVectorEnv.rollout)
     kernels(puzzle).env_step_one / env_step_mask

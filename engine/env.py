@@ -1,5 +1,5 @@
 """One level's compiled stepping: the fast core under the Gymnasium environments of
-longpuzzle.envs (which add spaces, level sources, reward modes and rendering). No
+longpuzzle.agents.envs (which add spaces, level sources, reward modes and rendering). No
 Gymnasium here.
 
     core = PuzzleEnv("maze_paint/hard/3")

@@ -54,7 +54,7 @@ def solve_cmd(level_id, as_json, budget, quick):
               help="Certified difficulty figures per level (optimal length, reachable states, dead-end density, "
                    "optimal first moves) and each tier's ranges.")
 @click.option("--tiers-out", type=click.Path(dir_okay=False), default=None,
-              help="With --profile: write the tier data the generators read (generators/tiers.json).")
+              help="With --profile: write the tier data the generators read (solvers/generators/tiers.json).")
 @catalog_option
 def verify_cmd(game, as_json, budget, with_profile, tiers_out):
     """Solve every catalogue level, replay each solution, and compare with the recorded optima.
@@ -145,7 +145,7 @@ def _profile_all(cat, ids, as_json, budget, tiers_out, bar) -> None:
             bar.update(1)
     if bar is not None:
         bar.close()
-    from longpuzzle.generators.tiers import build, tier_table
+    from longpuzzle.solvers.generators.tiers import build, tier_table
 
     rows = tier_table(profs, cat)
     if as_json:

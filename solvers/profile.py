@@ -82,7 +82,7 @@ class Profile:
         return d
 
     def figures(self) -> dict:
-        """The numeric figures a tier is described by (see longpuzzle.generators.tiers):
+        """The numeric figures a tier is described by (see longpuzzle.solvers.generators.tiers):
         ``optimal`` is the optimum or, where only bounds are proven, the lower bound;
         ``lower_bound`` / ``upper_bound`` the proven bounds; ``states_exact`` whether
         ``states`` is the count or a lower bound."""

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import longpuzzle
 from longpuzzle.engine.cache import cache_dir
-from longpuzzle.generators import generate
+from longpuzzle.solvers.generators import generate
 
 SOURCES = ("generators", "solvers", "puzzles", "engine")
 

@@ -13,7 +13,7 @@ import pytest
 from longpuzzle.cli import main
 from longpuzzle.engine.catalog import Catalog, builtin_catalog, catalog, load_level, use_catalog
 from longpuzzle.engine.catalog_store import CatalogError, list_catalogs, open_catalog, snapshot
-from longpuzzle.generators import generate, level_file
+from longpuzzle.solvers.generators import generate, level_file
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -163,7 +163,7 @@ def test_commands_generate_snapshot_levels_verify(store, capsys):
                           "--out", str(out_file)], capsys)
     assert code == 0 and "wrote 2 rush_hour easy levels" in out
     doc = json.loads(out_file.read_text())
-    assert doc["generator"]["name"] == "longpuzzle.generators.rush_hour"
+    assert doc["generator"]["name"] == "longpuzzle.solvers.generators.rush_hour"
     assert all(r["reference_solution"] and r["profile"]["states_exact"] for r in doc["objectives"][0]["levels"])
     code, out, err = run(["generate", "rush_hour", "--tier", "mythic", "--count", "1"], capsys)
     assert code == 2 and err.startswith("error: rush_hour has no tier 'mythic'") and len(err.splitlines()) == 1

@@ -263,8 +263,8 @@ def test_a_command_imports_only_the_module_that_offers_it():
             "print(sorted(m for m in sys.modules if m.endswith('.cli') and m.startswith('longpuzzle.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     loaded = eval(out.strip().splitlines()[-1])
-    assert "longpuzzle.datasets.cli" in loaded
-    others = set(COMMAND_MODULES) - {"longpuzzle.datasets.cli"}
+    assert "longpuzzle.agents.datasets.cli" in loaded
+    others = set(COMMAND_MODULES) - {"longpuzzle.agents.datasets.cli"}
     assert not others & set(loaded), loaded
     assert run("frobnicate").exit_code == 2          # an unknown name still gets the usage error
 

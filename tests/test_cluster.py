@@ -1,4 +1,4 @@
-"""Ray (longpuzzle.cluster) through a real local Ray: one ``ray.init(num_cpus=2)`` shared by
+"""Ray (longpuzzle.agents.jobs) through a real local Ray: one ``ray.init(num_cpus=2)`` shared by
 every test here. Eval episodes, dataset jobs and rollouts as Ray tasks give what the
 sequential backend gives (same folders, results, resume, shards byte for byte); folders
 come back from nodes that do not share the filesystem; RLlib's PPO trains on a registered
@@ -20,8 +20,8 @@ ray = pytest.importorskip("ray", reason="Ray is an optional extra (pip install '
 from longpuzzle.agents.harness import replay_episode  # noqa: E402
 from longpuzzle.agents.runner import RunConfig, SequentialBackend, execute  # noqa: E402
 from longpuzzle.cli import cli  # noqa: E402
-from longpuzzle.cluster import RayBackend, env_episodes, gather, random_walks, solve_levels  # noqa: E402
-from longpuzzle.cluster.ray_backend import ClusterError  # noqa: E402
+from longpuzzle.agents.jobs import RayBackend, env_episodes, gather, random_walks, solve_levels  # noqa: E402
+from longpuzzle.agents.jobs.ray_backend import ClusterError  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval_runs import placeless, solver_run  # noqa: E402
@@ -84,8 +84,8 @@ def test_workers_play_the_callers_catalogue(tmp_path):
 
 
 def test_dataset_jobs_on_ray_write_the_same_shards(tmp_path):
-    from longpuzzle.datasets.build import DatasetConfig, build
-    from longpuzzle.datasets.check import check_dataset
+    from longpuzzle.agents.datasets.build import DatasetConfig, build
+    from longpuzzle.agents.datasets.check import check_dataset
     cfg = DatasetConfig(objectives=["maze_paint/easy"], episodes=2, jobs=2, detours=0.1, format="webdataset",
                         settings={"max_actions": 30})
     local = build(tmp_path / "local", cfg)
@@ -93,7 +93,7 @@ def test_dataset_jobs_on_ray_write_the_same_shards(tmp_path):
     remote = build(tmp_path / "ray", cfg, backend=b)
     assert b.returned_files == len(remote["shards"]) + 2                  # shards and the two part files
     assert [s["file"] for s in remote["shards"]] == [s["file"] for s in local["shards"]]
-    from longpuzzle.datasets.check import shard_differences
+    from longpuzzle.agents.datasets.check import shard_differences
     for a, b in zip(local["shards"], remote["shards"]):                 # say which row and field differ
         assert a["sha256"] == b["sha256"], (a["file"], shard_differences(tmp_path / "local" / a["file"],
                                                                           tmp_path / "ray" / b["file"]))
@@ -145,7 +145,7 @@ def test_cli_eval_and_rollout_with_the_ray_backend(tmp_path):
 def test_rllib_ppo_trains_on_a_registered_env():
     pytest.importorskip("ray.rllib", reason="RLlib (the rllib extra) is not installed")
     pytest.importorskip("torch", reason="RLlib needs torch (the rllib extra)")
-    from longpuzzle.cluster.rllib import ppo_config
+    from longpuzzle.agents.envs.rllib import ppo_config
     algo = ppo_config({"id": "longpuzzle/RushHour-v0", "level": "rush_hour/easy/1"}, batch=200, minibatch=100,
                       epochs=1, hidden=(16,)).build_algo()
     try:

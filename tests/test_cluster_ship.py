@@ -23,13 +23,13 @@ HERE = Path(__file__).resolve().parent
 
 SCRIPT = r'''
 import json, os, sys
-from longpuzzle.cluster.ray_backend import connect
+from longpuzzle.agents.jobs.ray_backend import connect
 from longpuzzle.cli import cli
 
 import longpuzzle
 print("DRIVER " + longpuzzle.__file__)
 ray = connect(ship_code=True, num_cpus=1)
-from longpuzzle.cluster import ray_backend
+from longpuzzle.agents.jobs import ray_backend
 print("LINKS " + json.dumps(ray_backend._SHIP_LINKS), flush=True)
 
 @ray.remote
@@ -102,11 +102,11 @@ def test_ship_code_runs_jobs_on_the_uploaded_package(tmp_path):
 
 
 def test_shipped_path_is_named_longpuzzle_and_leads_to_the_package():
-    from longpuzzle.cluster import ray_backend
+    from longpuzzle.agents.jobs import ray_backend
 
     shipped = Path(ray_backend.shipped_package_path())
     assert shipped.name == "longpuzzle"
-    assert shipped.resolve() == Path(ray_backend.__file__).resolve().parents[1]
+    assert shipped.resolve() == Path(ray_backend.__file__).resolve().parents[2]
 
 
 def test_ship_code_without_ray_is_a_usage_error():

@@ -181,7 +181,7 @@ def test_batched_kernel_equals_single_steps(case):
 
 
 def test_vector_env_rewards_sum_to_progress(case):
-    from longpuzzle.envs import PuzzleVectorEnv
+    from longpuzzle.agents.envs import PuzzleVectorEnv
 
     p, lvl = case
     env = PuzzleVectorEnv(8, lvl, autoreset_mode="disabled")

@@ -1,4 +1,4 @@
-"""The dataset writer's parts: the PNG stream (datasets/png.py) with the renderer's deltas
+"""The dataset writer's parts: the PNG stream (agents/media/png.py) with the renderer's deltas
 (the same bytes as without them, and so the same shards, every frame decoding exactly,
 fewer bands hashed; deltas it cannot trust, relative to another frame or to a frame that
 may have changed, are ignored), its deflate (a band's bytes are a function of its pixels,
@@ -21,14 +21,14 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from longpuzzle.datasets.build import DatasetConfig
-from longpuzzle.datasets.collect import play_episode
-from longpuzzle.datasets import deflate as deflate_mod
-from longpuzzle.datasets.deflate import LEVELS, Deflate, reproducible_deflate
-from longpuzzle.datasets.png import PngStream
-from longpuzzle.datasets.schema import COLUMNS, META_COLUMNS
-from longpuzzle.datasets.shards import DatasetError, WebDatasetShard, file_sha256, read_rows, ustar_header
-from longpuzzle.datasets.writer import StepWriter
+from longpuzzle.agents.datasets.build import DatasetConfig
+from longpuzzle.agents.datasets.collect import play_episode
+from longpuzzle.agents.media import deflate as deflate_mod
+from longpuzzle.agents.media.deflate import LEVELS, Deflate, reproducible_deflate
+from longpuzzle.agents.media.png import PngStream
+from longpuzzle.agents.datasets.schema import COLUMNS, META_COLUMNS
+from longpuzzle.agents.datasets.shards import DatasetError, WebDatasetShard, file_sha256, read_rows, ustar_header
+from longpuzzle.agents.datasets.writer import StepWriter
 
 
 def _pixels(png: bytes) -> np.ndarray:
@@ -61,7 +61,7 @@ def captured():
 @pytest.mark.parametrize("cache_bands", [40, 10])
 def test_deltas_give_the_same_pngs_and_cache_with_fewer_bands_hashed(captured, cache_bands):
     # byte for byte only with the reproducible deflate: ISA-L's bytes can vary from call to call
-    # (datasets/png.py), so two ISA-L streams are compared by their pixels. With 10 bands kept,
+    # (agents/media/png.py), so two ISA-L streams are compared by their pixels. With 10 bands kept,
     # fewer than a frame's 15, a frame's own bands drop out of the cache while it is written
     plain = PngStream(cache_bands=cache_bands, reproducible=True)
     fast = PngStream(cache_bands=cache_bands, reproducible=True)
@@ -270,7 +270,7 @@ def test_a_bands_bytes_depend_on_its_pixels_alone_whatever_the_compressor_did_be
 
 _FRESH_BANDS = """
 import hashlib, sys
-from longpuzzle.datasets.deflate import reproducible_deflate
+from longpuzzle.agents.media.deflate import reproducible_deflate
 data = open(sys.argv[1], "rb").read()
 bands, at = [], 0
 while at < len(data):
@@ -388,8 +388,8 @@ def test_a_parquet_row_group_stores_a_png_shown_again_once_and_ends_at_its_byte_
     same. The file's schema is the plain one (the image column binary, not the dictionary
     type it is written from)."""
     import pyarrow.parquet as pq
-    from longpuzzle.datasets import shards as shards_mod
-    from longpuzzle.datasets.shards import arrow_schema
+    from longpuzzle.agents.datasets import shards as shards_mod
+    from longpuzzle.agents.datasets.shards import arrow_schema
     one = _shard_rows(captured, tmp_path, "one")
     rows = list(read_rows(one))
     n = len(rows)
@@ -425,8 +425,8 @@ def test_a_default_shard_is_one_row_group_and_stores_a_png_shown_again_once(capt
     that comes back more than 1,024 rows later is not stored again; reading decodes
     READ_BATCH rows at a time and gives back every row as written, whatever that size."""
     import pyarrow.parquet as pq
-    from longpuzzle.datasets import shards as shards_mod
-    from longpuzzle.datasets.writer import DEFAULT_SHARD_SIZE
+    from longpuzzle.agents.datasets import shards as shards_mod
+    from longpuzzle.agents.datasets.writer import DEFAULT_SHARD_SIZE
     repeats = 1024 // len(captured.steps) + 2            # the same episodes again, under other names
     path = _shard_rows(captured, tmp_path, "long", repeats)
     n = repeats * len(captured.steps)
@@ -447,7 +447,7 @@ def test_a_parquet_shard_stores_a_png_that_comes_back_once(tmp_path):
     """The image column's dictionary holds each distinct PNG of a row group once, also one
     that comes back as another bytes object, or after others of its size (the column stays
     dictionary-encoded); the rows read back exactly, and the same rows give the same file."""
-    from longpuzzle.datasets.shards import ParquetShard
+    from longpuzzle.agents.datasets.shards import ParquetShard
     rng = random.Random(3)
     a, b, c = (rng.randbytes(40_000) for _ in range(3))
 
@@ -482,13 +482,13 @@ def test_a_parquet_shard_stores_a_png_that_comes_back_once(tmp_path):
 
 
 def test_row_group_columns_built_from_buffers_equal_pyarrows_and_write_the_same_parquet(tmp_path):
-    """datasets/columns.py builds a row group's Arrow arrays from the buffers (so pyarrow never
+    """agents/datasets/columns.py builds a row group's Arrow arrays from the buffers (so pyarrow never
     probes for pandas): equal to Table.from_pydict's arrays, nulls, non-ASCII text and empty
     lists included, and the same Parquet bytes; a process writing a shard imports no pandas."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from longpuzzle.datasets.columns import record_batch
-    from longpuzzle.datasets.shards import arrow_schema
+    from longpuzzle.agents.datasets.columns import record_batch
+    from longpuzzle.agents.datasets.shards import arrow_schema
     schema = arrow_schema()
     rng = random.Random(5)
     text = ["", "a", "move 3>1", "ü→★", "x" * 300]
@@ -514,8 +514,8 @@ def test_row_group_columns_built_from_buffers_equal_pyarrows_and_write_the_same_
             with pq.ParquetWriter(path, schema, write_statistics=False) as w:
                 write(w)
         assert a.read_bytes() == b.read_bytes(), n
-    code = ("import sys, tempfile\nfrom longpuzzle.datasets.shards import ParquetShard\n"
-            "from longpuzzle.datasets.schema import COLUMNS\n"
+    code = ("import sys, tempfile\nfrom longpuzzle.agents.datasets.shards import ParquetShard\n"
+            "from longpuzzle.agents.datasets.schema import COLUMNS\n"
             "sh = ParquetShard(tempfile.mkdtemp() + '/s.parquet')\n"
             "row = {k: ([] if t.startswith('list') else None if t.endswith('?') else b'' if t == 'binary' "
             "else '' if t == 'str' else 0) for k, (t, _) in COLUMNS.items()}\n"

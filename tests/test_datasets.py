@@ -1,4 +1,4 @@
-"""Datasets of GUI trajectories (longpuzzle.datasets): shards read back with the format's
+"""Datasets of GUI trajectories (longpuzzle.agents.datasets): shards read back with the format's
 own standard libraries (pyarrow, tarfile + json), frames against the recorded hashes,
 actions against a replay of each episode, the model conventions against the model
 protocols' own parsers, resume, reproducibility, and the CLI."""
@@ -19,11 +19,11 @@ from longpuzzle.agents.harness import frame_hash
 from longpuzzle.agents.models.clients import Reply
 from longpuzzle.agents.models.protocols import BuiltinProtocol, Context, QwenProtocol, UITarsProtocol
 from longpuzzle.cli import cli
-from longpuzzle.datasets.build import DatasetConfig, build, read_manifest
-from longpuzzle.datasets.check import check_dataset, shard_differences
-from longpuzzle.datasets.conventions import Conventions
-from longpuzzle.datasets.schema import COLUMNS
-from longpuzzle.datasets.shards import DatasetError, read_rows
+from longpuzzle.agents.datasets.build import DatasetConfig, build, read_manifest
+from longpuzzle.agents.datasets.check import check_dataset, shard_differences
+from longpuzzle.agents.datasets.conventions import Conventions
+from longpuzzle.agents.datasets.schema import COLUMNS
+from longpuzzle.agents.datasets.shards import DatasetError, read_rows
 from longpuzzle.engine import gui
 
 pq = pytest.importorskip("pyarrow.parquet", reason="the parquet format needs pyarrow (a base dependency)")
@@ -101,12 +101,12 @@ def test_the_check_catches_an_altered_shard_and_an_altered_action(parquet_ds, tm
     a = json.loads(t[i]["action"])
     t[i]["action"] = json.dumps({"type": "wait", "ms": 1})            # not what was played
     import pyarrow as pa
-    from longpuzzle.datasets.shards import arrow_schema
+    from longpuzzle.agents.datasets.shards import arrow_schema
     pq.write_table(pa.Table.from_pylist(t, schema=arrow_schema()), f)
     rep = check_dataset(bad)
     assert not rep["ok"] and "content is not what the manifest recorded" in rep["problems"][0]
     # the same alteration with the manifest updated: only the replay can tell
-    from longpuzzle.datasets.shards import file_sha256
+    from longpuzzle.agents.datasets.shards import file_sha256
     man = json.loads((bad / "manifest.json").read_text())
     man["shards"][0].update(bytes=f.stat().st_size, sha256=file_sha256(f))
     (bad / "manifest.json").write_text(json.dumps(man))
@@ -275,7 +275,7 @@ def test_the_png_level_and_deflate_are_recorded_and_only_the_bytes_differ(tmp_pa
     (settings) and the deflate that made the PNGs (library, version, level, jobs), as the
     standard library's zlib with a note when zlib-ng cannot be imported; dataset-check
     shows it and finds a recorded level other than the settings' a problem."""
-    from longpuzzle.datasets import deflate as deflate_mod
+    from longpuzzle.agents.media import deflate as deflate_mod
     base = dict(objectives=["rush_hour/easy"], format="webdataset", settings={"max_actions": 6})
     made = {}
     for name, level in (("fast", 1), ("small", 9)):
@@ -331,8 +331,8 @@ def test_jobs_deflated_differently_are_each_recorded():
     """A resumed dataset, or one written by a cluster, may hold jobs deflated by another
     zlib-ng (or by zlib, or by code from before the deflate was recorded): each deflate is
     listed once with its jobs, and dataset-check's line names them."""
-    from longpuzzle.datasets.build import png_deflates
-    from longpuzzle.datasets.check import describe_deflates
+    from longpuzzle.agents.datasets.build import png_deflates
+    from longpuzzle.agents.datasets.check import describe_deflates
     ng = {"library": "zlib-ng", "version": "2.3.3", "level": 1}
     parts = [{"job": 0, "png_deflate": ng}, {"job": 1, "png_deflate": {**ng, "version": "2.4.0"}},
              {"job": 2, "png_deflate": dict(ng)}, {"job": 3}]

@@ -11,8 +11,8 @@ import sys
 
 import numpy as np
 
-from longpuzzle.datasets.build import DatasetConfig, build
-from longpuzzle.datasets.check import shard_differences
+from longpuzzle.agents.datasets.build import DatasetConfig, build
+from longpuzzle.agents.datasets.check import shard_differences
 from longpuzzle.engine.suite import Suite
 from longpuzzle.render.frame import Renderer, renderer
 from longpuzzle.solvers import solve
@@ -53,7 +53,7 @@ def test_a_completion_card_is_the_frame_a_fresh_renderer_draws_whatever_was_draw
 
 _FRESH = """
 import json, sys
-from longpuzzle.datasets.build import DatasetConfig, build
+from longpuzzle.agents.datasets.build import DatasetConfig, build
 m = build(sys.argv[1], DatasetConfig.from_dict(json.loads(sys.argv[2])))
 print(json.dumps([s["sha256"] for s in m["shards"]]))
 """
@@ -81,5 +81,5 @@ def test_a_dataset_made_after_this_process_history_is_the_one_a_fresh_process_ma
 
 
 def _rows(folder, manifest):
-    from longpuzzle.datasets.shards import read_rows
+    from longpuzzle.agents.datasets.shards import read_rows
     return [r for s in manifest["shards"] for r in read_rows(folder / s["file"])]

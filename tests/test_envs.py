@@ -1,4 +1,4 @@
-"""The Gymnasium environments (longpuzzle.envs): Gymnasium's own checker over every
+"""The Gymnasium environments (longpuzzle.agents.envs): Gymnasium's own checker over every
 registered game in every mode, the rules and pixel semantics, level sources, seeding,
 pickling, and the compiled vector env against Gymnasium's SyncVectorEnv step for step."""
 
@@ -17,12 +17,12 @@ import pytest
 from gymnasium.utils.env_checker import check_env, data_equivalence
 from gymnasium.vector import AutoresetMode
 
-import longpuzzle.envs as lpe
+import longpuzzle.agents.envs as lpe
 from longpuzzle.engine import gui
 from longpuzzle.engine.catalog import catalog, load_level
 from longpuzzle.engine.registry import get_puzzle, puzzle_ids
 from longpuzzle.engine.testing import random_walk
-from longpuzzle.envs import DiscreteGUIActions, LevelSourceError, env_id, from_gui, gui_action_space, to_gui
+from longpuzzle.agents.envs import DiscreteGUIActions, LevelSourceError, env_id, from_gui, gui_action_space, to_gui
 
 GAMES = puzzle_ids()
 MODES = ["rules", "pixels"]
@@ -58,9 +58,9 @@ def test_every_registered_puzzle_and_the_suite_have_an_id():
 
 
 def test_entry_point_declared_for_the_plugin_mechanism_registers_under_its_namespace():
-    meta = tomllib.loads((Path(lpe.__file__).parents[1] / "pyproject.toml").read_text())
+    meta = tomllib.loads((Path(lpe.__file__).parents[2] / "pyproject.toml").read_text())
     eps = meta["project"]["entry-points"]["gymnasium.envs"]
-    assert eps == {"longpuzzle": "longpuzzle.envs.registration:register_envs"}
+    assert eps == {"longpuzzle": "longpuzzle.agents.envs.registration:register_envs"}
     module, attr = eps["longpuzzle"].split(":")
     fn = getattr(__import__(module, fromlist=[attr]), attr)
     for i in lpe.registered_ids():
@@ -71,9 +71,9 @@ def test_entry_point_declared_for_the_plugin_mechanism_registers_under_its_names
 
 
 def test_module_qualified_id_needs_no_import_first():
-    code = ("import gymnasium as g; e = g.make('longpuzzle.envs:longpuzzle/MazePaint-v0', "
+    code = ("import gymnasium as g; e = g.make('longpuzzle.agents.envs:longpuzzle/MazePaint-v0', "
             "level='maze_paint/hard/3'); o, i = e.reset(seed=1); print(o.shape[0], i['level'])")
-    env = dict(os.environ, PYTHONPATH=str(Path(lpe.__file__).parents[2]))
+    env = dict(os.environ, PYTHONPATH=str(Path(lpe.__file__).parents[3]))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split() == [str(load_level("maze_paint/hard/3").initial.shape[0]), "maze_paint/hard/3"]
@@ -82,11 +82,11 @@ def test_module_qualified_id_needs_no_import_first():
 @pytest.mark.parametrize("imports", [
     "import longpuzzle, gymnasium as gym",              # the convention of Gymnasium's plugin packages
     "import gymnasium as gym, longpuzzle",              # gymnasium already there: registered at once
-    "import longpuzzle, longpuzzle.envs, gymnasium as gym",
+    "import longpuzzle, longpuzzle.agents.envs, gymnasium as gym",
 ])
 def test_importing_the_package_registers_the_ids_lazily(imports):
     """``import longpuzzle`` is enough for gymnasium.make, yet loads neither gymnasium nor the envs'
-    kernels by itself (gym_hook.py: registered when gymnasium is imported); warnings are errors."""
+    kernels by itself (agents/gym_hook.py: registered when gymnasium is imported); warnings are errors."""
     code = ("import sys; import longpuzzle; lazy = 'gymnasium' not in sys.modules; "
             f"{imports}; gym.register_envs(longpuzzle); "
             "light = not {'numba', 'pygame'} & set(sys.modules); "
@@ -94,7 +94,7 @@ def test_importing_the_package_registers_the_ids_lazily(imports):
             "print(lazy, light, i['level'], len([k for k in gym.registry if k.startswith('longpuzzle/')]))")
     if imports.startswith("import gymnasium"):
         code = "import gymnasium; " + code
-    env = dict(os.environ, PYTHONPATH=str(Path(lpe.__file__).parents[2]))
+    env = dict(os.environ, PYTHONPATH=str(Path(lpe.__file__).parents[3]))
     r = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, env=env,
                        timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -263,7 +263,7 @@ def test_check_env_and_envs_check_work_with_no_display_and_no_sdl_driver():
     """A machine with no display and SDL_VIDEODRIVER unset (a server, a fresh CI image): the
     human mode check_env tries is drawn off screen, said once in a warning."""
     env = {k: v for k, v in os.environ.items() if k not in ("SDL_VIDEODRIVER", "DISPLAY", "WAYLAND_DISPLAY")}
-    env["PYTHONPATH"] = str(Path(lpe.__file__).parents[2])
+    env["PYTHONPATH"] = str(Path(lpe.__file__).parents[3])
     code = ("import warnings, gymnasium as gym, longpuzzle\n"
             "from gymnasium.utils.env_checker import check_env\n"
             "with warnings.catch_warnings(record=True) as w:\n"
@@ -569,7 +569,7 @@ def gen_store(tmp_path, monkeypatch):
 
     from longpuzzle.engine.catalog import use_catalog
     from longpuzzle.engine.catalog_store import snapshot
-    from longpuzzle.generators import generate, level_file
+    from longpuzzle.solvers.generators import generate, level_file
     monkeypatch.setenv("LONGPUZZLE_CATALOG_DIR", str(tmp_path / "store"))
     monkeypatch.delenv("LONGPUZZLE_CATALOG", raising=False)
     made = list(generate("maze_paint", "medium", seed=3, count=2))
@@ -626,7 +626,7 @@ def test_envs_take_a_catalogue_and_keep_it_for_every_lookup(gen_store):
 
 
 def test_a_generator_sampler_is_a_level_source():
-    from longpuzzle.generators import LevelSampler
+    from longpuzzle.solvers.generators import LevelSampler
     sample = LevelSampler("maze_paint", "easy", seed=4)
     env = gym.make("longpuzzle/MazePaint-v0", level=sample, space_levels="maze_paint/easy")
     env.reset(seed=9)

@@ -125,7 +125,7 @@ def _play(style: str, game: str, seed: int, actions: int):
     every type (mostly on widgets: menus, undo, restart, next level), waits; yields every
     frame with its render_delta (mid-animation frames too)."""
     from longpuzzle.engine import gui
-    from longpuzzle.fuzz.gui import random_action
+    from longpuzzle.agents.testing.fuzz.gui import random_action
     rng = random.Random(seed)
     lid = catalog().objectives(game)[0].level_ids[0]
     s = Suite(lid, style=style)
@@ -299,9 +299,9 @@ def test_new_folders_name_their_hash_and_old_whole_frame_folders_still_replay(tm
 def test_datasets_name_their_frame_hash_and_old_manifests_mean_whole_frame(tmp_path, monkeypatch):
     pytest.importorskip("pyarrow.parquet")
     from longpuzzle.agents.harness import run as run_mod
-    from longpuzzle.datasets.build import DatasetConfig, build, load_plan, read_manifest
-    from longpuzzle.datasets.check import check_dataset
-    from longpuzzle.datasets.shards import DatasetError, read_rows
+    from longpuzzle.agents.datasets.build import DatasetConfig, build, load_plan, read_manifest
+    from longpuzzle.agents.datasets.check import check_dataset
+    from longpuzzle.agents.datasets.shards import DatasetError, read_rows
 
     cfg = dict(objectives=["maze_paint/easy"], episodes=1, settings={"max_actions": 12})
     new = tmp_path / "new"
@@ -343,11 +343,11 @@ def test_the_png_stream_takes_the_harness_band_digests_for_the_same_bytes(tmp_pa
     the same shard bytes as a writer hashing every band itself, with next to no band hashed
     by the stream; digests that are not one per band are not used."""
     pytest.importorskip("pyarrow.parquet")
-    from longpuzzle.datasets.build import DatasetConfig
-    from longpuzzle.datasets.collect import play_episode
-    from longpuzzle.datasets.png import PngStream
-    from longpuzzle.datasets.shards import file_sha256
-    from longpuzzle.datasets.writer import StepWriter
+    from longpuzzle.agents.datasets.build import DatasetConfig
+    from longpuzzle.agents.datasets.collect import play_episode
+    from longpuzzle.agents.media.png import PngStream
+    from longpuzzle.agents.datasets.shards import file_sha256
+    from longpuzzle.agents.datasets.writer import StepWriter
 
     spec = DatasetConfig(objectives=["maze_paint/easy"], episodes=1, detours=0.1, seed=5).plan()[0]
 

@@ -13,8 +13,8 @@ import pytest
 
 from longpuzzle.agents.harness import HarnessError, replay_episode
 from longpuzzle.engine.catalog import catalog
-from longpuzzle.fuzz import agents, levels, snapshots
-from longpuzzle.fuzz.gui import soak
+from longpuzzle.agents.testing.fuzz import agents, levels, snapshots
+from longpuzzle.agents.testing.fuzz.gui import soak
 
 GAMES = catalog().games()
 
@@ -131,7 +131,7 @@ def test_the_hostile_agent_check_notices_a_wrong_end(tmp_path, monkeypatch):
 def test_soak_checks_tampered_results_and_notices_one_accepted(tmp_path, monkeypatch):
     """``soak --results N``: N single-field tamperings of a genuine run, each refused; a
     verification that accepted one would be reported as a failure (exit 1)."""
-    import longpuzzle.fuzz.results as fr
+    import longpuzzle.agents.testing.fuzz.results as fr
     from click.testing import CliRunner
     from longpuzzle.cli import cli
 

@@ -12,8 +12,8 @@ from longpuzzle.engine.catalog import BEYOND, Catalog, builtin_catalog, parse_le
 from longpuzzle.engine.geometry import DESIGN_H, DESIGN_W, Rect
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.suite import Suite
-from longpuzzle.generators import GenerationError, LevelSampler, generate, generator, generators, level_file
-from longpuzzle.generators.tiers import DEFINING, catalog_tiers, tier_data
+from longpuzzle.solvers.generators import GenerationError, LevelSampler, generate, generator, generators, level_file
+from longpuzzle.solvers.generators.tiers import DEFINING, catalog_tiers, tier_data
 from longpuzzle.render.frame import renderer
 from longpuzzle.solvers.core import check_solution
 
@@ -47,7 +47,7 @@ def test_generation_is_deterministic_in_game_tier_seed_and_index():
     # random access: level 2 alone is level 2 of the run
     alone = next(generate("maze_paint", "easy", seed=11, start=2, count=1))
     assert alone.record == a[2] and alone.level.id == "maze_paint/easy/3"
-    assert a[0]["generator"] == {"name": "longpuzzle.generators.maze_paint", "version": generator("maze_paint").version,
+    assert a[0]["generator"] == {"name": "longpuzzle.solvers.generators.maze_paint", "version": generator("maze_paint").version,
                                  "tier": "easy", "seed": 11, "index": 0, "attempts": a[0]["generator"]["attempts"]}
 
 

@@ -18,8 +18,8 @@ from longpuzzle.engine.catalog import parse_level_file
 from longpuzzle.engine.errors import CheckpointError, LevelFormatError
 from longpuzzle.engine.session import Session, replay
 from longpuzzle.engine.suite import Suite
-from longpuzzle.fuzz.gui import _HostileDict, _LyingList
-from longpuzzle.fuzz.levels import level_records
+from longpuzzle.agents.testing.fuzz.gui import _HostileDict, _LyingList
+from longpuzzle.agents.testing.fuzz.levels import level_records
 from longpuzzle.render.frame import Renderer, renderer
 
 SIZE = (540, 960)
@@ -322,7 +322,7 @@ def test_a_level_replaced_under_the_same_id_is_drawn_afresh():
 # ---- checkpoints and snapshots ----------------------------------------------------------------
 
 def _rechecksum(text: str, **change) -> str:
-    from longpuzzle.fuzz.snapshots import _rechecksum as rc
+    from longpuzzle.agents.testing.fuzz.snapshots import _rechecksum as rc
     body = json.loads(text)
     body.update(change)
     return json.dumps(rc(body))

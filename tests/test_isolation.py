@@ -18,8 +18,8 @@ from longpuzzle.agents.harness import AgentFile, Settings, make_caller, replay_e
 from longpuzzle.agents.harness.isolated import IsolatedAgentCaller
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.errors import LongPuzzleError
-from longpuzzle.sandbox import Limits, Sandbox, SandboxError, live_sandboxes, protections_available
-from longpuzzle.sandbox.channel import ChannelError, Endpoint, HEADER
+from longpuzzle.agents.sandbox import Limits, Sandbox, SandboxError, live_sandboxes, protections_available
+from longpuzzle.agents.sandbox.channel import ChannelError, Endpoint, HEADER
 
 HAVE = protections_available()
 LANDLOCK = HAVE["landlock"] >= 1

@@ -204,7 +204,7 @@ def test_the_envs_take_lang():
     import gymnasium
     from gymnasium.utils.env_checker import check_env
 
-    import longpuzzle.envs  # noqa: F401
+    import longpuzzle.agents.envs  # noqa: F401
     for env_id, kw in (("longpuzzle/MazePaint-v0", {"mode": "pixels", "scale": 0.5}), ("longpuzzle/Suite-v0", {"scale": 0.5})):
         zh = gymnasium.make(env_id, lang="zh", **kw)
         en = gymnasium.make(env_id, **kw)

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from longpuzzle.agents.backends import BackendError, ProcessBackend, SequentialBackend, available_cpus
+from longpuzzle.agents.jobs.local import BackendError, ProcessBackend, SequentialBackend, available_cpus
 from longpuzzle.agents.harness import replay_episode
 from longpuzzle.agents.runner import RunConfig, execute
 from longpuzzle.cli import cli
-from longpuzzle.cluster import env_episodes, gather, random_walks, solve_levels
+from longpuzzle.agents.jobs import env_episodes, gather, random_walks, solve_levels
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval_runs import placeless, solver_run  # noqa: E402
@@ -57,8 +57,8 @@ def test_workers_play_the_callers_catalogue(tmp_path):
 
 
 def test_dataset_jobs_in_worker_processes_write_the_same_shards(tmp_path):
-    from longpuzzle.datasets.build import DatasetConfig, build
-    from longpuzzle.datasets.check import check_dataset, shard_differences
+    from longpuzzle.agents.datasets.build import DatasetConfig, build
+    from longpuzzle.agents.datasets.check import check_dataset, shard_differences
     cfg = DatasetConfig(objectives=["maze_paint/easy", "rush_hour/easy"], episodes=2, jobs=3, detours=0.1,
                         settings={"max_actions": 30})
     local = build(tmp_path / "local", cfg)

@@ -7,7 +7,7 @@ import pytest
 
 from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.registry import get_puzzle
-from longpuzzle.generators.tiers import tier_data
+from longpuzzle.solvers.generators.tiers import tier_data
 from longpuzzle.solvers.core import certify, explore, solve
 from longpuzzle.solvers.knowledge.truck_escape import count_removal_sets
 from longpuzzle.solvers.profile import StateGraph, graph_profile, profile, sampled_dead_end_density

@@ -1,14 +1,14 @@
-"""Batched rollouts (PuzzleVectorEnv.rollout, envs/rollout.py): T steps in one compiled call
+"""Batched rollouts (PuzzleVectorEnv.rollout, agents/envs/rollout.py): T steps in one compiled call
 equal the same T steps taken one call of ``step`` at a time, for every game."""
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
-import longpuzzle.envs as lpe
+import longpuzzle.agents.envs as lpe
 from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.registry import get_puzzle, puzzle_ids
-from longpuzzle.envs import ExpertTable, env_id
+from longpuzzle.agents.envs import ExpertTable, env_id
 
 GAMES = puzzle_ids()
 FIRST = {"truck_escape": "truck_escape/default"}       # the game's objective of small levels

@@ -3,7 +3,7 @@ and reports what it got; the harness side checks that nothing arrived (its serve
 connection, its files kept their metadata) and that the run records what was in force.
 
 Each attack works on a sandbox without the protection (tried while writing these tests by
-switching it off in sandbox/harden.py): network (TCP and UDP to 127.0.0.1, listening,
+switching it off in agents/sandbox/harden.py): network (TCP and UDP to 127.0.0.1, listening,
 netlink, named and abstract unix sockets), metadata changes and observation of files outside
 its folder (chmod, utime, setxattr, stat, inotify, as uid 0), threads without bound, threads
 that go on running between calls, the host's System V IPC, dropping the parent-death signal,
@@ -20,7 +20,7 @@ import pytest
 
 from longpuzzle.agents.builtin import load_agent
 from longpuzzle.agents.harness import AgentFile, Settings, run_objective
-from longpuzzle.sandbox import Limits, live_sandboxes
+from longpuzzle.agents.sandbox import Limits, live_sandboxes
 
 HOSTILE = '''
 import json, os, socket, threading, time
@@ -243,7 +243,7 @@ def _eval(tmp_path, name):
 
 
 def test_a_run_records_the_guarantees_in_force_and_says_once_what_is_missing(tmp_path, monkeypatch):
-    from longpuzzle.sandbox import guarantees
+    from longpuzzle.agents.sandbox import guarantees
     r, rec = _eval(tmp_path, "here")
     assert rec["in_force"] == guarantees.in_force(guarantees.probe())
     if all(rec["in_force"].values()):                           # (this machine and CI: root, Linux 6.12+)
@@ -260,7 +260,7 @@ def test_a_run_records_the_guarantees_in_force_and_says_once_what_is_missing(tmp
 
 HARNESS = """
 import time
-from longpuzzle.sandbox import Sandbox
+from longpuzzle.agents.sandbox import Sandbox
 sb = Sandbox("def handle(call, arrays, ctx):\\n    return {}\\n")
 sb.start()
 print(sb.pid, flush=True)
@@ -298,7 +298,7 @@ def test_a_harness_killed_outright_leaves_no_process_and_no_folder(tmp_path):
 def test_work_folders_of_harnesses_gone_are_swept(tmp_path, monkeypatch):
     import subprocess
     import tempfile
-    from longpuzzle.sandbox import Sandbox
+    from longpuzzle.agents.sandbox import Sandbox
     dead = subprocess.Popen(["true"])
     dead.wait()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
@@ -337,14 +337,14 @@ NOOP = "def handle(call, arrays, ctx):\n    return {'ok': True}\n"
 
 
 def _start_one(q):
-    from longpuzzle.sandbox import Sandbox
+    from longpuzzle.agents.sandbox import Sandbox
     with Sandbox(NOOP) as sb:
         q.put(sb.call({}, timeout=30)[0])
 
 
 def test_a_process_forked_from_a_harness_starts_sandboxes_too():
     import multiprocessing
-    from longpuzzle.sandbox import Sandbox
+    from longpuzzle.agents.sandbox import Sandbox
     with Sandbox(NOOP) as sb:                   # this process's spawner thread runs (it is not forked along)
         assert sb.call({}, timeout=30)[0] == {"ok": True}
     ctx = multiprocessing.get_context("fork")
@@ -386,7 +386,7 @@ def _stat(pid: int) -> tuple[str, int]:
 
 INSIDE = """
 import json
-from longpuzzle.sandbox import Sandbox
+from longpuzzle.agents.sandbox import Sandbox
 PROGRAM = "import os\\ndef handle(call, arrays, ctx):\\n    return {'uid': os.getuid(), 'cwd': os.getcwd()}\\n"
 with Sandbox(PROGRAM) as sb:
     prot = sb.start()

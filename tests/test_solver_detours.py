@@ -18,8 +18,8 @@ from longpuzzle.agents.base import action_spec
 from longpuzzle.agents.builtin import SolverAgent
 from longpuzzle.agents.harness import Settings
 from longpuzzle.agents.harness.objective import run_objective
-from longpuzzle.datasets.build import DatasetConfig
-from longpuzzle.datasets.collect import play_episode
+from longpuzzle.agents.datasets.build import DatasetConfig
+from longpuzzle.agents.datasets.collect import play_episode
 from longpuzzle.engine.catalog import catalog, load_level
 from longpuzzle.engine.registry import get_puzzle, puzzles
 from longpuzzle.solvers import solve

@@ -17,7 +17,7 @@ from longpuzzle.agents.harness.trajectory import read_header
 from longpuzzle.agents.runner import RunConfig, SequentialBackend, execute, start_run
 from longpuzzle.agents.verify import RECORD_FILE, check_run
 from longpuzzle.cli import cli
-from longpuzzle.fuzz.results import EPISODE, check_tampering, copy_as_other, make_runs, tamperings
+from longpuzzle.agents.testing.fuzz.results import EPISODE, check_tampering, copy_as_other, make_runs, tamperings
 
 
 def run(*args):

@@ -15,7 +15,7 @@ from longpuzzle.agents.harness import Settings, read_events, replay_episode
 from longpuzzle.agents.vista import Controller
 from longpuzzle.agents.vista.code import CodeLimits
 from longpuzzle.agents.vista.records import check_tool_records
-from longpuzzle.sandbox import protections_available
+from longpuzzle.agents.sandbox import protections_available
 
 WAIT = {"action": {"type": "wait", "ms": 0}}
 LANDLOCK = protections_available().get("landlock", 0) >= 1

@@ -17,7 +17,7 @@ The modules, one job each:
     agent_call.py   the agent caller interface; the in-process caller of trusted agents (a
                     timeout per call, failures become AgentError); make_caller picks a caller
     isolated.py     AgentFile and its IsolatedAgentCaller: an agent file in a sandboxed process
-                    (longpuzzle.sandbox) that gets only the public observation
+                    (longpuzzle.agents.sandbox) that gets only the public observation
     agent_host.py   the program that runs the agent file inside that process (standalone)
     run.py          one episode's machinery: validate, dispatch, render, record one action
     feedback.py     public feedback from frames alone

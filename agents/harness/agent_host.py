@@ -1,4 +1,4 @@
-"""The program that runs an agent file inside its sandbox (see longpuzzle.sandbox).
+"""The program that runs an agent file inside its sandbox (see longpuzzle.agents.sandbox).
 
 STANDALONE: standard library, and numpy for the frames; it runs in the sandboxed process,
 where longpuzzle is not importable. It installs the public agent API (the source of

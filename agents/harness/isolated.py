@@ -1,5 +1,5 @@
 """Agents that are code run isolated: an agent file runs in a sandboxed process of its own
-(longpuzzle.sandbox) and the harness talks to it only through an agent caller.
+(longpuzzle.agents.sandbox) and the harness talks to it only through an agent caller.
 
 What crosses the channel, and nothing else:
 
@@ -32,7 +32,7 @@ from typing import Any
 from longpuzzle.agents.base import AgentError, FinalAnswer, InfrastructureError
 from longpuzzle.agents.harness.agent_call import UnreadableAction
 from longpuzzle.engine.errors import LongPuzzleError
-from longpuzzle.sandbox import Limits, Sandbox, SandboxError
+from longpuzzle.agents.sandbox import Limits, Sandbox, SandboxError
 
 DEFAULT_LIMITS = Limits(memory_mb=4096)
 MAX_FINAL_TEXT = 10_000

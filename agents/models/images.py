@@ -106,7 +106,7 @@ BAND_ROWS = 32                  # rows of a band that _Bands compresses on its o
 class _Bands:
     """The PNG of one image that changes in place (a resampler's output), its zlib stream
     made of bands of BAND_ROWS scanlines compressed independently (raw deflate ended by a
-    full flush, as datasets/png.py writes them): ``encode(image, changed)`` compresses
+    full flush, as agents/media/png.py writes them): ``encode(image, changed)`` compresses
     again only the bands that hold a changed row and joins the rest as they were. A
     standard PNG (one zlib stream, its Adler-32 the bands' combined)."""
 
@@ -117,7 +117,7 @@ class _Bands:
         self.compressor = None
 
     def encode(self, image: np.ndarray, changed: np.ndarray) -> bytes:
-        from longpuzzle.datasets.png import adler32_combine
+        from longpuzzle.agents.media.png import adler32_combine
         h, w = image.shape[:2]
         line = w * 3 + 1
         if self.shape != image.shape:

@@ -1,5 +1,5 @@
 """run_python, the paper's Code Execution CUA: the agent's code runs in a sandboxed process of
-its own (longpuzzle.sandbox: no longpuzzle, no project files, no evaluator, limits on time,
+its own (longpuzzle.agents.sandbox: no longpuzzle, no project files, no evaluator, limits on time,
 CPU and memory) that persists across calls, so variables, imports and functions survive.
 
 Inside, besides the standard library and numpy (``np``), the code has only:
@@ -20,7 +20,7 @@ process (the next call starts a fresh one; its variables are gone) and says so. 
 has a CPU budget for all its calls together (across fresh processes too): once it is spent,
 run_python says so and runs nothing more. Between calls the process is stopped (SIGSTOP),
 so nothing a cell started (a thread) runs while no call does; it has no network, runs as a
-user of its own and sees only its own folder (see longpuzzle.sandbox). The output
+user of its own and sees only its own folder (see longpuzzle.agents.sandbox). The output
 (stdout and stderr, and the value of a last bare expression, as a notebook shows it) comes
 back capped; the controller logs every cell and its output in the episode's events.
 """
@@ -152,7 +152,7 @@ class CodeRunner:
         return self.cpu_spent + (self.sb.cpu_time() if self.sb is not None else 0.0)
 
     def _start(self, left: float):
-        from longpuzzle.sandbox import Limits, Sandbox
+        from longpuzzle.agents.sandbox import Limits, Sandbox
         lim = self.limits
         hide = [str(self.c.folder)] if self.c.folder is not None else []     # the episode folder too
         self.sb = Sandbox(KERNEL, name="agent_code", hide=hide,
@@ -162,7 +162,7 @@ class CodeRunner:
 
     def run(self, code: str, refs: list) -> dict:
         """Run one cell: {"status": "ok" | "error" | "ended", "output": text, "turns": [...]}."""
-        from longpuzzle.sandbox import SandboxError
+        from longpuzzle.agents.sandbox import SandboxError
         self.cells += 1
         turns0 = self.c.turn
         note = ""

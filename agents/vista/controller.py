@@ -55,7 +55,7 @@ from longpuzzle.agents.vista.archive import (ArchiveError, FrameArchive, crop_zo
                                              pixel_views, region_of, samples_hash, view_box)
 from longpuzzle.agents.vista.history import History, level_key
 from longpuzzle.agents.vista.notes import GUIDE, WORKING, Notes, NotesError
-from longpuzzle.datasets.png import PngStream
+from longpuzzle.agents.media.png import PngStream
 
 TOOLS_STREAM = "tools"
 PAUSE_TOOLS = ("save_compact_checkpoint", "read_guide", "read_working", "final_answer")   # answered while paused
@@ -65,7 +65,7 @@ CHECKPOINT_DUE = ("paused: your context is nearly full. Call save_compact_checkp
 IMAGE_TOKEN_PIXELS = 750     # the context estimate: an image is w x h / this many tokens (as models bill them)
 IMAGE_TOKENS_CAP = 1600      # and at most this many
 PNG_CACHE = 64               # PNG images kept, by what they show (the same view is often sent again)
-PNG_BANDS = 512              # compressed bands of rows kept (datasets/png.PngStream: about 34 whole frames)
+PNG_BANDS = 512              # compressed bands of rows kept (agents/media/png.PngStream: about 34 whole frames)
 
 
 class ToolError(ValueError):
@@ -170,7 +170,7 @@ class Controller:
         self._pngs: OrderedDict = OrderedDict()
         # the PNGs' encoder: images are bands of rows compressed once, so the rows that views
         # of nearby turns share (most of a frame: a move changes a few places) are compressed
-        # once; any PNG decoder reads them (datasets/png.py)
+        # once; any PNG decoder reads them (agents/media/png.py)
         self._stream = PngStream(cache_bands=PNG_BANDS)
         self._watch = threading.Thread(target=self._watchdog, name="vista-watchdog", daemon=True)
         self._watch.start()
