@@ -15,7 +15,7 @@ import time
 
 from longpuzzle.agents.base import FinalAnswer
 from longpuzzle.agents.harness import ObjectiveEpisode, Settings
-from longpuzzle.agents.harness.agent_call import make_caller
+from longpuzzle.agents.harness.isolated import make_caller
 from longpuzzle.agents.datasets.agents import make_agent
 from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.registry import get_puzzle

@@ -15,9 +15,10 @@ The modules, one job each:
 
     settings.py     Settings, the default budget and timeouts, the instruction text, HarnessError
     agent_call.py   the agent caller interface; the in-process caller of trusted agents (a
-                    timeout per call, failures become AgentError); make_caller picks a caller
+                    timeout per call, failures become AgentError)
     isolated.py     AgentFile and its IsolatedAgentCaller: an agent file in a sandboxed process
-                    (longpuzzle.agents.sandbox) that gets only the public observation
+                    (longpuzzle.agents.sandbox) that gets only the public observation;
+                    make_caller picks one of the two callers for an agent
     agent_host.py   the program that runs the agent file inside that process (standalone)
     run.py          one episode's machinery: validate, dispatch, render, record one action
     feedback.py     public feedback from frames alone
@@ -37,10 +38,10 @@ The modules, one job each:
 Everything a caller needs is importable from ``longpuzzle.agents.harness``.
 """
 
-from longpuzzle.agents.harness.agent_call import AgentCaller, make_caller
+from longpuzzle.agents.harness.agent_call import AgentCaller
 from longpuzzle.agents.harness.cycles import CycleDetector
 from longpuzzle.agents.harness.feedback import FeedbackTracker
-from longpuzzle.agents.harness.isolated import AgentFile, IsolatedAgentCaller
+from longpuzzle.agents.harness.isolated import AgentFile, IsolatedAgentCaller, make_caller
 from longpuzzle.agents.harness.level import run_level_chain
 from longpuzzle.agents.harness.objective import ObjectiveEpisode, StepOutcome, run_objective
 from longpuzzle.agents.harness.replay import ReplayReport, continue_episode, replay_episode, restore_step

@@ -190,19 +190,6 @@ class _Alarm:
                 pass
 
 
-def make_caller(agent: BaseAgent, timeout: float | None) -> AgentCaller:
-    """The caller the harness uses for ``agent`` with the default per-call ``timeout``
-    (seconds; None or 0: no limit): an agent file (isolated.AgentFile) runs in a sandboxed
-    process of its own (IsolatedAgentCaller); an agent object, which is code already running
-    in this process (the built-in agents, or one a Python caller made), is called in-process
-    and marked trusted in the results."""
-    from longpuzzle.agents.harness.isolated import AgentFile
-
-    if type(agent) is AgentFile:
-        return agent.caller(timeout or None)
-    return AgentCaller(agent, timeout or None)
-
-
 def caller_isolation(caller: Any) -> dict:
     """How the agent ran, for the results: {"trusted": ..., "mode": "in-process" | "process", ...}."""
     iso = getattr(caller, "isolation", None)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from longpuzzle.agents.base import AgentError, FinalAnswer, InfrastructureError
-from longpuzzle.agents.harness.agent_call import UnreadableAction
+from longpuzzle.agents.harness.agent_call import AgentCaller, UnreadableAction
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.agents.sandbox import Limits, Sandbox, SandboxError
 
@@ -247,3 +247,15 @@ class IsolatedAgentCaller:
                              f"{str(r['infrastructure'])[:2000]} (an InfrastructureError raised by an isolated "
                              "agent is scored as its own failure; run it with --trusted-agent to have such "
                              "episodes left unscored)")
+
+
+def make_caller(agent: Any, timeout: float | None) -> AgentCaller | IsolatedAgentCaller:
+    """The caller the harness uses for ``agent`` with the default per-call ``timeout``
+    (seconds; None or 0: no limit): an agent file (AgentFile) runs in a sandboxed process of
+    its own (IsolatedAgentCaller); an agent object, which is code already running in this
+    process (the built-in agents, or one a Python caller made), is called in-process
+    (agent_call.AgentCaller) and marked trusted in the results. It lives here, above both
+    callers, so that agent_call.py need not know of agent files."""
+    if type(agent) is AgentFile:
+        return agent.caller(timeout or None)
+    return AgentCaller(agent, timeout or None)

@@ -12,9 +12,10 @@ from longpuzzle.agents.base import (
     NO_VISIBLE_EFFECT, AgentError, BaseAgent, FinalAnswer, InfrastructureError, Observation, action_spec, make_frame,
 )
 from longpuzzle.agents.evaluator import Evaluator
-from longpuzzle.agents.harness.agent_call import caller_isolation, make_caller, save_agent_log
+from longpuzzle.agents.harness.agent_call import caller_isolation, save_agent_log
 from longpuzzle.agents.harness.clock import BudgetClock
 from longpuzzle.agents.harness.cycles import CycleDetector
+from longpuzzle.agents.harness.isolated import make_caller
 from longpuzzle.agents.harness.recompute import level_start
 from longpuzzle.agents.harness.results import EpisodeResult
 from longpuzzle.agents.harness.run import Run

@@ -32,8 +32,9 @@ from pathlib import Path
 
 from longpuzzle.agents.base import AgentError, InfrastructureError, BaseAgent, Feedback, FinalAnswer, Observation, action_spec, make_frame
 from longpuzzle.agents.evaluator import Evaluator
-from longpuzzle.agents.harness.agent_call import caller_isolation, jsonable_action, make_caller, save_agent_log
+from longpuzzle.agents.harness.agent_call import caller_isolation, jsonable_action, save_agent_log
 from longpuzzle.agents.harness.clock import BudgetClock
+from longpuzzle.agents.harness.isolated import make_caller
 from longpuzzle.agents.harness.results import EpisodeResult, objective_results, result_core
 from longpuzzle.agents.harness.run import Run
 from longpuzzle.agents.harness.settings import HarnessError, Settings, instruction_for, refusal_end_message, refusal_limit

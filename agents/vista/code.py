@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from longpuzzle.agents.vista.archive import ArchiveError
+from longpuzzle.agents.vista.tools import ToolError
 
 OUTPUT_CAP = 20_000        # characters of output returned per call
 
@@ -220,7 +221,6 @@ class CodeRunner:
                 refs.append({"index": i, "turn": t, "frame": k, "to": "code"})
                 return {"index": i}, [np.ascontiguousarray(a.read(i))]
             if op == "gui":
-                from longpuzzle.agents.vista.controller import ToolError
                 if self.c.done or self.c.ep.poll():
                     return {"error": f"the episode has ended ({self.c.ep.end})"}
                 try:

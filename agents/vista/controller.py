@@ -51,6 +51,7 @@ from typing import Any
 from longpuzzle.agents.base import FinalAnswer
 from longpuzzle.agents.harness import HarnessError, ObjectiveEpisode, Settings, frame_hash
 from longpuzzle.agents.vista import tools as T
+from longpuzzle.agents.vista.tools import ToolError, result_json as _json
 from longpuzzle.agents.vista.archive import (ArchiveError, FrameArchive, crop_zoom, fit_zoom, pixel_samples,
                                              pixel_views, region_of, samples_hash, view_box)
 from longpuzzle.agents.vista.history import History, level_key
@@ -66,10 +67,6 @@ IMAGE_TOKEN_PIXELS = 750     # the context estimate: an image is w x h / this ma
 IMAGE_TOKENS_CAP = 1600      # and at most this many
 PNG_CACHE = 64               # PNG images kept, by what they show (the same view is often sent again)
 PNG_BANDS = 512              # compressed bands of rows kept (agents/media/png.PngStream: about 34 whole frames)
-
-
-class ToolError(ValueError):
-    """A tool call that cannot be done as asked (the message says why); nothing changed."""
 
 
 @dataclass
@@ -89,10 +86,6 @@ class ToolResult:
     @property
     def bytes(self) -> int:
         return len(self.text.encode("utf-8")) + sum(len(i.png) for i in self.images)
-
-
-def _json(d) -> str:
-    return json.dumps(d, separators=(",", ":"), ensure_ascii=False)
 
 
 def _jsonable(v):
@@ -648,7 +641,3 @@ def _only(args: dict, tool: str, allowed: set) -> None:
     if bad:
         raise ToolError(f"{tool} takes {', '.join(sorted(allowed)) or 'no arguments'}; not {', '.join(sorted(bad))}")
 
-
-def _text_hash(text: str) -> str:
-    import xxhash
-    return xxhash.xxh3_128_hexdigest(text.encode("utf-8"))

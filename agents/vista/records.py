@@ -26,6 +26,7 @@ from pathlib import Path
 from longpuzzle.agents.harness import FrameStoreError, HarnessError, open_frames, read_events, step_frame_indices
 from longpuzzle.agents.harness.frames import hasher, header_frame_hash
 from longpuzzle.agents.vista.archive import crop_zoom, pixel_grid, pixel_samples, samples_hash
+from longpuzzle.agents.vista.tools import result_json, text_hash
 
 CONVERSATION = "conversation.jsonl"
 
@@ -118,8 +119,6 @@ def check_tool_records(folder) -> ToolCheck | None:
     image is the stored frame of its turn (its recorded hash); an inspect image is the crop
     and zoom of that frame (hash of the pixels); a read_pixels view's samples are recomputed
     (hash of the sampled values)."""
-    from longpuzzle.agents.vista.controller import _json, _text_hash
-
     events = read_events(folder)
     recs = [r for r in events if r.get("stream") == "tools" and r.get("refs")]
     if not any(r.get("stream") == "tools" for r in events):
@@ -151,7 +150,7 @@ def check_tool_records(folder) -> ToolCheck | None:
                         == ref["samples"]
                 elif "rows" in ref:                  # read_pixels of one view (folders written before the views)
                     grid = pixel_grid(px, tuple(ref["region"]), ref["rows"], ref["cols"])
-                    good = _text_hash(_json({"turn": turn, "frame": frame, **grid})) == ref["hash"]
+                    good = text_hash(result_json({"turn": turn, "frame": frame, **grid})) == ref["hash"]
                 elif "box" in ref:
                     good = frame_hash(crop_zoom(px, tuple(ref["box"]), ref["zoom"])) == ref["hash"]
                 else:

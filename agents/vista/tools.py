@@ -37,6 +37,7 @@ NGAR classes (PAPERS.md section 4, B.3; ``step_kind``)
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from longpuzzle.agents.metrics import action_step_kind
@@ -83,6 +84,21 @@ SINGLE_ACTIONS = tuple(t for t in ACTION_TYPES if t != "batch")
 _FORMS = ("click {x, y}; double_click {x, y}; long_press {x, y, ms}; drag {x0, y0, x1, y1, steps?, ms?, via?}; "
           "swipe {direction: up|down|left|right, x?, y?, distance?} or {x0, y0, x1, y1}; press {x, y} / move {x, y} / "
           "release {x?, y?}; key {name}; typetext {text}; scroll {direction, x?, y?, amount?}; wait {ms}")
+
+
+class ToolError(ValueError):
+    """A tool call that cannot be done as asked (the message says why); nothing changed."""
+
+
+def result_json(d) -> str:
+    """A tool result's text: ``d`` as compact JSON (as records.py reads it back)."""
+    return json.dumps(d, separators=(",", ":"), ensure_ascii=False)
+
+
+def text_hash(text: str) -> str:
+    """The digest of a tool result's text recorded in a tool record's refs (xxh3-128)."""
+    import xxhash
+    return xxhash.xxh3_128_hexdigest(text.encode("utf-8"))
 
 
 class PlayArgsError(ValueError):
