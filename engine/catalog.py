@@ -9,7 +9,7 @@ every problem in them is reported with the file, the level and the field.
 from __future__ import annotations
 
 import hashlib
-import os
+import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -227,27 +227,80 @@ class Catalog:
     def file_of(self, game: str) -> str:
         return self._files[game]
 
+    # A catalogue is a value passed to what needs it; to another process (a job's argument,
+    # a worker, a Ray task) it travels as its level data, checked there by its content hash.
+    # The built-in catalogue travels as a reference: every process has it.
+    spec = ""        # how the store names it (NAME@VERSION, a snapshot file's path), else ""
+    path = ""        # the snapshot file it was read from, else ""
+
+    def to_doc(self) -> dict:
+        """The catalogue as JSON-able data another process rebuilds it from."""
+        return {"hash": self.content_hash, "name": self.name, "version": self.version, "spec": self.spec,
+                "generators": dict(self.generators),
+                "sources": {g: (json.dumps(self.level_file(g)), f"{self.label}:{g}") for g in self.games()}}
+
+    def __reduce__(self):
+        if self is _DEFAULT or (self.name == BUILTIN and self.content_hash == builtin_catalog().content_hash):
+            return (builtin_catalog, ())
+        return (_catalog_from_doc, (self.to_doc(),))
+
 
 _DEFAULT: Catalog | None = None
-_ACTIVE: Catalog | None = None
-CATALOG_ENV = "LONGPUZZLE_CATALOG"
 
 
 def builtin_catalog() -> Catalog:
-    """The catalogue of the built-in level files (loaded once)."""
+    """The catalogue of the built-in level files (loaded once): the default of every
+    function that takes a ``catalog`` and is given none."""
     global _DEFAULT
     if _DEFAULT is None:
         _DEFAULT = Catalog()
     return _DEFAULT
 
 
+# Catalogues received from other processes (job arguments: pickled as level data), by content
+# hash, so the jobs a worker runs share one Catalog value per catalogue (and so its caches).
+_RECEIVED: dict[str, Catalog] = {}
+RECEIVED_KEPT = 8
+
+
+def _catalog_from_doc(doc: dict) -> Catalog:
+    """Unpickling a Catalog (Catalog.__reduce__): rebuilt from its level data once per
+    process, checked by its content hash (a catalogue that changed on the way is an error)."""
+    got = _RECEIVED.get(doc["hash"])
+    if got is not None:
+        return got
+    cat = Catalog(sources={g: tuple(v) for g, v in doc["sources"].items()}, name=doc["name"],
+                  version=doc["version"], generators=doc["generators"])
+    if cat.content_hash != doc["hash"]:
+        raise LevelFormatError(f"catalogue {cat.label} rebuilt from the data sent to this process "
+                               "is not the sender's (its content hash differs)")
+    cat.spec = doc.get("spec", "")
+    if len(_RECEIVED) >= RECEIVED_KEPT:
+        _RECEIVED.pop(next(iter(_RECEIVED)))
+    _RECEIVED[doc["hash"]] = cat
+    return cat
+
+
+def load_level(level_id: str | Level, catalog: Catalog | None = None) -> Level:
+    """A level of ``catalog`` (default: the built-in one) by id (a Level passes through)."""
+    if isinstance(level_id, Level):
+        return level_id
+    return (catalog or _in_use()).level(level_id)
+
+
+# ---- TRANSITIONAL (issue 37): the process-global catalogue in use, going away -----------
+_ACTIVE: Catalog | None = None
+CATALOG_ENV = "LONGPUZZLE_CATALOG"
+
+
+def _in_use() -> Catalog:
+    return catalog()
+
+
 def catalog() -> Catalog:
-    """The catalogue in use: the one chosen with use_catalog(), else the one named by
-    $LONGPUZZLE_CATALOG (a snapshot name, NAME@VERSION or a snapshot file), else the built-in
-    one. Everything that looks levels up by id (sessions, the suite's menus, the harness,
-    the evaluator) reads this one."""
     global _ACTIVE
     if _ACTIVE is None:
+        import os
         spec = os.environ.get(CATALOG_ENV, "").strip()
         if spec and spec != BUILTIN:
             from longpuzzle.engine.catalog_store import open_catalog
@@ -258,11 +311,7 @@ def catalog() -> Catalog:
 
 
 def use_catalog(which: "Catalog | str | None") -> "CatalogChoice":
-    """Make a catalogue the one in use for this process: a Catalog, a snapshot name,
-    NAME@VERSION, a snapshot file, or None / "builtin" for the built-in one. Processes
-    started from here on inherit the choice through $LONGPUZZLE_CATALOG when it names a
-    stored snapshot. Returns a handle (``.catalog``) that is also a context manager:
-    ``with use_catalog("mine") as cat: ...`` puts the previous choice back afterwards."""
+    import os
     global _ACTIVE
     prev, prev_env = _ACTIVE, os.environ.get(CATALOG_ENV)
     if which is None or which == BUILTIN:
@@ -282,8 +331,6 @@ def use_catalog(which: "Catalog | str | None") -> "CatalogChoice":
 
 
 class CatalogChoice:
-    """What use_catalog returns: ``.catalog``, and a context manager restoring the previous choice."""
-
     def __init__(self, cat: Catalog, prev: Catalog | None, prev_env: str | None):
         self.catalog, self._prev, self._prev_env = cat, prev, prev_env
 
@@ -291,16 +338,10 @@ class CatalogChoice:
         return self.catalog
 
     def __exit__(self, *exc) -> None:
+        import os
         global _ACTIVE
         _ACTIVE = self._prev
         if self._prev_env is None:
             os.environ.pop(CATALOG_ENV, None)
         else:
             os.environ[CATALOG_ENV] = self._prev_env
-
-
-def load_level(level_id: str | Level) -> Level:
-    """A level of the catalogue in use by id (a Level passes through)."""
-    if isinstance(level_id, Level):
-        return level_id
-    return catalog().level(level_id)

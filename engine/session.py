@@ -26,7 +26,7 @@ from typing import Iterable, NamedTuple
 
 import numpy as np
 
-from longpuzzle.engine.catalog import load_level
+from longpuzzle.engine.catalog import Catalog, load_level
 from longpuzzle.engine.textio import loads
 from longpuzzle.engine.errors import (
     CheckpointError,
@@ -74,8 +74,9 @@ _outcome = tuple.__new__       # builds an Outcome from a full tuple (no Python-
 class Session:
     """One level being played. Not thread-safe; cheap to create."""
 
-    def __init__(self, level: Level | str):
-        self.level: Level = load_level(level)
+    def __init__(self, level: Level | str, catalog: Catalog | None = None):
+        """``level``: a Level, or a level id of ``catalog`` (default: the built-in one)."""
+        self.level: Level = load_level(level, catalog)
         self.puzzle = get_puzzle(self.level.game)
         self._state = self.level.initial.copy()
         self._stack: list[np.ndarray] = []   # states before each applied move (for undo)
@@ -247,9 +248,10 @@ class Session:
         })
 
     @classmethod
-    def from_checkpoint(cls, text: str, level: Level | None = None) -> "Session":
+    def from_checkpoint(cls, text: str, level: Level | None = None, catalog: Catalog | None = None) -> "Session":
         """Restore a checkpoint. A corrupt or mismatched one raises CheckpointError and
-        nothing else is touched. ``level`` may supply a level that is not in the catalogue."""
+        nothing else is touched. Its level is looked up in ``catalog`` (default: the built-in
+        one); ``level`` may supply a level that is not in a catalogue."""
         try:
             body = loads(text, CheckpointError, "the checkpoint")
         except (json.JSONDecodeError, TypeError) as e:
@@ -264,7 +266,7 @@ class Session:
         if _checksum({k: v for k, v in body.items() if k != "checksum"}) != body["checksum"]:
             raise CheckpointError("checkpoint checksum does not match its content (the file is corrupt or was edited)")
         try:
-            lvl = level if level is not None else load_level(body["level"])
+            lvl = level if level is not None else load_level(body["level"], catalog)
         except LongPuzzleError as e:
             raise CheckpointError(f"checkpoint names a level that cannot be loaded: {e}") from None
         if lvl.id != body["level"] or lvl.sha256 != body["level_sha256"]:

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import random
 
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import Catalog, _in_use
 from longpuzzle.engine.protocol import NOOP, Level
 from longpuzzle.engine.registry import get_puzzle
 
 
-def sample_levels(game: str, k: int = 4) -> list[str]:
-    """First, last and evenly spread levels of a game (all of them if there are few)."""
-    ids = catalog().level_ids(game)
+def sample_levels(game: str, k: int = 4, catalog: Catalog | None = None) -> list[str]:
+    """First, last and evenly spread levels of a game in ``catalog`` (default: the built-in
+    one; all of them if there are few)."""
+    ids = (catalog or _in_use()).level_ids(game)
     if len(ids) <= k:
         return ids
     step = (len(ids) - 1) / (k - 1)

@@ -126,7 +126,8 @@ def test_the_catalogue_in_use_and_its_inheritance(store):
 def test_one_suite_keeps_levels_of_the_same_id_from_two_catalogues_apart(store, monkeypatch):
     """Level ids repeat across catalogues: a suite that opens maze_paint/easy/1 of one
     catalogue, then of another, then of the first again gets each level's own screen (its
-    GameUI, targets and menus), and the first one's UI back without rebuilding it."""
+    GameUI and targets), and the first one's UI back without rebuilding it; a suite over
+    each catalogue looks its ids up there and its menus list that catalogue's levels."""
     from longpuzzle.engine.suite import screens as suite_screens     # (where _shared reads SHARED_KEPT)
     from longpuzzle.engine.suite import Suite
     cats = []
@@ -138,17 +139,20 @@ def test_one_suite_keeps_levels_of_the_same_id_from_two_catalogues_apart(store, 
     s = Suite("home")
     seen = []
     for cat in (cats[0], cats[1], cats[0]):
-        with use_catalog(cat):
-            lvl = load_level("maze_paint/easy/1")
-            s.open_level("maze_paint/easy/1")
-            u = s.game_ui()
-            assert u.level is lvl and s.level is lvl
-            assert list(s.layout().widgets[:len(u.targets())]) == list(u.targets())
-            seen.append((lvl.sha256, u))
-            s.go_home()
-            s.dispatch({"type": "click", "x": 270, "y": dict(s.home_games())["maze_paint"]})
-            cards = {w.id: w.data for w in s.layout().widgets if w.id.startswith("difficulty:")}
-            assert cards["difficulty:easy"] == (len(cat.objective("maze_paint/easy").level_ids),)
+        lvl = load_level("maze_paint/easy/1", cat)
+        s.open_level(lvl)
+        u = s.game_ui()
+        assert u.level is lvl and s.level is lvl
+        assert list(s.layout().widgets[:len(u.targets())]) == list(u.targets())
+        seen.append((lvl.sha256, u))
+        s.go_home()
+        own = Suite("maze_paint/easy/1", catalog=cat)             # the id looked up in the suite's catalogue
+        assert own.level is lvl and own.catalog is cat and own.clone().catalog is cat
+        own.go_home()
+        own.dispatch({"type": "click", "x": 270, "y": dict(own.home_games())["maze_paint"]})
+        cards = {w.id: w.data for w in own.layout().widgets if w.id.startswith("difficulty:")}
+        assert cards["difficulty:easy"] == (len(cat.objective("maze_paint/easy").level_ids),)
+        assert Suite.restore(own.snapshot(), cat).catalog is cat
     assert seen[0][0] != seen[1][0] and seen[0][1] is not seen[1][1] and seen[2][1] is seen[0][1]
     # an endless stream of generated levels keeps a bounded number of screens
     monkeypatch.setattr(suite_screens, "SHARED_KEPT", 8)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from longpuzzle.engine.catalog import load_level
+from longpuzzle.engine.catalog import Catalog, _in_use, load_level
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.geometry import Layout, Projection, projection
 from longpuzzle.engine.session import Session
@@ -27,10 +27,14 @@ class Suite(ScreensMixin, PointerMixin, SnapshotsMixin):
     """The app. ``start`` is "home" or a level id; ``style``/``scale`` fix the frame the
     action coordinates refer to; ``direct`` is the benchmark's direct launch (no way back
     to the menus, completion card offers only "Replay"); ``lang`` the language its screens
-    are drawn in ("en" or "zh": the same widgets, and so the same hit-testing, in each)."""
+    are drawn in ("en" or "zh": the same widgets, and so the same hit-testing, in each);
+    ``catalog`` the levels its menus list and its level ids name (default: the built-in
+    catalogue; clones share it)."""
 
     def __init__(self, start: str = "home", *, style: str = "2d", scale: float = 1.0, direct: bool = False,
-                 action_gap_ms: int = ACTION_GAP_MS, viewport: tuple[int, int] | None = None, lang: str = "en"):
+                 action_gap_ms: int = ACTION_GAP_MS, viewport: tuple[int, int] | None = None, lang: str = "en",
+                 catalog: Catalog | None = None):
+        self.catalog: Catalog = catalog if catalog is not None else _in_use()
         self.proj: Projection = projection(style, float(scale), viewport, lang)
         self.direct = bool(direct)
         self.action_gap_ms = int(action_gap_ms)
@@ -55,7 +59,7 @@ class Suite(ScreensMixin, PointerMixin, SnapshotsMixin):
         # (level id, content digest) -> its GameUI: ids repeat across catalogues and generated
         # levels, so the id alone would hand one level another's geometry (shared by clones)
         self._uis: dict[tuple[str, str], GameUI] = {}
-        # (screen name, direct, level digest, catalogue in use) -> Layout (shared by clones)
+        # (screen name, direct, level digest, catalogue) -> Layout (shared by clones)
         self._layouts: dict[tuple, Layout] = {}
         self._layout_key = None
         self._layout: Layout | None = None
@@ -63,7 +67,7 @@ class Suite(ScreensMixin, PointerMixin, SnapshotsMixin):
         self._cur_ui = None
         self._sname = None
         if start not in (None, "", "home"):
-            eff = self.open_level(load_level(start).id)
+            eff = self.open_level(load_level(start, self.catalog).id)
             if eff["effect"] == "unavailable":
                 raise ScreenUnavailableError(eff["message"] + " (its puzzle class has no `ui`)")
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from longpuzzle.engine import gui
-from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.errors import UndoNotAllowedError
 from longpuzzle.engine.suite import game_limits
 from longpuzzle.engine.suite.game_ui import Feedback, GameUI
@@ -317,14 +316,14 @@ class PointerMixin:
             if wid == "back":
                 return [self.go_home()]
             d = wid.split(":", 1)[1]
-            obj = catalog().objective(f"{self.screen['game']}/{d}")
+            obj = self.catalog.objective(f"{self.screen['game']}/{d}")
             return [self.open_level(obj.level_ids[0], t)]
         u = self.game_ui()
         lvl = self.level
-        if wid == "replay":        # the Level itself: its id may name another level in the catalogue in use
+        if wid == "replay":        # the Level itself: its id may name another level in the suite's catalogue
             return [self.open_level(lvl, t), {"effect": "restart"}]
         if wid == "next":
-            ids = catalog().objective(f"{lvl.game}/{lvl.difficulty}").level_ids
+            ids = self.catalog.objective(f"{lvl.game}/{lvl.difficulty}").level_ids
             i = ids.index(lvl.id)
             if i + 1 < len(ids):
                 return [self.open_level(ids[i + 1], t)]
@@ -351,7 +350,7 @@ class PointerMixin:
 
     def _exit(self, u: GameUI) -> dict:
         g = self.level.game
-        if u.exit_to == "difficulty" and len(catalog().objectives(g)) > 1:
+        if u.exit_to == "difficulty" and len(self.catalog.objectives(g)) > 1:
             return self._go({"name": "difficulty", "game": g})
         return self.go_home()
 

@@ -5,7 +5,7 @@ hit-testing, navigation (open_level, open_game, go_home) and the helpers the gam
 
 from __future__ import annotations
 
-from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.geometry import Layout, Rect, Widget
 from longpuzzle.engine.protocol import Level
 from longpuzzle.engine.registry import get_puzzle
@@ -107,7 +107,7 @@ class ScreensMixin:
     def home_games(self) -> list[tuple[str, float]]:
         """(game id, card centre y) of the home screen: games in HOME_ORDER first, then any
         other registered game with levels."""
-        have = catalog().games()
+        have = self.catalog.games()
         order = [g for g in HOME_ORDER if g in have] + [g for g in have if g not in HOME_ORDER]
         out = []
         for g in order:
@@ -121,9 +121,9 @@ class ScreensMixin:
         if self._layout_key is not None and self._layout is not None:
             return self._layout
         # a level screen is its level's (by content); every screen lists or links the
-        # objectives of the catalogue in use
+        # objectives of the suite's catalogue
         key = (self.screen_name(), self.direct, self.session.level.sha256 if self.session is not None else None,
-               catalog())
+               self.catalog)
         lay = self._layouts.get(key)
         if lay is not None:
             self._layout, self._layout_key = lay, key
@@ -146,7 +146,7 @@ class ScreensMixin:
             # the menus' layouts too are shared by every suite of the process (the harness's
             # and each agent's model of the app start at the home screen every episode),
             # by the catalogue's content: its hit-test index is built once, not per suite
-            lay = _shared(_SHARED_LAYOUTS, ("menu", key[0], self.direct, catalog().content_hash),
+            lay = _shared(_SHARED_LAYOUTS, ("menu", key[0], self.direct, self.catalog.content_hash),
                           lambda: Layout(self._menu_widgets()))
         self._layout = _shared(self._layouts, key, lambda: lay)
         self._layout_key = key
@@ -162,7 +162,7 @@ class ScreensMixin:
                                  get_puzzle(g).title))
             return ws
         g = s["game"]
-        objs = catalog().objectives(g)
+        objs = self.catalog.objectives(g)
         ys = DIFF_CARD_Y.get(g) or DIFF_CARD_Y_BY_COUNT.get(len(objs)) or tuple(
             260 + 125 * i for i in range(len(objs)))
         for o, y in zip(objs, ys):
@@ -176,7 +176,7 @@ class ScreensMixin:
         """Whether the level on screen is the last of its objective (its card says "All
         complete!" and offers the menu instead of a next level)."""
         lvl = self.level
-        return lvl is not None and catalog().objective(f"{lvl.game}/{lvl.difficulty}").level_ids[-1] == lvl.id
+        return lvl is not None and self.catalog.objective(f"{lvl.game}/{lvl.difficulty}").level_ids[-1] == lvl.id
 
     def hit(self, x: float, y: float) -> Widget | None:
         """The widget of the current screen under the design point (the last answer is kept,
@@ -207,8 +207,8 @@ class ScreensMixin:
         return {"effect": "navigate", "screen": self.screen_name()}
 
     def open_level(self, level_id, t: int | None = None) -> dict:
-        """Open a level (an id in the catalogue in use, or a Level), at clock ``t`` (default: now)."""
-        level = load_level(level_id)
+        """Open a level (an id in the suite's catalogue, or a Level), at clock ``t`` (default: now)."""
+        level = load_level(level_id, self.catalog)
         u = self.game_ui(level)
         if u is None:
             return {"effect": "unavailable", "game": level.game,
@@ -221,7 +221,7 @@ class ScreensMixin:
         return self._go({"name": "level", "level": level.id})
 
     def open_game(self, game: str, t: int | None = None) -> dict:
-        objs = catalog().objectives(game)
+        objs = self.catalog.objectives(game)
         if len(objs) == 1:
             return self.open_level(objs[0].level_ids[0], t)
         return self._go({"name": "difficulty", "game": game})
@@ -301,7 +301,7 @@ class ScreensMixin:
         if tm is not None and t >= tm["at"]:
             self.timer = None
             lvl = self.level
-            ids = catalog().objective(f"{lvl.game}/{lvl.difficulty}").level_ids
+            ids = self.catalog.objective(f"{lvl.game}/{lvl.difficulty}").level_ids
             i = ids.index(lvl.id)
             if i + 1 < len(ids):
                 out.append({**self.open_level(ids[i + 1], tm["at"]), "auto": True})

@@ -8,7 +8,7 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import Catalog
 from longpuzzle.engine.errors import CheckpointError, LongPuzzleError
 from longpuzzle.engine.protocol import canonical_json
 from longpuzzle.engine.session import Session
@@ -54,7 +54,9 @@ class SnapshotsMixin:
         return body
 
     @classmethod
-    def restore(cls, text: str) -> "Suite":
+    def restore(cls, text: str, catalog: Catalog | None = None) -> "Suite":
+        """The suite a snapshot() text describes, its level ids those of ``catalog`` (default:
+        the built-in catalogue)."""
         try:
             body = loads(text, CheckpointError, "the suite snapshot")
         except (json.JSONDecodeError, TypeError) as e:
@@ -75,12 +77,12 @@ class SnapshotsMixin:
                 raise CheckpointError("suite snapshot: direct, action_gap_ms or viewport has the wrong type")
             s = cls("home", style=body["style"], scale=body["scale"], direct=body["direct"],
                     action_gap_ms=body["action_gap_ms"], viewport=None if vp is None else tuple(vp),
-                    lang=body.get("lang", "en"))
-            s.screen = _check_screen(body["screen"])
+                    lang=body.get("lang", "en"), catalog=catalog)
+            s.screen = _check_screen(body["screen"], s.catalog)
             if body["session"] is not None:
                 if type(body["session"]) is not str:
                     raise CheckpointError("suite snapshot: the session is not a checkpoint text")
-                s.session = Session.from_checkpoint(body["session"])
+                s.session = Session.from_checkpoint(body["session"], catalog=s.catalog)
             if (s.screen["name"] == "level") != (s.session is not None) or (
                     s.session is not None and s.session.level.id != s.screen.get("level")):
                 raise CheckpointError("suite snapshot: screen and session disagree")
@@ -142,7 +144,7 @@ def _num_or_nan(v: Any) -> bool:
     return v is None or type(v) in (int, float) and (v != v or -1e9 < v < 1e9)
 
 
-def _check_screen(screen: Any) -> dict:
+def _check_screen(screen: Any, catalog: Catalog) -> dict:
     if type(screen) is not dict:
         raise CheckpointError("suite snapshot: the screen is not an object")
     name = screen.get("name")
@@ -151,7 +153,7 @@ def _check_screen(screen: Any) -> dict:
         raise CheckpointError(f"suite snapshot: unknown screen {str(screen)[:80]}")
     if name == "difficulty":
         g = screen["game"]
-        if type(g) is not str or g not in catalog().games() or len(catalog().objectives(g)) < 2:
+        if type(g) is not str or g not in catalog.games() or len(catalog.objectives(g)) < 2:
             raise CheckpointError(f"suite snapshot: no difficulty screen for game {str(g)[:40]!r}")
     if name == "level" and type(screen["level"]) is not str:
         raise CheckpointError("suite snapshot: the level of the screen is not a level id")

@@ -12,7 +12,6 @@ import numpy as np
 import pygame
 import xxhash
 
-from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.geometry import DESIGN_H, DESIGN_W, Rect, projection, rounded_rect_points
 from longpuzzle.engine.labels import screen_text
 from longpuzzle.engine.registry import get_puzzle
@@ -81,9 +80,9 @@ class Renderer:
     def static_layer(self, suite: Suite) -> np.ndarray:
         name = suite.screen["name"]
         lvl = suite.level if name == "level" else None
-        # menus show the catalogue in use (its games, objectives, level counts): keyed by its content
+        # menus show the suite's catalogue (its games, objectives, level counts): keyed by its content
         key = (name, suite.screen.get("game"), level_key(lvl) if lvl is not None else None, suite.direct,
-               None if lvl is not None else catalog().content_hash)
+               None if lvl is not None else suite.catalog.content_hash)
         arr = self._layers.get(key)
         if arr is not None:
             return arr
@@ -348,11 +347,12 @@ def renderer_for(suite: Suite) -> Renderer:
 
 
 def render(suite: Suite | str = "home", style: str | None = None, scale: float | None = None,
-           t: int | None = None) -> np.ndarray:
+           t: int | None = None, catalog=None) -> np.ndarray:
     """One frame (H, W, 3) uint8 of a Suite (or of a fresh suite started at a level id /
-    "home"). Style and scale default to the suite's own (the frame its actions refer to)."""
+    "home" of ``catalog``, default the built-in one). Style and scale default to the suite's
+    own (the frame its actions refer to)."""
     if isinstance(suite, str):
-        suite = Suite(suite, style=style or "2d", scale=scale or 1.0)
+        suite = Suite(suite, style=style or "2d", scale=scale or 1.0, catalog=catalog)
     if style is None and scale is None:
         return renderer_for(suite).render(suite, t)
     style = style or suite.style
@@ -366,7 +366,8 @@ def save_png(frame: np.ndarray, path) -> None:
 
 
 class Screen:
-    """A Suite with its renderer: what an agent harness or the play window drives.
+    """A Suite with its renderer: what an agent harness or the play window drives (a new
+    suite's level ids are those of ``catalog``, default the built-in one).
 
     ``act(action)`` dispatches one GUI action and returns ``(feedback, frames)``: the
     ``frames_per_move`` intermediate frames of every animation the action started, then
@@ -374,9 +375,9 @@ class Screen:
 
     def __init__(self, start: str | Suite = "home", *, style: str = "2d", scale: float = 1.0,
                  frames_per_move: int = 0, direct: bool = False, viewport: tuple[int, int] | None = None,
-                 lang: str = "en"):
+                 lang: str = "en", catalog=None):
         self.suite = start if isinstance(start, Suite) else Suite(start, style=style, scale=scale, direct=direct,
-                                                                  viewport=viewport, lang=lang)
+                                                                  viewport=viewport, lang=lang, catalog=catalog)
         if not isinstance(frames_per_move, int) or isinstance(frames_per_move, bool) or frames_per_move < 0:
             from longpuzzle.engine.geometry import SettingsError
             raise SettingsError(f"frames_per_move must be a non-negative integer, not {frames_per_move!r}")
