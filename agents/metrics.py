@@ -50,15 +50,47 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Iterable, Sequence
 
-BENCHMARK = json.loads((resources.files("longpuzzle.agents") / "benchmark.json").read_text(encoding="utf-8"))
+from longpuzzle.engine.errors import UnknownGameError
+from longpuzzle.engine.registry import spec, specs
 
-# each game's easiest tier; LC_hard uses the objectives above it (Truck Escape has one tier only)
-EASIEST = {"bolt_unscrew": "easy", "rush_hour": "easy", "nut_and_bolt": "easy", "maze_paint": "easy",
-           "color_connect": "easy"}
+
+class _Declared(Mapping):
+    """game id -> one fact of its declaration (engine/declaration.py GameSpec), read when
+    asked; the games that declare none are not keys."""
+
+    def __init__(self, fact):
+        self._fact = fact          # GameSpec -> the fact, or None
+
+    def __getitem__(self, game: str):
+        try:
+            v = self._fact(spec(game))
+        except UnknownGameError:
+            v = None
+        if v is None:
+            raise KeyError(game)
+        return v
+
+    def __iter__(self):
+        return (s.id for s in specs() if self._fact(s) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+# the benchmark's settings (agents/benchmark.json): its shared facts, and under "games" each
+# game's scoring facts (max_steps, timeouts, score components, penalties, instructions) as the
+# game declares them (GameSpec.scoring; the built-in games' are that file's "games" entries)
+BENCHMARK = {**json.loads((resources.files("longpuzzle.agents") / "benchmark.json").read_text(encoding="utf-8")),
+             "games": _Declared(lambda s: s.scoring_facts())}
+
+# each game's easiest tier (GameSpec.easiest); LC_hard uses the objectives above it (Truck
+# Escape has one tier only and declares none)
+EASIEST = _Declared(lambda s: s.easiest)
 HORIZON_LEVELS = 10   # H50 uses the objectives with ten levels
 # episode ends that are not the agent's outcome: such episodes are unscored (and rerun)
 UNSCORED_ENDS = ("infrastructure_error",)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Iterable
 
@@ -19,7 +18,7 @@ from longpuzzle.engine import jit
 from longpuzzle.engine.textio import loads, read_text
 from longpuzzle.engine.errors import LevelFormatError, UnknownLevelError, UnknownGameError
 from longpuzzle.engine.protocol import Level, canonical_json
-from longpuzzle.engine.registry import get_puzzle, puzzles
+from longpuzzle.engine.registry import get_puzzle, puzzle_ids, specs
 
 FILE_FORMAT = "longpuzzle-levels/1"
 BEYOND = "beyond"      # the generators' tier above a game's hardest: a difficulty of every game, ordered last
@@ -105,7 +104,7 @@ def levels_hash(docs: dict[str, dict]) -> str:
     """The content hash of a catalogue given as {game: level-file document}: sha256 of the
     canonical JSON of [{"game", "objectives": [{"difficulty", "levels": [records]}]}] in the
     benchmark's game order (sources, names of files and other top-level keys do not count)."""
-    order = [p.id for p in puzzles()]
+    order = puzzle_ids()
     body = [{"game": g, "objectives": [{"difficulty": o["difficulty"], "levels": o["levels"]}
                                        for o in docs[g]["objectives"]]}
             for g in sorted(docs, key=lambda g: order.index(g) if g in order else len(order))]
@@ -113,13 +112,12 @@ def levels_hash(docs: dict[str, dict]) -> str:
 
 
 def builtin_sources() -> dict[str, tuple[str, str]]:
-    """{game: (text, file)} of the built-in level files."""
-    base = resources.files("longpuzzle.puzzles") / "levels"
+    """{game: (text, file)} of the level files the games declare (GameSpec.levels)."""
     sources: dict[str, tuple[str, str]] = {}
-    for p in puzzles():
-        f = base / f"{p.id}.json"
-        if f.is_file():
-            sources[p.id] = (f.read_text(encoding="utf-8"), f"puzzles/levels/{p.id}.json")
+    for s in specs():
+        got = s.level_text()
+        if got is not None:
+            sources[s.id] = got
     return sources
 
 
@@ -181,7 +179,7 @@ class Catalog:
                                for o in objs]}
 
     def games(self) -> list[str]:
-        order = [p.id for p in puzzles()]
+        order = puzzle_ids()
         return [g for g in order if g in self._objectives]
 
     def objectives(self, game: str | None = None) -> list[Objective]:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from longpuzzle.engine.errors import LongPuzzleError
+from longpuzzle.engine.errors import LongPuzzleError, UnknownGameError
+from longpuzzle.engine.registry import spec, specs
 
 LANGS = ("en", "zh")
 
@@ -104,21 +105,14 @@ ZH = {
     "Blocked - move the trucks in front first": "前面被挡住了，先开走前面的车",
 }
 
-# what a game's own screen says differently (RULES.md: each game's button and header words)
-ZH_BY_GAME = {
-    "bolt_unscrew": {"Restart": "重开"},
-    "rush_hour": {"Restart": "重来", "Replay": "再玩一次"},
-    "nut_and_bolt": {"Restart": "重开", "Replay": "再玩一次"},
-    "maze_paint": {"Replay": "再玩一次", "Next level": "下一關"},      # (and Back on its cards: 返回)
-    "color_connect": {"Replay": "再玩一次", "Easy": "簡單", "Hard": "困難"},
-}
-# the games whose header reads 第 N 關 (the others 第 N 关)
-_TRADITIONAL_LEVEL = ("nut_and_bolt", "maze_paint", "color_connect")
+# what a game's own screen says differently (RULES.md: each game's button and header words;
+# "Level {n}": its level header) is declared by the game (GameSpec.labels)
+
 
 # texts with a number in them: English pattern -> a function of the match giving the Chinese
 _PATTERNS = (
     (re.compile(r"Level (\d+) \u00b7 (.+)"), lambda m, g: f"第 {m[1]} 关 \u00b7 {screen_text(m[2], 'zh', g)}"),
-    (re.compile(r"Level (\d+)"), lambda m, g: f"第 {m[1]} {'關' if g in _TRADITIONAL_LEVEL else '关'}"),
+    (re.compile(r"Level (\d+)"), lambda m, g: (_own(g, "Level {n}") or "第 {n} 关").format(n=m[1])),
     (re.compile(r"(\d+) levels?"), lambda m, g: f"{m[1]} 关"),
     (re.compile(r"Boards out: (\d+) / (\d+)"), lambda m, g: f"木条出界：{m[1]} / {m[2]}"),
     (re.compile(r"(\w+) is not available yet"), lambda m, g: f"「{m[1]}」道具暂未开放"),
@@ -131,12 +125,17 @@ def screen_text(text: str, lang: str = "en", game: str | None = None) -> str:
     if lang == "en" or not text:
         return text
     if game is not None:
-        own = ZH_BY_GAME.get(game)
-        if own is not None and text in own:
-            return own[text]
+        own = _own(game, text, lang)
+        if own is not None:
+            return own
     zh = ZH.get(text)
     if zh is not None:
         return zh
+    if game is None:        # a menu: a game's own name, as its declaration gives it
+        for s in specs():
+            own = s.label(text, lang)
+            if own is not None:
+                return own
     for pat, make in _PATTERNS:
         m = pat.fullmatch(text)
         if m is not None:
@@ -144,9 +143,21 @@ def screen_text(text: str, lang: str = "en", game: str | None = None) -> str:
     return text
 
 
+def _own(game: str | None, text: str, lang: str = "zh") -> str | None:
+    """What ``game``'s own screens show for ``text`` (its declared labels), or None."""
+    if game is None:
+        return None
+    try:
+        return spec(game).label(text, lang)
+    except UnknownGameError:
+        return None
+
+
 def all_texts(lang: str) -> set[str]:
-    """Every fixed text of the table in ``lang`` (the shipped font must cover their glyphs)."""
+    """Every fixed text of the table and of the games' declared labels in ``lang`` (the
+    shipped font must cover their glyphs)."""
+    own = [s.labels.get("zh", {}) for s in specs()]
     if lang == "en":
-        return set(ZH) | {k for own in ZH_BY_GAME.values() for k in own}
-    return set(ZH.values()) | {v for own in ZH_BY_GAME.values() for v in own.values()} | {
+        return set(ZH) | {k for o in own for k in o if "{" not in k}
+    return set(ZH.values()) | {v for o in own for k, v in o.items() if "{" not in k} | {
         "第关關 · 木条出界：「」道具暂未开放"}

@@ -2,7 +2,7 @@
 
 Screens (RULES.md section 1)::
 
-    home                      six game cards (positions: HOME_CARD_Y, order HOME_ORDER)
+    home                      six game cards (positions: HOME_CARD_Y, order: the games' declarations)
     difficulty(game)          one card per objective of the game in the catalogue; a game with
                               a single objective (Truck Escape) goes straight to its level 1
     level(level id)           the game's board, HUD and buttons, drawn from its GameUI
@@ -48,7 +48,7 @@ Every name that engine/suite.py defined before it became this package is importa
 from longpuzzle.engine.suite.game_ui import DIFFICULTY_LABELS, Feedback, GameUI, difficulty_label
 from longpuzzle.engine.suite.screens import (
     BACK_BUTTON, BACK_BUTTON_AT, CARD, CARD_MENU, CARD_NEXT, CARD_REPLAY, DIFF_CARD_H, DIFF_CARD_W, DIFF_CARD_Y,
-    DIFF_CARD_Y_BY_COUNT, HOME_CARD_H, HOME_CARD_W, HOME_CARD_Y, HOME_ORDER, HOME_SUBTITLE, HOME_TITLE, SHAKE_MS,
+    DIFF_CARD_Y_BY_COUNT, HOME_CARD_H, HOME_CARD_W, HOME_CARD_Y, HOME_SUBTITLE, HOME_TITLE, SHAKE_MS,
     SHARED_KEPT, TOAST_MS, ScreensMixin,
 )
 from longpuzzle.engine.suite.pointer import PointerMixin
@@ -67,7 +67,7 @@ from longpuzzle.engine.suite.snapshots import (  # noqa: F401
 __all__ = [
     "ACTION_GAP_MS", "BACK_BUTTON", "BACK_BUTTON_AT", "CARD", "CARD_MENU", "CARD_NEXT", "CARD_REPLAY",
     "DIFFICULTY_LABELS", "DIFF_CARD_H", "DIFF_CARD_W", "DIFF_CARD_Y", "DIFF_CARD_Y_BY_COUNT", "Feedback", "GameUI",
-    "HOME_CARD_H", "HOME_CARD_W", "HOME_CARD_Y", "HOME_ORDER", "HOME_SUBTITLE", "HOME_TITLE", "MAX_CLOCK",
+    "HOME_CARD_H", "HOME_CARD_W", "HOME_CARD_Y", "HOME_SUBTITLE", "HOME_TITLE", "MAX_CLOCK",
     "POINTER_KEYS", "PointerMixin", "SHAKE_MS", "SHARED_KEPT", "SNAPSHOT_FORMAT", "ScreenUnavailableError",
     "ScreensMixin", "SnapshotsMixin", "Suite", "TOAST_MS", "difficulty_label", "encode_snapshot",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.geometry import Layout, Rect, Widget
 from longpuzzle.engine.protocol import Level
-from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.engine.registry import get_puzzle, home_order
 from longpuzzle.engine.session import Outcome, Session
 from longpuzzle.engine.suite import game_limits
 from longpuzzle.engine.suite.game_ui import GameUI, difficulty_label
@@ -19,7 +19,6 @@ SHAKE_MS = 360
 # ---- menu layout data (RULES.md 1.1 / 1.2), design px --------------------------------
 HOME_TITLE = "Puzzle Workshop"
 HOME_SUBTITLE = "Choose a puzzle"
-HOME_ORDER = ("bolt_unscrew", "truck_escape", "rush_hour", "nut_and_bolt", "maze_paint", "color_connect")
 HOME_CARD_Y = (297, 403, 509, 615, 721, 827)
 HOME_CARD_W, HOME_CARD_H = 460, 94
 DIFF_CARD_W, DIFF_CARD_H = 460, 118
@@ -105,13 +104,14 @@ class ScreensMixin:
         return name
 
     def home_games(self) -> list[tuple[str, float]]:
-        """(game id, card centre y) of the home screen: games in HOME_ORDER first, then any
-        other registered game with levels."""
+        """(game id, card centre y) of the home screen: the games with a declared home slot
+        in slot order (registry.home_order), then any other registered game with levels."""
         have = self.catalog.games()
-        order = [g for g in HOME_ORDER if g in have] + [g for g in have if g not in HOME_ORDER]
+        home = home_order()
+        order = [g for g in home if g in have] + [g for g in have if g not in home]
         out = []
         for g in order:
-            slot = HOME_ORDER.index(g) if g in HOME_ORDER else len(HOME_ORDER) + len(out)
+            slot = home.index(g) if g in home else len(home) + len(out)
             y = HOME_CARD_Y[slot] if slot < len(HOME_CARD_Y) else HOME_CARD_Y[-1] + (slot - 5) * 106
             out.append((g, y))
         return out

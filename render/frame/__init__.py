@@ -11,7 +11,7 @@ How a frame is made (fast path: only what changed is redrawn):
        board's fixed parts) is drawn once per (screen, style, scale), supersampled 2x and
        smoothed, and kept as a numpy array;
     2. it is copied into the frame buffer (a numpy array that a pygame surface shares);
-    3. the game's drawing module (render/<game id>.py, found by discovery through
+    3. the game's drawing (render/<game id>.py, named by its declaration, through
        ``drawing_for``) puts the DYNAMIC parts on top, mostly as cached opaque patches and
        small sprites keyed by what they show;
     4. transient overlays (toast, completion card) are drawn; the buffer is copied out.
@@ -27,7 +27,7 @@ Layout (each module imports only those above it):
     layers.py    draw_layer, LayerBase / layer_base, draw_patch, draw_sprite, trim_sprite,
                  px_box, Changes, BoxCache, compose_clipped
     buffer.py    Frame: the frame being composed (pooled arrays, deltas, kept blends)
-    drawing.py   GameDrawing, drawings() (discovery of render/<game>.py), level_key
+    drawing.py   GameDrawing, drawings() (the drawings the games declare), level_key
     widgets.py   draw_card, draw_widget
     screens.py   Renderer, renderer, render, save_png, Screen
 

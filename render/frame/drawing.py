@@ -1,15 +1,16 @@
-"""The games' drawings: GameDrawing (the base class of a render/<game id>.py module's
-drawing), drawings() (discovery of those modules) and level_key (what the renderer's
-caches know a level by)."""
+"""The games' drawings: GameDrawing (the base class of a game's drawing), drawings() (game
+id -> the drawing class its declaration names) and level_key (what the renderer's caches
+know a level by)."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+from collections.abc import Mapping
 
 import numpy as np
 
+from longpuzzle.engine.errors import UnknownGameError
 from longpuzzle.engine.geometry import Projection
+from longpuzzle.engine.registry import spec, specs
 from longpuzzle.engine.suite import Suite
 from longpuzzle.render.frame.buffer import Frame
 from longpuzzle.render.frame.layers import Changes
@@ -17,8 +18,9 @@ from longpuzzle.render.frame.paint import ACCENT, BG_BOTTOM, BG_TOP, Painter
 
 
 class GameDrawing:
-    """Base class of a game's drawing class. A module render/<game id>.py defines
-    ``GAME = "<game id>"`` and ``DRAWING = <subclass>``; it is found by discovery.
+    """Base class of a game's drawing class, which the game's declaration names
+    (GameSpec.drawing; the built-in games': ``DRAWING`` of render/<game id>.py). One class
+    draws the game in both styles (the painter's projection says which).
 
     One instance per (level, projection), built with the level's GameUI (the geometry the
     engine hit-tests with) - it may cache freely (patches, sprites). Class attributes
@@ -67,23 +69,31 @@ class GameDrawing:
     hud_under = True
 
 
-_DRAWINGS: dict[str, type] | None = None
+class _Drawings(Mapping):
+    """game id -> drawing class, as the games declare them (GameSpec.drawing); a game's
+    drawing module is imported when its class is first asked for."""
+
+    def __getitem__(self, game: str) -> type:
+        try:
+            cls = spec(game).drawing_class()
+        except UnknownGameError:
+            raise KeyError(game) from None
+        if not (isinstance(cls, type) and issubclass(cls, GameDrawing)):
+            raise KeyError(game)
+        return cls
+
+    def __iter__(self):
+        return (s.id for s in specs() if s.drawing is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
-def drawings() -> dict[str, type]:
-    """game id -> drawing class, discovered from the modules of longpuzzle.render."""
-    global _DRAWINGS
-    if _DRAWINGS is None:
-        import longpuzzle.render as pkg
-        found = {}
-        for m in pkgutil.iter_modules(pkg.__path__):
-            if m.name.startswith("_") or m.name in ("frame", "cli", "play"):
-                continue
-            mod = importlib.import_module(f"{pkg.__name__}.{m.name}")
-            g, d = getattr(mod, "GAME", None), getattr(mod, "DRAWING", None)
-            if isinstance(g, str) and isinstance(d, type) and issubclass(d, GameDrawing):
-                found[g] = d
-        _DRAWINGS = found
+_DRAWINGS = _Drawings()
+
+
+def drawings() -> Mapping[str, type]:
+    """game id -> drawing class, read from the games' declarations (lazily, per game)."""
     return _DRAWINGS
 
 

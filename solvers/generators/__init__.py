@@ -17,55 +17,33 @@ graded to the catalogue's tiers.
 Levels are deterministic in (game, tier, seed, index, generator version): each generator's
 ``version`` is recorded in every level it makes. Tiers: the game's catalogue difficulties
 plus ``beyond`` (above its hardest). The protocol and driver: solvers/generators/base.py; the tiers'
-figures: solvers/generators/tiers.py (tiers.json).
+figures: solvers/generators/tiers.py (tiers.json). A game's generator and tier data are the
+ones its declaration names (GameSpec.generator, GameSpec.tiers: engine/declaration.py).
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from typing import Iterator
 
 from longpuzzle.engine.errors import UnknownGameError
-from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.engine.registry import get_puzzle, spec, specs
 from longpuzzle.solvers.generators.base import GeneratedLevel, GenerationError, Generator, TierSpec
 
 __all__ = ["GeneratedLevel", "GenerationError", "Generator", "LevelSampler", "TierSpec", "generate", "generator",
            "generators", "level_file"]
 
-_REGISTRY: dict[str, Generator] = {}
-_DONE = False
-
-
-def _discover() -> None:
-    global _DONE
-    if _DONE:
-        return
-    _DONE = True
-    for m in pkgutil.iter_modules(__path__):
-        if m.name.startswith("_") or m.name in ("base", "tiers", "cli"):
-            continue
-        mod = importlib.import_module(f"{__name__}.{m.name}")
-        g = getattr(mod, "GENERATOR", None)
-        if isinstance(g, Generator) and g.game:
-            _REGISTRY.setdefault(g.game, g)
-
 
 def generators() -> list[Generator]:
     """Every game's generator, in the benchmark's game order."""
-    from longpuzzle.engine.registry import puzzle_ids
-    _discover()
-    order = puzzle_ids()
-    return sorted(_REGISTRY.values(), key=lambda g: order.index(g.game) if g.game in order else 99)
+    found = (s.generator_object() for s in specs() if s.generator is not None)
+    return [g for g in found if isinstance(g, Generator)]
 
 
 def generator(game: str) -> Generator:
-    _discover()
-    get_puzzle(game)            # an unknown game id -> UnknownGameError
-    try:
-        return _REGISTRY[game]
-    except KeyError:
-        raise UnknownGameError(f"{game} has no level generator") from None
+    g = spec(game).generator_object()     # an unknown game id -> UnknownGameError
+    if not isinstance(g, Generator):
+        raise UnknownGameError(f"{game} has no level generator")
+    return g
 
 
 def generate(game: str, tier: str, *, seed: int = 0, count: int | None = None, start: int = 0) -> Iterator[GeneratedLevel]:

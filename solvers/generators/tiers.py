@@ -17,31 +17,51 @@ The file is data made from the built-in catalogue by
     longpuzzle verify --profile --tiers-out solvers/generators/tiers.json
 
 and read by the generators (so generation never depends on a catalogue computed at run time).
+A game's tier data and defining figures are the ones its declaration names
+(GameSpec.tiers, GameSpec.tier_figures: engine/declaration.py); the built-in games' entries
+are in this package's tiers.json.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from functools import lru_cache
 from importlib import resources
 
-from longpuzzle.engine.errors import LongPuzzleError
+from longpuzzle.engine.errors import LongPuzzleError, UnknownGameError
+from longpuzzle.engine.registry import spec, specs
 from longpuzzle.solvers.generators.base import TierSpec
 
 TIERS_FORMAT = "longpuzzle-tiers/1"
 MIN_LEVELS = 3
 WIDEN = 0.12
 
-# the figures that define each game's tiers (the others are described, not required)
-DEFINING = {
-    "maze_paint": ("optimal", "states"),
-    "rush_hour": ("optimal", "states"),
-    "nut_and_bolt": ("optimal", "dead_end_density"),
-    "truck_escape": ("optimal",),
-    "color_connect": ("cells", "pairs"),
-    "bolt_unscrew": ("optimal",),
-}
+
+
+class _Defining(Mapping):
+    """game id -> the figures that define its tiers (the others are described, not
+    required), as each game declares them (GameSpec.tier_figures); games declaring none are
+    not keys."""
+
+    def __getitem__(self, game: str) -> tuple[str, ...]:
+        try:
+            figures = spec(game).tier_figures
+        except UnknownGameError:
+            raise KeyError(game) from None
+        if not figures:
+            raise KeyError(game)
+        return figures
+
+    def __iter__(self):
+        return (s.id for s in specs() if s.tier_figures)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+DEFINING = _Defining()
 FIGURES = ("optimal", "lower_bound", "upper_bound", "states", "dead_end_density", "optimal_first_moves",
            "first_moves", "cells", "pairs", "search_nodes")
 
@@ -127,8 +147,9 @@ def tier_data() -> dict:
 
 
 def catalog_tiers(game: str) -> dict[str, TierSpec]:
-    """The catalogue tiers of a game as TierSpecs, in difficulty order."""
-    g = tier_data()["games"].get(game, {"tiers": {}})
+    """The catalogue tiers of a game as TierSpecs, in difficulty order (from the tier data
+    its declaration names; none: no tiers)."""
+    g = spec(game).tier_data() or {"tiers": {}}
     return {name: TierSpec(game, name, {k: tuple(v) for k, v in t["accept"].items()}, tuple(t.get("shapes", ())))
             for name, t in g["tiers"].items()}
 

@@ -1,6 +1,7 @@
-"""Per-game solver knowledge, found by discovery (like engine/registry.py): every module of
-this package that defines ``KNOWLEDGE = SomeKnowledge()`` is registered under its ``game``
-id. A game without a module gets ``Knowledge`` (generic packing and expansion, h = 0).
+"""Per-game solver knowledge: the Knowledge instance a game's declaration names
+(GameSpec.knowledge, engine/declaration.py; the built-in games' are the modules of this
+package, ``KNOWLEDGE = SomeKnowledge()``). A game that declares none gets ``Knowledge``
+(generic packing and expansion, h = 0).
 
 A Knowledge object may provide
     kernels        a module with njit(cache=True) hooks ``pack``, ``unpack``, ``expand``,
@@ -13,15 +14,13 @@ A Knowledge object may provide
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 import numpy as np
 
+from longpuzzle.engine.errors import UnknownGameError
 from longpuzzle.engine.protocol import Level
+from longpuzzle.engine.registry import spec
 
-_REGISTRY: dict = {}
-_DONE = False
+_GENERIC: dict = {}      # game id -> the generic Knowledge of a game that declares none
 
 
 def field_spec(level: Level, lo, hi) -> tuple[np.ndarray, int]:
@@ -73,25 +72,16 @@ class Knowledge:
         return None
 
 
-def _discover() -> None:
-    global _DONE
-    if _DONE:
-        return
-    _DONE = True
-    for m in pkgutil.iter_modules(__path__):
-        if m.name.startswith("_") or m.name.endswith("_kernels"):
-            continue
-        mod = importlib.import_module(f"{__name__}.{m.name}")
-        k = getattr(mod, "KNOWLEDGE", None)
-        if isinstance(k, Knowledge) and k.game:
-            _REGISTRY.setdefault(k.game, k)
-
-
 def knowledge(game: str) -> Knowledge:
-    _discover()
-    k = _REGISTRY.get(game)
+    """The game's declared Knowledge, else (an undeclared part or game) a generic one."""
+    try:
+        k = spec(game).knowledge_object()
+    except UnknownGameError:
+        k = None
+    if isinstance(k, Knowledge):
+        return k
+    k = _GENERIC.get(game)
     if k is None:
-        k = Knowledge()
+        k = _GENERIC[game] = Knowledge()
         k.game = game
-        _REGISTRY[game] = k
     return k

@@ -1,0 +1,220 @@
+"""One declaration per game (engine/declaration.py, engine/registry.py): the built-in games'
+declarations name parts that are theirs, reading declarations imports no rules, and a game
+installed only through the ``longpuzzle.puzzles`` entry point (a distribution written here
+into a temporary folder: its package and its .dist-info with entry_points.txt) has every
+part found - rules, screen, levels, drawing, knowledge, generator and tiers, scoring facts,
+home-screen slot, labels - with no file of longpuzzle edited."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from importlib import resources
+
+import numpy as np
+import pytest
+
+from longpuzzle.engine import registry
+from longpuzzle.engine.declaration import DeclarationError, GameSpec, load_object
+from longpuzzle.engine.errors import UnknownGameError
+
+FAKE = "fake_paint"
+PKG = "fake_paint_game"
+
+
+def test_builtin_declarations_name_each_games_own_parts():
+    from longpuzzle.render.frame.drawing import GameDrawing
+    from longpuzzle.solvers.generators.base import Generator
+    from longpuzzle.solvers.knowledge import Knowledge
+
+    assert registry.puzzle_ids() == ["bolt_unscrew", "rush_hour", "nut_and_bolt", "truck_escape", "maze_paint",
+                                     "color_connect"]
+    assert registry.home_order() == ["bolt_unscrew", "truck_escape", "rush_hour", "nut_and_bolt", "maze_paint",
+                                     "color_connect"]
+    for s in registry.specs():
+        p = s.puzzle()
+        assert p.id == s.id and p.catalog_order == s.order
+        d = s.drawing_class()
+        assert issubclass(d, GameDrawing) and d.__module__ == f"longpuzzle.render.{s.id}"
+        assert isinstance(s.knowledge_object(), Knowledge) and s.knowledge_object().game == s.id
+        assert isinstance(s.generator_object(), Generator) and s.generator_object().game == s.id
+        assert s.tier_data()["defining"] == list(s.tier_figures)
+        assert s.scoring_facts()["max_steps"] > 0
+        text, name = s.level_text()
+        assert json.loads(text)["game"] == s.id and name == f"puzzles/levels/{s.id}.json"
+
+
+def test_reading_the_declarations_imports_no_rules_and_no_numba():
+    code = textwrap.dedent("""
+        import sys
+        from longpuzzle.engine import registry
+        ids = registry.puzzle_ids()
+        order = registry.home_order()
+        facts = registry.spec("rush_hour").scoring_facts()
+        loaded = sorted(m for m in sys.modules if m.startswith(("longpuzzle.puzzles.", "longpuzzle.render",
+                                                                "longpuzzle.solvers", "numba")))
+        print(len(ids), facts["max_steps"], loaded)
+        registry.get_puzzle("maze_paint")
+        print(sorted(m for m in sys.modules if m.startswith("longpuzzle.puzzles.")))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0] == "6 200 ['longpuzzle.puzzles.declarations']"
+    # the rules of the one game asked for, and only those
+    assert out[1] == "['longpuzzle.puzzles.declarations', 'longpuzzle.puzzles.maze_paint']"
+
+
+def test_a_declaration_names_its_parts_as_strings():
+    with pytest.raises(DeclarationError, match="package.module:attribute"):
+        load_object("longpuzzle.puzzles.maze_paint")
+    with pytest.raises(DeclarationError, match="has no attribute"):
+        load_object("longpuzzle.puzzles.declarations:NOPE")
+    with pytest.raises(DeclarationError, match="non-empty id"):
+        GameSpec(id="", rules="x:y")
+    bad = GameSpec(id="maze_copy", rules="longpuzzle.puzzles.maze_paint:PUZZLE")
+    with pytest.raises(DeclarationError, match="are the game 'maze_paint'"):
+        bad.puzzle()
+    with pytest.raises(UnknownGameError, match="registered games: bolt_unscrew"):
+        registry.spec("no_such_game")
+
+
+# ---- a game of another distribution, through the entry point only ------------------------
+
+_INIT = f'''
+from longpuzzle.engine.declaration import GameSpec
+
+GAME = GameSpec(
+    id="{FAKE}", rules="{PKG}.rules:PUZZLE", order=7, home=6,
+    levels="{PKG}:levels.json", drawing="{PKG}.drawing:DRAWING",
+    knowledge="{PKG}.knowledge:KNOWLEDGE", generator="{PKG}.generator:GENERATOR",
+    tiers="{PKG}:tiers.json", tier_figures=("optimal", "states"),
+    scoring={{"max_steps": 77, "timeout_seconds": 300.0, "time_budget_seconds": 300.0,
+              "components": {{"success_base": 60.0, "step_efficiency": 20.0, "action_quality": 10.0,
+                              "time_efficiency": 10.0, "failure_progress": 45.0,
+                              "failure_action_quality": 8.0, "failure_efficiency": 3.0}},
+              "penalties": {{"max_steps": 4.0}},
+              "instructions_original": {{"minimal": "paint", "full": "paint every tile"}}}},
+    easiest="easy", labels={{"zh": {{"Fake Paint": "\u5047\u6d82\u8272", "Level {{n}}": "\u7b2c {{n}} \u5173!"}}}},
+)
+'''
+_PARTS = {
+    "rules.py": f'''
+from longpuzzle.puzzles.maze_paint import MazePaint
+
+class FakePaint(MazePaint):
+    id = "{FAKE}"
+    title = "Fake Paint"
+    catalog_order = 7
+
+PUZZLE = FakePaint()
+''',
+    "drawing.py": '''
+from longpuzzle.render.maze_paint import MazePaintDrawing
+
+class FakePaintDrawing(MazePaintDrawing):
+    pass
+
+DRAWING = FakePaintDrawing
+''',
+    "knowledge.py": f'''
+from longpuzzle.solvers.knowledge.maze_paint import MazePaintKnowledge
+
+class FakePaintKnowledge(MazePaintKnowledge):
+    game = "{FAKE}"
+
+KNOWLEDGE = FakePaintKnowledge()
+''',
+    "generator.py": f'''
+from longpuzzle.solvers.generators.maze_paint import MazePaintGenerator
+
+class FakePaintGenerator(MazePaintGenerator):
+    game = "{FAKE}"
+
+GENERATOR = FakePaintGenerator()
+''',
+}
+
+
+@pytest.fixture
+def installed_game(tmp_path):
+    """The fake game installed into a temporary folder on sys.path (package + dist-info),
+    the registry reading it; everything put back afterwards."""
+    from longpuzzle.engine import catalog as catalog_module
+    pkg = tmp_path / PKG
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(_INIT, encoding="utf-8")
+    for name, text in _PARTS.items():
+        (pkg / name).write_text(text, encoding="utf-8")
+    levels = json.loads((resources.files("longpuzzle.puzzles") / "levels" / "maze_paint.json").read_text("utf-8"))
+    levels["game"] = FAKE
+    levels["objectives"] = levels["objectives"][:1]           # its easy tier
+    (pkg / "levels.json").write_text(json.dumps(levels), encoding="utf-8")
+    tiers = json.loads((resources.files("longpuzzle.solvers.generators") / "tiers.json").read_text("utf-8"))
+    (pkg / "tiers.json").write_text(json.dumps({"games": {FAKE: tiers["games"]["maze_paint"]}}), encoding="utf-8")
+    dist = tmp_path / "fake_paint_game-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-paint-game\nVersion: 0.1\n", encoding="utf-8")
+    (dist / "entry_points.txt").write_text(f"[longpuzzle.puzzles]\n{FAKE} = {PKG}:GAME\n", encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    registry.reload()
+    try:
+        yield tmp_path
+    finally:
+        sys.path.remove(str(tmp_path))
+        for m in [m for m in sys.modules if m == PKG or m.startswith(PKG + ".")]:
+            del sys.modules[m]
+        registry.reload()
+        catalog_module._DEFAULT = None                        # its built-in catalogue had the game
+        assert FAKE not in registry.puzzle_ids()
+
+
+def test_a_game_installed_through_the_entry_point_has_every_part_found(installed_game):
+    from longpuzzle.agents.metrics import BENCHMARK, EASIEST, LevelRun, level_score
+    from longpuzzle.engine.catalog import Catalog, use_catalog
+    from longpuzzle.engine.labels import screen_text
+    from longpuzzle.engine.suite import HOME_CARD_Y, Suite
+    from longpuzzle.render.frame import drawings, render
+    from longpuzzle.solvers.core import solve
+    from longpuzzle.solvers.generators import generate, generator, generators
+    from longpuzzle.solvers.generators.tiers import DEFINING, catalog_tiers
+    from longpuzzle.solvers.knowledge import knowledge
+
+    # declared, in its place, without its rules being imported
+    assert registry.puzzle_ids()[-1] == FAKE and registry.home_order()[-1] == FAKE
+    assert f"{PKG}.rules" not in sys.modules
+    puzzle = registry.get_puzzle(FAKE)
+    assert type(puzzle).__module__ == f"{PKG}.rules" and puzzle.title == "Fake Paint"
+    assert FAKE in [p.id for p in registry.puzzles()]
+
+    # its drawing, solver knowledge, generator and tiers
+    assert drawings()[FAKE].__module__ == f"{PKG}.drawing" and FAKE in set(drawings())
+    assert type(knowledge(FAKE)).__module__ == f"{PKG}.knowledge"
+    assert type(generator(FAKE)).__module__ == f"{PKG}.generator" and generator(FAKE) in generators()
+    assert DEFINING[FAKE] == ("optimal", "states") and list(catalog_tiers(FAKE)) == ["easy", "medium", "hard"]
+    made = next(generate(FAKE, "easy", seed=3, count=1))
+    assert made.level.id == f"{FAKE}/easy/1" and made.profile.status == "solvable"
+
+    # its scoring facts and easiest tier
+    assert BENCHMARK["games"][FAKE]["max_steps"] == 77 and EASIEST[FAKE] == "easy" and FAKE in EASIEST
+    won = level_score(LevelRun(game=FAKE, success=True, steps=7, elapsed=30.0, progress=1.0))
+    assert won == pytest.approx(60.0 + 20.0 * (1 - 7 / 77) + 10.0 + 10.0 * (1 - 30 / 300))   # its max_steps
+
+    # its levels in the catalogue, its home card, its screens and texts
+    cat = Catalog()
+    assert cat.games()[-1] == FAKE and cat.level_ids(FAKE)[0] == f"{FAKE}/easy/1"
+    level = cat.level(f"{FAKE}/easy/1")
+    assert len(solve(level).moves) == level.data["optimal_moves"] == 7
+    with use_catalog(cat):
+        home = Suite("home")
+        assert home.home_games()[-1] == (FAKE, HOME_CARD_Y[-1] + 106)
+        suite = Suite(f"{FAKE}/easy/1")
+        frame = render(suite)
+        same = render(Suite("maze_paint/easy/1"))
+        # the same board as Maze Paint's first level, drawn by the game's own drawing; only
+        # the title in the header differs
+        assert np.array_equal(frame[80:], same[80:]) and not np.array_equal(frame[:80], same[:80])
+        suite.dispatch(suite.game_ui().gesture_for(3, suite.proj, suite))   # swipe right
+        assert len(suite.session.moves) == 1
+    assert screen_text("Fake Paint", "zh") == "\u5047\u6d82\u8272"
+    assert screen_text("Level 2", "zh", FAKE) == "\u7b2c 2 \u5173!"
