@@ -171,7 +171,7 @@ def installed_game(tmp_path):
 
 def test_a_game_installed_through_the_entry_point_has_every_part_found(installed_game):
     from longpuzzle.agents.metrics import BENCHMARK, EASIEST, LevelRun, level_score
-    from longpuzzle.engine.catalog import Catalog, use_catalog
+    from longpuzzle.engine.catalog import Catalog
     from longpuzzle.engine.labels import screen_text
     from longpuzzle.engine.suite import HOME_CARD_Y, Suite
     from longpuzzle.render.frame import drawings, render
@@ -205,16 +205,15 @@ def test_a_game_installed_through_the_entry_point_has_every_part_found(installed
     assert cat.games()[-1] == FAKE and cat.level_ids(FAKE)[0] == f"{FAKE}/easy/1"
     level = cat.level(f"{FAKE}/easy/1")
     assert len(solve(level).moves) == level.data["optimal_moves"] == 7
-    with use_catalog(cat):
-        home = Suite("home")
-        assert home.home_games()[-1] == (FAKE, HOME_CARD_Y[-1] + 106)
-        suite = Suite(f"{FAKE}/easy/1")
-        frame = render(suite)
-        same = render(Suite("maze_paint/easy/1"))
-        # the same board as Maze Paint's first level, drawn by the game's own drawing; only
-        # the title in the header differs
-        assert np.array_equal(frame[80:], same[80:]) and not np.array_equal(frame[:80], same[:80])
-        suite.dispatch(suite.game_ui().gesture_for(3, suite.proj, suite))   # swipe right
-        assert len(suite.session.moves) == 1
+    home = Suite("home", catalog=cat)
+    assert home.home_games()[-1] == (FAKE, HOME_CARD_Y[-1] + 106)
+    suite = Suite(f"{FAKE}/easy/1", catalog=cat)
+    frame = render(suite)
+    same = render(Suite("maze_paint/easy/1", catalog=cat))
+    # the same board as Maze Paint's first level, drawn by the game's own drawing; only the
+    # title in the header differs
+    assert np.array_equal(frame[80:], same[80:]) and not np.array_equal(frame[:80], same[:80])
+    suite.dispatch(suite.game_ui().gesture_for(3, suite.proj, suite))   # swipe right
+    assert len(suite.session.moves) == 1
     assert screen_text("Fake Paint", "zh") == "\u5047\u6d82\u8272"
     assert screen_text("Level 2", "zh", FAKE) == "\u7b2c 2 \u5173!"
