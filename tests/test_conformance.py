@@ -1,6 +1,10 @@
 """The conformance suite: every registered puzzle, every protocol promise.
 
-Parametrised over the registry, so a new game module is tested as soon as it exists."""
+The checks themselves ship with the package (longpuzzle.agents.testing.check_puzzle, so a
+game added through the entry point runs the same ones); here they run for every registered
+game, one test per (game, check), and the suite itself is tested: a game broken in one way
+fails the check that covers it, naming the level and seed. Below: what only the built-in
+games promise, compiled code against pure Python, and every agent protocol."""
 
 import json
 import os
@@ -11,228 +15,137 @@ import textwrap
 import numpy as np
 import pytest
 
-from longpuzzle.engine.batch import step_batch, kernels
+from longpuzzle.agents.testing import CHECKS, ConformanceError, check_puzzle, random_walk, sample_levels, walk_states
+from longpuzzle.engine.batch import kernels
 from longpuzzle.engine.catalog import catalog, load_level
-from longpuzzle.engine.errors import (
-    CheckpointError, IllegalMoveError, MoveSyntaxError, UndoNotAllowedError,
-)
-from longpuzzle.engine.protocol import NOOP, OK
+from longpuzzle.engine.errors import MoveSyntaxError, UnknownGameError
 from longpuzzle.engine.registry import get_puzzle, puzzle_ids
-from longpuzzle.engine.session import Session, replay
-from longpuzzle.engine.testing import random_walk, sample_levels, walk_states
 
 GAMES = catalog().games()  # registered games that have levels
-CASES = [(g, lid) for g in GAMES for lid in sample_levels(g)]
-IDS = [lid for _, lid in CASES]
-WALK = 60
+IDS = [lid for g in GAMES for lid in sample_levels(g)]
+# the checks that take seconds a game (Gymnasium's checker in two modes, fresh renderers in
+# two styles): out of the quick subset
+SLOW_CHECKS = {"env", "drawing"}
 
 
-@pytest.fixture(params=CASES, ids=IDS)
-def case(request):
-    game, lid = request.param
-    return get_puzzle(game), load_level(lid)
+@pytest.mark.parametrize("check", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW_CHECKS else c
+                                   for c in CHECKS])
+@pytest.mark.parametrize("game", GAMES)
+def test_every_game_passes_the_shipped_conformance_suite(game, check):
+    report = check_puzzle(game, checks=[check])
+    assert report.ok and not report.skipped, report.summary()          # built-in games declare every part
+    assert {lv for c, lv in report.passed} == ({""} if not CHECKS[check][1] else set(report.levels))
 
 
-def test_every_registered_game_has_levels_and_metadata():
+def test_every_registered_game_has_levels():
     assert GAMES, "no puzzles registered"
     assert set(GAMES) == set(puzzle_ids()), "a registered puzzle has no level file"
-    for g in GAMES:
-        p = get_puzzle(g)
-        assert p.id == g and p.title and p.difficulties and p.move_syntax
-        objs = catalog().objectives(g)
-        assert [o.difficulty for o in objs] == [d for d in p.difficulties if d in {o.difficulty for o in objs}]
-        for lid in catalog().level_ids(g):
-            lvl = load_level(lid)
-            assert lvl.lv.dtype == np.int32 and lvl.lv.ndim == 1
-            assert lvl.initial.ndim == 1 and lvl.initial.dtype == np.dtype(p.state_dtype)
-            assert lvl.n_actions >= 1
 
 
-def test_text_and_action_round_trip(case):
-    p, lvl = case
-    for a in range(lvl.n_actions):
-        text = p.format_move(lvl, a)
-        assert text and not any(c.isspace() for c in text), text
-        assert p.actions(lvl, text) == [a]
-
-
-@pytest.mark.parametrize("garbage", ["", "   ", "??", "1>", "move", "\u00e9\u00e9", "-1", "999999>1"])
-def test_garbage_text_is_a_syntax_error(case, garbage):
-    p, lvl = case
-    with pytest.raises(MoveSyntaxError):
-        p.actions(lvl, garbage)
-    with pytest.raises(MoveSyntaxError):
-        p.check_action(lvl, lvl.n_actions)
-
-
-def test_step_is_pure_and_legal_mask_agrees(case):
-    p, lvl = case
-    lv_before = lvl.lv.copy()
-    for state, a, nxt, code in walk_states(lvl, random_walk(lvl, WALK, seed=1)):
-        before = state.copy()
-        mask = p.legal_mask(lvl, state)
-        codes = [p.step(lvl, state, b)[1] for b in range(lvl.n_actions)]
-        assert np.array_equal(state, before), "step_into wrote to its input"
-        assert [int(m) for m in mask] == [int(c == OK) for c in codes]
-        if code != OK:
-            assert np.array_equal(nxt, state), "a move that was not OK changed the state"
-        if code > NOOP:
-            with pytest.raises(IllegalMoveError) as ei:
-                p.apply(lvl, state, a)
-            assert ei.value.reason and str(ei.value)
-        else:
-            out = p.apply(lvl, state, a)
-            assert np.array_equal(out, nxt) and out is not state
-        P = p.progress(lvl, state)
-        assert 0.0 <= P <= 1.0
-        assert (P == 1.0) == p.is_solved(lvl, state)
-    assert np.array_equal(lvl.lv, lv_before)
-
-
-def test_replay_equals_live_play_and_episode_text(case):
-    p, lvl = case
-    s = Session(lvl)
-    for a in random_walk(lvl, WALK, seed=2):
-        s.try_move(a)
-    texts = s.move_texts()
-    r = replay(lvl, texts)
-    assert np.array_equal(r.state, s.state)
-    assert r.state.tobytes() == s.state.tobytes()
-    r2 = replay(s.episode_text())
-    assert np.array_equal(r2.state, s.state) and r2.counters == s.counters and r2.log == s.log
-
-
-def test_checkpoint_round_trip_behaves_identically(case):
-    p, lvl = case
-    walk = random_walk(lvl, 2 * WALK, seed=3)
-    s = Session(lvl)
-    for a in walk[:WALK]:
-        s.try_move(a)
-    if p.undo_allowed and s.moves:
-        s.undo()
-    ck = s.checkpoint()
-    t = Session.from_checkpoint(ck)
-    assert np.array_equal(t.state, s.state) and t.counters == s.counters and t.moves == s.moves
-    for a in walk[WALK:]:
-        o1, o2 = s.try_move(a), t.try_move(a)
-        assert o1 == o2
-        assert np.array_equal(t.state, s.state)
-    assert t.checkpoint() == s.checkpoint()
-
-
-def test_corrupt_or_mismatched_checkpoints_are_refused(case):
-    p, lvl = case
-    s = Session(lvl)
-    for a in random_walk(lvl, 10, seed=4):
-        s.try_move(a)
-    ck = s.checkpoint()
-    body = json.loads(ck)
-    bad = [ck[: len(ck) // 2], "", "[]", "{}", ck.replace('"moves"', '"muves"')]
-    tampered = dict(body, state=[0] * len(body["state"]))
-    bad.append(json.dumps(tampered))  # checksum no longer matches
-    from longpuzzle.engine.session import _checksum
-    forged = {k: v for k, v in tampered.items() if k != "checksum"}
-    forged["checksum"] = _checksum(forged)
-    bad.append(json.dumps(forged))  # consistent checksum, but the state is not what the moves give
-    other = {k: v for k, v in body.items() if k != "checksum"}
-    other["level_sha256"] = "0" * 64
-    other["checksum"] = _checksum(other)
-    bad.append(json.dumps(other))  # made on another version of the level
-    for text in bad:
-        with pytest.raises(CheckpointError):
-            Session.from_checkpoint(text)
-
-
-def test_undo_and_restart(case):
-    p, lvl = case
-    s = Session(lvl)
-    seen = [s.state.copy()]
-    for a in random_walk(lvl, 30, seed=5):
-        if s.try_move(a)[-1].accepted:
-            seen.append(s.state.copy())
-    walk = seen[1:]
-    if p.undo_allowed:
-        for k in range(len(walk)):
-            s.undo()
-            assert np.array_equal(s.state, seen[-2 - k])
-        assert np.array_equal(s.state, lvl.initial)
-        with pytest.raises(UndoNotAllowedError):
-            s.undo()
-    else:
-        with pytest.raises(UndoNotAllowedError):
-            s.undo()
-        assert np.array_equal(s.state, seen[-1])
-    s.restart()
-    assert np.array_equal(s.state, lvl.initial) and s.moves == [] and s.counters.restarts == 1
-
-
-def test_batched_kernel_equals_single_steps(case):
-    p, lvl = case
-    rng = np.random.default_rng(6)
-    walk = random_walk(lvl, WALK, seed=6)
-    states = np.stack([st for st, *_ in walk_states(lvl, walk)])
-    actions = rng.integers(0, lvl.n_actions, len(states))
-    before = states.copy()
-    dst, codes = step_batch(lvl, states, actions)
-    assert np.array_equal(states, before)
-    for i in range(len(states)):
-        nxt, code = p.step(lvl, states[i], int(actions[i]))
-        assert code == codes[i] and np.array_equal(nxt, dst[i])
-
-
-def test_vector_env_rewards_sum_to_progress(case):
-    from longpuzzle.agents.envs import PuzzleVectorEnv
-
-    p, lvl = case
-    env = PuzzleVectorEnv(8, lvl, autoreset_mode="disabled")
-    states, _ = env.reset(seed=0)
-    rng = np.random.default_rng(7)
-    total = np.zeros(8)
-    for _ in range(40):
-        acts = [rng.choice(p.legal_moves(lvl, states[i]) or [0]) for i in range(8)]
-        states, rew, term, trunc, info = env.step(np.array(acts))
-        total += rew
-        if term.any():
-            break
-    P0 = p.progress(lvl, lvl.initial)
-    for i in range(8):
-        assert total[i] == pytest.approx(p.progress(lvl, states[i]) - P0, abs=1e-9)
-
-
-def test_state_bounds_hold_every_reachable_state(case):
-    """Puzzle.state_bounds: true bounds (the envs' observation spaces) - every state of
-    random walks of several lengths lies inside; built-in games give tighter bounds than
-    the dtype's range."""
-    p, lvl = case
-    low, high = p.state_bounds(lvl)
-    assert low.shape == high.shape == lvl.initial.shape and low.dtype == high.dtype == lvl.initial.dtype
-    assert (low <= lvl.initial).all() and (lvl.initial <= high).all()
+@pytest.mark.parametrize("lid", IDS)
+def test_builtin_state_bounds_are_tighter_than_the_dtype(lid):
+    """The built-in games give bounds tighter than their dtype's range (the envs'
+    observation spaces); the shipped check asks only that every reached state lies inside."""
+    lvl = load_level(lid)
+    low, high = get_puzzle(lvl.game).state_bounds(lvl)
     info = np.iinfo(lvl.initial.dtype)
     assert (low > info.min).all() or (high < info.max).all()
-    k = kernels(p)
-    n = 16 if p.id == "bolt_unscrew" else 64
-    final = np.empty((n, lvl.initial.shape[0]), lvl.initial.dtype)
-    solved = np.zeros(n, np.bool_)
-    for steps in (5, 25, 120):
-        k.random_walks(lvl.lv, lvl.initial, n, steps, steps, lvl.n_actions, final, solved)
-        assert ((final >= low) & (final <= high)).all(), np.argwhere((final < low) | (final > high))[:5]
 
 
-def test_random_walk_kernel_reaches_only_consistent_states(case):
-    p, lvl = case
-    k = kernels(p)
-    final = np.empty((16, lvl.initial.shape[0]), lvl.initial.dtype)
-    solved = np.zeros(16, np.bool_)
-    k.random_walks(lvl.lv, lvl.initial, 16, 30, 11, lvl.n_actions, final, solved)
-    for i in range(16):
-        assert solved[i] == p.is_solved(lvl, final[i])
+# ---- the suite fails a broken game ------------------------------------------------------------
+
+def _broken_format_move(monkeypatch, p):
+    monkeypatch.setattr(p, "format_move", lambda level, a: f"{a}X")          # parse_move cannot read it
+
+
+def _step_writes_its_input(monkeypatch, p):
+    orig = p.step
+
+    def step(level, state, action):
+        out, code = orig(level, state, action)
+        if code == 0 and state.flags.writeable:
+            state[...] = out
+        return out, code
+    monkeypatch.setattr(p, "step", step)
+
+
+def _rejection_as_syntax_error(monkeypatch, p):
+    orig = p.apply
+
+    def apply(level, state, action):
+        try:
+            return orig(level, state, action)
+        except Exception as e:
+            raise MoveSyntaxError(str(e)) from None
+    monkeypatch.setattr(p, "apply", apply)
+
+
+def _gesture_of_another_move(monkeypatch, p):
+    cls = p.ui
+    orig = cls.gesture_for
+    monkeypatch.setattr(cls, "gesture_for", lambda self, a, proj, suite=None: orig(self, suite.session.legal_moves()[0],
+                                                                                   proj, suite))
+
+
+def _drawing_ignores_the_state(monkeypatch, p):
+    from longpuzzle.render.frame import drawings
+    cls = drawings()[p.id]
+    monkeypatch.setattr(cls, "draw_dynamic", lambda self, *a, **k: None)
+    monkeypatch.setattr(cls, "base_layer", lambda self, *a, **k: None)
+
+
+@pytest.mark.parametrize("game, breaks, check, says", [
+    ("maze_paint", _broken_format_move, "move_text", "of action 0 is refused by parse_move"),
+    ("rush_hour", _broken_format_move, "move_text", "of action 0 is refused by parse_move"),
+    ("nut_and_bolt", _step_writes_its_input, "rules", "wrote to its input"),
+    ("nut_and_bolt", _rejection_as_syntax_error, "rules", "not IllegalMoveError"),
+    ("rush_hour", _gesture_of_another_move, "gui", "makes"),
+    ("maze_paint", _drawing_ignores_the_state, "drawing", "changed nothing on screen"),
+], ids=["text-unreadable", "text-unreadable-rush", "step-impure", "rejection-as-syntax", "gesture-wrong",
+        "drawing-static"])
+def test_a_broken_game_fails_the_check_that_covers_it_naming_level_and_seed(monkeypatch, game, breaks, check, says):
+    p = get_puzzle(game)
+    lid = sample_levels(game)[-1]
+    assert check_puzzle(game, levels=[lid], seed=5, checks=[check]).ok        # whole, it passes
+    breaks(monkeypatch, p)
+    with pytest.raises(ConformanceError) as ei:
+        check_puzzle(game, levels=[lid], seed=5, checks=[check])
+    rep = ei.value.report
+    assert rep.failures and all(f.check == check and f.level == lid and f.seed == 5 for f in rep.failures)
+    assert says in str(ei.value) and f"{check} [{lid}, seed 5]" in str(ei.value)
+    assert f"check_puzzle({game!r}, levels=[{lid!r}], seed=5, checks=[{check!r}])" in str(ei.value)
+    again = check_puzzle(game, levels=[lid], seed=5, checks=[check], raise_on_failure=False)
+    assert [str(f) for f in again.failures] == [str(f) for f in rep.failures]      # the level and seed reproduce it
+
+
+def test_undeclared_parts_are_skipped_and_bad_arguments_refused(monkeypatch):
+    import longpuzzle.solvers.generators as gens
+
+    def no_generator(game):
+        raise UnknownGameError(f"{game} has no level generator")
+    monkeypatch.setattr(gens, "generator", no_generator)
+    rep = check_puzzle("truck_escape", checks=["generator", "move_text"])
+    assert rep.ok and rep.skipped == [("generator", "", "the game declares no generator")]
+    assert [c for c, _ in rep.passed] == ["move_text"] * len(rep.levels)
+    with pytest.raises(ValueError, match="unknown conformance check"):
+        check_puzzle("truck_escape", checks=["rulez"])
+    with pytest.raises(UnknownGameError):
+        check_puzzle("no_such_game")
+
+
+def test_random_walks_are_seeded_and_mostly_legal():
+    lvl = load_level(sample_levels("nut_and_bolt")[1])
+    a, b = random_walk(lvl, 40, seed=3), random_walk(lvl, 40, seed=3)
+    assert a == b and a != random_walk(lvl, 40, seed=4)
+    codes = [code for *_, code in walk_states(lvl, a)]
+    assert len(codes) == 40 and sum(c == 0 for c in codes) > len(codes) // 2
 
 
 _DIGEST_SCRIPT = textwrap.dedent("""
     import hashlib, json, sys
     from longpuzzle.engine.registry import get_puzzle
     from longpuzzle.engine.catalog import load_level
-    from longpuzzle.engine.testing import random_walk, walk_states
+    from longpuzzle.agents.testing import random_walk, walk_states
     out = {}
     for lid in sys.argv[1:]:
         lvl = load_level(lid)
@@ -269,7 +182,7 @@ _CACHE_SCRIPT = textwrap.dedent("""
     from longpuzzle.engine.registry import get_puzzle
     from longpuzzle.engine.catalog import catalog
     from longpuzzle.engine.batch import kernels
-    from longpuzzle.engine.testing import random_walk
+    from longpuzzle.agents.testing import random_walk
     from longpuzzle.engine.session import Session
     misses = 0
     for g in catalog().games():

@@ -7,7 +7,7 @@ import pytest
 from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.env import PuzzleEnv
 from longpuzzle.engine.registry import get_puzzle
-from longpuzzle.engine.testing import random_walk, sample_levels
+from longpuzzle.agents.testing import random_walk, sample_levels
 from longpuzzle.engine.catalog import catalog
 
 CASES = [lid for g in catalog().games() for lid in sample_levels(g, 2)]

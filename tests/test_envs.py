@@ -21,7 +21,7 @@ import longpuzzle.agents.envs as lpe
 from longpuzzle.engine import gui
 from longpuzzle.engine.catalog import catalog, load_level
 from longpuzzle.engine.registry import get_puzzle, puzzle_ids
-from longpuzzle.engine.testing import random_walk
+from longpuzzle.agents.testing import random_walk
 from longpuzzle.agents.envs import DiscreteGUIActions, LevelSourceError, env_id, from_gui, gui_action_space, to_gui
 
 GAMES = puzzle_ids()
