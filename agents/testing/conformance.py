@@ -55,7 +55,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from longpuzzle.engine.catalog import catalog as catalog_in_use
+from longpuzzle.engine.catalog import Catalog, _in_use, load_level
 from longpuzzle.engine.errors import (
     CheckpointError, IllegalMoveError, MoveSyntaxError, UndoNotAllowedError,
 )
@@ -79,9 +79,10 @@ ENV_WARNINGS_ALLOWED = ("symmetric and normalized space",)
 
 # ---- helpers for writing tests of a game -------------------------------------------------------
 
-def sample_levels(game: str, k: int = 4, catalog=None) -> list[str]:
-    """First, last and evenly spread level ids of a game (all of them if there are few)."""
-    ids = (catalog or catalog_in_use()).level_ids(game)
+def sample_levels(game: str, k: int = 4, catalog: Catalog | None = None) -> list[str]:
+    """First, last and evenly spread level ids of a game in ``catalog`` (default: the built-in
+    one; all of them if there are few)."""
+    ids = (catalog or _in_use()).level_ids(game)
     if len(ids) <= k:
         return ids
     step = (len(ids) - 1) / (k - 1)
@@ -196,6 +197,7 @@ class _Ctx:
     puzzle: Any
     seed: int
     levels: list[Level]
+    catalog: Catalog
     from_catalog: bool
 
 
@@ -206,7 +208,7 @@ def _check_declaration(ctx: _Ctx) -> None:
     _expect(p.difficulties, "the puzzle declares no difficulties")
     _expect(ctx.levels, "no levels to check: the catalogue has none of this game and none were given")
     if ctx.from_catalog:
-        diffs = [o.difficulty for o in catalog_in_use().objectives(ctx.game)]
+        diffs = [o.difficulty for o in ctx.catalog.objectives(ctx.game)]
         _expect(set(diffs) <= set(p.difficulties),
                 f"objectives {diffs} name difficulties the puzzle does not declare {list(p.difficulties)}")
         _expect(diffs == [d for d in p.difficulties if d in set(diffs)],
@@ -422,10 +424,10 @@ def _check_undo_restart(ctx: _Ctx, lvl: Level) -> None:
             "restart did not give the initial state")
 
 
-def _suite(lvl: Level, style: str):
+def _suite(ctx: _Ctx, lvl: Level, style: str):
     """A direct-launch suite showing ``lvl`` (a person's screen; no game limits)."""
     from longpuzzle.engine.suite import Suite
-    s = Suite("home", style=style, direct=True)
+    s = Suite("home", style=style, direct=True, catalog=ctx.catalog)
     eff = s.open_level(lvl)
     if eff.get("effect") == "unavailable":
         raise _Skip(f"{get_puzzle(lvl.game).title} has no screen (its puzzle class has no `ui`)", game_wide=True)
@@ -446,7 +448,7 @@ def _check_win(ctx: _Ctx, lvl: Level) -> None:
         outs = s.try_move(int(a))
         _expect(outs and outs[-1].accepted, f"the solver's move {i} ({a}) was rejected: {outs}")
     _expect(s.solved and s.progress == 1.0, "the solver's solution does not win through the rules")
-    u = _suite(lvl, "2d")
+    u = _suite(ctx, lvl, "2d")
     for i, a in enumerate(r.actions):
         fb = u.dispatch(u.gesture_for(int(a)))
         _expect(fb.kind == "move", f"the gesture of the solution's move {i} ({a}) did {fb.as_dict()}")
@@ -458,7 +460,7 @@ def _check_gui(ctx: _Ctx, lvl: Level) -> None:
     from longpuzzle.engine.geometry import DESIGN_H, DESIGN_W
     p = ctx.puzzle
     for style in ("2d", "3d"):
-        s = _suite(lvl, style)
+        s = _suite(ctx, lvl, style)
         for w in s.layout().widgets:
             x, y = w.center
             _expect(0 <= x <= DESIGN_W and 0 <= y <= DESIGN_H, f"{style}: widget {w.id} lies outside the screen")
@@ -488,7 +490,7 @@ def _check_gui(ctx: _Ctx, lvl: Level) -> None:
 def _check_drawing(ctx: _Ctx, lvl: Level) -> None:
     from longpuzzle.render.frame import Renderer
     for style in ("2d", "3d"):
-        a, b = _suite(lvl, style), _suite(lvl, style)
+        a, b = _suite(ctx, lvl, style), _suite(ctx, lvl, style)
         f1 = Renderer(style, 1.0).render(a)
         f2 = Renderer(style, 1.0).render(b)            # a fresh renderer: no shared caches
         w, h = a.proj.size
@@ -631,20 +633,20 @@ CHECKS: dict[str, tuple[Callable, bool]] = {
 }
 
 
-def _levels(game: str, levels: Iterable[str | Level] | None) -> tuple[list[Level], bool]:
+def _levels(game: str, levels: Iterable[str | Level] | None, cat: Catalog) -> tuple[list[Level], bool]:
     if levels is None:
-        cat = catalog_in_use()
         return [cat.level(lid) for lid in sample_levels(game, catalog=cat)], True
-    from longpuzzle.engine.catalog import load_level
-    return [load_level(x) for x in levels], False
+    return [load_level(x, cat) for x in levels], False
 
 
 def check_puzzle(game_id: str, *, levels: Iterable[str | Level] | None = None, seed: int = 0,
-                 checks: Iterable[str] | None = None, raise_on_failure: bool = True) -> ConformanceReport:
+                 checks: Iterable[str] | None = None, catalog: Catalog | None = None,
+                 raise_on_failure: bool = True) -> ConformanceReport:
     """Run the conformance checks (CHECKS; all of them by default) on a registered game.
 
     ``levels``: level ids or Level objects (default: the first, last and two evenly spread
-    levels of the game in the catalogue in use). ``seed`` fixes every random walk and
+    levels of the game in ``catalog``, by default the built-in one, which holds the levels
+    of the games declared through the entry point too). ``seed`` fixes every random walk and
     playout. Returns the ConformanceReport; if a check failed, raises ConformanceError
     listing every failure with the level and seed that reproduce it (or, with
     ``raise_on_failure=False``, returns the report with its ``failures``)."""
@@ -653,8 +655,9 @@ def check_puzzle(game_id: str, *, levels: Iterable[str | Level] | None = None, s
     if unknown:
         raise ValueError(f"unknown conformance check(s) {unknown}; the checks are {', '.join(CHECKS)}")
     puzzle = get_puzzle(game_id)              # an unknown game -> UnknownGameError
-    lvls, from_catalog = _levels(game_id, levels)
-    ctx = _Ctx(game_id, puzzle, int(seed), lvls, from_catalog)
+    cat = catalog if catalog is not None else _in_use()
+    lvls, from_catalog = _levels(game_id, levels, cat)
+    ctx = _Ctx(game_id, puzzle, int(seed), lvls, cat, from_catalog)
     report = ConformanceReport(game_id, int(seed), [lv.id for lv in lvls])
     for name in names:
         fn, per_level = CHECKS[name]
