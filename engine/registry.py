@@ -16,6 +16,7 @@ game by comparing names.
 
 from __future__ import annotations
 
+import warnings
 from importlib.metadata import entry_points
 
 from longpuzzle.engine.declaration import DeclarationError, GameSpec, load_object
@@ -43,7 +44,13 @@ def _read() -> None:
     except Exception:  # pragma: no cover - broken third-party metadata must not break the library
         eps = []
     for ep in eps:
-        for s in _declared_by(ep):
+        try:
+            declared = _declared_by(ep)
+        except Exception as e:  # a broken game of another distribution must not break the others
+            warnings.warn(f"the game of entry point {ep.name} = {ep.value!r} ({ENTRY_POINT_GROUP}) is left out: "
+                          f"{type(e).__name__}: {e}", RuntimeWarning, stacklevel=2)
+            continue
+        for s in declared:
             found.setdefault(s.id, s)          # a built-in game keeps its own declaration
     found.update(_ADDED)
     _SPECS.clear()

@@ -33,6 +33,7 @@ deterministic):
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,7 +41,7 @@ import numpy as np
 from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.errors import IllegalMoveError, LongPuzzleError, MoveSyntaxError
 from longpuzzle.engine.protocol import NOOP, Level
-from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.engine.registry import get_puzzle, puzzle_ids
 from longpuzzle.solvers.knowledge import knowledge
 
 GRAPH_BUDGET = 2_000_000       # states of the level's whole graph (way 1)
@@ -48,17 +49,31 @@ LOCAL_BUDGET = 200_000         # states of a graph from an asked state (way 2)
 SOLVE_BUDGET = 1_000_000       # states of one solver call (way 3)
 LOCAL_KEPT = 4_000_000         # states of local graphs kept per level (oldest dropped first)
 INF = math.inf
-# games whose reachable space from a later state is not smaller than from the start (every Rush
-# Hour move can be undone; a Color Connect path can be removed) or whose solver is exact and far
-# cheaper than any graph (Truck Escape's greedy, Bolt Unscrew's A*): way 2 is skipped for them
-NO_LOCAL_GRAPHS = frozenset({"rush_hour", "truck_escape", "bolt_unscrew", "color_connect"})
-# games whose solver on one state is exact and far cheaper than a graph of many states: only
-# small levels get their whole graph (Bolt Unscrew: a step settles physics, 10^5 states take a
-# minute while A* proves an optimum in a few hundred; Truck Escape: greedy is exact)
-GRAPH_BUDGETS = {"bolt_unscrew": 5_000, "truck_escape": 5_000}
-# Bolt Unscrew's A* proves the hard/1 optimum in 17,574 states (7 s); past this budget (hard/2
-# onwards) its answers are bounds, each a few seconds: 150,000 states take about a minute
-SOLVE_BUDGETS = {"bolt_unscrew": 20_000}
+# a game's own budgets and whether way 2 is worth it are its solver knowledge's
+# (Knowledge.graph_budget, solve_budget, local_graphs: solvers/knowledge/__init__.py)
+
+
+class _Budgets(Mapping):
+    """game id -> a budget its solver knowledge sets (the games leaving the default are keys)."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getitem__(self, game: str) -> int:
+        v = getattr(knowledge(game), self._name)
+        if v is None:
+            raise KeyError(game)
+        return v
+
+    def __iter__(self):
+        return (g for g in puzzle_ids() if getattr(knowledge(g), self._name) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+GRAPH_BUDGETS = _Budgets("graph_budget")      # game -> the whole graph's budget (else GRAPH_BUDGET)
+SOLVE_BUDGETS = _Budgets("solve_budget")      # game -> one solver call's budget (else SOLVE_BUDGET)
 
 
 class OracleError(LongPuzzleError, ValueError):
@@ -155,7 +170,7 @@ class Oracle:
         self.level = load_level(level)
         self.puzzle = get_puzzle(self.level.game)
         self.knowledge = knowledge(self.level.game)
-        if graph_budget is None:           # the game's default (GRAPH_BUDGETS, else GRAPH_BUDGET)
+        if graph_budget is None:           # the game's default (its knowledge's, else GRAPH_BUDGET)
             graph_budget = GRAPH_BUDGETS.get(self.level.game, GRAPH_BUDGET)
         self.graph_budget = int(graph_budget)
         self.local_budget = int(local_budget)
@@ -237,7 +252,7 @@ class Oracle:
             u = g.graph.lookup(s)
             if u >= 0:
                 return self._answer_of(int(g.dist[u]), "local graph")
-        if self.local_budget <= 0 or self.level.game in NO_LOCAL_GRAPHS:
+        if self.local_budget <= 0 or not self.knowledge.local_graphs:
             return None
         from longpuzzle.solvers.profile import StateGraph
         g = StateGraph(self.level, s, budget=self.local_budget)

@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from contextlib import contextmanager
 from importlib import resources
 
 import numpy as np
@@ -122,6 +123,7 @@ from longpuzzle.solvers.knowledge.maze_paint import MazePaintKnowledge
 
 class FakePaintKnowledge(MazePaintKnowledge):
     game = "{FAKE}"
+    graph_budget = 1234           # the oracle's budget of its whole graph
 
 KNOWLEDGE = FakePaintKnowledge()
 ''',
@@ -136,11 +138,31 @@ GENERATOR = FakePaintGenerator()
 }
 
 
+@contextmanager
+def _installed(folder, entry_points: str, packages: tuple[str, ...]):
+    """A distribution in ``folder`` (its packages written there already) with these
+    ``longpuzzle.puzzles`` entry points, on sys.path while the block runs, the registry
+    reading it; everything put back afterwards."""
+    from longpuzzle.engine import catalog as catalog_module
+    dist = folder / "fake_game-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-game\nVersion: 0.1\n", encoding="utf-8")
+    (dist / "entry_points.txt").write_text(f"[longpuzzle.puzzles]\n{entry_points}\n", encoding="utf-8")
+    sys.path.insert(0, str(folder))
+    registry.reload()
+    try:
+        yield folder
+    finally:
+        sys.path.remove(str(folder))
+        for m in [m for m in sys.modules if m.split(".")[0] in packages]:
+            del sys.modules[m]
+        registry.reload()
+        catalog_module._DEFAULT = None                        # its built-in catalogue may have had the game
+
+
 @pytest.fixture
 def installed_game(tmp_path):
-    """The fake game installed into a temporary folder on sys.path (package + dist-info),
-    the registry reading it; everything put back afterwards."""
-    from longpuzzle.engine import catalog as catalog_module
+    """The fake game installed into a temporary folder on sys.path (package + dist-info)."""
     pkg = tmp_path / PKG
     pkg.mkdir()
     (pkg / "__init__.py").write_text(_INIT, encoding="utf-8")
@@ -152,21 +174,9 @@ def installed_game(tmp_path):
     (pkg / "levels.json").write_text(json.dumps(levels), encoding="utf-8")
     tiers = json.loads((resources.files("longpuzzle.solvers.generators") / "tiers.json").read_text("utf-8"))
     (pkg / "tiers.json").write_text(json.dumps({"games": {FAKE: tiers["games"]["maze_paint"]}}), encoding="utf-8")
-    dist = tmp_path / "fake_paint_game-0.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-paint-game\nVersion: 0.1\n", encoding="utf-8")
-    (dist / "entry_points.txt").write_text(f"[longpuzzle.puzzles]\n{FAKE} = {PKG}:GAME\n", encoding="utf-8")
-    sys.path.insert(0, str(tmp_path))
-    registry.reload()
-    try:
+    with _installed(tmp_path, f"{FAKE} = {PKG}:GAME", (PKG,)):
         yield tmp_path
-    finally:
-        sys.path.remove(str(tmp_path))
-        for m in [m for m in sys.modules if m == PKG or m.startswith(PKG + ".")]:
-            del sys.modules[m]
-        registry.reload()
-        catalog_module._DEFAULT = None                        # its built-in catalogue had the game
-        assert FAKE not in registry.puzzle_ids()
+    assert FAKE not in registry.puzzle_ids()
 
 
 def test_a_game_installed_through_the_entry_point_has_every_part_found(installed_game):
@@ -176,6 +186,7 @@ def test_a_game_installed_through_the_entry_point_has_every_part_found(installed
     from longpuzzle.engine.suite import HOME_CARD_Y, Suite
     from longpuzzle.render.frame import drawings, render
     from longpuzzle.solvers.core import solve
+    from longpuzzle.solvers.oracle import GRAPH_BUDGET, Oracle
     from longpuzzle.solvers.generators import generate, generator, generators
     from longpuzzle.solvers.generators.tiers import DEFINING, catalog_tiers
     from longpuzzle.solvers.knowledge import knowledge
@@ -205,6 +216,7 @@ def test_a_game_installed_through_the_entry_point_has_every_part_found(installed
     assert cat.games()[-1] == FAKE and cat.level_ids(FAKE)[0] == f"{FAKE}/easy/1"
     level = cat.level(f"{FAKE}/easy/1")
     assert len(solve(level).moves) == level.data["optimal_moves"] == 7
+    assert Oracle(level).graph_budget == 1234 and Oracle(cat.level("maze_paint/easy/1")).graph_budget == GRAPH_BUDGET
     home = Suite("home", catalog=cat)
     assert home.home_games()[-1] == (FAKE, HOME_CARD_Y[-1] + 106)
     suite = Suite(f"{FAKE}/easy/1", catalog=cat)
@@ -217,3 +229,21 @@ def test_a_game_installed_through_the_entry_point_has_every_part_found(installed
     assert len(suite.session.moves) == 1
     assert screen_text("Fake Paint", "zh") == "\u5047\u6d82\u8272"
     assert screen_text("Level 2", "zh", FAKE) == "\u7b2c 2 \u5173!"
+
+
+def test_an_entry_point_naming_a_module_with_puzzle_still_registers_its_rules(tmp_path):
+    """The older form of the entry point: a module that defines PUZZLE (its rules, no other part)."""
+    (tmp_path / "old_paint_game.py").write_text(_PARTS["rules.py"].replace(FAKE, "old_paint"), encoding="utf-8")
+    with _installed(tmp_path, "old_paint = old_paint_game", ("old_paint_game",)):
+        from longpuzzle.render.frame import drawings
+        from longpuzzle.solvers.knowledge import Knowledge, knowledge
+        assert registry.puzzle_ids()[-1] == "old_paint" and registry.get_puzzle("old_paint").title == "Fake Paint"
+        assert "old_paint" not in drawings() and type(knowledge("old_paint")) is Knowledge
+    assert "old_paint" not in registry.puzzle_ids()
+
+
+def test_a_broken_entry_point_is_left_out_with_a_warning(tmp_path):
+    with _installed(tmp_path, "broken = no_such_module_here:GAME", ()):
+        with pytest.warns(RuntimeWarning, match="entry point broken = 'no_such_module_here:GAME'.*is left out"):
+            ids = registry.puzzle_ids()
+        assert len(ids) == 6

@@ -48,6 +48,13 @@ class Knowledge:
     method = "bfs"                # default search: "bfs" or "astar"
     exact_method = True           # does the default search prove optimality?
     verify_budget: int | None = None   # state budget of `longpuzzle verify` (None: the default)
+    # the oracle's ways (solvers/oracle.py): the state budget of the level's whole graph and of
+    # one solver call (None: the oracle's defaults), and whether a graph from an asked state
+    # is worth building (False for a game whose reachable space from a later state is not
+    # smaller than from the start, or whose solver is exact and far cheaper than any graph)
+    graph_budget: int | None = None
+    solve_budget: int | None = None
+    local_graphs: bool = True
 
     def spec(self, level: Level) -> tuple[np.ndarray, int]:
         """(aux, words) for the generic hooks: every element in its dtype's full range."""

@@ -260,6 +260,13 @@ class BoltUnscrewKnowledge(Knowledge):
     method = "astar"
     kernels = bolt_unscrew_kernels
     verify_budget = 150_000        # per level: about 3 s on the two hardest levels
+    # the oracle: a step settles physics, so 10^5 states take a minute while A* proves an
+    # optimum in a few hundred: only small levels get their whole graph, none from a later
+    # state; A* proves the hard/1 optimum in 17,574 states (7 s), past this budget (hard/2
+    # onwards) its answers are bounds, each a few seconds (150,000 states take about a minute)
+    graph_budget = 5_000
+    solve_budget = 20_000
+    local_graphs = False
     # best-first priority (lower first): wp x attached pieces + wpin x pins - w1 x pieces
     # held by one pin + wa x occupied anchors that pin + wmin x fewest pins of a piece + wg x g
     # as (wp, w1, wg, wpin, wa, wmin)

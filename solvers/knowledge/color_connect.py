@@ -132,6 +132,7 @@ def route_search(rows, cols, pairs, blocked=0, node_budget=2_000_000):
 
 class ColorConnectKnowledge(Knowledge):
     game = "color_connect"
+    local_graphs = False          # a path can be removed: a later state reaches as much as the start
 
     def solve(self, level, state, budget, time_limit=None, shortest=True):
         from longpuzzle.solvers.core import _result

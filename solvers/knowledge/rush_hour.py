@@ -15,6 +15,7 @@ class RushHourKnowledge(Knowledge):
     game = "rush_hour"
     kernels = rush_hour_kernels
     method = "bfs"
+    local_graphs = False          # every move can be undone: a later state reaches as much as the start
 
     def spec(self, level):
         """Only its length is used (aux[0] = W is set by aux()); keys are 4 bits a vehicle."""

@@ -33,6 +33,10 @@ def greedy(level, state) -> tuple[list[int], np.ndarray]:
 
 class TruckEscapeKnowledge(Knowledge):
     game = "truck_escape"
+    # its greedy solver is exact and far cheaper than a graph of many states: only small
+    # levels get their whole graph, and no graph from a later state
+    graph_budget = 5_000
+    local_graphs = False
 
     def solve(self, level, state, budget, time_limit=None, shortest=True):
         from longpuzzle.solvers.core import _result
