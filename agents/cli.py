@@ -7,6 +7,7 @@ import json
 import math
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import click
@@ -16,6 +17,7 @@ from click.core import ParameterSource
 from longpuzzle.agents.harness.presets import PRESET_NAMES, PRESETS
 from longpuzzle.agents.harness.presets import label as preset_label_of
 from longpuzzle.agents.jobs.options import backend_for, backend_options
+from longpuzzle.agents.registry import AGENTS, MODEL, MODEL_AGENTS, SCRIPTED, TOOL, load_agent
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.catalog_store import catalog_option
 
@@ -31,9 +33,13 @@ def _objectives(objective, all_):
 
 
 
-# the model protocols, then the model agents on the tools (runner.MODEL_AGENTS; a test checks they agree)
-MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vista-conversation", "vista-notes",
-                "vista-memory", "vista-full", "code-cua")
+def _agent_help() -> str:
+    """The --agent help, from the table of agent names."""
+    def listed(kind):
+        return ", ".join(f"{a.name} ({a.what})" for a in AGENTS if a.kind == kind)
+    return (f"{listed(SCRIPTED)}, a .py file with one BaseAgent subclass, or a model protocol: {listed(MODEL)}, "
+            f"or a model on the VISTA / Code Execution tools: {listed(TOOL)} [default: solver; with --model, the "
+            "model's own or native].")
 
 
 @click.command("eval")
@@ -43,11 +49,7 @@ MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars", "vista-images", "vist
               "game's own 540x960 frame, English), repo (the original repository's level protocol). Options given "
               "as well win, and the result records them with the preset.")
 @click.option("--agent", "agent_spec", default=None,
-              help="random (random gestures on the requested objective's board), random_anywhere (random "
-                   "actions anywhere), solver, greedy, a .py file with one BaseAgent subclass, or a model protocol: "
-                   "general_e2e, native, qwen, uitars, or a model on the VISTA / Code Execution tools: vista-images, "
-                   "vista-conversation, vista-notes, vista-memory, vista-full, code-cua [default: solver; with --model, "
-                   "the model's own or native].")
+              help=_agent_help())
 @click.option("--objective", multiple=True, metavar="GAME/DIFFICULTY", help="Objective(s) to run (repeatable).")
 @click.option("--all", "all_", is_flag=True, help="All 16 objectives.")
 @click.option("--protocol", type=click.Choice(["objective", "level"]), default="objective",
@@ -251,9 +253,6 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
             raise HarnessError(_option_names(str(e))) from None
         agent_file = None
         if model is None:
-            from dataclasses import asdict
-
-            from longpuzzle.agents.builtin import load_agent
             limits = _agent_limits(agent_memory, agent_cpu, agent_cpu_per_action, st, protocol, agent_network)
             first = load_agent(agent_spec, style=style, seed=seed, limits=limits, pass_env=agent_env,
                                trusted=trusted_agent)       # unknown agent -> one error line now
@@ -299,7 +298,7 @@ def _model_settings(agent_spec, model_name, models_file, base_url, api, api_key_
                     history_images, scale_factor, resize, max_reply_bytes=None, stream=None):
     from longpuzzle.agents.models.clients import SETTING_PARAMETERS, unsupported_settings
     from longpuzzle.agents.models.config import ModelConfigError, resolve_model
-    from longpuzzle.agents.models.images import make_view
+    from longpuzzle.agents.media.images import make_view
 
     if not model_name:
         raise click.UsageError(f"--agent {agent_spec} needs --model (a provider-file name or a model name)")

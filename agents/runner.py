@@ -36,14 +36,12 @@ from longpuzzle.agents.jobs.local import (  # noqa: F401 - the backends, here as
 )
 from longpuzzle.agents.base import InternalError
 from longpuzzle.agents.harness import HarnessError
+from longpuzzle.agents.registry import MODEL_AGENTS, TOOL_AGENTS, BY_NAME, load_agent, runs_model_code
 from longpuzzle.agents.metrics import UNSCORED_ENDS, EpisodeOutcome, LevelOutcome, aggregate, json_ready
 from longpuzzle.engine.catalog import catalog
 
 RUN_FORMAT = "longpuzzle-run/1"
 DEFAULT_INFRA_RETRIES = 2
-# model agents on the VISTA / Code Execution tools (agents/vista/model.py CONFIGS)
-TOOL_AGENTS = ("vista-images", "vista-conversation", "vista-notes", "vista-memory", "vista-full", "code-cua")
-MODEL_AGENTS = ("general_e2e", "native", "qwen", "uitars") + TOOL_AGENTS
 
 
 @dataclass
@@ -93,7 +91,6 @@ def make_agent(run: RunConfig, spec: dict, folder: Path):
                                   text_reply=opts.get("text_reply", "final"))
         return ModelAgent(run.agent, cfg, game=game, difficulty=diff, folder=folder,
                           level_protocol=run.protocol == "level", **opts)
-    from longpuzzle.agents.builtin import load_agent
     f = run.agent_file or {}
     limits = None
     if f.get("limits"):
@@ -302,7 +299,7 @@ def runs_untrusted_code(run: RunConfig) -> bool:
     """Does the run execute code it does not trust: an agent file run isolated, or the code a
     model writes (run_python)?"""
     isolated_file = run.agent.endswith(".py") and not (run.agent_file or {}).get("trusted")
-    return isolated_file or run.agent == "code-cua"
+    return isolated_file or runs_model_code(run.agent)
 
 
 def start_run(out: Path, run: RunConfig) -> None:
@@ -412,7 +409,7 @@ def summarise(run: RunConfig, results: list[dict]) -> dict:
                "settings": run.settings, "metrics": metrics,
                "objectives": per_obj, "cells": cell_scores, "episodes": results}
     if run.agent in TOOL_AGENTS:                # the action setting its tools come from
-        summary["setting"] = "code" if run.agent == "code-cua" else "vista"
+        summary["setting"] = BY_NAME[run.agent].setting
     if run.agent in MODEL_AGENTS:
         from longpuzzle.agents.models.config import ModelConfig
         total = Usage()

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from longpuzzle.agents.harness import HarnessError
+from longpuzzle.agents.registry import MODEL_AGENTS
 
 RECORD_FILE = "verified.json"
 RECORD_FORMAT = "longpuzzle-verified/1"
@@ -361,8 +362,6 @@ def _check_planned(folder: Path, spec: dict, run, want_settings: dict, mcp: bool
     digests seen so far (a copy is refused)."""
     from longpuzzle.agents.harness.trajectory import read_header
     from longpuzzle.agents.metrics import UNSCORED_ENDS
-    from longpuzzle.agents.runner import MODEL_AGENTS
-
     rel = spec["folder"]
     d = folder / rel
     if not d.is_dir():
@@ -441,8 +440,6 @@ def _identity(heads: list, rel: str, attempt: int | None, at_most: int = 0) -> s
 
 def _filed_right(res: dict, heads: list, spec: dict, run, want_settings: dict, mcp: bool) -> str:
     """"" when an episode is where the plan puts it and was played as the run says."""
-    from longpuzzle.agents.runner import MODEL_AGENTS
-
     if res.get("objective") != spec["objective"]:
         return f"result.json is of objective {str(res.get('objective'))[:40]!r}, filed under {spec['objective']!r}"
     if not mcp and res.get("folder") != spec["folder"]:

@@ -67,7 +67,7 @@ REPO = Path(__file__).resolve().parents[1]
 SERVER = r'''
 import json, os, shutil, sys, time
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-from longpuzzle.agents.builtin import SolverAgent
+from longpuzzle.agents.scripted import SolverAgent
 from longpuzzle.agents.harness import Settings, run_objective
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.suite import Suite
@@ -150,7 +150,7 @@ for line in sys.stdin:
     elif req["op"] == "model_episode":            # a model agent answered in-process, model excluded
         from longpuzzle.agents.models.agent import ModelAgent
         from longpuzzle.agents.models.config import ModelConfig
-        from longpuzzle.agents.models.scripted import gesture_script, solver_gestures
+        from longpuzzle.agents.testing.endpoints import gesture_script, solver_gestures
         game, diff = req["objective"].split("/")
         key = ("gestures", req["objective"])
         if key not in state:

@@ -17,7 +17,7 @@ import shutil
 
 import pytest
 
-from longpuzzle.agents.builtin import SolverAgent
+from longpuzzle.agents.scripted import SolverAgent
 from longpuzzle.agents.harness import Settings, run_objective
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.suite import Suite

@@ -19,13 +19,13 @@ import time
 
 import pytest
 
-from longpuzzle.agents.builtin import SolverAgent
+from longpuzzle.agents.scripted import SolverAgent
 from longpuzzle.agents.harness import Settings, run_objective
 from longpuzzle.agents.models.accounting import CallUsage
 from longpuzzle.agents.models.agent import ModelAgent
 from longpuzzle.agents.models.clients import OpenAIChatClient, Reply, ToolCall
 from longpuzzle.agents.models.config import ModelConfig
-from longpuzzle.agents.models.scripted import ReplayScript, ScriptedServer, gesture_script, solver_gestures
+from longpuzzle.agents.testing.endpoints import ReplayScript, ScriptedServer, gesture_script, solver_gestures
 from longpuzzle.agents.runner import RunConfig, execute, start_run
 
 from baseline import IMAGES_BASELINE, Baseline, side_by_side
@@ -170,7 +170,7 @@ def test_request_through_the_bounded_transport(benchmark, transport):
     """One native request (system prompt, tools, a screenshot) to the scripted server on
     127.0.0.1: the clients' transport (a total deadline, a reply cap, counted bytes; also
     streamed) beside the SDK's own. ops = requests."""
-    from longpuzzle.agents.models.images import encode_png
+    from longpuzzle.agents.media.images import encode_png
     from longpuzzle.agents.models.protocols import PROTOCOLS, Context
     import numpy as np
 

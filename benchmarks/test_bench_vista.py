@@ -77,7 +77,7 @@ _distinct = []
 
 def distinct_turns() -> list:
     if not _distinct:
-        from longpuzzle.agents.models.scripted import solver_gestures
+        from longpuzzle.agents.testing.endpoints import solver_gestures
         _distinct.extend([WAIT] + solver_gestures(DISTINCT)[:24])
     return _distinct
 

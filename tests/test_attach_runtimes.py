@@ -193,7 +193,7 @@ def _codex(spec: dict, env: dict, url: str | None) -> list[list[str]]:
 
 def drive(spec: dict) -> dict:
     """Run one CLI session against the scripted model (inside the namespace)."""
-    from longpuzzle.agents.models.scripted import ScriptedServer
+    from longpuzzle.agents.testing.endpoints import ScriptedServer
 
     _loopback_up()
     report: dict = {"isolated": _isolated()}
@@ -300,7 +300,7 @@ def _bin_dir(tmp: Path, cli: str) -> str:
 def sessions(tmp_path_factory):
     """Every session at once, each in its own namespace (they overlap: the CLIs mostly wait
     on each other's start-up); name -> the session, or why it was skipped."""
-    from longpuzzle.agents.models.scripted import solver_gestures
+    from longpuzzle.agents.testing.endpoints import solver_gestures
     from longpuzzle.engine.cache import cache_dir
 
     why = _unshare_problem()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from longpuzzle.agents.builtin import SolverAgent
+from longpuzzle.agents.scripted import SolverAgent
 from longpuzzle.agents.cli import EpisodeStatus, new_results_folder
 from longpuzzle.agents.harness import Settings, run_objective
 from longpuzzle.cli import cli

@@ -221,7 +221,7 @@ from hypothesis import given, settings as hsettings, strategies as st  # noqa: E
 
 from longpuzzle.agents.models.clients import Reply, ToolCall  # noqa: E402
 from longpuzzle.agents.models.protocols import PROTOCOLS, Context, ParseError  # noqa: E402
-from longpuzzle.agents.models.scripted import gesture_script  # noqa: E402
+from longpuzzle.agents.testing.endpoints import gesture_script  # noqa: E402
 
 AGENT_PROTOCOLS = sorted(PROTOCOLS)
 _FRAME = (540, 960)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import xxhash
 
-from longpuzzle.agents.builtin import SolverAgent
+from longpuzzle.agents.scripted import SolverAgent
 from longpuzzle.agents.harness import HarnessError, Settings, open_frames, read_events, replay_episode, run_objective
 from longpuzzle.agents.harness import frames as F
 from longpuzzle.agents.harness.frames import FrameHasher, frame_hash

@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pytest
 
-from longpuzzle.agents.builtin import SolverAgent
+from longpuzzle.agents.scripted import SolverAgent
 from longpuzzle.agents.harness import (
     FrameStoreError, HarnessError, Settings, Trajectory, frame_hash, open_frames, read_episode, replay_episode,
     run_objective, step_frame_indices,

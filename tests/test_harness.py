@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from longpuzzle.agents.base import BaseAgent, FinalAnswer, Observation
-from longpuzzle.agents.builtin import GreedyAgent, RandomAgent, SolverAgent, load_agent
+from longpuzzle.agents.registry import load_agent
+from longpuzzle.agents.scripted import GreedyAgent, RandomAgent, SolverAgent
 from longpuzzle.agents.evaluator import Evaluator
 from longpuzzle.agents.harness import (
     CycleDetector, HarnessError, Settings, continue_episode, read_events, replay_episode, restore_step,

@@ -130,7 +130,7 @@ def _native_model_run(out: Path, script):
     """One maze_paint/easy episode of the native protocol, its model a ScriptedServer on
     127.0.0.1 answering with ``script`` (every request body kept): (the run's summary, the server)."""
     from longpuzzle.agents.models.config import ModelConfig
-    from longpuzzle.agents.models.scripted import ScriptedServer
+    from longpuzzle.agents.testing.endpoints import ScriptedServer
     from longpuzzle.agents.runner import RunConfig, execute, start_run
     with ScriptedServer(script) as srv:
         srv.keep_bodies = 1
@@ -143,7 +143,7 @@ def _native_model_run(out: Path, script):
 
 
 def test_out_of_frame_clicks_on_purpose_end_the_episode_scored_for_every_kind_of_agent(tmp_path):
-    from longpuzzle.agents.models.scripted import ReplayScript, gesture_script
+    from longpuzzle.agents.testing.endpoints import ReplayScript, gesture_script
 
     # a built-in (in-process) agent: each refusal is answered with feedback, the third in a row
     # ends the episode, scored, with the default settings
@@ -231,7 +231,7 @@ def test_a_lone_surrogate_is_a_malformed_action_not_a_crash(tmp_path):
     assert replay_episode(folder).ok
     # a model's reply (JSON may hold "\\ud800"): the lone surrogate becomes U+FFFD, the typed
     # text is refused as malformed and the model told so; the next request is sent, nothing fails
-    from longpuzzle.agents.models.scripted import ReplayScript
+    from longpuzzle.agents.testing.endpoints import ReplayScript
     replies = [{"tool_calls": [{"name": "gui", "arguments": {"action": "wait", "ms": 500}}]},
                {"text": "typing \ud800", "tool_calls": [{"name": "gui", "arguments": {"action": "typetext",
                                                                                      "text": "a\ud800"}}]},

@@ -64,7 +64,7 @@ def test_the_pending_advance_is_in_snapshots_and_episode_replays(tmp_path):
 
 
 def test_the_solver_agent_waits_for_the_advance_and_completes_nut_and_bolt_from_home(tmp_path):
-    from longpuzzle.agents.builtin import load_agent
+    from longpuzzle.agents.registry import load_agent
     from longpuzzle.agents.harness import Settings, replay_episode, run_objective
 
     res = run_objective(load_agent("solver"), "nut_and_bolt", "easy", settings=Settings(), folder=tmp_path / "ep")

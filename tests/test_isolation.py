@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from longpuzzle.agents.builtin import load_agent
+from longpuzzle.agents.registry import load_agent
 from longpuzzle.agents.harness import AgentFile, Settings, make_caller, replay_episode, run_level_chain, run_objective
 from longpuzzle.agents.harness.isolated import IsolatedAgentCaller
 from longpuzzle.engine.catalog import catalog

@@ -20,7 +20,7 @@ import pytest
 from PIL import Image
 
 from longpuzzle.agents.base import FinalAnswer, Observation, action_spec
-from longpuzzle.agents.builtin import SolverAgent
+from longpuzzle.agents.scripted import SolverAgent
 from longpuzzle.agents.harness import instruction_for, replay_episode
 
 pytest.importorskip("mcp")

@@ -1,6 +1,6 @@
 """The model clients on every wire (OpenAI Chat Completions, OpenAI Responses, Anthropic
 Messages) against the scripted server on 127.0.0.1, which checks each request as the real
-API would (agents/models/wire_schema.py): what is sent is what the installed SDK and the
+API would (agents/testing/wire_schema.py): what is sent is what the installed SDK and the
 API accept, every request has a deadline and a reply cap, errors of our own code stop the
 run, and unscored episodes make ``eval`` fail."""
 
@@ -16,8 +16,8 @@ from longpuzzle.agents.base import InternalError
 from longpuzzle.agents.models import clients as clients_mod
 from longpuzzle.agents.models.clients import AnthropicClient, ProviderError, make_client, unsupported_settings
 from longpuzzle.agents.models.config import ModelConfig
-from longpuzzle.agents.models.scripted import ScriptedServer
-from longpuzzle.agents.runner import MODEL_AGENTS
+from longpuzzle.agents.testing.endpoints import ScriptedServer
+from longpuzzle.agents.registry import MODEL_AGENTS
 from longpuzzle.cli import cli as cli_main
 
 APIS = ("openai-chat", "openai-responses", "anthropic")
@@ -211,7 +211,7 @@ def protocol_request(protocol: str):
     task with a screenshot, a reply (a tool call where the protocol calls tools) and its
     result with the next screenshot."""
     from longpuzzle.agents.models.clients import ToolCall
-    from longpuzzle.agents.models.images import encode_png
+    from longpuzzle.agents.media.images import encode_png
     from longpuzzle.agents.models.protocols import PROTOCOLS as MODEL_PROTOCOLS, Context
     from longpuzzle.agents.vista.model import CONFIGS
     from longpuzzle.agents.vista.prompt import player_prompt
@@ -291,7 +291,7 @@ def test_a_scripted_model_completes_the_objective_through_every_protocol_on_ever
     with and without sampling across the wires (combo: bit 0 stream, bit 1 sampling), and
     every request is one the real API accepts, with its output-token limit."""
     from longpuzzle.agents.harness import Settings
-    from longpuzzle.agents.models.scripted import ReplayScript, gesture_script, solver_gestures
+    from longpuzzle.agents.testing.endpoints import ReplayScript, gesture_script, solver_gestures
     from longpuzzle.agents.runner import RunConfig, execute, start_run
 
     objective = "nut_and_bolt/easy"
@@ -328,7 +328,7 @@ def test_an_internal_error_stops_the_episodes_running_beside_it(tmp_path, monkey
     stop at their next request (unfinished, for --resume), instead of playing on."""
     from longpuzzle.agents.harness import Settings
     from longpuzzle.agents.models.clients import OpenAIChatClient
-    from longpuzzle.agents.models.scripted import ReplayScript, gesture_script, solver_gestures
+    from longpuzzle.agents.testing.endpoints import ReplayScript, gesture_script, solver_gestures
     from longpuzzle.agents.runner import RunConfig, execute, start_run
 
     orig, calls, raised = OpenAIChatClient._request, {}, []

@@ -1,6 +1,6 @@
 """Model agents end to end through a real HTTP server on 127.0.0.1 (no other address).
 
-The server (agents/models/scripted.py) speaks the Chat Completions, Responses and Messages
+The server (agents/testing/endpoints.py) speaks the Chat Completions, Responses and Messages
 wire formats; its model is scripted with the solver agent's gestures for an objective,
 written in the protocol under test (coordinates in that protocol's convention)."""
 
@@ -17,10 +17,10 @@ from longpuzzle.agents.harness import Settings, open_frames, replay_episode
 from longpuzzle.agents.models.accounting import Prices, Usage, price_table
 from longpuzzle.agents.models.clients import ProviderError, make_client
 from longpuzzle.agents.models.config import ModelConfig, ModelConfigError, load_provider_file, resolve_model
-from longpuzzle.agents.models.images import (
+from longpuzzle.agents.media.images import (
     View, decode_png, encode_png, frame_to_grid, grid_to_frame, make_view, smart_resize,
 )
-from longpuzzle.agents.models.scripted import ReplayScript, ScriptedServer, gesture_script, solver_gestures
+from longpuzzle.agents.testing.endpoints import ReplayScript, ScriptedServer, gesture_script, solver_gestures
 from longpuzzle.agents.runner import RunConfig, execute, start_run
 from longpuzzle.cli import cli as cli_main
 
@@ -534,7 +534,7 @@ def test_the_level_protocol_runs_a_conversation_per_level(tmp_path):
     """The original repository's protocol: each level launched directly, a fresh conversation
     per level (its own conversation.jsonl), general_e2e as the original's built-in agent."""
     from longpuzzle.agents.base import Observation, action_spec
-    from longpuzzle.agents.builtin import SolverAgent
+    from longpuzzle.agents.scripted import SolverAgent
     from longpuzzle.agents.harness import instruction_for
     from longpuzzle.engine.catalog import catalog
 

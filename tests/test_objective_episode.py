@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from longpuzzle.agents.base import FinalAnswer
-from longpuzzle.agents.builtin import SolverAgent
+from longpuzzle.agents.scripted import SolverAgent
 from longpuzzle.agents.harness import HarnessError, ObjectiveEpisode, Settings, open_frames, read_events, replay_episode, run_objective
 from longpuzzle.agents.metrics import EpisodeOutcome, LevelOutcome, action_step_kind, aggregate, ngar
 

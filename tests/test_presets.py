@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 from click.testing import CliRunner
 
-from longpuzzle.agents.models.images import decode_png
-from longpuzzle.agents.models.scripted import ReplayScript, ScriptedServer, gesture_script, solver_gestures
+from longpuzzle.agents.media.images import decode_png
+from longpuzzle.agents.testing.endpoints import ReplayScript, ScriptedServer, gesture_script, solver_gestures
 from longpuzzle.cli import cli
 
 PAGE = (1280, 900)

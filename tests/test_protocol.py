@@ -8,7 +8,7 @@ import time
 import pytest
 
 from longpuzzle.agents.base import BaseAgent, FinalAnswer
-from longpuzzle.agents.builtin import SolverAgent
+from longpuzzle.agents.scripted import SolverAgent
 from longpuzzle.agents.harness import HarnessError, Settings, instruction_for, read_events, replay_episode, restore_step, run_level_chain, run_objective
 from longpuzzle.engine import gui
 from longpuzzle.engine.suite import Suite
@@ -255,7 +255,8 @@ def test_the_last_levels_card_offers_the_menu_not_a_next_level():
 
 
 def test_the_random_agent_enters_its_objective_and_plays_on_the_board(tmp_path):
-    from longpuzzle.agents.builtin import RandomAgent, RandomAnywhereAgent, load_agent
+    from longpuzzle.agents.registry import load_agent
+    from longpuzzle.agents.scripted import RandomAgent, RandomAnywhereAgent
     r = run_objective(RandomAgent(2), "nut_and_bolt", "hard", settings=Settings(max_actions=40), folder=tmp_path)
     assert r.end == "max_actions" and not r.outcome.mismatch and r.outcome.levels[0].reached
     recs = [e["record"] for e in read_events(tmp_path) if e.get("stream") == "private"]

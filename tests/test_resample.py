@@ -5,9 +5,9 @@ what changed, either order of the two passes, one pass, shrinking and enlarging.
 import numpy as np
 import pytest
 
-from longpuzzle.agents.models import resample
-from longpuzzle.agents.models.images import decode_png, encode_png, make_view, smart_resize
-from longpuzzle.agents.models.resample import Resampler, pillow_bicubic
+from longpuzzle.agents.media import resample
+from longpuzzle.agents.media.images import decode_png, encode_png, make_view, smart_resize
+from longpuzzle.agents.media.resample import Resampler, pillow_bicubic
 
 RNG = np.random.default_rng(7)
 
@@ -84,7 +84,7 @@ def test_the_pass_order_is_the_one_pillow_uses(frame_size, size):
 
 
 def test_an_episodes_frames_resized_one_after_the_other_are_pillows(tmp_path):
-    from longpuzzle.agents.builtin import SolverAgent
+    from longpuzzle.agents.scripted import SolverAgent
     from longpuzzle.agents.harness import Settings, open_frames, run_objective
 
     run_objective(SolverAgent(), "maze_paint", "easy", settings=Settings(action_timeout=None), folder=tmp_path)

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from longpuzzle.agents.builtin import GreedyAgent, SolverAgent
+from longpuzzle.agents.scripted import GreedyAgent, SolverAgent
 from longpuzzle.agents.harness import Settings, read_events, replay_episode, restore_step, run_objective
 from longpuzzle.agents.harness import snapshots
 from longpuzzle.agents.harness.run import Run

@@ -15,7 +15,7 @@ import pytest
 import longpuzzle.solvers as solvers
 from longpuzzle.agents import plans as plan_store
 from longpuzzle.agents.base import action_spec
-from longpuzzle.agents.builtin import SolverAgent
+from longpuzzle.agents.scripted import SolverAgent
 from longpuzzle.agents.harness import Settings
 from longpuzzle.agents.harness.objective import run_objective
 from longpuzzle.agents.datasets.build import DatasetConfig

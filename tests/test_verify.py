@@ -189,7 +189,7 @@ def test_a_huge_events_line_is_refused_before_it_is_read_whole(genuine, tmp_path
 
 
 def test_a_continued_episode_replays_from_the_verified_step_it_continues(genuine, tmp_path):
-    from longpuzzle.agents.builtin import SolverAgent
+    from longpuzzle.agents.scripted import SolverAgent
     from longpuzzle.agents.harness import continue_episode, read_events
 
     src = tmp_path / "src"

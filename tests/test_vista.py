@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from longpuzzle.agents.base import FinalAnswer, Observation
-from longpuzzle.agents.builtin import SolverAgent
+from longpuzzle.agents.scripted import SolverAgent
 from longpuzzle.agents.harness import HarnessError, Settings, open_frames, read_events, replay_episode
 from longpuzzle.agents.vista import SETTINGS, TOOLS, Controller, step_kind
 from longpuzzle.agents.vista.archive import SYMBOLS

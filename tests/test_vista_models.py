@@ -12,7 +12,7 @@ import pytest
 
 from longpuzzle.agents.harness import Settings, replay_episode
 from longpuzzle.agents.models.config import ModelConfig
-from longpuzzle.agents.models.scripted import ScriptedServer, solver_gestures
+from longpuzzle.agents.testing.endpoints import ScriptedServer, solver_gestures
 from longpuzzle.agents.vista.model import CONFIGS, ToolModelAgent, run_tool_agent
 
 FAST = Settings(budget=600, action_timeout=None)
@@ -187,10 +187,7 @@ def test_invalid_replies_end_the_episode_and_provider_failures_are_unscored(tmp_
 def test_eval_runs_a_tool_agent_with_a_model(tmp_path):
     from click.testing import CliRunner
 
-    from longpuzzle.agents import cli as agents_cli
-    from longpuzzle.agents import runner
     from longpuzzle.cli import cli
-    assert runner.TOOL_AGENTS == tuple(CONFIGS) and set(runner.MODEL_AGENTS) == set(agents_cli.MODEL_AGENTS)
     replies = [{"tool_calls": [_play({"type": "wait", "ms": 0})]}] + _plays(solver_gestures("nut_and_bolt/easy"))
     with ScriptedServer(Script(replies)) as srv:
         # --preset fast: the solver's gestures are for the 540 x 960 game (paper: a 1280 x 900 page)

@@ -27,7 +27,8 @@ from __future__ import annotations
 import random
 
 from longpuzzle.agents.base import BaseAgent
-from longpuzzle.agents.builtin import _ModelAgent, load_agent
+from longpuzzle.agents.registry import load_agent
+from longpuzzle.agents.scripted import _ModelAgent
 from longpuzzle.agents.datasets.shards import DatasetError
 
 GESTURES = ("runs", "moves")

@@ -8,6 +8,7 @@ import sys
 import click
 
 from longpuzzle.agents.jobs.options import backend_for, backend_options
+from longpuzzle.agents.registry import SCRIPTED_AGENTS
 from longpuzzle.engine.catalog_store import catalog_option
 
 
@@ -35,7 +36,7 @@ def _list(values, conv, what):
 @click.option("--episodes", default=1, show_default=True, help="Episodes per objective.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None, help="Output folder (new).")
 @click.option("--agent", "agent_spec", default="solver", show_default=True,
-              help="solver, greedy, random, random_anywhere or an agent FILE.py.")
+              help=f"{', '.join(SCRIPTED_AGENTS)} or an agent FILE.py.")
 @click.option("--style", "styles", multiple=True, default=("2d",), show_default=True,
               help="Frame style; several (2d,3d) are drawn from per episode.")
 @click.option("--scale", "scales", multiple=True, default=("1.0",), show_default=True,

@@ -1,2 +1,8 @@
-"""Images as bytes, below the harness: the PNG stream of banded, independently deflated rows
-(png.py) and the deflate libraries it can use (deflate.py)."""
+"""Frames as images, below the harness and the agents:
+
+    png.py        the PNG stream of banded, independently deflated rows (datasets, VISTA views)
+    deflate.py    the deflate libraries png.py can use
+    images.py     frames as the lossless PNG a model is sent, the resize rules (longest side,
+                  smart_resize) and the model's coordinates back to frame pixels
+    resample.py   Pillow's bicubic resize bit for bit, updated where the frame changed (UI-TARS)
+"""

@@ -4,15 +4,16 @@ agent sees (frames and public feedback) and acts only through GUI actions.
 
     config.py        ModelConfig, the provider file (TOML / YAML) naming endpoints and models
     clients.py       Chat Completions, Responses and Messages clients (official SDKs), retries
-    images.py        frames as lossless PNG, resize rules (longest side, smart_resize) and the
-                     coordinate conversion back to frame pixels
     protocols/       the agent protocols: general_e2e, native, qwen, uitars
     agent.py         ModelAgent: the conversation, parse failures, claims, compaction
     conversation_log.py   conversation.jsonl, the log of a model agent's conversation
     accounting.py    tokens, latency, retries and cost per call / episode / objective / run
     prices.json      the price table (USD per million tokens)
     instructions_en.json   English translations of the catalogue's per-game instructions
-    scripted.py      a scripted model endpoint on 127.0.0.1 (tests, benchmarks, dry runs)
+
+The images a model sees (frames as PNG, resize rules, coordinates back to frame pixels) are
+agents/media/images.py; the scripted endpoint the tests and benchmarks run models against is
+agents/testing/endpoints.py.
 """
 
 from longpuzzle.agents.models.accounting import CallUsage, Prices, Usage, price_table

@@ -40,6 +40,7 @@ from pathlib import Path
 from longpuzzle.agents.base import AgentError, InfrastructureError, InternalError
 from longpuzzle.agents.harness import Settings
 from longpuzzle.agents.models.conversation_log import ConversationLog
+from longpuzzle.agents.registry import BY_NAME
 from longpuzzle.agents.vista.controller import Controller, ToolResult
 from longpuzzle.agents.vista.prompt import player_prompt, task_text
 from longpuzzle.agents.vista.tools import SETTINGS, TOOLS
@@ -59,18 +60,20 @@ class Config:
     conversation: bool            # continuous conversation with compaction (else: each request stands alone)
 
 
-def _rung(name, tools, conversation=True, setting="vista"):
+def _rung(name, tools, conversation=True):
     order = [t for t in TOOLS if t in set(tools)]
-    return Config(name, setting, tuple(order), conversation)
+    return Config(name, BY_NAME[name].setting, tuple(order), conversation)
 
 
+# the tools of each tool agent of the table of agent names (agents/registry.py; a test checks
+# that every one has its rung)
 CONFIGS: dict[str, Config] = {c.name: c for c in (
     _rung("vista-images", ("play", "final_answer"), conversation=False),
     _rung("vista-conversation", ("play", "final_answer")),
     _rung("vista-notes", ("play", "final_answer") + _NOTES),
     _rung("vista-memory", ("play", "final_answer", "history", "inspect") + _NOTES),
     _rung("vista-full", SETTINGS["vista"]),
-    _rung("code-cua", SETTINGS["code"], setting="code"),
+    _rung("code-cua", SETTINGS["code"]),
 )}
 
 

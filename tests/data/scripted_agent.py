@@ -11,7 +11,7 @@ final answer.
 """
 
 from longpuzzle.agents.base import FinalAnswer, first_action
-from longpuzzle.agents.builtin import _ModelAgent
+from longpuzzle.agents.scripted import _ModelAgent
 
 FATAL = ["3>8", "3>7", "5>3", "1>8", "4>8", "4>3", "2>1", "3>4", "7>2", "2>7"]
 SCRIPTS = {

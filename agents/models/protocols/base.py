@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from longpuzzle.agents.metrics import BENCHMARK
-from longpuzzle.agents.models.images import View, frame_to_grid, grid_to_frame, make_view
+from longpuzzle.agents.media.images import View, frame_to_grid, grid_to_frame, make_view
 from longpuzzle.engine.gui import NAMED_KEYS, ActionError, key_name, validate
 from longpuzzle.engine.registry import get_puzzle
 

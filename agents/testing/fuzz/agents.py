@@ -158,7 +158,7 @@ def episode_plan(seed: int, i: int) -> dict:
 
 def check_episode(plan: dict, folder: Path, agent_file: Path) -> list[str]:
     """Run one planned episode into ``folder``; the list of what was wrong (empty: all held)."""
-    from longpuzzle.agents.builtin import load_agent
+    from longpuzzle.agents.registry import load_agent
     from longpuzzle.agents.harness import Settings, replay_episode, run_objective
     from longpuzzle.agents.metrics import UNSCORED_ENDS
     from longpuzzle.agents.sandbox import Limits

@@ -1,4 +1,5 @@
-"""A scripted model endpoint on 127.0.0.1, for tests, benchmarks and dry runs.
+"""A real HTTP endpoint that speaks the model wire protocols, for tests and benchmarks of model
+agents: a scripted model on 127.0.0.1.
 
 ``ScriptedServer`` is a real HTTP server (stdlib, one thread per request) that speaks the
 OpenAI Chat Completions (``POST /v1/chat/completions``) and Responses (``/v1/responses``)
@@ -9,7 +10,7 @@ a function from the request to a reply ``{"text": str, "tool_calls": [{"name", "
 requests with a status (and Retry-After), or stop answering; it counts requests, replies,
 the usage it reported and the most requests in flight at once.
 
-Every request is checked as the real API checks it (agents/models/wire_schema.py): one the
+Every request is checked as the real API checks it (agents/testing/wire_schema.py): one the
 API would refuse gets its 400 and is counted in ``refused`` (``check = False`` turns this
 off). For the clients' bounds, ``misbehave`` makes every reply endless (``"endless"``: an
 event stream that never ends), slow (``"drip"``: a valid reply sent a byte at a time,
@@ -33,7 +34,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
-from longpuzzle.agents.models.images import UITARS_MAX_PIXELS, UITARS_MIN_PIXELS, smart_resize
+from longpuzzle.agents.media.images import UITARS_MAX_PIXELS, UITARS_MIN_PIXELS, smart_resize
 
 DEFAULT_USAGE = {"input": 1000, "cached": 600, "output": 40, "reasoning": 8}
 
@@ -46,7 +47,7 @@ def solver_gestures(objective: str, frame_size: tuple[int, int] = (540, 960), st
     import numpy as np
 
     from longpuzzle.agents.base import FinalAnswer, Observation, action_spec
-    from longpuzzle.agents.builtin import SolverAgent
+    from longpuzzle.agents.scripted import SolverAgent
     from longpuzzle.agents.harness import instruction_for
 
     game, diff = objective.split("/")
@@ -309,7 +310,7 @@ class ScriptedServer:
             except json.JSONDecodeError:
                 return self._send(h, 400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
             if self.check:
-                from longpuzzle.agents.models.wire_schema import request_problems
+                from longpuzzle.agents.testing.wire_schema import request_problems
                 problems = request_problems(api, body, beta=bool(h.headers.get("anthropic-beta")))
                 if problems:
                     with self._lock:

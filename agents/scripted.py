@@ -1,4 +1,5 @@
-"""Built-in agents. All act only through GUI actions on pixels.
+"""The scripted agents (no model endpoint; agents/registry.py names every agent). All act only
+through GUI actions on pixels.
 
     random   enters the requested objective, then random gestures on the board (seeded)
     random_anywhere   random valid GUI actions anywhere on the frame, menus included
@@ -13,12 +14,10 @@
 
 from __future__ import annotations
 
-import inspect
 import math
 import random
 import re
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -319,53 +318,3 @@ class GreedyAgent(_ModelAgent):
         scored = [(p.progress(s.level, p.apply(s.level, s.state, a)), a) for a in legal]
         best = max(v for v, _ in scored)
         return self.rng.choice([a for v, a in scored if v == best])
-
-
-BUILTIN = {"random": RandomAgent, "random_anywhere": RandomAnywhereAgent, "solver": SolverAgent,
-           "greedy": GreedyAgent}
-
-
-def load_agent(spec: str, *, limits=None, pass_env=(), trusted: bool = False, **kwargs) -> BaseAgent:
-    """A built-in agent by name (an object, run in-process and trusted), or an agent file: a
-    .py file with one BaseAgent subclass, returned as an isolated.AgentFile handle. The file
-    is NOT run here: the harness runs it in a sandboxed process of its own (``limits``:
-    a longpuzzle.agents.sandbox.Limits; ``pass_env``: environment variables it may see). With
-    ``trusted`` the file is imported into this process instead (it may use all of longpuzzle,
-    e.g. a scripted agent with a model of the app; the results record it as trusted).
-    ``kwargs`` go to the agent class's ``__init__`` where it takes them."""
-    if spec in BUILTIN:
-        cls = BUILTIN[spec]
-        params = inspect.signature(cls.__init__).parameters
-        return cls(**{k: v for k, v in kwargs.items() if k in params})
-    path = Path(spec)
-    if path.suffix == ".py" and not path.is_file():        # meant as a file: say what is wrong with it
-        raise LongPuzzleError(f"agent file {spec}: {'is a folder' if path.is_dir() else 'no such file'}")
-    if not (path.suffix == ".py" and path.is_file()):
-        raise LongPuzzleError(f"unknown agent {spec!r}: use one of {', '.join(BUILTIN)} or a path to a .py file")
-    if trusted:
-        return _import_agent_file(path, kwargs)
-    from longpuzzle.agents.harness.isolated import AgentFile
-
-    return AgentFile(path, kwargs=kwargs, limits=limits, pass_env=pass_env)
-
-
-def _import_agent_file(path: Path, kwargs: dict) -> BaseAgent:
-    """The agent of a TRUSTED file, imported and made in this process."""
-    import importlib.util
-
-    modspec = importlib.util.spec_from_file_location(f"user_agent_{abs(hash(str(path.resolve())))}", path)
-    mod = importlib.util.module_from_spec(modspec)
-    try:
-        modspec.loader.exec_module(mod)
-    except Exception as e:  # noqa: BLE001 - a broken user file is a user mistake
-        raise LongPuzzleError(f"cannot load agent file {path}: {type(e).__name__}: {e}") from None
-    found = [v for v in vars(mod).values()
-             if inspect.isclass(v) and issubclass(v, BaseAgent) and v is not BaseAgent and v.__module__ == mod.__name__]
-    if len(found) != 1:
-        raise LongPuzzleError(f"{path} must define exactly one BaseAgent subclass (found {len(found)})")
-    cls = found[0]
-    params = inspect.signature(cls.__init__).parameters
-    try:
-        return cls(**{k: v for k, v in kwargs.items() if k in params})
-    except Exception as e:  # noqa: BLE001 - the file's own __init__ failed: one line, nothing run
-        raise LongPuzzleError(f"agent file {path}: {cls.__name__}() raised {type(e).__name__}: {e}") from None

@@ -192,11 +192,11 @@ class View:
     def _resized(self, frame: np.ndarray) -> np.ndarray:
         f = np.asarray(frame)
         if f.shape[:2] != (self.frame_size[1], self.frame_size[0]):    # not this View's frames: Pillow itself
-            from longpuzzle.agents.models.resample import pillow_bicubic
+            from longpuzzle.agents.media.resample import pillow_bicubic
             return pillow_bicubic(f, self.size)
         m = self._memo
         if m.resampler is None:
-            from longpuzzle.agents.models.resample import Resampler
+            from longpuzzle.agents.media.resample import Resampler
             m.resampler = Resampler(self.frame_size, self.size)
         return m.resampler.resize(f)
 

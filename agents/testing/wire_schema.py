@@ -1,5 +1,5 @@
 """What each wire's API accepts in a request, checked as the real API checks it: the
-scripted model server (agents/models/scripted.py) refuses a request that the real API
+scripted model server (agents/testing/endpoints.py) refuses a request that the real API
 would refuse, with the API's status (400) and a message naming the first problem.
 
 ``request_problems(api, body)`` lists the problems of a request body for ``api``
