@@ -10,20 +10,18 @@ per-level outcomes the metrics need.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from longpuzzle.agents.metrics import EpisodeOutcome, LevelOutcome
 from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.lru import LRU
 from longpuzzle.engine.suite import Suite
 
 CERTIFY_BUDGET = 20_000
 
 
 SHARED_CERTIFICATES = 1 << 16      # certificates kept for the whole process (every episode's evaluator)
-_shared: OrderedDict = OrderedDict()
-_shared_lock = threading.Lock()
+_shared = LRU(SHARED_CERTIFICATES, threadsafe=True)
 
 
 def certificate(level, state, budget: int = CERTIFY_BUDGET) -> str:
@@ -33,10 +31,7 @@ def certificate(level, state, budget: int = CERTIFY_BUDGET) -> str:
     level's content: the episodes of one objective (a dataset job's, an evaluation's) pass
     through the same states, each certified once."""
     key = (level.id, getattr(level, "sha256", None), bytes(state.tobytes()), budget)
-    with _shared_lock:
-        out = _shared.get(key)
-        if out is not None:
-            _shared.move_to_end(key)
+    out = _shared.get(key)
     if out is None:
         try:
             from longpuzzle.solvers import certify
@@ -44,10 +39,7 @@ def certificate(level, state, budget: int = CERTIFY_BUDGET) -> str:
             return "unknown"
         res = certify(level, state, budget=budget, solution=False)      # the status is all it keeps
         out = {"solvable": "solvable", "unsolvable": "dead_end"}.get(res.status, "unknown")
-        with _shared_lock:
-            _shared[key] = out
-            while len(_shared) > SHARED_CERTIFICATES:
-                _shared.popitem(last=False)
+        _shared.put(key, out)
     return out
 
 

@@ -29,11 +29,10 @@ import json
 import logging
 import os
 import tempfile
-import threading
-from collections import OrderedDict
 from pathlib import Path
 
 from longpuzzle.engine.cache import cache_dir
+from longpuzzle.engine.lru import LRU
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +40,7 @@ KEPT = 4096                 # plans kept in memory per process (the oldest go fi
 DISK_SECONDS = 0.05         # a search at least this long is kept on disk
 MISSING = object()          # lookup(): not kept, search
 
-_memory: OrderedDict = OrderedDict()
-_lock = threading.Lock()
+_memory = LRU(KEPT, threadsafe=True)
 _code_digest: str | None = None
 _warned: list = []          # the disk copy failed once in this process
 
@@ -92,8 +90,7 @@ def lookup(level, state, budget: int, shortest: bool):
     from longpuzzle.solvers.core import check_solution
 
     mkey = _memory_key(level, state, budget, shortest)
-    with _lock:
-        plan = _memory.get(mkey, MISSING)
+    plan = _memory.get(mkey, MISSING)
     if plan is not MISSING or not disk_enabled():
         return plan
     path = _path(level, _key(level, state, budget, shortest))
@@ -140,15 +137,10 @@ def keep(level, state, budget: int, shortest: bool, plan, seconds: float) -> Non
 
 
 def _remember(mkey, plan) -> None:
-    with _lock:
-        _memory[mkey] = plan
-        _memory.move_to_end(mkey)
-        while len(_memory) > KEPT:
-            _memory.popitem(last=False)
+    _memory.put(mkey, plan)
 
 
 def clear_memory() -> None:
     """Forget the plans kept in memory (the disk copies stay)."""
-    with _lock:
-        _memory.clear()
+    _memory.clear()
 

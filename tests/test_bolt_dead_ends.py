@@ -187,7 +187,7 @@ def test_certificates_are_kept_for_the_process_and_equal_fresh_ones(monkeypatch)
         calls.append(a[1].tobytes())
         return real(*a, **k)
     monkeypatch.setattr(solvers, "certify", counting)
-    monkeypatch.setattr(E, "_shared", E.OrderedDict())
+    monkeypatch.setattr(E, "_shared", E.LRU(E.SHARED_CERTIFICATES, threadsafe=True))
     fresh = [E.certificate(lvl, s, 2000) for s in states]
     assert len(calls) == len(states) and fresh[-1] == "dead_end" and "solvable" in fresh
     again = [E.certificate(lvl, s, 2000) for s in states]              # another episode's evaluator
@@ -198,7 +198,7 @@ def test_certificates_are_kept_for_the_process_and_equal_fresh_ones(monkeypatch)
     assert other.id == lvl.id and other.sha256 != lvl.sha256
     E.certificate(other, states[0], 2000)                              # another level's content: searched
     assert len(calls) == len(states) + 2
-    monkeypatch.setattr(E, "SHARED_CERTIFICATES", 2)                   # the oldest are dropped
+    monkeypatch.setattr(E._shared, "maxsize", 2)                       # the oldest are dropped
     for s in states:
         E.certificate(lvl, s, 4000)
     assert len(E._shared) == 2

@@ -26,7 +26,6 @@ Ray tasks), one per core.
 from __future__ import annotations
 
 import queue
-from collections import OrderedDict
 import threading
 import time
 from pathlib import Path
@@ -40,6 +39,7 @@ from longpuzzle.agents.media.deflate import DEFAULT_LEVEL, reproducible_deflate
 from longpuzzle.agents.media.png import PngStream
 from longpuzzle.agents.datasets.schema import sample_key
 from longpuzzle.agents.datasets.shards import EXTENSIONS, DatasetError, compact_json, open_shard
+from longpuzzle.engine.lru import LRU
 
 DEFAULT_SHARD_SIZE = 2000
 PNG_BAND_ROWS = BAND_ROWS     # 32: the frame hash's bands, so the harness's band digests are the PNG bands' keys
@@ -67,7 +67,7 @@ class StepWriter:
         self._shard = None
         self._pending: dict | None = None         # the episode's last row, waiting for its next frame
         self._conv: dict[tuple, Conventions] = {}
-        self._names: OrderedDict = OrderedDict()      # (W, H, action JSON) -> the action in every convention
+        self._names = LRU(RECENT_ACTIONS)      # (W, H, action JSON) -> the action in every convention
         # zlib-ng's deflate, whose bytes repeat (deflate.py: ISA-L's may not), in bands of 32 rows
         # (smaller bands compress fewer unchanged rows again); ``deflate``: which library, its
         # version and the level, for the manifest
@@ -183,9 +183,7 @@ class StepWriter:
             conv = self._conv.get((width, height))
             if conv is None:
                 conv = self._conv[(width, height)] = Conventions((width, height))
-            names = self._names[(width, height, text)] = conv.all(action)
-            if len(self._names) > RECENT_ACTIONS:
-                self._names.popitem(last=False)
+            names = self._names.put((width, height, text), conv.all(action))
         row = dict(meta)
         row.update(key=sample_key(meta["episode"], meta["step"]), width=width, height=height,
                    image=self._row_image(frame, h, delta), frame_hash=h, action=text,

@@ -20,11 +20,12 @@ import math
 import struct
 import threading
 import zlib
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
 import xxhash
+
+from longpuzzle.engine.lru import LRU
 
 try:  # ISA-L's deflate: about 10x faster than zlib at level 1 on screenshots, same format
     from isal import isal_zlib as _deflate
@@ -157,7 +158,7 @@ class _Memo:
     def __init__(self):
         self.lock = threading.Lock()
         self.resampler = None
-        self.pngs: OrderedDict = OrderedDict()
+        self.pngs = LRU(PNG_MEMO)
         self.bands = _Bands()           # the resampler's output as a PNG, redone where it changed
 
     def __reduce__(self):                   # a copy (or another process) starts with a fresh one
@@ -210,17 +211,13 @@ class View:
         with m.lock:
             hit = m.pngs.get(key)
             if hit is not None:
-                m.pngs.move_to_end(key)
                 return hit
             img = self._resized(f)
             if f.shape[:2] == (self.frame_size[1], self.frame_size[0]):    # the resampler's output
                 png = m.bands.encode(img, m.resampler.take_changed())
             else:
                 png = encode_png(img)
-            m.pngs[key] = png
-            while len(m.pngs) > PNG_MEMO:
-                m.pngs.popitem(last=False)
-            return png
+            return m.pngs.put(key, png)
 
     # -- coordinates
     def to_frame(self, x: float, y: float) -> tuple[int, int]:

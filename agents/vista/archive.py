@@ -16,11 +16,10 @@ reproduces it (records.py).
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import numpy as np
 
 from longpuzzle.agents.harness import FrameStore, Trajectory, frame_hash, open_frames
+from longpuzzle.engine.lru import LRU
 
 CACHE_FRAMES = 48        # decoded frames kept in memory (about 75 MB at 540 x 960)
 SYMBOLS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+/"   # read_pixels palette symbols
@@ -36,7 +35,7 @@ class FrameArchive:
         self.traj = traj
         self.size = frame_size                          # (W, H)
         self.turns: dict[int, tuple[int, int]] = {}     # turn -> (first store index, frame count)
-        self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._cache = LRU(CACHE_FRAMES)                   # store index -> frame, the latest in memory
         self._digests: dict[int, str] = {}               # store index -> frame_hash of its pixels
         self._store: FrameStore | None = None
 
@@ -47,11 +46,7 @@ class FrameArchive:
             self._keep(first + k, f)
 
     def _keep(self, i: int, f: np.ndarray) -> None:
-        c = self._cache
-        c[i] = f
-        c.move_to_end(i)
-        while len(c) > CACHE_FRAMES:
-            c.popitem(last=False)
+        self._cache.put(i, f)
 
     # ---- reading --------------------------------------------------------------------------
     @property
@@ -88,7 +83,6 @@ class FrameArchive:
         """Stored frame i as a read-only (H, W, 3) uint8 array."""
         f = self._cache.get(i)
         if f is not None:
-            self._cache.move_to_end(i)
             return f
         if self._store is None or i >= len(self._store):
             self.traj.flush()

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections import OrderedDict
 import threading
 import time
 from dataclasses import dataclass, field
@@ -57,6 +56,7 @@ from longpuzzle.agents.vista.archive import (ArchiveError, FrameArchive, crop_zo
 from longpuzzle.agents.vista.history import History, level_key
 from longpuzzle.agents.vista.notes import GUIDE, WORKING, Notes, NotesError
 from longpuzzle.agents.media.png import PngStream
+from longpuzzle.engine.lru import LRU
 
 TOOLS_STREAM = "tools"
 PAUSE_TOOLS = ("save_compact_checkpoint", "read_guide", "read_working", "final_answer")   # answered while paused
@@ -160,7 +160,7 @@ class Controller:
         self._code = None                     # the run_python process (code.py), started on first use
         # (frame digest, box or None, zoom) -> (PNG bytes, hash of its pixels), the latest: a
         # view of a frame equal to one sent before (frames repeat a lot) is not made again
-        self._pngs: OrderedDict = OrderedDict()
+        self._pngs = LRU(PNG_CACHE)
         # the PNGs' encoder: images are bands of rows compressed once, so the rows that views
         # of nearby turns share (most of a frame: a move changes a few places) are compressed
         # once; any PNG decoder reads them (agents/media/png.py)
@@ -344,7 +344,6 @@ class Controller:
         key = (d, box, zoom)
         hit = self._pngs.get(key)
         if hit is not None:
-            self._pngs.move_to_end(key)
             return hit
         px = self.archive.read(i)
         if box is None and zoom == 1:
@@ -352,10 +351,7 @@ class Controller:
         else:
             px = crop_zoom(px, box or (0, 0) + tuple(self.frame_size), zoom)
             out = (self._stream.encode(px), frame_hash(px))
-        self._pngs[key] = out
-        while len(self._pngs) > PNG_CACHE:
-            self._pngs.popitem(last=False)
-        return out
+        return self._pngs.put(key, out)
 
     def forget_images(self) -> None:
         """Drop every PNG and compressed band made so far (the next views are made anew;
