@@ -1,1 +1,25 @@
-"""longpuzzle.agents"""
+"""longpuzzle.agents: agents playing the suite through its GUI, and everything around them.
+
+The agent boundary
+    api.py         the public agent API (BaseAgent, Observation, FinalAnswer, ...): standalone,
+                   all an isolated agent file sees (as ``longpuzzle.agents.base``)
+    base.py        the harness's side of it: action_spec, make_frame, AgentError, InternalError
+    registry.py    the one table of agent names: what each is and how it is built; load_agent
+    scripted.py    the scripted agents (random, random_anywhere, solver, greedy)
+    plans.py       the solver agent's plans, kept in memory and on disk
+Running and scoring episodes
+    harness/       the episode protocols, the frame files, replay
+    evaluator.py   the private evaluator;  metrics.py  the benchmark's metrics
+    runner.py      ``eval`` runs: plan, resume, progress;  verify.py  a run folder as a whole
+    cli.py         the ``eval`` and ``frames`` commands
+Kinds of agents beyond the scripted ones
+    models/        multimodal models over OpenAI / Anthropic endpoints, through agent protocols
+    vista/         the VISTA and Code Execution tools, the tool agents, the MCP server
+    sandbox/       untrusted code (agent files, a model's code) in a process of its own
+Below and beside
+    media/         frames as images (PNG streams, model views, resampling)
+    jobs/          where jobs run (sequential, threads, processes, Ray)
+    envs/          the Gymnasium environments;  gym_hook.py  their registration
+    datasets/      GUI trajectories as training data;  report/  what people read
+    testing/       shipped testing tools: fuzzers, a model endpoint speaking the wires
+"""

@@ -1,19 +1,16 @@
-"""What an agent is given and what it returns.
+"""The harness's side of the agent boundary: what the harness hands an agent (``action_spec``,
+the read-only frame of ``make_frame``) and how an agent's turn can fail (``AgentError``: the
+agent's fault; ``InternalError``: the project's own).
+
+What an agent itself uses (BaseAgent, FinalAnswer, Observation, Feedback, the statuses,
+InfrastructureError) is the public agent API, agents/api.py: standalone, the only part of
+longpuzzle an isolated agent file sees. It is re-exported here because
+``longpuzzle.agents.base`` is the import path agent files use (README "Evaluating an agent";
+inside the sandbox that path IS agents/api.py), so both paths give the same classes.
 
 An agent sees only frames and public feedback on its last action; it acts only through the
 native GUI actions of engine/gui.py. Nothing it receives refers to the game state, the suite
 or the evaluator: observations hold a private COPY of the frame and plain values.
-
-    class MyAgent(BaseAgent):
-        def reset(self, instruction, action_spec): ...
-        def act(self, observation): return {"type": "click", "x": 100, "y": 200}
-
-``act`` may return one action dict, a ``{"type": "batch", "actions": [...]}``, or
-``FinalAnswer("...")`` to end the episode.
-
-The classes an agent uses (BaseAgent, FinalAnswer, Observation, Feedback, the statuses,
-InfrastructureError) live in the standalone agents/api.py and are re-exported here; this
-module adds what the harness needs (action_spec, make_frame, AgentError).
 """
 
 from __future__ import annotations

@@ -260,8 +260,17 @@ def check_run(folder: str | Path, *, use_record: bool = True, write_record: bool
     return chk
 
 
+def read_json(path: Path, what: str) -> dict:
+    """A JSON file of a run folder, or one HarnessError line saying what is wrong with it."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise HarnessError(f"{path}: not valid JSON ({e.msg} at line {e.lineno}); is the {what} truncated?") from None
+    except OSError as e:
+        raise HarnessError(f"{path}: cannot read the {what} ({e.strerror})") from None
+
+
 def _read(p: Path, what: str):
-    from longpuzzle.agents.report.data import read_json
     doc = read_json(p, what)
     if type(doc) is not dict:
         raise HarnessError(f"{p}: the {what} is not a JSON object")

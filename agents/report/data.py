@@ -25,6 +25,7 @@ from pathlib import Path
 from longpuzzle.agents.harness import HarnessError, read_events
 from longpuzzle.agents.harness.snapshots import StateRebuilder
 from longpuzzle.agents.metrics import json_ready
+from longpuzzle.agents.verify import check_episode, check_run, file_digest, is_run_folder, read_json
 
 # key -> where it is read from, first hit wins: a top-level summary field, else a settings field
 IDENTITY_KEYS: dict[str, tuple[str, ...]] = {
@@ -47,15 +48,6 @@ def episode_folders(root: str | Path) -> list[Path]:
     """Every folder at or below ``root`` that holds an episode's events.jsonl, sorted."""
     root = Path(root)
     return sorted(p.parent for p in root.rglob("events.jsonl"))
-
-
-def read_json(path: Path, what: str) -> dict:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise HarnessError(f"{path}: not valid JSON ({e.msg} at line {e.lineno}); is the {what} truncated?") from None
-    except OSError as e:
-        raise HarnessError(f"{path}: cannot read the {what} ({e.strerror})") from None
 
 
 # ---- frames ---------------------------------------------------------------------------
@@ -180,8 +172,6 @@ class RunData:
 def load_verified_runs(dirs, unverified: bool = False) -> list[RunData]:
     """load_verified_run of each folder; no episode may be in two of them (the same events
     digest: a run copied, or an episode copied from one run into another)."""
-    from longpuzzle.agents.verify import file_digest
-
     runs = [load_verified_run(d, unverified) for d in dirs]
     seen: dict[str, Path] = {}
     for r in runs:
@@ -203,8 +193,6 @@ def load_verified_run(folder: str | Path, unverified: bool = False) -> RunData:
     or else by replaying it now (verify.check_run); a lone episode folder by replaying it.
     A run that does not verify is refused with HarnessError naming the first difference;
     with ``unverified`` it is returned anyway, marked (``trusted`` False)."""
-    from longpuzzle.agents.verify import check_episode, check_run, is_run_folder
-
     folder = Path(folder)
     if not folder.is_dir():
         raise HarnessError(f"{folder} is not a folder")
