@@ -29,18 +29,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from longpuzzle.agents.base import AgentError, BaseAgent, FinalAnswer, Observation, first_action
-from longpuzzle.agents.models.accounting import Usage
-from longpuzzle.agents.models.clients import (
-    ModelClient, ProviderError, Reply, context_overflow, make_client, unsupported_settings,
-)
+from longpuzzle.agents.models.clients import ModelClient, ProviderError, Reply, context_overflow, unsupported_settings
 from longpuzzle.agents.models.config import ModelConfig
+from longpuzzle.agents.models.conversation import MAX_INVALID, ModelConversation
 from longpuzzle.agents.models.conversation_log import ConversationLog
 from longpuzzle.agents.models.protocols import PROTOCOLS, Context, ParseError
 from longpuzzle.engine.registry import puzzles
 
-MAX_INVALID = 3                  # consecutive invalid replies / refused actions that end an episode
-TEXT_REPLIES = ("final", "reprompt")   # a function-calling reply without a tool call: final, or re-prompted
-IMAGE_TOKENS_ESTIMATE = 1500     # per image, when the provider reports no usage
 _UNSET = object()
 _INSTR = re.compile(r"Complete all levels of (?P<title>.+?) at (?P<diff>\w+) difficulty")
 
@@ -50,7 +45,7 @@ def InvalidReplyLimit(detail: str) -> AgentError:
     return AgentError("invalid_action_limit", detail)
 
 
-class ModelAgent(BaseAgent):
+class ModelAgent(ModelConversation, BaseAgent):
     """A model endpoint (``config``) playing through an agent protocol (``protocol``)."""
 
     def __init__(self, protocol: str, config: ModelConfig, *, client: ModelClient | None = None,
@@ -61,33 +56,24 @@ class ModelAgent(BaseAgent):
         if protocol not in PROTOCOLS:
             raise ValueError(f"unknown agent protocol {protocol!r}: use one of {', '.join(PROTOCOLS)}")
         self.protocol_cls = PROTOCOLS[protocol]
-        self.protocol_name = protocol
+        self.protocol_name = self.label = protocol
         d = self.protocol_cls.defaults
         cfg = config.with_(**{k: v for k, v in d.items() if getattr(config, k) is None})
         # a protocol default that the wire's SDK takes no parameter for is not sent (e.g.
         # general_e2e's temperature 0 on the Anthropic Messages API); the model's own
         # settings were checked before the run (cli: unsupported_settings)
-        self.cfg = replace(cfg, **{k: None for k in unsupported_settings(cfg) if getattr(config, k) is None})
-        self.client = client or make_client(self.cfg)
-        self.prices = self.cfg.prices()
-        self.name = f"{protocol}:{self.cfg.name or self.cfg.model}"
+        cfg = replace(cfg, **{k: None for k in unsupported_settings(cfg) if getattr(config, k) is None})
+        self._start(cfg, client, folder, self.protocol_cls.default_history_images
+                    if history_images is _UNSET else history_images, max_invalid, text_reply)
         self.game, self.difficulty = game, difficulty
-        self.folder = Path(folder) if folder else None
         default_setting = "full" if protocol == "general_e2e" else None
         self.prompt_setting = default_setting if prompt_setting is _UNSET else prompt_setting
         self.language = language
         self.prompt_lang = prompt_lang      # the protocol's own prompts: "en", or "zh" where it has them
-        self.history_images = self.protocol_cls.default_history_images if history_images is _UNSET else history_images
         self.resize = resize
         self.scale_factor = scale_factor
         self.level_protocol = level_protocol
-        self.max_invalid = max_invalid
-        if text_reply not in TEXT_REPLIES:
-            raise ValueError(f"text_reply {text_reply!r}: use {' or '.join(TEXT_REPLIES)}")
-        self.text_reply = text_reply
-        self.usage = Usage()
         self.resets = 0
-        self._log: ConversationLog | None = None
 
     # ---- episode set-up
     def reset(self, instruction, action_spec):
@@ -120,10 +106,6 @@ class ModelAgent(BaseAgent):
         self._open_log(ctx)
         if not self.proto.screenshot_first:
             self._add({"role": "user", "parts": [{"text": self.proto.task_text()}]})
-
-    def stop_run(self, reason: str) -> None:
-        """The run is stopping (an internal error elsewhere): the next request raises InternalError."""
-        self.client.stop_run(reason)
 
     def note(self, text: str) -> None:
         super().note(text)
@@ -221,9 +203,6 @@ class ModelAgent(BaseAgent):
             self._add({"role": "user", "parts": parts})
         self.started = True
 
-    def _add_assistant(self, reply: Reply) -> None:
-        self._add({"role": "assistant", "text": reply.text, "tool_calls": list(reply.tool_calls)})
-
     def _parse_failure(self, reply: Reply, e: ParseError) -> None:
         self.usage.parse_failures += 1
         self.invalid_run += 1
@@ -249,47 +228,16 @@ class ModelAgent(BaseAgent):
         if any("image" in p for p in msg.get("parts", ())):
             self._cap_images()
 
-    def _cap_images(self) -> None:
-        k = self.history_images
-        if k is None:
-            return
-        seen = 0
-        for m in reversed(self.history):
-            for p in reversed(m.get("parts", ())):
-                if "image" in p and p["image"] is not None:
-                    seen += 1
-                    if seen > k:
-                        p["image"] = None
-                        p.pop("_b64", None)
-            if seen > k + 2:
-                break
-
     def _request(self) -> list[dict]:
         return [{"role": "system", "text": self.system}] + self.history
 
-    def _call(self, kind: str, messages: list[dict] | None = None) -> Reply:
-        msgs = messages if messages is not None else self._request()
-        reply = self.client.complete(msgs, self.tools)
-        u = reply.usage
-        cost = self.usage.add_call(u, self.prices, kind)
-        self.calls += 1
-        if u.reported:
-            self.last_context = u.input + u.output
-        else:
-            chars = sum(len(p.get("text", "")) for m in msgs for p in m.get("parts", ()))
-            chars += sum(len(m.get("text") or "") for m in msgs)
-            imgs = sum(1 for m in msgs for p in m.get("parts", ()) if p.get("image") is not None)
-            self.last_context = chars // 4 + imgs * IMAGE_TOKENS_ESTIMATE
-        self._event({"type": "call", "n": self.calls, "kind": kind,
-                     "usage": {"input_uncached": u.input_uncached, "input_cached": u.input_cached, "output": u.output,
-                               "reasoning": u.reasoning, "reported": u.reported},
-                     "latency": round(u.latency, 4), "retries": u.retries,
-                     "cost": None if cost is None else round(cost, 8),
-                     "images_sent": [p["ref"]["frame"] for m in msgs for p in m.get("parts", ())
-                                     if p.get("image") is not None],
-                     "reply": {"text": reply.text, "tool_calls": [c.as_dict() for c in reply.tool_calls],
-                               "reasoning": reply.reasoning, "finish": reply.finish, "id": reply.id}})
-        return reply
+    def _count_call(self) -> int:
+        self.calls += 1                     # a call record counts the calls since the last reset
+        return self.calls
+
+    @staticmethod
+    def _sent_ref(ref: dict):
+        return ref["frame"]                 # the stored frame it shows
 
     def _model_call(self, kind: str) -> Reply:
         """A step's call; a request refused as longer than the model's context is answered by
@@ -354,29 +302,6 @@ class ModelAgent(BaseAgent):
                      "frame": list(ctx.frame_size), "scale_factor": self.proto.scale,
                      "system": self.system, "tools": self.tools})
 
-    def _event(self, rec: dict) -> None:
-        if self._log is not None:
-            self._log.event(rec)
-
     def _flush(self) -> None:
         if self._log is not None:
             self._log.flush()               # once per step: the lines of a step reach the file together
-
-    def _log_message(self, msg: dict) -> None:
-        if self._log is not None:
-            self._log.message(msg)
-
-    def close_log(self) -> None:
-        if self._log is not None:
-            self._log.close(self.usage.as_dict())
-            self._log = None
-
-    def close(self) -> None:
-        """End of the episode: close the log and the client's connections."""
-        self.close_log()
-        self.client.close()
-
-    def report(self) -> dict:
-        """What the episode's result records about the model."""
-        return {"protocol": self.protocol_name, "model": self.cfg.name or self.cfg.model, "api": self.cfg.api,
-                "usage": self.usage.as_dict()}

@@ -39,6 +39,7 @@ from pathlib import Path
 
 from longpuzzle.agents.base import AgentError, InfrastructureError, InternalError
 from longpuzzle.agents.harness import Settings
+from longpuzzle.agents.models.conversation import MAX_INVALID, ModelConversation
 from longpuzzle.agents.models.conversation_log import ConversationLog
 from longpuzzle.agents.registry import BY_NAME
 from longpuzzle.agents.vista.controller import Controller, ToolResult
@@ -46,8 +47,6 @@ from longpuzzle.agents.vista.prompt import player_prompt, task_text
 from longpuzzle.agents.vista.tools import SETTINGS, TOOLS
 
 COMPLETION_PREFIX = "BENCHMARK COMPLETED"
-MAX_INVALID = 3
-IMAGE_TOKENS_ESTIMATE = 1500
 
 _NOTES = ("read_guide", "write_guide", "read_working", "write_working", "save_compact_checkpoint")
 
@@ -77,32 +76,16 @@ CONFIGS: dict[str, Config] = {c.name: c for c in (
 )}
 
 
-class ToolModelAgent:
+class ToolModelAgent(ModelConversation):
     """A model playing one episode through a Controller's tools (``drive``)."""
 
     def __init__(self, config: str, model, *, client=None, folder: str | Path | None = None,
                  history_images: int | None = None, max_invalid: int = MAX_INVALID, text_reply: str = "final"):
         if config not in CONFIGS:
             raise ValueError(f"unknown tool configuration {config!r}: use one of {', '.join(CONFIGS)}")
-        from longpuzzle.agents.models.accounting import Usage
-        from longpuzzle.agents.models.clients import make_client
         self.config = CONFIGS[config]
-        self.cfg = model
-        self.client = client or make_client(model)
-        self.prices = model.prices()
-        self.name = f"{config}:{model.name or model.model}"
-        self.folder = Path(folder) if folder else None
-        self.history_images = history_images
-        self.max_invalid = max_invalid
-        if text_reply not in ("final", "reprompt"):
-            raise ValueError(f"text_reply {text_reply!r}: use final or reprompt")
-        self.text_reply = text_reply
-        self.usage = Usage()
-        self._log: ConversationLog | None = None
-
-    def stop_run(self, reason: str) -> None:
-        """The run is stopping (an internal error elsewhere): the next request raises InternalError."""
-        self.client.stop_run(reason)
+        self.label = config
+        self._start(model, client, folder, history_images, max_invalid, text_reply)
 
     # ---- the episode -------------------------------------------------------------------------
     def drive(self, c: Controller) -> None:
@@ -126,7 +109,7 @@ class ToolModelAgent:
             while not c.done:
                 if self.config.conversation:
                     self._maybe_compact()
-                reply = self._call("step", self._request())
+                reply = self._call("step")
                 self._handle(reply)
         finally:
             self.close_log()
@@ -188,41 +171,8 @@ class ToolModelAgent:
                 self._cap_images()
         self._log_message(msg)
 
-    def _add_assistant(self, reply) -> None:
-        self._add({"role": "assistant", "text": reply.text, "tool_calls": list(reply.tool_calls)})
-
-    def _cap_images(self) -> None:
-        k = self.history_images
-        if k is None:
-            return
-        seen = 0
-        for m in reversed(self.history):
-            for p in reversed(m.get("parts", ())):
-                if p.get("image") is not None:
-                    seen += 1
-                    if seen > k:
-                        p["image"] = None
-
-    def _call(self, kind: str, messages: list[dict], tools="default"):
-        reply = self.client.complete(messages, self.tools if tools == "default" else tools)
-        u = reply.usage
-        cost = self.usage.add_call(u, self.prices, kind)
-        if u.reported:
-            self.last_context = u.input + u.output
-        else:
-            chars = sum(len(p.get("text", "")) for m in messages for p in m.get("parts", ()))
-            chars += sum(len(m.get("text") or "") for m in messages)
-            imgs = sum(1 for m in messages for p in m.get("parts", ()) if p.get("image") is not None)
-            self.last_context = chars // 4 + imgs * IMAGE_TOKENS_ESTIMATE
-        self._event({"type": "call", "n": self.usage.calls, "kind": kind, "turn": self.c.turn,
-                     "usage": {"input_uncached": u.input_uncached, "input_cached": u.input_cached, "output": u.output,
-                               "reasoning": u.reasoning, "reported": u.reported},
-                     "latency": round(u.latency, 4), "retries": u.retries,
-                     "cost": None if cost is None else round(cost, 8),
-                     "images_sent": [p["ref"] for m in messages for p in m.get("parts", ()) if p.get("image") is not None],
-                     "reply": {"text": reply.text, "tool_calls": [t.as_dict() for t in reply.tool_calls],
-                               "reasoning": reply.reasoning, "finish": reply.finish, "id": reply.id}})
-        return reply
+    def _call_fields(self) -> dict:
+        return {"turn": self.c.turn}        # the controller's turn: records.tool_use attributes tokens by it
 
     def _maybe_compact(self) -> None:
         limit = self.cfg.context_tokens
@@ -272,28 +222,6 @@ class ToolModelAgent:
             "tools_offered": list(self.config.tools), "conversation": self.config.conversation,
             "history_images": self.history_images, "frame": list(self.c.frame_size), "system": self.system,
             "tools": self.tools}, flush_each=True)
-
-    def _event(self, rec: dict) -> None:
-        if self._log is not None:
-            self._log.event(rec)
-
-    def _log_message(self, msg: dict) -> None:
-        if self._log is not None:
-            self._log.message(msg)
-
-    def close_log(self) -> None:
-        if self._log is not None:
-            self._log.close(self.usage.as_dict())
-            self._log = None
-
-    def close(self) -> None:
-        self.close_log()
-        self.client.close()
-
-    def report(self) -> dict:
-        """What the episode's result records about the model."""
-        return {"protocol": self.config.name, "model": self.cfg.name or self.cfg.model, "api": self.cfg.api,
-                "usage": self.usage.as_dict()}
 
 
 def run_tool_agent(agent: ToolModelAgent, game: str, difficulty: str, *, settings: Settings | None = None,
