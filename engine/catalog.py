@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -141,19 +142,38 @@ class Catalog:
         self.name = name or (BUILTIN if sources is None and not extra_files else "custom")
         self.version = version
         self.generators = dict(generators or {})
-        sources = dict(builtin_sources() if sources is None else sources)
+        # the built-in files are parsed per game on first use (a command about one game builds
+        # only that game's levels, and runs only its rules); files and sources given here are
+        # the user's, parsed now so that a problem in them is reported at once
+        self._pending: dict[str, tuple[str, str]] = builtin_sources() if sources is None else {}
+        self._lock = threading.Lock()
+        given = dict(sources or {})
         for path in extra_files:
             path = Path(path)
             text = read_text(path, lambda m: LevelFormatError(m, file=str(path)), "the level file")
             game, _, _ = parse_level_file(text, str(path))
-            sources[game] = (text, str(path))
-        with jit.one_shot():                   # building levels calls the rules a few times
-            for game, (text, file) in sources.items():
-                g, objectives, levels = parse_level_file(text, file)
-                self._objectives[g] = objectives
-                self._levels.update(levels)
-                self._files[g] = file
+            given[game] = (text, str(path))
+            self._pending.pop(game, None)
+        for game, (text, file) in given.items():
+            self._parse(text, file)
         self._hash = None
+
+    def _parse(self, text: str, file: str) -> None:
+        with jit.one_shot():                   # building levels calls the rules a few times
+            g, objectives, levels = parse_level_file(text, file)
+        self._objectives[g] = objectives
+        self._levels.update(levels)
+        self._files[g] = file
+
+    def _load(self, game: str | None = None) -> None:
+        """Parse a pending built-in game's file (every pending game's when ``game`` is None)."""
+        if not self._pending or (game is not None and game not in self._pending):
+            return
+        with self._lock:
+            for g in ([game] if game is not None else list(self._pending)):
+                if g in self._pending:
+                    self._parse(*self._pending[g])
+                    del self._pending[g]
 
     @property
     def content_hash(self) -> str:
@@ -180,12 +200,13 @@ class Catalog:
 
     def games(self) -> list[str]:
         order = puzzle_ids()
-        return [g for g in order if g in self._objectives]
+        return [g for g in order if g in self._objectives or g in self._pending]
 
     def objectives(self, game: str | None = None) -> list[Objective]:
         games = [game] if game else self.games()
         out = []
         for g in games:
+            self._load(g)
             if g not in self._objectives:
                 get_puzzle(g)  # raises UnknownGameError for unknown ids
                 raise UnknownLevelError(f"no levels are loaded for game {g!r}")
@@ -209,6 +230,7 @@ class Catalog:
         if not isinstance(level_id, str):
             raise UnknownLevelError(f"a level id is text like 'maze_paint/hard/3', not {level_id!r}")
         lid = level_id.strip()
+        self._load(lid.split("/", 1)[0])
         if lid in self._levels:
             return self._levels[lid]
         parts = lid.split("/")
@@ -223,6 +245,7 @@ class Catalog:
         raise UnknownLevelError(f"{game}/{diff} has levels 1..{n}; {num!r} is not one of them")
 
     def file_of(self, game: str) -> str:
+        self._load(game)
         return self._files[game]
 
     # A catalogue is a value passed to what needs it; to another process (a job's argument,
