@@ -36,12 +36,6 @@ ZH = {
     "Tap a card to play": "点击卡片开始游戏",
     "coming soon": "敬请期待",
     "Choose difficulty": "选择难度",
-    "Bolt Unscrew": "螺丝专家",
-    "Truck Escape": "卡车出库",
-    "Rush Hour": "卡车出库 2",
-    "Nut and Bolt": "螺帽与螺栓",
-    "Maze Paint": "迷宫涂色",
-    "Color Connect": "颜色连线",
     "Easy": "简单", "Medium": "中等", "Hard": "困难", "Extreme": "超难", "Nightmare": "极难", "Play": "开始",
     "Back": "返回",
     # HUD buttons
@@ -64,50 +58,10 @@ ZH = {
     "No new tiles painted for a long time": "長時間沒有新的塗色進度",
     "The move limit of this level is reached": "已達本關操作次數上限",
     "Time is up for this attempt": "本次挑戰已逾時",
-    "Every board has dropped out": "所有木条都已出界",
-    "The red car drove out safely": "红色车辆已安全驶出",
-    "Every bolt is sorted": "每根螺栓都已整理好",
-    "Every truck has left the yard": "所有卡车都已出库",
-    "Every tile is painted": "全部方格都已塗滿",
-    "Every pair is connected": "所有颜色都已连通",
-    # instructions (the line at the foot of a level)
-    "Drag a vehicle along its lane. Free the way and drive the red car out on the right.":
-        "沿车道拖动车辆，让出道路，把红色车辆从右侧开出。",
-    "Tap a bolt to lift its top nuts, then tap another bolt to move them there.":
-        "点击螺栓拿起顶部的螺帽，再点击另一根螺栓放上去。",
-    "Tap a truck with a clear road ahead to drive it away. Clear every truck!":
-        "点击前方无阻挡的卡车把它开走，清空所有卡车！",
-    "Swipe to roll the ball. It paints every tile it passes - paint them all!":
-        "滑动让小球滚动，经过的方格都会被涂色，涂满全部方格！",
-    "Tap a dot, then tap cells in its row or column (or drag) to join each pair of colours.":
-        "点击一个端点，再点击同行或同列的格子（或拖动），连接每一对颜色。",
-    # Bolt Unscrew's hint line (2.2 quotes three of them)
-    "Tap a screw, then tap an empty spot to move it there.": "点击一颗螺丝，再点击一个空位把它移过去。",
-    "First select an anchor with a screw.": "先选一颗有螺丝的锚点。",
-    "Screw selected: tap an empty spot to put it there.": "已选中螺丝：点击一个空位把它放进去。",
-    "Switched screw: choose an empty spot to continue.": "已切换螺丝：选择一个空位继续。",
-    "The boards near that hole are still moving; wait until they settle.":
-        "目标孔附近的木条还在移动，等它稳定后再插入。",
-    "This spot is blocked by the solid part of a board or pad.": "这个空位被木条或圆盘的实体部分挡住了。",
-    "The shared screw was moved: several boards came loose!": "共用的螺丝被移走：多块木条松脱了！",
-    "The board came loose; wait for it to drop out.": "木条松脱了，等它掉出去。",
-    "That screw held several boards; deal with the remaining supports first.":
-        "这颗螺丝固定着多块木条，先处理剩下的支撑。",
-    "The board still hangs; remove its next supporting screw.": "木条还挂着，移走下一颗支撑它的螺丝。",
-    "The screw went through overlapping holes and pinned several boards.": "螺丝穿过重叠的孔，固定了多块木条。",
-    "Screw moved.": "螺丝已移动。",
-    "A spot is free again; keep removing the remaining screws.": "空出了一个位置，继续移走剩下的螺丝。",
-    # toasts (4.3, 5.2)
-    "This bolt is empty": "這根螺栓是空的",
-    "This bolt has no room": "這根螺栓沒有空間了",
-    "Nuts only stack on the same colour": "只能疊在相同顏色上",
-    "You can't move that there": "不能這樣移動",
-    "Blocked - move the trucks in front first": "前面被挡住了，先开走前面的车",
 }
-
-# what a game's own screen says differently (RULES.md: each game's button and header words;
-# "Level {n}": its level header) is declared by the game (GameSpec.labels)
-
+# a game's own texts (its title, instructions, win text, hints and toasts) and what its
+# screens say differently from this table (RULES.md: each game's button and header words;
+# "Level {n}": its level header) are declared by the game (GameSpec.labels)
 
 # texts with a number in them: English pattern -> a function of the match giving the Chinese
 _PATTERNS = (
@@ -121,7 +75,8 @@ _PATTERNS = (
 
 def screen_text(text: str, lang: str = "en", game: str | None = None) -> str:
     """What the screen shows for ``text`` (written in English by the drawing code) in
-    ``lang``, on a screen of ``game`` (None: a menu)."""
+    ``lang``, on a screen of ``game`` (None: a menu): the game's own label, else this
+    module's table, else any game's own label, else the patterns."""
     if lang == "en" or not text:
         return text
     if game is not None:
@@ -131,11 +86,10 @@ def screen_text(text: str, lang: str = "en", game: str | None = None) -> str:
     zh = ZH.get(text)
     if zh is not None:
         return zh
-    if game is None:        # a menu: a game's own name, as its declaration gives it
-        for s in specs():
-            own = s.label(text, lang)
-            if own is not None:
-                return own
+    for s in specs():       # a game's own text shown elsewhere (its title on the menus)
+        own = s.label(text, lang)
+        if own is not None:
+            return own
     for pat, make in _PATTERNS:
         m = pat.fullmatch(text)
         if m is not None:

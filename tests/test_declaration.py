@@ -26,6 +26,7 @@ PKG = "fake_paint_game"
 
 
 def test_builtin_declarations_name_each_games_own_parts():
+    from longpuzzle.engine.labels import screen_text
     from longpuzzle.render.frame.drawing import GameDrawing
     from longpuzzle.solvers.generators.base import Generator
     from longpuzzle.solvers.knowledge import Knowledge
@@ -45,6 +46,10 @@ def test_builtin_declarations_name_each_games_own_parts():
         assert s.scoring_facts()["max_steps"] > 0
         text, name = s.level_text()
         assert json.loads(text)["game"] == s.id and name == f"puzzles/levels/{s.id}.json"
+        # its title and instructions in Chinese are its own labels, on its screens and the menus
+        ui = p.ui
+        for t in (p.title, ui.instructions, ui.complete_text):
+            assert screen_text(t, "zh", s.id) == screen_text(t, "zh") == s.labels["zh"][t] != t
 
 
 def test_reading_the_declarations_imports_no_rules_and_no_numba():
