@@ -313,34 +313,40 @@ def drag_fields(action: dict, size: tuple[int, int]) -> tuple | None:
 
 def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int = 0, _count: list | None = None) -> dict:
     """Check one action against the schema for a frame of ``size`` = (W, H); return it
-    normalised (aliases resolved, defaults filled). Raises ActionError."""
-    where = _where
-    if type(action) is dict:                       # fast paths for the common well-formed actions
+    normalised (aliases resolved, defaults filled). Raises ActionError.
+
+    The one validation of a GUI action: the commonest well-formed actions are taken by their
+    fast readers (_FAST: their result is what the full reading gives), anything else is read
+    as plain data once, its type and fields checked against SCHEMA (_fields), and its values
+    by the check of its type (_CHECKS)."""
+    if type(action) is dict:
         t = action.get("type")
-        if t == "click":
-            if len(action) == 3:                   # _fast_click, inlined
-                x, y = action.get("x"), action.get("y")
-                if (type(x) is int or type(x) is float) and (type(y) is int or type(y) is float) \
-                        and 0 <= x < size[0] and 0 <= y < size[1]:
-                    return {"type": "click", "x": x, "y": y}
-        elif t == "batch":
-            if len(action) == 2 and _depth == 0:
-                acts = action.get("actions")       # a short batch of well-formed clicks
-                if type(acts) is list and 0 < len(acts) <= MAX_BATCH:
-                    out = _fast_clicks(acts, size)
-                    if out is not None:
-                        return {"type": "batch", "actions": out}
-        elif t == "drag" and (len(action) == 7 or len(action) == 8):
-            a = _fast_drag(action, size)           # a drag with every field given (and waypoints)
-            if a is not None:
-                return a
-        elif t == "swipe" and (len(action) == 5 or len(action) == 7):
-            a = _fast_swipe(action, size)          # a swipe by its end points
+        fast = _FAST.get(t) if type(t) is str else None
+        if fast is not None:
+            a = fast(action, size, _depth)
             if a is not None:
                 return a
     if _count is None:                             # the top level: read it as plain data, once
         action = plain(action)
         _count = [0]
+    t, a = _fields(action, _where)
+    out: dict[str, Any] = {"type": t}
+    _CHECKS[t](a, out, _Ctx(size, _where, _depth, _count))
+    return out
+
+
+class _Ctx:
+    """What a per-type check needs besides the fields: the frame size, the place of the action
+    in a batch (for messages), the batch depth and the running count of batched actions."""
+    __slots__ = ("size", "where", "depth", "count")
+
+    def __init__(self, size: tuple[int, int], where: str, depth: int, count: list):
+        self.size, self.where, self.depth, self.count = size, where, depth, count
+
+
+def _fields(action: Any, where: str) -> tuple[str, dict]:
+    """(type, fields with the type's defaults filled) of a plain action; ActionError when it
+    is not an object, has no known type, or lacks or adds fields."""
     if type(action) is not dict:
         raise ActionError(f"{where}an action must be a JSON object like {{\"type\": \"click\", \"x\": 10, \"y\": 20}}, "
                           f"not {'a list' if type(action) is list else type(action).__name__}")
@@ -366,96 +372,173 @@ def validate(action: Any, size: tuple[int, int], _where: str = "", _depth: int =
             raise ActionError(f"{where}unexpected field(s) {shown} for {t} (allowed: {allowed})")
         missing = [k for k in required if k not in given]
         raise ActionError(f"{where}{t} needs field(s) {', '.join(map(repr, missing))}")
-    w, h = size
-    out: dict[str, Any] = {"type": t}
-    if t in ("click", "double_click", "press", "long_press"):
-        out["x"], out["y"] = _point(a, "x", "y", size, where)
-        if t == "long_press":
-            out["ms"] = _int(a, "ms", 1, MAX_MS, where)
-    elif t == "release":
-        if (a["x"] is None) != (a["y"] is None):
-            raise ActionError(f"{where}release takes both x and y, or neither")
-        if a["x"] is not None:
-            out["x"], out["y"] = _point(a, "x", "y", size, where)
-    elif t == "move":
-        out["x"], out["y"] = _point(a, "x", "y", size, where)
-    elif t == "drag":
-        out["x0"], out["y0"] = _point(a, "x0", "y0", size, where)
-        via = a["via"]
-        if via is not None:
-            if not isinstance(via, list) or len(via) > MAX_VIA:
-                raise ActionError(f"{where}drag field 'via' must be a list of at most {MAX_VIA} [x, y] waypoints")
-            pts = []
-            for i, p in enumerate(via):
-                if not isinstance(p, (list, tuple)) or len(p) != 2:
-                    raise ActionError(f"{where}drag via[{i}] must be a point [x, y], not {short(p)}")
-                pts.append(list(_point({"x": p[0], "y": p[1]}, "x", "y", size, f"{where}drag via[{i}]: ")))
-            if pts:
-                out["via"] = pts
-        out["x1"], out["y1"] = _point(a, "x1", "y1", size, where)
-        out["steps"] = _int(a, "steps", 1, 60, where)
-        out["ms"] = _int(a, "ms", 1, MAX_MS, where)
-    elif t == "swipe":
-        ends = [a[k] is not None for k in ("x0", "y0", "x1", "y1")]
-        if any(ends):
-            if not all(ends):
-                raise ActionError(f"{where}a swipe by end points needs all of x0, y0, x1, y1")
-            if a["direction"] is not None or a["x"] is not None or a["y"] is not None or a["distance"] is not None:
-                raise ActionError(f"{where}give a swipe either by end points (x0, y0, x1, y1) "
-                                  "or by direction (direction, x, y, distance), not both")
-            out["x0"], out["y0"] = _point(a, "x0", "y0", size, where)
-            out["x1"], out["y1"] = _point(a, "x1", "y1", size, where)
-        else:
-            d = a["direction"]
-            if d not in DIRECTIONS:
-                raise ActionError(f"{where}a swipe needs end points or a direction in {', '.join(DIRECTIONS)}, "
-                                  f"not {short(d)}")
-            if (a["x"] is None) != (a["y"] is None):
-                raise ActionError(f"{where}swipe takes both x and y, or neither (then the frame centre)")
-            x, y = _point(a, "x", "y", size, where) if a["x"] is not None else (w / 2, h / 2)
-            dist = 0.4 * min(w, h) if a["distance"] is None else _num(a, "distance", where)
-            if dist <= 0:
-                raise ActionError(f"{where}swipe distance must be positive, not {dist}")
-            dx, dy = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}[d]
-            out["x0"], out["y0"] = x, y
-            out["x1"] = min(max(x + dx * dist, 0), w - 1)
-            out["y1"] = min(max(y + dy * dist, 0), h - 1)
-        out["steps"] = _int(a, "steps", 1, 60, where)
-        out["ms"] = _int(a, "ms", 1, MAX_MS, where)
-    elif t == "key":
-        out["name"] = key_name(a["name"])
-    elif t == "typetext":
-        text = a["text"]
-        if not isinstance(text, str) or not 1 <= len(text) <= MAX_TEXT:
-            raise ActionError(f"{where}typetext needs a \"text\" of 1 to {MAX_TEXT} characters")
-        for ch in text:
-            if not (ch in _TEXT_KEYS or (len(ch) == 1 and ch.isascii() and ch.isalnum())):
-                raise ActionError(f"{where}typetext types letters, digits, space, newline and tab, not {ch!r}")
-        out["text"] = text
-    elif t == "scroll":
-        if (a["x"] is None) != (a["y"] is None):
-            raise ActionError(f"{where}scroll takes both x and y, or neither (then the frame centre)")
-        out["x"], out["y"] = _point(a, "x", "y", size, where) if a["x"] is not None else (w / 2, h / 2)
-        if a["direction"] not in DIRECTIONS:
-            raise ActionError(f"{where}scroll direction must be one of {', '.join(DIRECTIONS)}, not {short(a['direction'])}")
-        out["direction"] = a["direction"]
-        out["amount"] = _int(a, "amount", 1, 100_000, where)
-    elif t == "wait":
-        out["ms"] = _int(a, "ms", 0, MAX_MS, where)
-    elif t == "batch":
-        acts = a["actions"]
-        if type(acts) is not list or not acts:
-            raise ActionError(f"{where}batch needs a non-empty list \"actions\"")
-        if len(acts) > MAX_BATCH:
-            raise ActionError(f"{where}a batch holds at most {MAX_BATCH} actions, not {len(acts)}")
-        if _depth >= MAX_NESTING:
-            raise ActionError(f"{where}batches nest at most {MAX_NESTING} deep")
-        _count[0] += len(acts)
-        if _count[0] > MAX_BATCH:
-            raise ActionError(f"{where}a batch holds at most {MAX_BATCH} actions in all, nested batches included")
-        out["actions"] = [_fast_click(x, size) or validate(x, size, f"{where}batch.actions[{i}]: ", _depth + 1, _count)
-                          for i, x in enumerate(acts)]
-    return out
+    return t, a
+
+
+# ---- the fast readers of the commonest well-formed actions (None: read it in full) ----------
+def _fast_click_at(action: dict, size: tuple[int, int], depth: int) -> dict | None:
+    if len(action) == 3:                           # click_point, inlined
+        x, y = action.get("x"), action.get("y")
+        if (type(x) is int or type(x) is float) and (type(y) is int or type(y) is float) \
+                and 0 <= x < size[0] and 0 <= y < size[1]:
+            return {"type": "click", "x": x, "y": y}
+    return None
+
+
+def _fast_batch(action: dict, size: tuple[int, int], depth: int) -> dict | None:
+    if len(action) == 2 and depth == 0:
+        acts = action.get("actions")               # a short batch of well-formed clicks
+        if type(acts) is list and 0 < len(acts) <= MAX_BATCH:
+            out = _fast_clicks(acts, size)
+            if out is not None:
+                return {"type": "batch", "actions": out}
+    return None
+
+
+def _fast_drag_at(action: dict, size: tuple[int, int], depth: int) -> dict | None:
+    # a drag with every field given (and waypoints)
+    return _fast_drag(action, size) if len(action) == 7 or len(action) == 8 else None
+
+
+def _fast_swipe_at(action: dict, size: tuple[int, int], depth: int) -> dict | None:
+    # a swipe by its end points
+    return _fast_swipe(action, size) if len(action) == 5 or len(action) == 7 else None
+
+
+_FAST = {"click": _fast_click_at, "batch": _fast_batch, "drag": _fast_drag_at, "swipe": _fast_swipe_at}
+
+
+# ---- the check of each action type: fills ``out`` from the fields ``a`` ---------------------
+def _check_point(a: dict, out: dict, c: _Ctx) -> None:            # click, double_click, press, move
+    out["x"], out["y"] = _point(a, "x", "y", c.size, c.where)
+
+
+def _check_long_press(a: dict, out: dict, c: _Ctx) -> None:
+    _check_point(a, out, c)
+    out["ms"] = _int(a, "ms", 1, MAX_MS, c.where)
+
+
+def _check_release(a: dict, out: dict, c: _Ctx) -> None:
+    if (a["x"] is None) != (a["y"] is None):
+        raise ActionError(f"{c.where}release takes both x and y, or neither")
+    if a["x"] is not None:
+        _check_point(a, out, c)
+
+
+def _check_drag(a: dict, out: dict, c: _Ctx) -> None:
+    where, size = c.where, c.size
+    out["x0"], out["y0"] = _point(a, "x0", "y0", size, where)
+    via = a["via"]
+    if via is not None:
+        if not isinstance(via, list) or len(via) > MAX_VIA:
+            raise ActionError(f"{where}drag field 'via' must be a list of at most {MAX_VIA} [x, y] waypoints")
+        pts = []
+        for i, p in enumerate(via):
+            if not isinstance(p, (list, tuple)) or len(p) != 2:
+                raise ActionError(f"{where}drag via[{i}] must be a point [x, y], not {short(p)}")
+            pts.append(list(_point({"x": p[0], "y": p[1]}, "x", "y", size, f"{where}drag via[{i}]: ")))
+        if pts:
+            out["via"] = pts
+    out["x1"], out["y1"] = _point(a, "x1", "y1", size, where)
+    _check_timing(a, out, c)
+
+
+def _check_timing(a: dict, out: dict, c: _Ctx) -> None:          # a drag's or swipe's steps and ms
+    out["steps"] = _int(a, "steps", 1, 60, c.where)
+    out["ms"] = _int(a, "ms", 1, MAX_MS, c.where)
+
+
+def _check_swipe(a: dict, out: dict, c: _Ctx) -> None:
+    ends = [a[k] is not None for k in ("x0", "y0", "x1", "y1")]
+    (_swipe_by_ends if any(ends) else _swipe_by_direction)(a, out, c, all(ends))
+    _check_timing(a, out, c)
+
+
+def _swipe_by_ends(a: dict, out: dict, c: _Ctx, every_end: bool) -> None:
+    where = c.where
+    if not every_end:
+        raise ActionError(f"{where}a swipe by end points needs all of x0, y0, x1, y1")
+    if a["direction"] is not None or a["x"] is not None or a["y"] is not None or a["distance"] is not None:
+        raise ActionError(f"{where}give a swipe either by end points (x0, y0, x1, y1) "
+                          "or by direction (direction, x, y, distance), not both")
+    out["x0"], out["y0"] = _point(a, "x0", "y0", c.size, where)
+    out["x1"], out["y1"] = _point(a, "x1", "y1", c.size, where)
+
+
+_UNIT = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
+
+
+def _swipe_by_direction(a: dict, out: dict, c: _Ctx, every_end: bool) -> None:
+    where, (w, h) = c.where, c.size
+    d = a["direction"]
+    if d not in DIRECTIONS:
+        raise ActionError(f"{where}a swipe needs end points or a direction in {', '.join(DIRECTIONS)}, "
+                          f"not {short(d)}")
+    x, y = _centre_or_point(a, c, "swipe")
+    dist = 0.4 * min(w, h) if a["distance"] is None else _num(a, "distance", where)
+    if dist <= 0:
+        raise ActionError(f"{where}swipe distance must be positive, not {dist}")
+    dx, dy = _UNIT[d]
+    out["x0"], out["y0"] = x, y
+    out["x1"] = min(max(x + dx * dist, 0), w - 1)
+    out["y1"] = min(max(y + dy * dist, 0), h - 1)
+
+
+def _centre_or_point(a: dict, c: _Ctx, what: str) -> tuple[float, float]:
+    """The action's (x, y), or the frame centre when it gives neither."""
+    if (a["x"] is None) != (a["y"] is None):
+        raise ActionError(f"{c.where}{what} takes both x and y, or neither (then the frame centre)")
+    return _point(a, "x", "y", c.size, c.where) if a["x"] is not None else (c.size[0] / 2, c.size[1] / 2)
+
+
+def _check_key(a: dict, out: dict, c: _Ctx) -> None:
+    out["name"] = key_name(a["name"])
+
+
+def _check_typetext(a: dict, out: dict, c: _Ctx) -> None:
+    text = a["text"]
+    if not isinstance(text, str) or not 1 <= len(text) <= MAX_TEXT:
+        raise ActionError(f"{c.where}typetext needs a \"text\" of 1 to {MAX_TEXT} characters")
+    for ch in text:
+        if not (ch in _TEXT_KEYS or (len(ch) == 1 and ch.isascii() and ch.isalnum())):
+            raise ActionError(f"{c.where}typetext types letters, digits, space, newline and tab, not {ch!r}")
+    out["text"] = text
+
+
+def _check_scroll(a: dict, out: dict, c: _Ctx) -> None:
+    out["x"], out["y"] = _centre_or_point(a, c, "scroll")
+    if a["direction"] not in DIRECTIONS:
+        raise ActionError(f"{c.where}scroll direction must be one of {', '.join(DIRECTIONS)}, "
+                          f"not {short(a['direction'])}")
+    out["direction"] = a["direction"]
+    out["amount"] = _int(a, "amount", 1, 100_000, c.where)
+
+
+def _check_wait(a: dict, out: dict, c: _Ctx) -> None:
+    out["ms"] = _int(a, "ms", 0, MAX_MS, c.where)
+
+
+def _check_batch(a: dict, out: dict, c: _Ctx) -> None:
+    where, acts = c.where, a["actions"]
+    if type(acts) is not list or not acts:
+        raise ActionError(f"{where}batch needs a non-empty list \"actions\"")
+    if len(acts) > MAX_BATCH:
+        raise ActionError(f"{where}a batch holds at most {MAX_BATCH} actions, not {len(acts)}")
+    if c.depth >= MAX_NESTING:
+        raise ActionError(f"{where}batches nest at most {MAX_NESTING} deep")
+    c.count[0] += len(acts)
+    if c.count[0] > MAX_BATCH:
+        raise ActionError(f"{where}a batch holds at most {MAX_BATCH} actions in all, nested batches included")
+    out["actions"] = [_fast_click(x, c.size) or validate(x, c.size, f"{where}batch.actions[{i}]: ", c.depth + 1,
+                                                          c.count)
+                      for i, x in enumerate(acts)]
+
+
+_CHECKS = {"click": _check_point, "double_click": _check_point, "press": _check_point, "move": _check_point,
+           "long_press": _check_long_press, "release": _check_release, "drag": _check_drag,
+           "swipe": _check_swipe, "key": _check_key, "typetext": _check_typetext, "scroll": _check_scroll,
+           "wait": _check_wait, "batch": _check_batch}
+assert set(_CHECKS) == set(SCHEMA)
 
 
 def expand(action: dict) -> list[tuple[int, str, float, float, str]]:

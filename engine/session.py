@@ -84,14 +84,20 @@ class Session:
         self.log: list[str] = []
         self.counters = Counters()
         self._texts: dict[int, str] = self.level.move_text_cache   # action -> move text (shared by every session of the level)
+        self._view: tuple | None = None      # (state array, its read-only view): what ``state`` gives
 
     # -- reading ---------------------------------------------------------------
     @property
     def state(self) -> np.ndarray:
-        """A read-only view of the current state."""
-        v = self._state.view()
-        v.setflags(write=False)
-        return v
+        """A read-only view of the current state (the session replaces its state array on every
+        move and never writes into one, so the view of each array is made once and kept)."""
+        st = self._state
+        c = self._view
+        if c is None or c[0] is not st:
+            v = st.view()
+            v.setflags(write=False)
+            self._view = c = (st, v)
+        return c[1]
 
     @property
     def solved(self) -> bool:
@@ -223,6 +229,19 @@ class Session:
         self.moves.clear()
         self.log.append(RESTART)
         self.counters.restarts += 1
+
+    def copy(self) -> "Session":
+        """An independent copy: the same level, state, history and counters (what the two then
+        do is their own)."""
+        s = Session.__new__(Session)
+        s.__dict__.update(self.__dict__)
+        s._state = self._state.copy()
+        s._stack = list(self._stack)
+        s._view = None
+        s.moves = list(self.moves)
+        s.log = list(self.log)
+        s.counters = Counters(**self.counters.as_dict())
+        return s
 
     # -- text forms ------------------------------------------------------------
     def episode_text(self) -> str:

@@ -1552,6 +1552,14 @@ PUZZLE = BoltUnscrew()
 # ---------------------------------------------------------------------------- screen (UI)
 from longpuzzle.engine.geometry import Rect as _Rect, Widget as _Widget  # noqa: E402
 from longpuzzle.engine.suite import GameUI  # noqa: E402
+from longpuzzle.engine.suite.intents import Deselect, Move, Refuse, Select  # noqa: E402
+
+def _underneath(a: np.ndarray) -> np.ndarray:
+    """The array a read-only view (Board.state) shows, or ``a`` itself: the same move's
+    arrays are then the same objects, and the kernel is given the arrays it is compiled for."""
+    b = a.base
+    return b if not a.flags.writeable and type(b) is np.ndarray and b.shape == a.shape else a
+
 
 TOUCH_BOX = 64.0                      # BOLT_DIAMETER + 20, centred on every anchor
 PLAY_ZONE = (20.0, 120.0, 520.0, 820.0)
@@ -1606,7 +1614,8 @@ class BoltUnscrewUI(GameUI):
         self._box_bounds = [(b.x0, b.y0, b.x1, b.y1) for b in self.boxes]   # anchor -> touch box
         # move_summary of the last accepted move seen here, as (before, after, src, dst, facts):
         # animation_ms and move_hint both ask for the same move (before / after arrays are
-        # never modified, so their identity names the move). A cache only, not UI state.
+        # never modified, so their identity names the move; the handlers hold read-only views
+        # of the arrays animation_ms is given, named by the array underneath). A cache only.
         self._last_summary = None
         self._buttons = {d: self._make_buttons(d) for d in (False, True)}
         # a point of every anchor's box that no later (topmost) box or button covers
@@ -1671,49 +1680,53 @@ class BoltUnscrewUI(GameUI):
         return ""
 
     # -- input
-    def on_pointer(self, suite, kind, x, y, t):
+    def on_pointer(self, board, kind, x, y, t):
         if kind != "up":
             return []
-        a = self._index.get(suite.pointer.get("target"))
+        a = self._index.get(board.pointer.get("target"))
         if a is None:
             return []
         x0, y0, x1, y1 = self._box_bounds[a]
         if not (x0 <= x < x1 and y0 <= y < y1):
             return []                 # released outside the pressed anchor: cancelled
-        return self.tap(suite, a, t)
+        return self.tap(board, a)
 
-    def tap(self, suite, a: int, t: int) -> list[dict]:
-        ui = suite.ui
-        state = suite.session._state          # read only here (the session replaces it on a move)
+    def tap(self, board, a: int):
+        """A tap on anchor ``a`` (intents.py: a generator of intents)."""
+        ui = board.ui
+        state = board.state
         sel = ui.get("selected")
         wid = self._wids[a]
         occupied = state.item(a) != 0
         if sel is None:
             if not occupied:
                 ui["hint"] = HINT_SELECT_FIRST
-                return [{"effect": "refused", "reason": "no_screw", "message": HINT_SELECT_FIRST, "target": wid}]
+                yield Refuse("no_screw", HINT_SELECT_FIRST, wid)
+                return
             ui["selected"] = a
             ui["hint"] = HINT_SELECTED
-            return [{"effect": "select", "target": wid}]
+            yield Select(wid)
+            return
         if sel == a:
             ui["selected"] = None
             ui["hint"] = None
-            return [{"effect": "deselect", "target": wid}]
+            yield Deselect(wid)
+            return
         if occupied:
             ui["selected"] = a
             ui["hint"] = HINT_SWITCHED
-            return [{"effect": "select", "target": wid, "switched_from": f"anchor:{sel}"}]
-        before = state
-        o = suite.try_move(int(sel) * self.n + a, t)
+            yield Select(wid, f"anchor:{sel}")
+            return
+        o = yield Move(int(sel) * self.n + a)
         if o.accepted:
             ui["selected"] = None
-            ui["hint"] = self.move_hint(before, suite.session._state, int(sel), a)
+            ui["hint"] = self.move_hint(state, board.state, int(sel), a)
         else:
             ui["hint"] = HINT_BLOCKED if o.reason == "target_blocked" else HINT_UNSETTLED
-        return [suite.move_effect(o)]
 
     def _summary(self, before, after, src: int, dst: int):
         """move_summary of the move src -> dst from before to after (cached for the last move)."""
+        before, after = _underneath(before), _underneath(after)
         c = self._last_summary
         if c is not None and c[0] is before and c[1] is after and c[2] == src and c[3] == dst:
             return c[4]

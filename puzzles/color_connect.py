@@ -72,6 +72,7 @@ from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.geometry import Circle, Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
 from longpuzzle.engine.suite import GameUI
+from longpuzzle.engine.suite.intents import GestureBegin, GestureEnd, Move, Refuse, Shake
 from longpuzzle.engine.suite.game_limits import COLOR_LIMITS
 
 (NO_ACTIVE_PATH, ACTIVE_PATH_EXISTS, ALREADY_CONNECTED, NOT_CONNECTED, NOT_ADJACENT,
@@ -656,21 +657,21 @@ class ColorConnectUI(GameUI):
         base = self.path_base
         return [int(v) for v in state[base:base + int(state[1])]]
 
-    # -- input
-    def _flash(self, suite, r: int, c: int, t: int) -> None:
+    # -- input (intents.py: the handlers are generators of intents)
+    def _flash(self, r: int, c: int) -> Shake:
         if 0 <= r < self.rows and 0 <= c < self.cols:
-            suite.start_shake(self._cell_ids[r * self.cols + c], t)
-        else:
-            suite.start_shake(f"cell:{r},{c}", t)
+            return Shake(self._cell_ids[r * self.cols + c])
+        return Shake(f"cell:{r},{c}")
 
-    def _refused(self, suite, r, c, t, reason, message) -> dict:
-        self._flash(suite, r, c, t)
-        return {"effect": "refused", "reason": reason, "message": message, "target": f"cell:{r},{c}"}
+    def _refused(self, r, c, reason, message):
+        yield self._flash(r, c)
+        yield Refuse(reason, message, f"cell:{r},{c}")
 
-    def _walk(self, suite, r: int, c: int, t: int, out: list) -> bool:
+    def _walk(self, board, r: int, c: int):
         """Extend the active path toward (r, c) one cell at a time along the tip's row or column.
-        False when the walk stopped at a violation or a completion (or there is no active path)."""
-        st = suite.session._state              # read only (the public view costs a copy of flags)
+        Returns False when the walk stopped at a violation or a completion (or there is no
+        active path)."""
+        st = board.state
         if st.item(0) == 0:
             return False                       # input without an active path: nothing visible
         tip = st.item(self.path_base + st.item(1) - 1)
@@ -679,104 +680,99 @@ class ColorConnectUI(GameUI):
             return True
         if r != tr and c != tc:
             if not (0 <= r < self.rows and 0 <= c < self.cols):
-                out.append(self._refused(suite, r, c, t, NON_ADJACENT_JUMP, "that cell is not in the tip's row or column"))
+                yield from self._refused(r, c, NON_ADJACENT_JUMP, "that cell is not in the tip's row or column")
                 return False
-            o = suite.try_move(r * self.cols + c, t)       # the rules refuse it (not_adjacent)
-            out.append(suite.move_effect(o))
+            o = yield Move(r * self.cols + c)       # the rules refuse it (not_adjacent)
             if not o.accepted:
-                self._flash(suite, r, c, t)
+                yield self._flash(r, c)
             return False
         dr, dc = (r > tr) - (r < tr), (c > tc) - (c < tc)
         while tr != r or tc != c:
             tr += dr
             tc += dc
             if not (0 <= tr < self.rows and 0 <= tc < self.cols):
-                out.append(self._refused(suite, r, c, t, DRAG_OUTSIDE_BOARD, "the path cannot leave the board"))
+                yield from self._refused(r, c, DRAG_OUTSIDE_BOARD, "the path cannot leave the board")
                 return False
-            o = suite.try_move(tr * self.cols + tc, t)
-            out.append(suite.move_effect(o))
+            o = yield Move(tr * self.cols + tc)
             if not o.accepted:
-                self._flash(suite, r, c, t)
+                yield self._flash(r, c)
                 return False
-            if suite.session._state.item(0) == 0:       # completed: the rest of the line is ignored
+            if board.state.item(0) == 0:           # completed: the rest of the line is ignored
                 return False
         return True
 
-    def _press(self, suite, x, y, t) -> list[dict]:
+    def _press(self, board, x, y):
         pitch = self.pitch
         gx = (x - _BOARD_X) / pitch + self._half_cols      # grid_point(x, y), inlined
         gy = (y - _BOARD_Y) / pitch + self._half_rows
         cols = self.cols
+        ui = board.ui
         if not (0.0 <= gx < cols and 0.0 <= gy < self.rows):      # also False for NaN
-            suite.ui["g"] = None                        # outside the grid: ignored until release
-            return []
+            ui["g"] = None                              # outside the grid: ignored until release
+            return
         r, c = int(gy), int(gx)                         # floor: both are >= 0 here
         cell = r * cols + c
-        st = suite.session._state
-        out: list[dict] = []
+        st = board.state
         if st.item(0) == 0:
-            if suite.limits is not None:
-                suite.gesture_begin()                   # a press with no path open begins a gesture
+            yield GestureBegin()                        # a press with no path open begins a gesture
             ep = self.endpoint_of[cell]
             if ep == 0:
-                out.append(self._refused(suite, r, c, t, START_FROM_NON_ENDPOINT, "start a path at a coloured dot"))
+                yield from self._refused(r, c, START_FROM_NON_ENDPOINT, "start a path at a coloured dot")
             elif st.item(S_HEADER + ep - 1) != 0:
-                out.append(suite.move_effect(suite.try_move(self._remove_action[cell], t)))
+                yield Move(self._remove_action[cell])
             else:
-                out.append(suite.move_effect(suite.try_move(self._start_action[cell], t)))
+                yield Move(self._start_action[cell])
         else:
             if st.item(1) == 1 and st.item(self.path_base) == cell:
-                out.append(suite.move_effect(suite.try_move(self.n, t)))
-                self._flash(suite, r, c, t)
-                if suite.limits is not None:
-                    suite.gesture_end()                 # cancelling the one-cell path ends the gesture
+                yield Move(self.n)
+                yield self._flash(r, c)
+                yield GestureEnd()                      # cancelling the one-cell path ends the gesture
             else:
-                self._walk(suite, r, c, t, out)
-        suite.ui["g"] = {"prev": [gx, gy], "last": [r, c], "moved": False}
-        return out
+                yield from self._walk(board, r, c)
+        ui["g"] = {"prev": [gx, gy], "last": [r, c], "moved": False}
 
-    def _advance(self, suite, g: dict, gx: float, gy: float, t) -> list[dict]:
+    def _advance(self, board, g: dict, gx: float, gy: float):
         """The pointer moved (button down) to grid point (gx, gy), not NaN and not g["prev"]."""
-        if suite.session._state.item(0) == 0:
+        if board.state.item(0) == 0:
             g["prev"] = [gx, gy]
             if 0.0 <= gx < self.cols and 0.0 <= gy < self.rows:      # cell_at, as in _press
                 g["last"] = [int(gy), int(gx)]
-            return []
+            return
         cells = raster_cells(g["prev"][0], g["prev"][1], gx, gy)
         g["prev"] = [gx, gy]
-        out: list[dict] = []
         if cells:
             g["moved"] = True
         for r, c in cells:
             g["last"] = [r, c]
-            if not self._walk(suite, r, c, t, out):
+            if not (yield from self._walk(board, r, c)):
                 break
-        return out
 
-    def on_pointer(self, suite, kind, x, y, t):
+    def on_pointer(self, board, kind, x, y, t):
         if kind == "down":
-            return self._press(suite, x, y, t)
-        g = suite.ui.get("g")
+            return self._press(board, x, y)
+        g = board.ui.get("g")
         if g is None:
             return []
         pitch = self.pitch
         gx = (x - _BOARD_X) / pitch + self._half_cols      # grid_point(x, y), inlined
         gy = (y - _BOARD_Y) / pitch + self._half_rows
         prev = g["prev"]
-        if not (gx == gx and gy == gy) or (gx == prev[0] and gy == prev[1]):
-            out = []                        # off the plane, or not moved (a click's release)
-        else:
-            out = self._advance(suite, g, gx, gy, t)
-        if kind == "up":
-            suite.ui["g"] = None
-            if g["moved"] and suite.session._state.item(0) != 0 and not suite.complete:
-                out.append(suite.move_effect(suite.try_move(self.n, t)))      # released before connection
-                self._flash(suite, g["last"][0], g["last"][1], t)
-            # a release ends the gesture after a drag, or when no path is open any more (a click
-            # that starts or extends a path keeps its gesture open, as in the original)
-            if suite.limits is not None and (g["moved"] or suite.session._state.item(0) == 0):
-                suite.gesture_end()
-        return out
+        moved = not (not (gx == gx and gy == gy) or (gx == prev[0] and gy == prev[1]))
+        if kind != "up":                    # off the plane, or not moved (a click's release): nothing
+            return self._advance(board, g, gx, gy) if moved else []
+        return self._release(board, g, gx, gy, moved)
+
+    def _release(self, board, g: dict, gx: float, gy: float, moved: bool):
+        if moved:
+            yield from self._advance(board, g, gx, gy)
+        board.ui["g"] = None
+        if g["moved"] and board.state.item(0) != 0 and not board.complete:
+            yield Move(self.n)                      # released before connection
+            yield self._flash(g["last"][0], g["last"][1])
+        # a release ends the gesture after a drag, or when no path is open any more (a click
+        # that starts or extends a path keeps its gesture open, as in the original)
+        if g["moved"] or board.state.item(0) == 0:
+            yield GestureEnd()
 
     def animation_ms(self, before, after, action, code):
         a = int(action)

@@ -29,6 +29,7 @@ from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.geometry import Circle, Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, NOOP, OK, Level, Puzzle
 from longpuzzle.engine.suite import GameUI
+from longpuzzle.engine.suite.intents import Move
 from longpuzzle.engine.suite.game_limits import MAZE_LIMITS
 
 DIRECTIONS = "UDLR"
@@ -260,8 +261,8 @@ class MazePaintUI(GameUI):
     def targets(self):
         return self._targets
 
-    def on_pointer(self, suite, kind, x, y, t):
-        p = suite.pointer
+    def on_pointer(self, board, kind, x, y, t):
+        p = board.pointer
         if kind != "up" or p.get("target") != "surface":
             return []
         dx, dy = x - p["x0"], y - p["y0"]
@@ -271,7 +272,7 @@ class MazePaintUI(GameUI):
             d = 3 if dx > 0 else 2
         else:
             d = 1 if dy > 0 else 0
-        return [suite.move_effect(suite.try_move(d, t))]
+        return [Move(d)]
 
     def animation_ms(self, before, after, action, code):
         if code == NOOP:

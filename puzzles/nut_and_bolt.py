@@ -32,6 +32,7 @@ from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.geometry import Circle, Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
 from longpuzzle.engine.suite import GameUI
+from longpuzzle.engine.suite.intents import Deselect, Move, Refuse, Select, Shake, Toast
 
 SAME_BOLT, SOURCE_EMPTY, TARGET_FULL, COLOUR_MISMATCH = 3, 4, 5, 6
 
@@ -360,33 +361,37 @@ class NutAndBoltUI(GameUI):
             why = f"selected must be a bolt index 0..{self.n - 1} or null"
         return why
 
-    def on_pointer(self, suite, kind, x, y, t):
+    def on_pointer(self, board, kind, x, y, t):
         if kind != "up":
             return []
-        w = suite.hit(x, y)
-        if w is None or w.kind != "target" or w.id != suite.pointer.get("target"):
+        w = board.hit(x, y)
+        if w is None or w.kind != "target" or w.id != board.pointer.get("target"):
             return []
-        return self.tap(suite, w.data[0], t)
+        return self.tap(board, w.data[0])
 
-    def tap(self, suite, b: int, t: int) -> list[dict]:
-        sel = suite.ui.get("selected")
+    def tap(self, board, b: int):
+        """A tap on bolt ``b`` (intents.py: a generator of intents)."""
+        ui = board.ui
+        sel = ui.get("selected")
         if sel is None:
-            if int(suite.session.state[b]) == 0:
-                suite.start_shake(f"bolt:{b}", t)
-                suite.show_toast(TOAST_EMPTY, t)
-                return [{"effect": "refused", "reason": "source_empty", "message": TOAST_EMPTY, "target": f"bolt:{b}"}]
-            suite.ui["selected"] = b
-            return [{"effect": "select", "target": f"bolt:{b}"}]
+            if int(board.state[b]) == 0:
+                yield Shake(f"bolt:{b}")
+                yield Toast(TOAST_EMPTY)
+                yield Refuse("source_empty", TOAST_EMPTY, f"bolt:{b}")
+                return
+            ui["selected"] = b
+            yield Select(f"bolt:{b}")
+            return
         if sel == b:
-            suite.ui["selected"] = None
-            return [{"effect": "deselect", "target": f"bolt:{b}"}]
-        o = suite.try_move(sel * self.n + b, t)
+            ui["selected"] = None
+            yield Deselect(f"bolt:{b}")
+            return
+        o = yield Move(sel * self.n + b)
         if o.accepted:
-            suite.ui["selected"] = None
-            return [suite.move_effect(o)]
-        suite.start_shake(f"bolt:{b}", t)
-        suite.show_toast(_TOASTS.get(o.reason, TOAST_OTHER), t)
-        return [suite.move_effect(o)]
+            ui["selected"] = None
+            return
+        yield Shake(f"bolt:{b}")
+        yield Toast(_TOASTS.get(o.reason, TOAST_OTHER))
 
     def animation_ms(self, before, after, action, code):
         return self.MOVE_MS

@@ -56,6 +56,7 @@ from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.geometry import Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
 from longpuzzle.engine.suite import GameUI
+from longpuzzle.engine.suite.intents import Move, Reject, Select
 
 BLOCKED, OFF_BOARD = 3, 4
 HEADER = 10
@@ -619,24 +620,24 @@ class RushHourUI(GameUI):
         off = disp / self.cell
         return float(min(max(off, d["lo"]), d["hi"]))
 
-    def on_pointer(self, suite, kind, x, y, t):
-        ui = suite.ui
+    def on_pointer(self, board, kind, x, y, t):
+        ui = board.ui
         if kind == "down":
             ui["snap"] = None
             ui["drag"] = None
             if x != x or y != y:
                 return []
-            state = suite.session.state
+            state = board.state
             v = self.vehicle_at(state, x, y)
             if v is None:
                 return []
             lo, hi = self.travel(state, v)
             ui["drag"] = {"v": v, "lo": lo, "hi": hi, "off": 0.0}
-            return [{"effect": "select", "target": f"vehicle:{v}"}]
+            return [Select(f"vehicle:{v}")]
         d = ui.get("drag")
         if d is None:
             return []
-        p = suite.pointer
+        p = board.pointer
         ok = x == x and y == y
         if ok:
             d["off"] = self._offset(d, x, y, p["x0"], p["y0"])
@@ -649,16 +650,15 @@ class RushHourUI(GameUI):
         k = min(max(k, d["lo"]), d["hi"])
         ui["snap"] = {"v": v, "from": off}
         if k != 0:
-            return [suite.move_effect(suite.try_move(self.action_of(v, k), t))]
+            return [Move(self.action_of(v, k))]
         if d["lo"] == 0 and d["hi"] == 0:
             reason, msg = "blocked", "this vehicle cannot move either way"
         elif not ok:
             reason, msg = "cancelled", "the drag was cancelled"
         else:
             reason, msg = "below-snap-threshold", "moved less than half a cell"
-        suite.session.reject(f"{self.level.extra['ids'][v]}+0")     # a recorded invalid attempt (logged)
-        return [{"effect": "rejected", "move": f"{self.level.extra['ids'][v]}+0", "reason": reason,
-                 "message": msg, "target": f"vehicle:{v}"}]
+        # a recorded invalid attempt (logged and counted as a rejected move)
+        return [Reject(f"{self.level.extra['ids'][v]}+0", reason, msg, f"vehicle:{v}")]
 
     def animation_ms(self, before, after, action, code):
         if is_solved(self.level.lv, after):

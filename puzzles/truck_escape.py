@@ -37,6 +37,7 @@ from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.geometry import Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
 from longpuzzle.engine.suite import GameUI
+from longpuzzle.engine.suite.intents import Move, Refuse, Shake, Toast
 
 BLOCKED, GONE = 3, 4
 DIRECTIONS = ("up", "down", "left", "right")
@@ -348,27 +349,25 @@ class TruckEscapeUI(GameUI):
     def hud_lines(self, session):
         return []
 
-    def on_pointer(self, suite, kind, x, y, t):
+    def on_pointer(self, board, kind, x, y, t):
         if kind != "up":
-            return []
-        w = suite.hit(x, y)
+            return
+        w = board.hit(x, y)
         if w is None or w.kind != "target":
-            return []
+            return
         i = w.data[0]
-        if not suite.session._state[1 + i]:     # read only (the session replaces it on a move)
-            return []                  # that truck has left: nothing is there any more
-        o = suite.try_move(i, t)
+        if not board.state[1 + i]:
+            return                     # that truck has left: nothing is there any more
+        o = yield Move(i)
         if not o.accepted:
-            suite.start_shake(w.id, t)
-            suite.show_toast(BLOCKED_TEXT, t)
-        return [suite.move_effect(o)]
+            yield Shake(w.id)
+            yield Toast(BLOCKED_TEXT)
 
-    def on_button(self, suite, wid, t):
+    def on_button(self, board, wid, t):
         for k, name, _ in ITEMS:
             if wid == f"item:{k}":
                 text = f"{name} is not available yet"
-                suite.show_toast(text, t)
-                return [{"effect": "refused", "reason": "item_unavailable", "message": text}]
+                return [Toast(text), Refuse("item_unavailable", text)]
         return []
 
     def animation_ms(self, before, after, action, code):

@@ -104,10 +104,7 @@ def screenshot_cmd(ctx, target, out, style, scale, moves, actions_file, viewport
     if moves:
         if sc.suite.session is None:
             raise LongPuzzleError("--moves needs a level id, not the home screen")
-        for m in moves.split():
-            sc.suite.session.play(m)
-        sc.suite.complete = sc.suite.session.solved
-        sc.suite._layout_key = None
+        sc.suite.play_moves(moves.split())
     for a in _read_actions(actions_file) if actions_file else []:
         sc.act(a)
     save_png(sc.frame(), out)

@@ -257,10 +257,14 @@ def _generic_until(suite, action, until):
     """suite.dispatch(action, until) through the generic event path alone (the reference)."""
     from longpuzzle.engine import gui
     from longpuzzle.engine.suite import Feedback
+    def generic(a):
+        if a["type"] == "batch":
+            return any(generic(sub) for sub in a["actions"])
+        return suite._events(a, effects, until, runs)
     a = gui.validate(action, suite.proj.size)
     suite.anims = []
     effects, runs = [], [0]
-    cut = suite._run_until(a, effects, until, runs)
+    cut = generic(a)
     fb = Feedback(effects, suite.screen_name(), suite.clock)
     fb.cut, fb.presses = cut, runs[0]
     return fb

@@ -1,7 +1,8 @@
 """One episode's machinery: the suite, its renderer, the private evaluator, the trajectory
 and the public feedback. ``check`` validates one action (the schema, and in the objective
-protocol the rule that the first action is a wait), ``dispatch`` runs and records a checked
-one, ``refuse`` records a refused one; ``do`` is the three together."""
+protocol the rule that the first action is a wait) through the engine's one validation
+(Suite.validate), ``dispatch`` runs and records a checked one (Suite.run: not validated
+again), ``refuse`` records a refused one; ``do`` is the three together."""
 
 from __future__ import annotations
 
@@ -96,11 +97,12 @@ class Run:
         return out
 
     def check(self, raw_action: Any) -> tuple[dict | None, str]:
-        """(the validated action, "") or (None, why it is refused)."""
+        """(the validated action, "") or (None, why it is refused): the engine's one validation
+        of a GUI action (Suite.validate), as a person's action gets."""
         try:
             if isinstance(raw_action, UnreadableAction):
                 raise gui.ActionError(raw_action.message)
-            a = gui.validate(raw_action, self.suite.frame_size)
+            a = self.suite.validate(raw_action)
         except gui.ActionError as e:
             return None, str(e)
         if self.need_wait and a["type"] != "wait":
@@ -122,15 +124,15 @@ class Run:
 
     def dispatch(self, a: dict, t_agent: float, until: int | None = None
                  ) -> tuple[Feedback, dict, list[np.ndarray], dict]:
-        """Dispatch a checked action (events due at or after ``until`` on the virtual clock,
-        the deadline, do not happen); record the public and private streams."""
+        """Run a checked action (``check``'s; events due at or after ``until`` on the virtual
+        clock, the deadline, do not happen); record the public and private streams."""
         self.step += 1
         self.need_wait = False
         t0 = time.perf_counter()
         suite = self.suite
         c0 = suite.clock
         lvl = suite.level.id if suite.session is not None and suite.screen.get("name") == "level" else None
-        res = suite.dispatch(a, until)
+        res = suite.run(a, until)
         n_press = res.presses if res.cut else gui.presses(a)
         self.presses += n_press
         if lvl is not None and n_press:

@@ -32,42 +32,48 @@ in a settled screen. Toasts stay visible for TOAST_MS, shakes last SHAKE_MS.
 
 Layout (each module imports only those above it; app.py all four):
 
+    intents.py     the intents a game's screen produces (Move, Select, Toast, ...) and the
+                   read-only Board it reads the level through
     game_ui.py     GameUI (a game's screen: board geometry + input state machine), Feedback,
                    difficulty_label
     game_limits.py the games' own failure limits on the hub (Maze Paint, Color Connect)
     screens.py     the menus' layout data, the GameUIs and layouts shared by every suite, and
                    ScreensMixin: screens, widgets, hit-testing, navigation, toasts, shakes, try_move
-    pointer.py     PointerMixin: dispatch and the input path (pointer and key events, buttons,
-                   the board), moves <-> gestures, interpret
-    snapshots.py   SnapshotsMixin: snapshot, restore and the checks it makes, encode_snapshot
-    app.py         Suite (its state, settings, clone) = ScreensMixin + PointerMixin + SnapshotsMixin
+    pointer.py     PointerMixin: validate once, dispatch one way (pointer and key events, buttons,
+                   the game's intents), moves <-> gestures, interpret
+    snapshots.py   snapshot, restore and the checks it makes, encode_snapshot (no state of its own)
+    app.py         Suite (its state, settings, clone, snapshots) = ScreensMixin + PointerMixin
 
 Every name that engine/suite.py defined before it became this package is importable here.
 """
 
 from longpuzzle.engine.suite.game_ui import DIFFICULTY_LABELS, Feedback, GameUI, difficulty_label
+from longpuzzle.engine.suite.intents import (
+    INTENTS, Board, Deselect, GestureBegin, GestureEnd, Move, Refuse, Reject, Select, Shake, Toast,
+)
 from longpuzzle.engine.suite.screens import (
     BACK_BUTTON, BACK_BUTTON_AT, CARD, CARD_MENU, CARD_NEXT, CARD_REPLAY, DIFF_CARD_H, DIFF_CARD_W, DIFF_CARD_Y,
     DIFF_CARD_Y_BY_COUNT, HOME_CARD_H, HOME_CARD_W, HOME_CARD_Y, HOME_SUBTITLE, HOME_TITLE, SHAKE_MS,
     SHARED_KEPT, TOAST_MS, ScreensMixin,
 )
 from longpuzzle.engine.suite.pointer import PointerMixin
-from longpuzzle.engine.suite.snapshots import MAX_CLOCK, POINTER_KEYS, SNAPSHOT_FORMAT, SnapshotsMixin, encode_snapshot
+from longpuzzle.engine.suite.snapshots import MAX_CLOCK, POINTER_KEYS, SNAPSHOT_FORMAT, encode_snapshot
 from longpuzzle.engine.suite.app import ACTION_GAP_MS, ScreenUnavailableError, Suite
 # the private helpers too, as before (tests read _SHARED_LAYOUTS; SHARED_KEPT and the caches
 # are read in screens.py: patch them there)
 from longpuzzle.engine.suite.screens import _SHARED_LAYOUTS, _SHARED_UIS, _shared  # noqa: F401
 from longpuzzle.engine.suite.pointer import (  # noqa: F401
-    _CLICK_MS, _DOWN, _KEY, _MOVE, _UP, _WAIT, _WHEEL, _click_point, _drag_fields,
+    _CLICK_MS, _DOWN, _KEY, _MOVE, _UP, _WAIT, _WHEEL,
 )
 from longpuzzle.engine.suite.snapshots import (  # noqa: F401
     _check_anims, _check_pointer, _check_screen, _check_transient, _int_in, _jsonable, _num_or_nan, _unjson,
 )
 
 __all__ = [
-    "ACTION_GAP_MS", "BACK_BUTTON", "BACK_BUTTON_AT", "CARD", "CARD_MENU", "CARD_NEXT", "CARD_REPLAY",
+    "ACTION_GAP_MS", "BACK_BUTTON", "Board", "Deselect", "GestureBegin", "GestureEnd", "INTENTS", "Move", "Refuse",
+    "Reject", "Select", "Shake", "Toast", "BACK_BUTTON_AT", "CARD", "CARD_MENU", "CARD_NEXT", "CARD_REPLAY",
     "DIFFICULTY_LABELS", "DIFF_CARD_H", "DIFF_CARD_W", "DIFF_CARD_Y", "DIFF_CARD_Y_BY_COUNT", "Feedback", "GameUI",
     "HOME_CARD_H", "HOME_CARD_W", "HOME_CARD_Y", "HOME_SUBTITLE", "HOME_TITLE", "MAX_CLOCK",
     "POINTER_KEYS", "PointerMixin", "SHAKE_MS", "SHARED_KEPT", "SNAPSHOT_FORMAT", "ScreenUnavailableError",
-    "ScreensMixin", "SnapshotsMixin", "Suite", "TOAST_MS", "difficulty_label", "encode_snapshot",
+    "ScreensMixin", "Suite", "TOAST_MS", "difficulty_label", "encode_snapshot",
 ]

@@ -12,9 +12,10 @@ from longpuzzle.engine.geometry import Layout, Projection, projection
 from longpuzzle.engine.session import Session
 from longpuzzle.engine.suite import game_limits
 from longpuzzle.engine.suite.game_ui import GameUI
+from longpuzzle.engine.suite.intents import Board
 from longpuzzle.engine.suite.pointer import PointerMixin
 from longpuzzle.engine.suite.screens import ScreensMixin
-from longpuzzle.engine.suite.snapshots import SnapshotsMixin
+from longpuzzle.engine.suite import snapshots
 
 ACTION_GAP_MS = 250
 
@@ -23,7 +24,7 @@ class ScreenUnavailableError(LongPuzzleError):
     """A level of a game that has no screen (no GameUI) was asked for."""
 
 
-class Suite(ScreensMixin, PointerMixin, SnapshotsMixin):
+class Suite(ScreensMixin, PointerMixin):
     """The app. ``start`` is "home" or a level id; ``style``/``scale`` fix the frame the
     action coordinates refer to; ``direct`` is the benchmark's direct launch (no way back
     to the menus, completion card offers only "Replay"); ``lang`` the language its screens
@@ -66,6 +67,8 @@ class Suite(ScreensMixin, PointerMixin, SnapshotsMixin):
         self._last_hit = None
         self._cur_ui = None
         self._sname = None
+        # what the game's screen reads of the level (intents.py); its handlers get this
+        self.board = Board(self)
         if start not in (None, "", "home"):
             eff = self.open_level(load_level(start, self.catalog).id)
             if eff["effect"] == "unavailable":
@@ -77,7 +80,7 @@ class Suite(ScreensMixin, PointerMixin, SnapshotsMixin):
         self.game_limits_on = True
         u = self.game_ui()
         if u is not None and u.limits is not None and self.limits is None:
-            self.limits = game_limits.start(self.clock, u.limits, self.session._state)
+            self.limits = game_limits.start(self.clock, u.limits, self.session.state)
 
     # ---- settings ----------------------------------------------------------------
     @property
@@ -102,6 +105,21 @@ class Suite(ScreensMixin, PointerMixin, SnapshotsMixin):
     def frame_size(self) -> tuple[int, int]:
         return self.proj.size
 
+    # ---- snapshots (snapshots.py) ------------------------------------------------------
+    def snapshot(self) -> str:
+        """The exact app as JSON text (Suite.restore gives it back)."""
+        return snapshots.snapshot(self)
+
+    def snapshot_fields(self) -> dict:
+        """The snapshot's body but its session and checksum (snapshots.snapshot_fields)."""
+        return snapshots.snapshot_fields(self)
+
+    @classmethod
+    def restore(cls, text: str, catalog: Catalog | None = None) -> "Suite":
+        """The app a snapshot text holds, its level ids those of ``catalog`` (default: the
+        built-in catalogue); CheckpointError if it is not one."""
+        return snapshots.restore(cls, text, catalog)
+
     # ---- copies ------------------------------------------------------------------
     def clone(self) -> "Suite":
         c = Suite.__new__(Suite)
@@ -114,13 +132,7 @@ class Suite(ScreensMixin, PointerMixin, SnapshotsMixin):
         c.anims = [dict(a) for a in self.anims]
         c.timer = dict(self.timer) if self.timer else None
         c.limits = None if self.limits is None else game_limits.copy(self.limits)
+        c.board = Board(c)
         if self.session is not None:
-            s = Session.__new__(Session)
-            s.__dict__.update(self.session.__dict__)
-            s._state = self.session._state.copy()
-            s._stack = list(self.session._stack)
-            s.moves = list(self.session.moves)
-            s.log = list(self.session.log)
-            s.counters = type(self.session.counters)(**self.session.counters.as_dict())
-            c.session = s
+            c.session = self.session.copy()
         return c

@@ -12,6 +12,7 @@ import numpy as np
 from longpuzzle.engine.geometry import Projection, Widget
 from longpuzzle.engine.protocol import Level
 from longpuzzle.engine.session import Session
+from longpuzzle.engine.suite.intents import Board, Intents
 
 if TYPE_CHECKING:
     from longpuzzle.engine.suite.app import Suite
@@ -40,14 +41,16 @@ class GameUI:
          targets()        board widgets (kind "target") - vehicles, trucks, anchors, cells,
                           or one "surface" - hit-tested topmost-last-drawn first; fixed
                           for the level (the suite builds each screen's layout once)
-         on_pointer(suite, kind, x, y, t)   kind "down" / "move" / "up", design px; the
-                          press is in suite.pointer (x0, y0, target id); suite.hit(x, y)
-                          hit-tests; play moves ONLY through suite.try_move(action, t)
-                          (returns the session Outcome, records the animation, detects the
-                          win); feedback through suite.show_toast(text, t) /
-                          suite.start_shake(target id, t); return effect dicts (use
-                          suite.move_effect(outcome) for moves)
-         on_key / on_button, hud_lines(session) (extra HUD text lines),
+         on_pointer(board, kind, x, y, t)   kind "down" / "move" / "up", design px, at
+                          clock t: ``board`` (intents.Board) is all the screen reads: the
+                          rules state (read-only), its own UI state, the press
+                          (board.pointer: x0, y0, target id), board.hit(x, y); it never acts
+                          on the suite: it produces intents (intents.py: Move, Reject, Refuse,
+                          Select, Deselect, Toast, Shake, GestureBegin, GestureEnd), as a
+                          generator (``outcome = yield Move(action)`` gives the move's Outcome)
+                          or a list; the suite applies them in order and makes the effects
+         on_key(board, name, t) / on_button(board, widget id, t): the same,
+         hud_lines(session) (extra HUD text lines),
          animation_ms(before, after, action, code) (input locked meanwhile),
          gesture_for(action, proj, suite) -> a GUI action dict in integer px of ``proj``
                           that makes exactly that move from the idle UI state of
@@ -115,15 +118,15 @@ class GameUI:
             return f"the UI state has keys {sorted(map(str, ui))[:8]}, expected {sorted(keys)}"
         return ""
 
-    def on_pointer(self, suite: "Suite", kind: str, x: float, y: float, t: int) -> list[dict]:
-        """A pointer event on the board (not on a HUD button), design px. ``suite.pointer``
-        holds the press (``x0``, ``y0``, ``target``). Return effect dicts."""
+    def on_pointer(self, board: Board, kind: str, x: float, y: float, t: int) -> Intents:
+        """A pointer event on the board (not on a HUD button), design px. ``board.pointer``
+        holds the press (``x0``, ``y0``, ``target``). The intents it makes (intents.py)."""
         return []
 
-    def on_key(self, suite: "Suite", name: str, t: int) -> list[dict]:
+    def on_key(self, board: Board, name: str, t: int) -> Intents:
         return []
 
-    def on_button(self, suite: "Suite", wid: str, t: int) -> list[dict]:
+    def on_button(self, board: Board, wid: str, t: int) -> Intents:
         return []
 
     def animation_ms(self, before: np.ndarray, after: np.ndarray, action: int, code: int) -> int:

@@ -1,7 +1,8 @@
-"""The suite's input path: PointerMixin runs one GUI action (engine/gui.py, frame px) as
-pointer and key events in design px on the virtual clock (dispatch; the fast paths _click
-and _drag; the generic _events; _dispatch_until with a deadline), sends them to the
-screen's buttons (_button) or the game's input state machine (_board), and maps moves to
+"""The suite's input path: PointerMixin validates one GUI action once (validate: gui.validate)
+and runs it (run) one way, as pointer and key events in design px on the virtual clock
+(_act: a batch's actions in order, each one's events by _events, or by _click / _drag, which
+make a click's or a drag's events without listing them), sends them to the screen's buttons
+(_button) or to the game's screen, whose intents it applies (_ask), and maps moves to
 gestures and back (gesture_for, gesture_run, interpret)."""
 
 from __future__ import annotations
@@ -12,62 +13,82 @@ from longpuzzle.engine import gui
 from longpuzzle.engine.errors import UndoNotAllowedError
 from longpuzzle.engine.suite import game_limits
 from longpuzzle.engine.suite.game_ui import Feedback, GameUI
+from longpuzzle.engine.suite.intents import (
+    INTENTS, Deselect, GestureBegin, GestureEnd, Move, Refuse, Reject, Select, Shake, Toast,
+)
 
 _DOWN, _MOVE, _UP, _KEY, _WHEEL, _WAIT, _CLICK_MS = gui.DOWN, gui.MOVE, gui.UP, gui.KEY, gui.WHEEL, gui.WAIT, gui.CLICK_MS
-_click_point, _drag_fields = gui.click_point, gui.drag_fields
 
 
 class PointerMixin:
     """The input path of a Suite (app.py; the screens are ScreensMixin's)."""
 
     # ---- dispatch --------------------------------------------------------------------
+    def validate(self, action: Any) -> dict:
+        """The one validation of a GUI action (gui.validate for this suite's frame): the action
+        normalised, ready for ``run``. Raises gui.ActionError if malformed."""
+        return gui.validate(action, self.proj.size)
+
     def dispatch(self, action: Any, until: int | None = None) -> Feedback:
-        """Validate and run one GUI action (frame px). Raises gui.ActionError if malformed.
+        """Validate and run one GUI action (frame px): ``run(validate(action), until)``.
+        Raises gui.ActionError if malformed."""
+        return self.run(gui.validate(action, self.proj.size), until)
+
+    def run(self, a: dict, until: int | None = None) -> Feedback:
+        """Run one validated GUI action (what ``validate`` returned; it is not checked again).
 
         ``until`` is a deadline on the virtual clock (ms): events due at or after it do not
         happen, the clock stops there, and the Feedback is marked ``cut`` (with the presses
         that did happen). An action that ends before it runs exactly as without it."""
-        if until is not None:
-            return self._dispatch_until(action, int(until))
-        pt = _click_point(action, self.proj.size)      # the commonest action: a well-formed click
-        if pt is not None:
-            if self.anims:
-                self.anims = []
-            effects: list[dict] = []
-            self._click(pt[0], pt[1], effects)
-            if self.timer is not None or self.limits is not None:
-                effects.extend(self.tick(self.clock))
-            return Feedback(effects, self.screen_name(), self.clock)
-        if type(action) is dict and len(action) == 7 and action.get("type") == "drag":
-            f = _drag_fields(action, self.proj.size)      # a well-formed drag with every field
-            if f is not None:
-                if self.anims:
-                    self.anims = []
-                effects = []
-                self._drag(*f, effects)
-                if self.timer is not None or self.limits is not None:
-                    effects.extend(self.tick(self.clock))
-                return Feedback(effects, self.screen_name(), self.clock)
-        a = gui.validate(action, self.proj.size)
         if self.anims:
             self.anims = []
-        effects = []
-        typ = a["type"]
-        if typ == "click":                  # the commonest actions: a click, a batch of clicks
-            self._click(a["x"], a["y"], effects)
-        elif (typ == "drag" or typ == "swipe") and "via" not in a:
-            self._drag(a["x0"], a["y0"], a["x1"], a["y1"], a["steps"], a["ms"], effects)
-        elif typ == "batch":
-            for sub in a["actions"]:
-                if sub["type"] == "click":
-                    self._click(sub["x"], sub["y"], effects)
-                else:
-                    self._run(sub, effects)
+        effects: list[dict] = []
+        if until is None:
+            self._act(a, effects, None, None)
+            cut = False
         else:
-            self._run(a, effects)
+            runs = [0]                      # presses that happened
+            cut = self._act(a, effects, int(until), runs)
         if self.timer is not None or self.limits is not None:
             effects.extend(self.tick(self.clock))
-        return Feedback(effects, self.screen_name(), self.clock)
+        fb = Feedback(effects, self.screen_name(), self.clock)
+        if until is not None:
+            fb.cut = cut
+            fb.presses = runs[0]
+        return fb
+
+    def _act(self, a: dict, effects: list, until: int | None, runs: list | None) -> bool:
+        """The one path of a validated action: a batch's actions in order, each as its timed
+        events (gui.expand), then the clock runs on to the end of the animations it started.
+        With ``until``: events due at or after it are dropped and the clock stops there
+        (returns True when that cut the action short). A click, and a drag or swipe without
+        waypoints, whose events all come before the deadline take the same events without
+        building their list (_click, _drag: the benchmarks' commonest actions)."""
+        typ = a["type"]
+        if typ == "batch":
+            for sub in a["actions"]:
+                if self._act(sub, effects, until, runs):
+                    return True
+            return False
+        if typ == "click":
+            if until is None or self.clock + self.action_gap_ms + _CLICK_MS < until:
+                self._click(a["x"], a["y"], effects)
+                return self._settled(until, runs)
+        elif (typ == "drag" or typ == "swipe") and "via" not in a:
+            if until is None or self.clock + self.action_gap_ms + a["ms"] < until:
+                self._drag(a["x0"], a["y0"], a["x1"], a["y1"], a["steps"], a["ms"], effects)
+                return self._settled(until, runs)
+        return self._events(a, effects, until, runs)
+
+    def _settled(self, until: int | None, runs: list | None) -> bool:
+        """After a click or a drag (one press) that ended before the deadline: whether an
+        animation it started ran into the deadline (the clock then stops there)."""
+        if runs is not None:
+            runs[0] += 1
+        if until is not None and self.clock > until:
+            self.clock = until
+            return True
+        return False
 
     def _click(self, px: float, py: float, effects: list) -> None:
         """One click at frame px (px, py): press, and release CLICK_MS later, in place."""
@@ -122,62 +143,6 @@ class PointerMixin:
         b = self.busy_until() if self.anims else 0
         self.clock = end if end >= b else b
 
-    def _run(self, a: dict, effects: list) -> None:
-        typ = a["type"]
-        if typ == "batch":
-            for sub in a["actions"]:
-                self._run(sub, effects)
-            return
-        if typ == "click":
-            self._click(a["x"], a["y"], effects)
-            return
-        if (typ == "drag" or typ == "swipe") and "via" not in a:
-            self._drag(a["x0"], a["y0"], a["x1"], a["y1"], a["steps"], a["ms"], effects)
-            return
-        self._events(a, effects, None)
-
-    def _dispatch_until(self, action: Any, until: int) -> Feedback:
-        a = gui.validate(action, self.proj.size)
-        if self.anims:
-            self.anims = []
-        effects: list[dict] = []
-        typ = a["type"]
-        start = self.clock + self.action_gap_ms
-        if typ == "click" and start + _CLICK_MS < until or (typ == "drag" or typ == "swipe") and "via" not in a \
-                and start + a["ms"] < until:
-            # every event of the action comes before the deadline: the fast paths of dispatch,
-            # then only the animations it started can run into the deadline (as in _events)
-            if typ == "click":
-                self._click(a["x"], a["y"], effects)
-            else:
-                self._drag(a["x0"], a["y0"], a["x1"], a["y1"], a["steps"], a["ms"], effects)
-            cut = self.clock > until
-            if cut:
-                self.clock = until
-            if self.timer is not None or self.limits is not None:
-                effects.extend(self.tick(self.clock))
-            fb = Feedback(effects, self.screen_name(), self.clock)
-            fb.cut = cut
-            fb.presses = 1
-            return fb
-        runs = [0]                          # presses that happened
-        cut = self._run_until(a, effects, until, runs)
-        if self.timer is not None or self.limits is not None:
-            effects.extend(self.tick(self.clock))
-        fb = Feedback(effects, self.screen_name(), self.clock)
-        fb.cut = cut
-        fb.presses = runs[0]
-        return fb
-
-    def _run_until(self, a: dict, effects: list, until: int, runs: list) -> bool:
-        """_run through the generic event path (identical results), stopping at ``until``."""
-        if a["type"] == "batch":
-            for sub in a["actions"]:
-                if self._run_until(sub, effects, until, runs):
-                    return True
-            return False
-        return self._events(a, effects, until, runs)
-
     def _events(self, a: dict, effects: list, until: int | None, runs: list | None = None) -> bool:
         """The timed events of one non-batch action (gui.expand), then the clock runs on to the
         end of the animations it started. With ``until``: events due at or after it are dropped
@@ -217,7 +182,7 @@ class PointerMixin:
     def _key(self, name: str, t: int) -> list[dict]:
         pre = self.tick(t) if self.timer is not None or self.limits is not None else []
         if self.screen["name"] == "level" and not self.complete and not self.failed and t >= self.busy_until():
-            return pre + self.game_ui().on_key(self, name, t)
+            return pre + self._ask(self.game_ui().on_key(self.board, name, t), t)
         return pre
 
     def _pointer(self, kind: str, x: float, y: float, t: int) -> list[dict]:
@@ -273,7 +238,7 @@ class PointerMixin:
             return pre or []
         c = self._cur_ui                   # the board (as _board)
         u = c[1] if c is not None and c[0] is self.session else self.game_ui()
-        out = u.on_pointer(self, _DOWN, x, y, t)
+        out = self._ask(u.on_pointer(self.board, _DOWN, x, y, t), t)
         return pre + out if pre else out
 
     def _release(self, x: float, y: float, t: int) -> list[dict]:
@@ -296,7 +261,7 @@ class PointerMixin:
         else:
             c = self._cur_ui               # the board (as _board)
             u = c[1] if c is not None and c[0] is self.session else self.game_ui()
-            out = u.on_pointer(self, _UP, x, y, t)
+            out = self._ask(u.on_pointer(self.board, _UP, x, y, t), t)
         if self.pointer is p:
             self.pointer = {"down": False, "x": x, "y": y}
         return out
@@ -306,7 +271,60 @@ class PointerMixin:
             return []
         c = self._cur_ui
         u = c[1] if c is not None and c[0] is self.session else self.game_ui()
-        return u.on_pointer(self, kind, x, y, t)
+        return self._ask(u.on_pointer(self.board, kind, x, y, t), t)
+
+    def _ask(self, produced, t: int) -> list[dict]:
+        """Apply the intents a game's screen produced (intents.py) at clock ``t``, in order: a
+        generator is sent each intent's answer (a Move's Outcome); the effects they make."""
+        out: list[dict] = []
+        if type(produced) is list:
+            for i in produced:
+                self._intent(i, t, out)
+            return out
+        send = produced.send
+        try:
+            i = send(None)
+            while True:
+                i = send(self._intent(i, t, out))
+        except StopIteration:
+            pass
+        return out
+
+    def _intent(self, i, t: int, out: list) -> Any:
+        """Apply one intent (the closed set of intents.py); its effect goes to ``out``."""
+        k = type(i)
+        if k is Move:
+            o = self.try_move(i.action, t)
+            out.append(self.move_effect(o))
+            return o
+        if k is Shake:
+            self.start_shake(i.target, t)
+        elif k is Toast:
+            self.show_toast(i.text, t)
+        elif k is Refuse:
+            e = {"effect": "refused", "reason": i.reason, "message": i.message}
+            if i.target is not None:
+                e["target"] = i.target
+            out.append(e)
+        elif k is Select:
+            e = {"effect": "select", "target": i.target}
+            if i.switched_from is not None:
+                e["switched_from"] = i.switched_from
+            out.append(e)
+        elif k is Deselect:
+            out.append({"effect": "deselect", "target": i.target})
+        elif k is Reject:
+            self.session.reject(i.attempt)
+            out.append({"effect": "rejected", "move": i.attempt, "reason": i.reason, "message": i.message,
+                        "target": i.target})
+        elif k is GestureBegin:
+            self.gesture_begin()
+        elif k is GestureEnd:
+            self.gesture_end()
+        else:
+            raise TypeError(f"a game's screen asked for {k.__name__}, which is not an intent "
+                            f"({', '.join(c.__name__ for c in INTENTS)})")
+        return None
 
     def _button(self, wid: str, t: int) -> list[dict]:
         name = self.screen["name"]
@@ -346,7 +364,7 @@ class PointerMixin:
                 return [{"effect": "refused", "reason": e.reason, "message": str(e)}]
             self.ui = u.initial_state()
             return [{"effect": "undo"}]
-        return u.on_button(self, wid, t)
+        return self._ask(u.on_button(self.board, wid, t), t)
 
     def _exit(self, u: GameUI) -> dict:
         g = self.level.game

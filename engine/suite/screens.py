@@ -229,6 +229,15 @@ class ScreensMixin:
     def go_home(self) -> dict:
         return self._go({"name": "home"})
 
+    def play_moves(self, moves) -> None:
+        """Set the level on screen up by playing moves (texts or action ints) through its rules,
+        as ``Session.play`` does (an illegal one raises IllegalMoveError), with no animation or
+        time: the screen shows the board after them (the completion card when they win it)."""
+        for m in moves:
+            self.session.play(m)
+        self.complete = self.session.solved
+        self._layout_key = None
+
     # ---- helpers used by the game UIs --------------------------------------------------
     def show_toast(self, text: str, t: int) -> None:
         self.toast = {"text": text, "t0": t, "until": t + TOAST_MS}

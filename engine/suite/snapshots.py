@@ -1,6 +1,7 @@
-"""Snapshots of the suite: SnapshotsMixin (snapshot, snapshot_fields, Suite.restore), the
-checks a restored snapshot passes (_check_*), encode_snapshot, and the pointer's JSON form
-(_jsonable / _unjson: NaN as null)."""
+"""Snapshots of the suite, a part without state of its own: the exact app as JSON text
+(snapshot, snapshot_fields) and back (restore), the checks a restored snapshot passes
+(_check_*), encode_snapshot, and the pointer's JSON form (_jsonable / _unjson: NaN as null).
+Suite.snapshot / snapshot_fields / restore are these functions."""
 
 from __future__ import annotations
 
@@ -20,99 +21,98 @@ if TYPE_CHECKING:
 SNAPSHOT_FORMAT = "longpuzzle-suite/1"
 
 
-class SnapshotsMixin:
-    """The snapshots of a Suite (app.py): the exact app as JSON text, and back."""
+def snapshot(suite: "Suite") -> str:
+    """The exact app as JSON text."""
+    return encode_snapshot(snapshot_fields(suite), suite.session.checkpoint() if suite.session else None)
 
-    # ---- snapshots ----------------------------------------------------------------------
-    def snapshot(self) -> str:
-        return encode_snapshot(self.snapshot_fields(), self.session.checkpoint() if self.session else None)
 
-    def snapshot_fields(self) -> dict:
-        """The snapshot's body but its session and checksum, as plain data (the app's screen,
-        UI state, pointer, transient feedback, animations and clock; containers are the
-        suite's own, to be encoded at once): ``encode_snapshot(fields, checkpoint)`` is
-        ``snapshot()``."""
-        body = {
-            "format": SNAPSHOT_FORMAT,
-            "style": self.style, "scale": self.scale, "direct": self.direct, "action_gap_ms": self.action_gap_ms,
-            "clock": self.clock, "screen": self.screen, "complete": self.complete,
-            "ui": self.ui, "pointer": _jsonable(self.pointer), "toast": self.toast, "shake": self.shake,
-            "anims": [{**a, "before": [int(v) for v in a["before"]]} for a in self.anims],
-        }
-        if self.viewport is not None:
-            body["viewport"] = list(self.viewport)
-        if self.lang != "en":               # (absent: English, as every snapshot before languages)
-            body["lang"] = self.lang
-        # the clock's own next step and the game's limits, where a level has them (absent: none,
-        # as in every snapshot before them)
-        if self.timer is not None:
-            body["timer"] = self.timer
-        if self.limits is not None:
-            body["limits"] = self.limits
-        if self.failed is not None:
-            body["failed"] = self.failed
-        return body
+def snapshot_fields(suite: "Suite") -> dict:
+    """The snapshot's body but its session and checksum, as plain data (the app's screen,
+    UI state, pointer, transient feedback, animations and clock; containers are the
+    suite's own, to be encoded at once): ``encode_snapshot(fields, checkpoint)`` is
+    ``snapshot()``."""
+    body = {
+        "format": SNAPSHOT_FORMAT,
+        "style": suite.style, "scale": suite.scale, "direct": suite.direct, "action_gap_ms": suite.action_gap_ms,
+        "clock": suite.clock, "screen": suite.screen, "complete": suite.complete,
+        "ui": suite.ui, "pointer": _jsonable(suite.pointer), "toast": suite.toast, "shake": suite.shake,
+        "anims": [{**a, "before": [int(v) for v in a["before"]]} for a in suite.anims],
+    }
+    if suite.viewport is not None:
+        body["viewport"] = list(suite.viewport)
+    if suite.lang != "en":               # (absent: English, as every snapshot before languages)
+        body["lang"] = suite.lang
+    # the clock's own next step and the game's limits, where a level has them (absent: none,
+    # as in every snapshot before them)
+    if suite.timer is not None:
+        body["timer"] = suite.timer
+    if suite.limits is not None:
+        body["limits"] = suite.limits
+    if suite.failed is not None:
+        body["failed"] = suite.failed
+    return body
 
-    @classmethod
-    def restore(cls, text: str, catalog: Catalog | None = None) -> "Suite":
-        """The suite a snapshot() text describes, its level ids those of ``catalog`` (default:
-        the built-in catalogue)."""
-        try:
-            body = loads(text, CheckpointError, "the suite snapshot")
-        except (json.JSONDecodeError, TypeError) as e:
-            raise CheckpointError(f"suite snapshot is not valid JSON: {e}") from None
-        if not isinstance(body, dict) or body.get("format") != SNAPSHOT_FORMAT:
-            raise CheckpointError(f"not a suite snapshot (expected format {SNAPSHOT_FORMAT!r})")
-        chk = body.pop("checksum", None)
-        if chk != hashlib.sha256(canonical_json(body).encode()).hexdigest():
-            raise CheckpointError("suite snapshot checksum does not match its content")
-        try:
-            missing = [k for k in ("style", "scale", "direct", "action_gap_ms", "clock", "screen", "complete",
-                                   "session", "ui", "pointer", "toast", "shake", "anims") if k not in body]
-            if missing:
-                raise CheckpointError(f"suite snapshot is missing {', '.join(missing)}")
-            vp = body.get("viewport")
-            if type(body["direct"]) is not bool or not _int_in(body["action_gap_ms"], 0, 60_000) \
-                    or vp is not None and type(vp) is not list:
-                raise CheckpointError("suite snapshot: direct, action_gap_ms or viewport has the wrong type")
-            s = cls("home", style=body["style"], scale=body["scale"], direct=body["direct"],
-                    action_gap_ms=body["action_gap_ms"], viewport=None if vp is None else tuple(vp),
-                    lang=body.get("lang", "en"), catalog=catalog)
-            s.screen = _check_screen(body["screen"], s.catalog)
-            if body["session"] is not None:
-                if type(body["session"]) is not str:
-                    raise CheckpointError("suite snapshot: the session is not a checkpoint text")
-                s.session = Session.from_checkpoint(body["session"], catalog=s.catalog)
-            if (s.screen["name"] == "level") != (s.session is not None) or (
-                    s.session is not None and s.session.level.id != s.screen.get("level")):
-                raise CheckpointError("suite snapshot: screen and session disagree")
-            if not _int_in(body["clock"], 0, MAX_CLOCK):
-                raise CheckpointError(f"suite snapshot: clock must be whole ms from 0 to {MAX_CLOCK}")
-            s.clock = body["clock"]
-            if type(body["complete"]) is not bool or body["complete"] and not (s.session is not None
-                                                                               and s.session.solved):
-                raise CheckpointError("suite snapshot: 'complete' says the level is won, but its board is not "
-                                      "solved")
-            s.complete = body["complete"]
-            u = s.game_ui() if s.session is not None else None
-            why = u.check_ui(body["ui"]) if u is not None else ("" if body["ui"] == {} else "the UI state of a "
-                                                                "menu screen must be empty")
-            if why:
-                raise CheckpointError(f"suite snapshot: {why}")
-            s.ui = body["ui"]
-            s.pointer = _check_pointer(body["pointer"])
-            s.toast = _check_transient(body["toast"], "toast", "text")
-            s.shake = _check_transient(body["shake"], "shake", "target")
-            s.anims = _check_anims(body["anims"], s)
-            s.timer, s.limits, s.failed = _check_clocked(body, s)
-            s.game_limits_on = not s.direct or s.limits is not None     # (a direct launch that runs them)
-        except CheckpointError:
-            raise
-        except LongPuzzleError as e:          # a style, scale or viewport that cannot be used
-            raise CheckpointError(f"suite snapshot: {e}") from None
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as e:
-            raise CheckpointError(f"suite snapshot is malformed: {type(e).__name__}: {str(e)[:200]}") from None
-        return s
+
+def restore(cls: type, text: str, catalog: Catalog | None = None) -> "Suite":
+    """The Suite (of class ``cls``) a snapshot() text describes, its level ids those of
+    ``catalog`` (default: the built-in catalogue); CheckpointError for anything that is not
+    exactly a snapshot this suite could have written."""
+    try:
+        body = loads(text, CheckpointError, "the suite snapshot")
+    except (json.JSONDecodeError, TypeError) as e:
+        raise CheckpointError(f"suite snapshot is not valid JSON: {e}") from None
+    if not isinstance(body, dict) or body.get("format") != SNAPSHOT_FORMAT:
+        raise CheckpointError(f"not a suite snapshot (expected format {SNAPSHOT_FORMAT!r})")
+    chk = body.pop("checksum", None)
+    if chk != hashlib.sha256(canonical_json(body).encode()).hexdigest():
+        raise CheckpointError("suite snapshot checksum does not match its content")
+    try:
+        missing = [k for k in ("style", "scale", "direct", "action_gap_ms", "clock", "screen", "complete",
+                               "session", "ui", "pointer", "toast", "shake", "anims") if k not in body]
+        if missing:
+            raise CheckpointError(f"suite snapshot is missing {', '.join(missing)}")
+        vp = body.get("viewport")
+        if type(body["direct"]) is not bool or not _int_in(body["action_gap_ms"], 0, 60_000) \
+                or vp is not None and type(vp) is not list:
+            raise CheckpointError("suite snapshot: direct, action_gap_ms or viewport has the wrong type")
+        s = cls("home", style=body["style"], scale=body["scale"], direct=body["direct"],
+                action_gap_ms=body["action_gap_ms"], viewport=None if vp is None else tuple(vp),
+                lang=body.get("lang", "en"), catalog=catalog)
+        s.screen = _check_screen(body["screen"], s.catalog)
+        if body["session"] is not None:
+            if type(body["session"]) is not str:
+                raise CheckpointError("suite snapshot: the session is not a checkpoint text")
+            s.session = Session.from_checkpoint(body["session"], catalog=s.catalog)
+        if (s.screen["name"] == "level") != (s.session is not None) or (
+                s.session is not None and s.session.level.id != s.screen.get("level")):
+            raise CheckpointError("suite snapshot: screen and session disagree")
+        if not _int_in(body["clock"], 0, MAX_CLOCK):
+            raise CheckpointError(f"suite snapshot: clock must be whole ms from 0 to {MAX_CLOCK}")
+        s.clock = body["clock"]
+        if type(body["complete"]) is not bool or body["complete"] and not (s.session is not None
+                                                                           and s.session.solved):
+            raise CheckpointError("suite snapshot: 'complete' says the level is won, but its board is not "
+                                  "solved")
+        s.complete = body["complete"]
+        u = s.game_ui() if s.session is not None else None
+        why = u.check_ui(body["ui"]) if u is not None else ("" if body["ui"] == {} else "the UI state of a "
+                                                            "menu screen must be empty")
+        if why:
+            raise CheckpointError(f"suite snapshot: {why}")
+        s.ui = body["ui"]
+        s.pointer = _check_pointer(body["pointer"])
+        s.toast = _check_transient(body["toast"], "toast", "text")
+        s.shake = _check_transient(body["shake"], "shake", "target")
+        s.anims = _check_anims(body["anims"], s)
+        s.timer, s.limits, s.failed = _check_clocked(body, s)
+        s.game_limits_on = not s.direct or s.limits is not None     # (a direct launch that runs them)
+    except CheckpointError:
+        raise
+    except LongPuzzleError as e:          # a style, scale or viewport that cannot be used
+        raise CheckpointError(f"suite snapshot: {e}") from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as e:
+        raise CheckpointError(f"suite snapshot is malformed: {type(e).__name__}: {str(e)[:200]}") from None
+    return s
 
 
 MAX_CLOCK = 2 ** 53                 # ms on the virtual clock a snapshot may claim

@@ -1,0 +1,123 @@
+"""What a game's screen may ask of the suite: a closed set of intents, and the read-only Board
+through which the screen sees the level.
+
+A GameUI never acts on the suite. Its input handlers (``on_pointer``, ``on_key``,
+``on_button``) are given a :class:`Board` (what the screen may read) and produce intents,
+which the suite applies in order at the event's time and turns into the effects of the
+action (Feedback.effects, recorded in episodes). A handler is a generator: the value of
+``yield Move(action)`` is the move's :class:`~longpuzzle.engine.session.Outcome` (the board
+already shows its result); every other intent yields None. A handler that needs no answer may
+return a list of intents instead.
+
+    Move(action)                     play one action of the rules (its animation, the win,
+                                     the game's own limits): effect "move" or "rejected"
+    Reject(attempt, reason, message, target)
+                                     an attempt the screen refuses before the rules (Rush
+                                     Hour's drag of less than half a cell): counted and logged
+                                     as a rejected move (Session.reject); effect "rejected"
+    Refuse(reason, message, target)  an input that does nothing; effect "refused" (target None:
+                                     none named)
+    Select(target, switched_from)    effect "select" (switched_from None: none named)
+    Deselect(target)                 effect "deselect"
+    Toast(text)                      a toast shows for TOAST_MS (no effect)
+    Shake(target)                    the widget shakes for SHAKE_MS (no effect)
+    GestureBegin() / GestureEnd()    where a gesture counted by the game's own limits begins
+                                     and ends (Color Connect; nothing when the level runs none)
+
+The screen's own per-play state (``board.ui``, the JSON-able dict of GameUI.initial_state)
+belongs to the screen: it edits it in place. Everything else it reads through the Board.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Generator, NamedTuple, Union
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from longpuzzle.engine.geometry import Widget
+    from longpuzzle.engine.suite.app import Suite
+
+
+class Move(NamedTuple):
+    action: int
+
+
+class Reject(NamedTuple):
+    attempt: str
+    reason: str
+    message: str
+    target: str
+
+
+class Refuse(NamedTuple):
+    reason: str
+    message: str
+    target: str | None = None
+
+
+class Select(NamedTuple):
+    target: str
+    switched_from: str | None = None
+
+
+class Deselect(NamedTuple):
+    target: str
+
+
+class Toast(NamedTuple):
+    text: str
+
+
+class Shake(NamedTuple):
+    target: str
+
+
+class GestureBegin(NamedTuple):
+    pass
+
+
+class GestureEnd(NamedTuple):
+    pass
+
+
+INTENTS = (Move, Reject, Refuse, Select, Deselect, Toast, Shake, GestureBegin, GestureEnd)
+# what a handler gives: a list of intents, or a generator of them sent each one's answer
+Intents = Union[list, Generator[Any, Any, Any]]
+
+
+class Board:
+    """What a game's screen reads of the level it is showing (read-only): the rules state, its
+    own UI state, the pointer's press, the widget under a point, whether the level is won.
+    One per suite; every read is of the suite as it is now."""
+
+    __slots__ = ("_suite",)
+
+    def __init__(self, suite: "Suite"):
+        self._suite = suite
+
+    @property
+    def state(self) -> "np.ndarray":
+        """The rules state (a read-only array; a new one after each move)."""
+        return self._suite.session.state
+
+    @property
+    def ui(self) -> dict:
+        """The screen's own per-play state (GameUI.initial_state's dict): the screen edits it."""
+        return self._suite.ui
+
+    @property
+    def pointer(self) -> MappingProxyType:
+        """The pointer (read-only): while pressed, the press's design point ``x0``, ``y0``, the
+        widget id ``target`` it hit, and the current ``x``, ``y``."""
+        return MappingProxyType(self._suite.pointer)
+
+    @property
+    def complete(self) -> bool:
+        """Whether the level is won (its completion card shows)."""
+        return self._suite.complete
+
+    def hit(self, x: float, y: float) -> "Widget | None":
+        """The widget of the screen under the design point (x, y)."""
+        return self._suite.hit(x, y)
