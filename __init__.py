@@ -9,6 +9,8 @@ Subpackages:
     longpuzzle.agents.envs     Gymnasium environments (registered once gymnasium is imported: agents/gym_hook.py)
 """
 
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
 
 # numba's cache goes under longpuzzle's cache folder (before anything imports numba)
@@ -25,12 +27,38 @@ from longpuzzle.engine.errors import (  # noqa: E402
     UnknownLevelError,
     CheckpointError,
 )
-from longpuzzle.engine.registry import get_puzzle, puzzle_ids  # noqa: E402
-from longpuzzle.engine.catalog import load_level, catalog  # noqa: E402
-from longpuzzle.engine.session import Session, replay  # noqa: E402
 from longpuzzle.agents.gym_hook import install as _install_gym_hook  # noqa: E402
 
 _install_gym_hook()      # gymnasium.make("longpuzzle/...") works after `import longpuzzle`
+
+# The engine's entry points load on first use (PEP 562), so that `import longpuzzle` costs no
+# numpy, rules or catalogue: a program (or the Gymnasium hook) pays for what it touches.
+_LAZY = {
+    "get_puzzle": "longpuzzle.engine.registry", "puzzle_ids": "longpuzzle.engine.registry",
+    "load_level": "longpuzzle.engine.catalog", "catalog": "longpuzzle.engine.catalog",
+    "Session": "longpuzzle.engine.session", "replay": "longpuzzle.engine.session",
+}
+
+if TYPE_CHECKING:  # pragma: no cover - what type checkers and editors see
+    from longpuzzle.engine.catalog import catalog, load_level
+    from longpuzzle.engine.registry import get_puzzle, puzzle_ids
+    from longpuzzle.engine.session import Session, replay
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'longpuzzle' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "__version__",

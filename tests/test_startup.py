@@ -20,13 +20,70 @@ def _run(code: str, *args: str) -> str:
     return r.stdout
 
 
-def test_import_longpuzzle_loads_no_numba_pygame_or_gymnasium():
+HEAVY = ("numpy", "numba", "llvmlite", "scipy", "pygame", "gymnasium")
+
+
+def test_import_longpuzzle_loads_no_numpy_numba_pygame_or_gymnasium():
+    """``import longpuzzle`` loads the package's light core only (its entry points load on
+    first use) and still works as before: the names are there, Gymnasium ids come with gymnasium."""
     out = json.loads(_run("""
         import json, sys
         import longpuzzle
-        print(json.dumps(sorted(m for m in ("numba", "llvmlite", "scipy", "pygame", "gymnasium") if m in sys.modules)))
+        heavy = sorted(m for m in %r if m in sys.modules)
+        names = sorted(n for n in ("get_puzzle", "puzzle_ids", "load_level", "catalog", "Session", "replay")
+                       if n in dir(longpuzzle))
+        level = longpuzzle.load_level("rush_hour/hard/2").id
+        import gymnasium
+        print(json.dumps([heavy, names, level, "longpuzzle/RushHour-v0" in gymnasium.registry]))
+    """ % (HEAVY,)))
+    assert out == [[], ["Session", "catalog", "get_puzzle", "load_level", "puzzle_ids", "replay"],
+                   "rush_hour/hard/2", True]
+
+
+def _game_modules(modules: list[str], game: str) -> list[str]:
+    """The modules of ``game``: its rules, drawing, solver knowledge and kernels, generator,
+    and the kernel modules generated for it (engine/specialize.py names them lp_<game>_...)."""
+    return [m for m in modules
+            if m.rsplit(".", 1)[-1] == game or m.rsplit(".", 1)[-1].startswith(game + "_")
+            or m.startswith(f"lp_{game}_")]
+
+
+def test_registering_the_gymnasium_ids_loads_no_game():
+    out = json.loads(_run("""
+        import json, sys
+        import longpuzzle.agents.envs as envs
+        print(json.dumps([len(envs.registered_ids()), sorted(sys.modules)]))
     """))
-    assert out == []
+    n, modules = out
+    from longpuzzle.engine.registry import puzzle_ids
+    assert n == len(puzzle_ids()) + 1                     # every game and the suite
+    assert [m for g in puzzle_ids() for m in _game_modules(modules, g)] == []
+    assert [m for m in HEAVY[1:-1] if m in modules] == []  # (numpy and gymnasium: Gymnasium's own)
+
+
+@pytest.mark.parametrize("command", [["show", "rush_hour/hard/2"], ["solve", "rush_hour/hard/2"]])
+def test_a_command_about_one_game_loads_no_other_game(command):
+    """``show`` and ``solve`` of a Rush Hour level import Rush Hour's modules (rules; for
+    solve its solver knowledge and search kernels) and no module of any other game."""
+    out = json.loads(_run("""
+        import json, sys
+        from longpuzzle.cli import main
+        try:
+            main(sys.argv[1:])
+        except SystemExit as e:
+            assert not e.code, e.code
+        print(json.dumps(sorted(sys.modules)))
+    """, *command).splitlines()[-1])
+    from longpuzzle.engine.registry import puzzle_ids
+    mine = _game_modules(out, "rush_hour")
+    assert "longpuzzle.puzzles.rush_hour" in mine
+    if command[0] == "solve":
+        assert "longpuzzle.solvers.knowledge.rush_hour_kernels" in mine
+        assert any(m.startswith("lp_rush_hour_search_") for m in mine)
+    others = [m for g in puzzle_ids() if g != "rush_hour" for m in _game_modules(out, g)]
+    assert others == []
+    if command[0] == "show":                               # the rules run as Python: no numba, no pygame
+        assert [m for m in ("numba", "pygame") if m in out] == []
 
 
 def test_the_builtin_catalogue_builds_only_the_game_asked_for(monkeypatch):

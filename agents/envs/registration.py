@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from longpuzzle.engine.registry import get_puzzle, puzzles
+from longpuzzle.engine.registry import get_puzzle, puzzle_ids
 
 NAMESPACE = "longpuzzle"
 VERSION = 0
@@ -74,10 +74,10 @@ def register_envs() -> list[str]:
     """Register (or refresh) an id for every registered puzzle and the suite; returns the
     ids. Safe to call again (e.g. after registering a third-party puzzle)."""
     ids = []
-    for p in puzzles():
-        ids.append(_register(env_id(p.id), "longpuzzle.agents.envs.registration:make_game_env",
+    for game in puzzle_ids():                 # the declarations: no game's rules are imported
+        ids.append(_register(env_id(game), "longpuzzle.agents.envs.registration:make_game_env",
                              vector_entry_point="longpuzzle.agents.envs.vector:make_vector_env",
-                             max_episode_steps=max_steps(p.id), kwargs={"game": p.id}))
+                             max_episode_steps=max_steps(game), kwargs={"game": game}))
     ids.append(_register(SUITE_ID, "longpuzzle.agents.envs.suite:SuiteEnv", max_episode_steps=SUITE_MAX_STEPS))
     return ids
 
