@@ -26,6 +26,7 @@ from longpuzzle.engine.protocol import Puzzle
 BUILTIN = "longpuzzle.puzzles.declarations:BUILTIN"
 ENTRY_POINT_GROUP = "longpuzzle.puzzles"
 
+# game id -> declaration; replaced whole, never changed in place (threads may be reading it)
 _SPECS: dict[str, GameSpec] = {}
 _ADDED: dict[str, GameSpec] = {}     # games registered by register() (kept across reload())
 _READ = False
@@ -33,7 +34,7 @@ _READ = False
 
 def _read() -> None:
     """Read the built-in declarations and the entry points (once)."""
-    global _READ
+    global _READ, _SPECS
     if _READ:
         return
     found: dict[str, GameSpec] = {}
@@ -53,8 +54,7 @@ def _read() -> None:
         for s in declared:
             found.setdefault(s.id, s)          # a built-in game keeps its own declaration
     found.update(_ADDED)
-    _SPECS.clear()
-    _SPECS.update(found)
+    _SPECS = found
     _READ = True
 
 
@@ -85,15 +85,17 @@ def register(game: GameSpec | Puzzle) -> GameSpec | Puzzle:
         s = game
     else:
         raise TypeError("register() takes a GameSpec, or a Puzzle instance with a non-empty id")
+    global _SPECS
     _ADDED[s.id] = s
     _read()
-    _SPECS[s.id] = s
+    _SPECS = {**_SPECS, s.id: s}
     return game
 
 
 def unregister(game_id: str) -> None:
+    global _SPECS
     _ADDED.pop(game_id, None)
-    _SPECS.pop(game_id, None)
+    _SPECS = {g: s for g, s in _SPECS.items() if g != game_id}
 
 
 def specs() -> list[GameSpec]:
