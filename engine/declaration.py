@@ -94,7 +94,8 @@ class GameSpec:
     """The declaration of one game: its parts by name, its facts by value.
 
     id            the game id (levels are "<id>/<difficulty>/<n>")
-    rules         "module:attr" of the Puzzle instance (rules and, as ``puzzle.ui``, its screen)
+    rules         "module:attr" of the Puzzle instance (rules and, as ``puzzle.ui``, its screen:
+                  engine/suite/game_ui.py); loaded, with its kernels, at the first get_puzzle
     order         its place in the benchmark's game order (results, tables, catalogue)
     home          its card's slot on the home screen (0 the top); None: after the declared ones
     levels        "package:path" of its built-in level file, or None (levels come from files given)
@@ -109,8 +110,9 @@ class GameSpec:
                   a dict (max_steps, timeout_seconds, time_budget_seconds, components,
                   penalties, instructions_original: agents/benchmark.json), or None
     easiest       its easiest tier (LC_hard scores the objectives above it), or None
-    labels        {lang: {English text: text}}: what its screens show in other languages,
-                  where its own wording differs ("Level {n}": the level header's form)
+    labels        {lang: {English text: text}}: what its screens show in other languages:
+                  its own texts (title, instructions, win text, hints, toasts) and the shared
+                  texts its screens word differently ("Level {n}": the level header's form)
     """
 
     id: str
