@@ -42,12 +42,12 @@ def _read() -> None:
         found[s.id] = s
     try:
         eps = list(entry_points(group=ENTRY_POINT_GROUP))
-    except Exception:  # pragma: no cover - broken third-party metadata must not break the library
+    except Exception:  # noqa: BLE001 - broken third-party metadata must not break the library
         eps = []
     for ep in eps:
         try:
             declared = _declared_by(ep)
-        except Exception as e:  # a broken game of another distribution must not break the others
+        except Exception as e:  # noqa: BLE001 - a broken game of another distribution must not break the others
             warnings.warn(f"the game of entry point {ep.name} = {ep.value!r} ({ENTRY_POINT_GROUP}) is left out: "
                           f"{type(e).__name__}: {e}", RuntimeWarning, stacklevel=2)
             continue

@@ -38,7 +38,6 @@ from longpuzzle.render.frame import (
     shade, trim_sprite,
 )
 
-GAME = "bolt_unscrew"
 FRAME_BG = (82, 56, 36)
 ZONE, ZONE_EDGE = (235, 191, 122), (115, 71, 36)
 HOLE_RIM, HOLE_DARK = (64, 41, 20), (13, 8, 5)

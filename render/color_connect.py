@@ -32,7 +32,6 @@ from longpuzzle.render.frame import (
     BoxCache, Changes, GameDrawing, Painter, compose_clipped, draw_sprite, hex_rgb, mix, px_box, shade, trim_sprite,
 )
 
-GAME = "color_connect"
 PANEL = (42, 50, 59)
 PANEL_SIDE = (30, 36, 43)
 CELL = (29, 34, 40)

@@ -31,7 +31,6 @@ from longpuzzle.render.frame import (
     smooth_surface,
 )
 
-GAME = "maze_paint"
 WALL_Z = 24.0
 FLOOR = (238, 241, 246)
 PAINT = (255, 112, 67)

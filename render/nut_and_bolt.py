@@ -18,7 +18,6 @@ from longpuzzle.render.frame import (
     Changes, Frame, GameDrawing, Painter, draw_patch, draw_sprite, hex_rgb, mix, px_box, shade,
 )
 
-GAME = "nut_and_bolt"
 NUT_Z, ROD_Z, BASE_Z, CAP_Z = 16.0, 9.0, 12.0, 11.0
 STEEL, STEEL_DARK, STEEL_LIGHT = (144, 164, 174), (84, 110, 122), (207, 216, 220)
 SHAKE_PX, SHAKE_PERIOD = 7.0, 90.0

@@ -21,7 +21,6 @@ from longpuzzle.render.frame import (
     BoxCache, Changes, GameDrawing, Painter, draw_sprite, mix, px_box, shade, trim_sprite,
 )
 
-GAME = "rush_hour"
 ASPHALT, ASPHALT_LINE = (70, 78, 90), (96, 106, 118)
 RIM, RIM_TOP = (44, 50, 60), (58, 66, 78)
 EXIT = (255, 202, 40)

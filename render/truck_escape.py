@@ -20,7 +20,6 @@ from longpuzzle.render.frame import (
     Changes, GameDrawing, INK, MUTED, WHITE, Painter, draw_patch, draw_sprite, mix, px_box, shade,
 )
 
-GAME = "truck_escape"
 YARD, YARD_LINE, YARD_RIM, YARD_RIM_TOP = (203, 190, 160), (186, 171, 138), (121, 104, 78), (150, 131, 100)
 GLASS = (44, 56, 70)
 LIGHT = (255, 241, 118)

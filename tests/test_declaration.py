@@ -191,10 +191,10 @@ def test_a_game_installed_through_the_entry_point_has_every_part_found(installed
     from longpuzzle.engine.suite import HOME_CARD_Y, Suite
     from longpuzzle.render.frame import drawings, render
     from longpuzzle.solvers.core import solve
-    from longpuzzle.solvers.oracle import GRAPH_BUDGET, Oracle
     from longpuzzle.solvers.generators import generate, generator, generators
     from longpuzzle.solvers.generators.tiers import DEFINING, catalog_tiers
     from longpuzzle.solvers.knowledge import knowledge
+    from longpuzzle.solvers.oracle import GRAPH_BUDGET, Oracle
 
     # declared, in its place, without its rules being imported
     assert registry.puzzle_ids()[-1] == FAKE and registry.home_order()[-1] == FAKE
