@@ -15,7 +15,7 @@ from longpuzzle.agents.registry import load_agent
 from longpuzzle.agents.scripted import GreedyAgent, RandomAgent, SolverAgent
 from longpuzzle.agents.evaluator import Evaluator
 from longpuzzle.agents.harness import (
-    CycleDetector, HarnessError, Settings, continue_episode, read_events, replay_episode, restore_step,
+    CycleDetector, HarnessError, LevelEpisode, Settings, continue_episode, read_events, replay_episode, restore_step,
     open_frames, run_level_chain, run_objective,
 )
 from longpuzzle.cli import cli
@@ -263,6 +263,44 @@ def test_replay_derives_the_level_protocol_endings_again(tmp_path):
         assert rep.ok == ok, (k, end, rep.divergence)
         if not ok:
             assert "recorded end" in rep.divergence, rep.divergence
+
+
+def test_a_driven_level_episode_equals_the_chain_and_replays(tmp_path):
+    # the level protocol is a stepper (LevelEpisode) like the objective's: driven one step
+    # at a time from outside it writes the very level the chain writes, and replays
+    st = Settings(action_timeout=None)
+    chain = run_level_chain(SolverAgent(), "maze_paint", "easy", settings=st, folder=tmp_path / "chain")
+    ep = LevelEpisode("maze_paint/easy/1", settings=st, folder=tmp_path / "driven", agent_name="solver")
+    agent = SolverAgent()
+    agent.reset(ep.instruction, ep.action_spec)
+    while not ep.poll():
+        ep.submit(agent.act(ep.observation()), 0.0)
+    out = ep.finish()
+    assert out["termination"] == "success" == chain.levels[0]["termination"]
+    assert out["steps"] == chain.levels[0]["steps"] and out["moves"] == chain.levels[0]["moves"]
+    frames = [[r["frames"] for r in read_events(f) if r.get("stream") == "public"]
+              for f in (tmp_path / "chain" / "level_01", tmp_path / "driven")]
+    assert frames[0] == frames[1]
+    assert replay_episode(tmp_path / "driven").ok
+    assert ep.finish() is out                                 # idempotent
+    with pytest.raises(HarnessError):
+        ep.submit({"type": "click", "x": 3, "y": 3}, 0.0)
+
+
+def test_a_level_record_with_a_cut_action_is_refused(tmp_path):
+    # the level protocol never cuts an action at a deadline (its stepper has none): a level
+    # record claiming a cut, even one past the action's end, is refused by the replay
+    run_level_chain(Repeater(), "rush_hour", "easy", settings=Settings(action_timeout=None, max_actions=5),
+                    folder=tmp_path / "c")
+    lv = tmp_path / "c" / "level_01"
+    ev = lv / "events.jsonl"
+    lines = [json.loads(l) for l in ev.read_text().splitlines()]
+    assert replay_episode(lv).ok
+    pub = next(l for l in lines if l.get("stream") == "public")
+    pub["cut_at"] = 10 ** 9
+    ev.write_text("".join(json.dumps(l) + "\n" for l in lines))
+    rep = replay_episode(lv)
+    assert not rep.ok and "cut" in rep.divergence, rep.divergence
 
 
 def test_load_agent_from_a_file(tmp_path):

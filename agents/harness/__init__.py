@@ -31,9 +31,11 @@ The modules, one job each:
     results.py      EpisodeResult and the part of a result that a replay must reproduce
     objective.py    ObjectiveEpisode (the paper's protocol, driven one agent step at a time:
                     by run_objective's agent calls, or by a tool server) and run_objective
-    level.py        run_level_chain: the original repository's protocol
-    replay.py       replay_episode (re-runs every action, checks every frame, record and snapshot,
-                    recomputes result.json; refuses tampered folders), restore_step, continue_episode
+    level.py        LevelEpisode (the original repository's protocol, one level driven one agent
+                    step at a time, as ObjectiveEpisode) and run_level_chain
+    replay.py       replay_episode (feeds every recorded action through the protocol's own stepper,
+                    checks every frame, record, snapshot and ending, recomputes result.json;
+                    refuses tampered folders), restore_step, continue_episode
 
 Everything a caller needs is importable from ``longpuzzle.agents.harness``.
 """
@@ -42,7 +44,7 @@ from longpuzzle.agents.harness.agent_call import AgentCaller
 from longpuzzle.agents.harness.cycles import CycleDetector
 from longpuzzle.agents.harness.feedback import FeedbackTracker
 from longpuzzle.agents.harness.isolated import AgentFile, IsolatedAgentCaller, make_caller
-from longpuzzle.agents.harness.level import run_level_chain
+from longpuzzle.agents.harness.level import LevelEpisode, run_level_chain
 from longpuzzle.agents.harness.objective import ObjectiveEpisode, StepOutcome, run_objective
 from longpuzzle.agents.harness.replay import ReplayReport, continue_episode, replay_episode, restore_step
 from longpuzzle.agents.harness.results import EpisodeResult
@@ -56,7 +58,7 @@ from longpuzzle.agents.harness.trajectory import EVENTS_FORMAT, Trajectory, read
 
 __all__ = [
     "AgentCaller", "AgentFile", "CycleDetector", "DEFAULT_ACTION_TIMEOUT", "DEFAULT_BUDGET", "EVENTS_FORMAT", "EpisodeResult",
-    "FRAME_HASH", "FeedbackTracker", "FrameHasher", "FrameStore", "ObjectiveEpisode", "StepOutcome", "FrameStoreError", "HarnessError", "IsolatedAgentCaller", "ReplayReport", "Settings", "Trajectory",
+    "FRAME_HASH", "FeedbackTracker", "FrameHasher", "FrameStore", "ObjectiveEpisode", "StepOutcome", "FrameStoreError", "HarnessError", "IsolatedAgentCaller", "LevelEpisode", "ReplayReport", "Settings", "Trajectory",
     "continue_episode", "frame_hash", "instruction_for", "make_caller", "open_frames", "read_episode", "read_events",
     "replay_episode", "restore_step", "run_level_chain", "run_objective", "step_frame_indices",
 ]

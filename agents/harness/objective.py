@@ -60,12 +60,23 @@ class ObjectiveEpisode:
     the agent still thinking at the deadline); ``record(rec)`` adds a line of the driver's
     own to the episode's events (a tool call). Steps are counted for NGAR
     (metrics.ngar): by default ``submit`` counts each agent step by its action
-    (``count=False``: the driver counts its own steps with ``count_step``)."""
+    (``count=False``: the driver counts its own steps with ``count_step``). The endings
+    an action makes (every level won, the refusal limit, max_actions, a final answer, an
+    action returned after the deadline) are derived here alone; ``trajectory``, ``states``
+    and ``clock`` replace what a live episode records and times with (replay.py feeds the
+    recorded actions through this same stepper)."""
+
+    # endings no recorded action makes: real time and the agent's process (a tool driver's
+    # agent_stop: the agent left without a final answer), taken as recorded by a replay
+    UNRECORDED_ENDS = ("budget", "agent_error", "infrastructure_error", "agent_stop")
+    # a derived ending that real time may pre-empt: the clock is checked before max_actions
+    CLOCK_FIRST = {"max_actions": "budget"}
+    WORD = "episode"
 
     def __init__(self, game: str, difficulty: str, *, settings: Settings | None = None,
                  folder: str | Path | None = None, start: str | Suite = "home", instruction: str | None = None,
                  evaluator: Evaluator | None = None, agent_name: str = "agent", on_action=None,
-                 header: dict | None = None):
+                 header: dict | None = None, trajectory=None, states=None, clock: BudgetClock | None = None):
         st = self.settings = (settings or Settings()).resolved("objective")
         self.obj = catalog().objective(f"{game}/{difficulty}")
         self.suite = suite = start if isinstance(start, Suite) else Suite(start, style=st.style, scale=st.scale,
@@ -78,9 +89,12 @@ class ObjectiveEpisode:
         self.run = run = Run(suite, ev, st, folder, {"protocol": "objective", "objective": self.obj.id,
                                                      "agent": agent_name, "instruction": self.instruction,
                                                      "evaluator_start": prior, "mismatch_start": ev.mismatch,
-                                                     **(header or {})}, first_wait=True)
+                                                     **(header or {})}, first_wait=True,
+                              trajectory=trajectory, states=states)
         ev.observe(suite, [])
-        self.clock = clock = BudgetClock(st.budget, st.charge_agent_time, st.action_latency)
+        if clock is None:
+            clock = BudgetClock(st.budget, st.charge_agent_time, st.action_latency)
+        self.clock = clock
         if on_action is not None:
             run.on_action = lambda step, rec: on_action(step, rec, clock.left())
         self.action_spec = action_spec(*suite.frame_size, first_wait=True)

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import json
 
-from longpuzzle.agents.harness.settings import HarnessError, Settings, instruction_for
+from longpuzzle.agents.harness.level import LevelEpisode
+from longpuzzle.agents.harness.objective import ObjectiveEpisode
+from longpuzzle.agents.harness.settings import HarnessError, Settings
 from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.suite import Suite
@@ -53,7 +55,7 @@ OBJECTIVE_RESULT_FIELDS = {
     "agent_isolation", "tools",          # the driver's extras (run_objective; the VISTA / MCP controller)
     "folder", "model",                   # runner.run_episode: where it is in the run, the model's usage
 }
-# a level of the level protocol (level.py _run_one_level)
+# a level of the level protocol (level.py LevelEpisode.finish)
 LEVEL_RESULT_FIELDS = {"level", "run", "success", "termination", "steps", "elapsed", "time", "presses", "moves",
                        "moves_before_win", "invalid_actions", "progress", "score", "error", "agent_isolation"}
 TIME_FIELDS = {"real", "charged", "agent", "harness", "simulated", "latency", "charge_agent_time", "action_latency",
@@ -70,9 +72,11 @@ def recorded_settings(head: dict) -> Settings:
 
 def expected_header(head: dict, continued: dict | None = None) -> dict:
     """The header fields that follow from the protocol, the objective or level, the
-    settings and the catalogue in use, as the harness writes them. ``continued``: for an
-    episode continued from a step of another, what that verified episode had reached there
-    ({"start", "evaluator_start", "mismatch_start"}, replay.py derives it)."""
+    settings and the catalogue in use: the header the protocol's own stepper
+    (ObjectiveEpisode, LevelEpisode) writes when it starts such an episode, made again here
+    without a folder. ``continued``: for an episode continued from a step of another, what
+    that verified episode had reached there ({"start", "evaluator_start", "mismatch_start"},
+    replay.py derives it)."""
     st = recorded_settings(head)
     proto = head.get("protocol")
     if proto == "objective":
@@ -80,34 +84,23 @@ def expected_header(head: dict, continued: dict | None = None) -> dict:
             obj = catalog().objective(head["objective"])
         except (LongPuzzleError, KeyError, TypeError, ValueError):
             raise HarnessError(f"the episode names an unknown objective {str(head.get('objective'))[:60]!r}") from None
-        st = st.resolved("objective")
-        want = {"objective": obj.id, "instruction": instruction_for(obj.game, obj.difficulty),
-                "evaluator_start": {lid: {"reached": False, "won": False, "max_P": 0.0} for lid in obj.level_ids},
-                "mismatch_start": False, "first_wait": True, "settings": st.as_dict()}
+        made = ObjectiveEpisode(obj.game, obj.difficulty, settings=st).run.header
+        want = {k: made[k] for k in ("objective", "instruction", "evaluator_start", "mismatch_start", "first_wait",
+                                     "settings", "start")}
         if continued is not None:           # the instruction may carry a note after a line break
             text = head.get("instruction")
             if type(text) is str and text.startswith(want["instruction"] + "\n"):
                 want["instruction"] = text
+            del want["start"]
             return {**want, **continued}
-        want["start"] = Suite("home", style=st.style, scale=st.scale, viewport=st.viewport, lang=st.lang).snapshot()
         return want
     lid = head.get("level")
     try:
         lvl = catalog().level(lid)
     except (LongPuzzleError, KeyError, TypeError, ValueError):
         raise HarnessError(f"the episode names an unknown level {str(lid)[:60]!r}") from None
-    st = st.resolved("level")
-    return {"level": lvl.id, "instruction": instruction_for(lvl.game, lvl.difficulty) + f" (level {lvl.number})",
-            "settings": st.as_dict(),
-            "start": level_start(lvl.id, st).snapshot()}
-
-
-def level_start(lid: str, st: Settings) -> Suite:
-    """The suite a level-protocol episode starts from: the level launched directly, running
-    the game's own failure limits as the original's benchmark launch does (game_limits.py)."""
-    suite = Suite(lid, style=st.style, scale=st.scale, direct=True, viewport=st.viewport, lang=st.lang)
-    suite.enable_game_limits()
-    return suite
+    made = LevelEpisode(lvl.id, settings=st).run.header
+    return {k: made[k] for k in ("level", "instruction", "settings", "start")}
 
 
 def screen_shape(head: dict) -> tuple[int, int, int]:

@@ -6,18 +6,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-from longpuzzle.agents.base import NO_VISIBLE_EFFECT, BaseAgent, FinalAnswer
+from longpuzzle.agents.base import BaseAgent, FinalAnswer
 from longpuzzle.agents.evaluator import Evaluator
-from longpuzzle.agents.harness.feedback import FeedbackTracker
-from longpuzzle.agents.harness.objective import run_objective, step_kind
+from longpuzzle.agents.harness.agent_call import UnreadableAction
+from longpuzzle.agents.harness.clock import BudgetClock
+from longpuzzle.agents.harness.level import LevelEpisode
+from longpuzzle.agents.harness.objective import ObjectiveEpisode, run_objective, step_kind
 from longpuzzle.agents.harness.results import EpisodeResult, objective_results
 from longpuzzle.agents.harness.recompute import (
     DRIVER_STREAMS, RECORD_FIELDS, TIME_FIELDS, check_header, recorded_settings, screen_shape,
 )
-from longpuzzle.agents.harness.run import Run
-from longpuzzle.agents.harness.settings import HarnessError, Settings, refusal_end_message, refusal_limit
+from longpuzzle.agents.harness.settings import HarnessError, Settings
 from longpuzzle.agents.harness.frames import (
     FRAMES_FILE, LEGACY_DIR, FrameStoreError, hasher, header_frame_hash, open_frames,
 )
@@ -26,7 +28,6 @@ from longpuzzle.agents.harness.trajectory import EpisodeRecords, Trajectory, rea
 from longpuzzle.engine.catalog import catalog, use_catalog
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.suite import Suite
-from longpuzzle.render.frame import renderer
 
 
 @dataclass
@@ -52,7 +53,8 @@ def replay_episode(folder: str | Path) -> ReplayReport:
     field of every record is compared with what the replay did (frame hashes and every
     stored frame decoded, public feedback, the action as validated, sim_ms, presses, the
     whole private record and suite state), the end is derived again from the actions
-    (_ObjectiveEnds / _LevelEnds), and result.json is RECOMPUTED field by field (a forged
+    by the protocol's own stepper (ObjectiveEpisode / LevelEpisode, fed the recorded actions),
+    and result.json is RECOMPUTED field by field (a forged
     ``success`` is a divergence). ``checked`` / ``not_checked`` say exactly what was and
     was not verified (real time cannot be: the agent's time per step, a budget end's cause).
 
@@ -272,18 +274,40 @@ def _check_stored(store, k: int, want: str) -> str:
     return ""
 
 
+class _RecordedClock(BudgetClock):
+    """The clock a replayed episode's stepper runs on: real time is not replayed, so it never
+    runs out by itself; an action's deadline is the one recorded with it (``cut``: the
+    recorded cut_at), and an action recorded as returned after the deadline finds it passed
+    (``late``). The endings of real time are then taken as recorded (the steppers'
+    UNRECORDED_ENDS) where no action made another."""
+
+    def __init__(self, st: Settings):
+        super().__init__(None, st.charge_agent_time, st.action_latency)
+        self.cut: int | None = None
+        self.late = False
+
+    def expired(self) -> bool:
+        return self.late
+
+    def deadline_ms(self, suite_clock: int) -> int | None:
+        return self.cut
+
+
 def _replay(recs: EpisodeRecords, shape: dict, head, hf, store, result: dict | None, start_ev: dict | None = None,
             start_mismatch: bool = False) -> ReplayReport:
+    """Feed every recorded action through the protocol's own stepper (ObjectiveEpisode,
+    LevelEpisode), on the recorded start, and compare each record with what it did: the
+    endings are the stepper's, derived again from the actions alone."""
     try:
         suite = Suite.restore(head["start"])
     except LongPuzzleError as e:
         raise HarnessError(f"the episode's start cannot be restored: {e}") from None
     st = recorded_settings(head)
-    if head["protocol"] == "objective":
-        game, diff = head["objective"].split("/")
+    level = head["protocol"] == "level"
+    if level:
+        game, diff = suite.level.game, suite.level.difficulty
     else:
-        lvl = suite.level
-        game, diff = lvl.game, lvl.difficulty
+        game, diff = head["objective"].split("/")
     # the evaluator starts from what the header check derived (nothing reached, or what
     # the verified episode continued from had reached), never from the header's word
     ev = Evaluator(game, diff, st.certify_budget)
@@ -291,89 +315,75 @@ def _replay(recs: EpisodeRecords, shape: dict, head, hf, store, result: dict | N
         ev.outcomes[lid].reached, ev.outcomes[lid].won, ev.outcomes[lid].max_progress = \
             o["reached"], o["won"], o["max_P"]
     ev.mismatch = bool(start_mismatch)
-    rend = renderer(suite.style, suite.scale, suite.viewport, suite.lang)
-    run = Run.__new__(Run)
-    run.suite, run.ev, run.st, run.rend = suite, ev, st, rend
-    run.traj = _Hashes(hf)
-    run.presses = 0
-    run.level_presses = {}
-    run.on_action = None
-    run.need_wait = head["protocol"] == "objective"
-    run.states = _Unrecorded()
+    clock = _RecordedClock(st)
+    kw = {"settings": st, "start": suite, "trajectory": _Hashes(hf), "states": _Unrecorded(), "clock": clock}
+    if level:
+        ep = LevelEpisode(suite.level.id, ev, **kw)
+        submit = ep.submit
+    else:
+        ep = ObjectiveEpisode(game, diff, evaluator=ev, **kw)
+        submit = partial(ep.submit, count=False)       # the replay counts NGAR steps itself (summaries)
+    run = ep.run
+    private: list = []                                  # the private record of the step being replayed
+    run.on_action = lambda step, rec: private.append(rec)
     # each recorded state is checked in the form it was recorded in
     states = SuiteStates(suite, elide=head.get("format") not in ("longpuzzle-episode/1", "longpuzzle-episode/2"))
-    f0 = rend.render(suite)
-    if hf(f0) != head["frame"]:
+    if run.header["frame"] != head["frame"]:
         return ReplayReport(False, 0, "the first frame differs")
     bad = _check_stored(store, 0, head["frame"])
     if bad:
         return ReplayReport(False, 0, bad)
     n_frames = 1
-    run.last_frame = f0
-    run.fb_tracker = FeedbackTracker(head["frame"])
-    run.step = 0
-    ev.observe(suite, [])
     steps = 0
+    ended_at = 0                            # the action after which the stepper's ending came
     pending_private = None
     last = shape["records"] - 1
     note = ""
     summary_refusals = 0
-    # limit: refused actions in a row that end the episode; limit_at: the action that first reached it
-    tally = {"invalid": 0, "noop": 0, "repeated": 0, "prev": None, "final": None, "late": False, "last_refused": 0,
-             "limit": refusal_limit(st.invalid_action_policy), "limit_at": None,
-             "executed": 0, "kinds": {"native": 0, "other": 0}, "end": None, "error": "", "cut": False,
-             "started": head["protocol"] == "level", "t_agent": 0.0, "t_agent_n": 0, "unknown_kind": 0}
-    ender = _LevelEnds(suite, st) if head["protocol"] == "level" else _ObjectiveEnds(st)
+    tally = {"executed": 0, "kinds": {"native": 0, "other": 0}, "end": None, "error": "", "cut": False,
+             "started": level, "t_agent": 0.0, "t_agent_n": 0, "unknown_kind": 0}
     sim_ms = 0                              # the virtual time of every executed action
     records = iter(recs)
     next(records)                                   # the header
     for pos, rec in enumerate(records, 1):
         if rec.get("stream") == "public" and "action" in rec:
+            if ep.end is not None:
+                return ReplayReport(False, steps + 1, f"step {rec['step']}: {_after_end(ep, ended_at)}",
+                                    frames=n_frames)
             run.traj.recent = []
+            private.clear()
             raw = rec["action"]
             c0, p0 = suite.clock, run.presses
-            if rec["feedback"].get("executed") is False and _summary(raw):
+            summary = rec["feedback"].get("executed") is False and _summary(raw)
+            if summary:
                 # refused and recorded in summary form (too large or unreadable to keep): the
                 # refusal is taken as recorded, its reason cannot be re-derived
-                fb, prv = run.refuse(raw, str(rec["feedback"].get("message", "")), 0.0)
-                frames, a = [], raw
                 summary_refusals += 1
-            else:
-                cut = rec.get("cut_at")           # the deadline fell inside this action
-                fb, prv, frames, a = run.do(raw, 0.0, cut if type(cut) is int else None)
-                tally["cut"] = tally["cut"] or "cut_at" in rec
+                raw = UnreadableAction(str(rec["feedback"].get("message", "")))
+            cut = rec.get("cut_at")                 # the deadline fell inside this action
+            if level and cut is not None:
+                return ReplayReport(False, steps, f"step {rec['step']}: a level episode records no cut action")
+            clock.cut = cut if type(cut) is int else None
+            tally["cut"] = tally["cut"] or "cut_at" in rec
+            step = submit(raw, 0.0)
+            fb, a = step.feedback, step.action
+            prv = private[-1] if private else None
             steps += 1
-            if not fb.executed:
-                tally["invalid"] += 1
-                tally["last_refused"] += 1
-                tally["last_why"] = fb.message
-                if tally["last_refused"] >= tally["limit"] and tally["limit_at"] is None:
-                    tally["limit_at"] = steps
-            else:
-                tally["last_refused"] = 0
+            if fb.executed:
                 tally["executed"] += 1
                 sim_ms += suite.clock - c0
-                if fb.status == NO_VISIBLE_EFFECT:
-                    tally["noop"] += 1
-                    if tally["prev"] is not None and tally["prev"] == a:
-                        tally["repeated"] += 1
-                tally["prev"] = a
-            if summary_refusals and _summary(raw) and not fb.executed:
+            if summary:
                 tally["unknown_kind"] += 1          # what it attempted is not recorded
             else:
                 tally["kinds"][step_kind(raw)] += 1
             if tally["started"] and _seconds(rec.get("t_agent")):
                 tally["t_agent"] += rec["t_agent"]       # the agent's time once the clock runs
                 tally["t_agent_n"] += 1
-            tally["started"] = tally["started"] or fb.executed or head["protocol"] == "level"
-            late = ender.after_end(steps)
-            if late:
-                return ReplayReport(False, steps, f"step {rec['step']}: {late}", frames=n_frames)
-            if isinstance(ender, _LevelEnds):
-                ender.step(steps, fb, a if fb.executed else None, run.fb_tracker.recent[-1] if fb.executed else "",
-                           prv or {}, tally["last_refused"])
-            else:
-                ender.step(steps, fb, ev, tally["last_refused"])
+            tally["started"] = tally["started"] or fb.executed
+            if ep.end is None:
+                ep.poll()                           # the step caps (real time is not replayed)
+            if ep.end is not None:
+                ended_at = steps
             hashes = run.traj.recent
             if hashes != rec["frames"]:
                 return ReplayReport(False, steps, f"step {rec['step']}: frames differ", frames=n_frames)
@@ -397,11 +407,16 @@ def _replay(recs: EpisodeRecords, shape: dict, head, hf, store, result: dict | N
             final = "final_answer" in rec
             if rec["step"] != steps + 1 or (type(rec["final_answer"]) is not str if final else not _seconds(rec["t_agent"])):
                 return ReplayReport(False, steps, f"step {rec['step']}: a malformed {'final answer' if final else 'late action'}")
-            tally["kinds"][step_kind(FinalAnswer("") if final else rec["late_action"])] += 1
-            late = ender.after_end(steps) or ender.ends(steps, "final_answer" if final else "budget")
-            if late:
-                return ReplayReport(False, steps, f"step {rec['step']}: {late}", frames=n_frames)
-            tally["final" if final else "late"] = True
+            if level:
+                return ReplayReport(False, steps, f"step {rec['step']}: a level episode records no final answer or "
+                                                  "late action", frames=n_frames)
+            if ep.end is not None:
+                return ReplayReport(False, steps, f"step {rec['step']}: {_after_end(ep, ended_at)}", frames=n_frames)
+            action = FinalAnswer(rec["final_answer"]) if final else rec["late_action"]
+            tally["kinds"][step_kind(action)] += 1
+            clock.late = not final                  # a late action finds the deadline passed
+            submit(action, 0.0)
+            ended_at = steps
             if not final and tally["started"]:
                 tally["t_agent"] += rec["t_agent"]
                 tally["t_agent_n"] += 1
@@ -415,7 +430,7 @@ def _replay(recs: EpisodeRecords, shape: dict, head, hf, store, result: dict | N
                 return ReplayReport(False, steps, f"step {rec['step']}: suite state differs")
         elif rec.get("type") == "end":
             want = rec["result"]
-            if head["protocol"] == "objective":
+            if not level:
                 got = {"objective": head["objective"], "end": rec["end"], "actions": steps,
                        "success": ev.complete, "solved": sum(o.won for o in ev.outcomes.values()),
                        "levels_outcome": [{"reached": o.reached, "won": o.won, "max_P": o.max_progress}
@@ -428,12 +443,12 @@ def _replay(recs: EpisodeRecords, shape: dict, head, hf, store, result: dict | N
                     return ReplayReport(False, steps, "the result differs")
                 if result is not None and not _same(want, result):
                     return ReplayReport(False, steps, "the end record's result is not result.json")
-            why = _end_consistent(rec["end"], head["protocol"], ev, suite, st, steps, tally) or \
-                ender.check(rec["end"], steps) or _error_differs(rec["end"], rec["error"], tally)
+            why = _ending_differs(ep, ended_at, rec["end"], rec["error"], steps)
             if why:
                 return ReplayReport(False, steps, f"the recorded end {rec['end']!r} {why}")
             tally["end"], tally["error"] = rec["end"], rec.get("error", "")
     tally["sim_ms"] = sim_ms
+    tally["invalid"] = ep.invalid_total
     rep = ReplayReport(True, steps, note=note, frames=n_frames)
     rep.checked += ["the header recomputed from the catalogue and the settings (the start state, the evaluator's start, the instruction) and the first frame", f"{steps} actions validated and dispatched again",
                     f"{n_frames} frame hashes", "every public feedback", "every private evaluator record and suite "
@@ -446,135 +461,46 @@ def _replay(recs: EpisodeRecords, shape: dict, head, hf, store, result: dict | N
     rep.not_checked.append("the agent's own time per step and every real-time figure (seconds, time, "
                            "charged_seconds)")
     if result is not None:
-        why = _compare_result(result, head, ev, run, steps, tally, rep, shape["tools"])
+        why = _compare_result(result, head, ep, steps, tally, rep, shape["tools"])
         if why:
             rep.ok, rep.divergence = False, f"result.json {why}"
     return rep
 
 
-class _LevelEnds:
-    """The level protocol's endings that follow from the actions alone, derived again as the
-    level loop (level.py) derives them: solved, the game's harness deadlock, the cycle rule
-    (cycles.py), the invalid-action policy and the step cap. Real-time endings (timeout) and
-    the agent's own (agent_terminated, agent_error, infrastructure_error) are taken as
-    recorded, but none of them may come after an ending that the actions made."""
-
-    TIMED = ("timeout", "agent_terminated", "agent_error", "infrastructure_error")
-
-    def __init__(self, suite, st: Settings):
-        from longpuzzle.agents.harness.cycles import CycleDetector
-        from longpuzzle.agents.metrics import BENCHMARK
-
-        self.suite, self.det = suite, CycleDetector()
-        self.limit = refusal_limit(st.resolved("level").invalid_action_policy)
-        self.max_steps = st.max_actions or BENCHMARK["games"][suite.level.game]["max_steps"]
-        self.first: tuple[int, str] | None = None      # (step, ending) of the first one derived
-
-    def step(self, n: int, fb, action, screen: str, prv: dict, refused_in_a_row: int) -> None:
-        if self.first is not None:
-            return
-        s = self.suite.session
-        why = None
-        if not fb.executed:
-            if refused_in_a_row >= self.limit:
-                why = "invalid_action_limit"
-        elif s is not None and s.solved:
-            why = "success"
-        elif s is not None:
-            why = (("game_failure" if self.suite.failed else None)
-                   or self.suite.puzzle.harness_deadlock(self.suite.level, s.state)
-                   or self.det.step(action, screen, prv.get("P")))
-        if why is None and n >= self.max_steps:
-            why = "max_steps"
-        if why is not None:
-            self.first = (n, why)
-
-    def after_end(self, n: int) -> str:
-        """"" unless action ``n`` comes after the level already ended."""
-        if self.first is not None and self.first[0] < n:
-            return f"an action after the level ended ({self.first[1]!r} at action {self.first[0]})"
-        return ""
-
-    def ends(self, n: int, end: str) -> str:
-        return "a level episode records no final answer or late action"
-
-    def check(self, end: str, steps: int) -> str:
-        if self.first is None:
-            if end in self.TIMED:
-                return ""
-            return f"does not follow from the actions (no ending of the level protocol was reached in {steps})"
-        k, why = self.first
-        if k < steps:
-            return f"comes too late: the level ended with {why!r} at action {k}, the episode has {steps}"
-        if end == why or (why == "max_steps" and end == "timeout"):   # the clock is checked first
-            return ""
-        return f"does not agree: the actions end the level with {why!r}"
-
-
-class _ObjectiveEnds:
-    """The objective protocol's endings that follow from the actions, derived again as
-    ObjectiveEpisode (objective.py) derives them: every level won (completed), the refusal
-    limit (invalid_action_limit: settings.refusal_limit refused actions in a row),
-    max_actions, a final answer, an action returned after the deadline (budget). The
-    endings of real time and of the agent's process (budget, agent_error,
-    infrastructure_error; a tool driver's agent_stop: the agent left without a final
-    answer) are accepted only where the actions made none, and nothing may follow an
-    ending."""
-
-    REAL_TIME = ("budget", "agent_error", "infrastructure_error", "agent_stop")
-
-    def __init__(self, st: Settings):
-        self.limit = refusal_limit(st.resolved("objective").invalid_action_policy)
-        self.max_actions = st.max_actions
-        self.first: tuple[int, str] | None = None      # (step, ending) of the one the actions made
-
-    def after_end(self, n: int) -> str:
-        if self.first is not None:
-            return f"an action after the episode ended ({self.first[1]!r} at action {self.first[0]})"
-        return ""
-
-    def step(self, n: int, fb, ev, refused_in_a_row: int) -> None:
-        why = None
-        if not fb.executed:
-            if refused_in_a_row >= self.limit:
-                why = "invalid_action_limit"
-        elif ev.complete:
-            why = "completed"
-        if why is None and self.max_actions is not None and n >= self.max_actions:
-            why = "max_actions"
-        if why is not None:
-            self.first = (n, why)
-
-    def ends(self, n: int, end: str) -> str:
-        """A final answer or a late action ends the episode after ``n`` actions."""
-        self.first = (n, end)
-        return ""
-
-    def check(self, end: str, steps: int) -> str:
-        if self.first is None:
-            if end in self.REAL_TIME:
-                return ""
-            return f"does not follow from the actions (none of them ended the episode in {steps})"
-        k, why = self.first
-        if end == why or (why == "max_actions" and end == "budget"):     # the clock is checked first
-            return ""
-        return f"does not agree: the actions end the episode with {why!r} at action {k}"
+def _after_end(ep, at: int) -> str:
+    return f"an action after the {ep.WORD} ended ({ep.end!r} at action {at})"
 
 
 # ends whose error is the agent's or the infrastructure's own message (any text)
 MESSAGE_ENDS = ("agent_error", "infrastructure_error", "agent_stop")
 
 
-def _error_differs(end: str, error: str, tally: dict) -> str:
-    """"" when the end record's error is the one its end makes: the refusal limit's names
-    the last refusal (settings.refusal_end_message), an agent's or the infrastructure's
-    failure says what it was, every other end has none."""
-    if end == "invalid_action_limit":
-        want = refusal_end_message(tally["limit"], tally.get("last_why", ""))
-    elif end in MESSAGE_ENDS:
-        return ""
-    else:
+def _ending_differs(ep, at: int, end: str, error: str, steps: int) -> str:
+    """"" when the recorded end and its error are what the replayed stepper makes of the
+    actions: the ending an action made (at action ``at``; one real time may pre-empt:
+    CLOCK_FIRST), else one of the endings no action records (UNRECORDED_ENDS); the refusal
+    limit's error names the last refusal, an agent's or the infrastructure's failure says
+    what it was, every other end has none."""
+    made = ep.end
+    if made is None:
+        if end == "invalid_action_limit":
+            return f"does not agree: the actions never reach the refusal limit ({ep.limit} in a row)"
+        if end == "final_answer" and isinstance(ep, ObjectiveEpisode):
+            return "has no final answer in the events"
+        if end not in ep.UNRECORDED_ENDS:
+            return f"does not follow from the actions (none of them ended the {ep.WORD} in {steps})"
         want = ""
+    elif end == made:
+        want = ep.error
+    elif ep.CLOCK_FIRST.get(made) == end:
+        want = ""
+    elif made == "invalid_action_limit":
+        return (f"does not agree: action {at} reaches the refusal limit ({ep.limit} refused in a row), "
+                f"which ends the {ep.WORD} there with 'invalid_action_limit'")
+    else:
+        return f"does not agree: the actions end the {ep.WORD} with {made!r} at action {at}"
+    if end in MESSAGE_ENDS and made is None:
+        return ""
     return "" if error == want else f"has the error {_short(error)}, the actions make {_short(want)}"
 
 
@@ -607,43 +533,15 @@ def _summary(action) -> bool:
     return type(action) is dict and (set(action) in ({"unreadable"}, {"unrecordable", "kind"}, {"oversized"}))
 
 
-def _end_consistent(end: str, protocol: str, ev, suite, st: Settings, steps: int, tally: dict) -> str:
-    """"" when the recorded end agrees with what the replay saw, else why not."""
-    if protocol == "objective":
-        if ev.complete and end != "completed":
-            return "does not agree: every level was won (the episode ends 'completed')"
-        if end == "completed" and not ev.complete:
-            return "does not agree: not every level was won"
-        # the refusal limit (settings.refusal_limit) ends the episode at the action that reaches it
-        at = tally["limit_at"]
-        if at is not None and (end != "invalid_action_limit" or at != steps):
-            return (f"does not agree: action {at} reaches the refusal limit ({tally['limit']} refused in a row), "
-                    "which ends the episode there with 'invalid_action_limit'")
-        if end == "invalid_action_limit" and at is None:
-            return f"does not agree: the actions never reach the refusal limit ({tally['limit']} in a row)"
-        if end == "final_answer" and not tally["final"]:
-            return "has no final answer in the events"
-        if tally["late"] and end != "budget":
-            return "does not agree: an action came after the deadline (the episode ends 'budget')"
-        return ""          # the rest: _ObjectiveEnds
-    s = suite.session
-    if end == "success" and not (s is not None and s.solved):
-        return "does not agree: the level is not solved"
-    if end != "success" and s is not None and s.solved:
-        return "does not agree: the level is solved"
-    if end == "invalid_action_limit" and tally["last_refused"] < tally["limit"]:
-        return f"does not agree: the last actions were not refused {tally['limit']} times in a row"
-    return ""
-
-
-def _compare_result(res: dict, head: dict, ev, run, steps: int, tally: dict, rep: ReplayReport,
+def _compare_result(res: dict, head: dict, ep, steps: int, tally: dict, rep: ReplayReport,
                     tools: dict | None = None) -> str:
     """Recompute every field of result.json and compare: what the suite did (success,
     levels, scores, moves, metrics), what the header and the end record say (agent, end,
     error, rules, catalogue), the step counts; the real-time figures, which cannot be
     recomputed, must be consistent with each other and with the actions (the simulated
     time, the latency, whether the budget was left). ``tools``: the episode's tool-call
-    records (a VISTA / MCP episode counts its steps by them)."""
+    records (a VISTA / MCP episode counts its steps by them). ``ep``: the replayed stepper."""
+    run, ev = ep.run, ep.ev
     st = run.st
     if head["protocol"] == "objective":
         from longpuzzle.agents.harness.recompute import OBJECTIVE_RESULT_FIELDS
@@ -698,29 +596,17 @@ def _compare_result(res: dict, head: dict, ev, run, steps: int, tally: dict, rep
             rep.not_checked.append("the model's usage and cost (reported by the provider)")
     else:
         from longpuzzle.agents.harness.recompute import LEVEL_RESULT_FIELDS
-        from longpuzzle.agents.metrics import BENCHMARK, LevelRun, level_score
         extra = sorted(set(res) - LEVEL_RESULT_FIELDS)
         if extra:
             return f"has a field the harness does not write: {extra[0][:40]!r}"
         why = _time_consistent(res, st, tally, head["protocol"])
         if why:
             return why
-        s = run.suite.session
-        elapsed = res["time"]["charged"]
         if type(res.get("termination")) is not str:
             return "lacks 'termination'"
-        success = res["termination"] == "success"
-        cfg = BENCHMARK["games"][s.level.game]
-        lr = LevelRun(s.puzzle.id, success, s.progress, steps=steps, elapsed=float(elapsed),
-                      termination=res["termination"], invalid=tally["invalid"] + s.counters.rejected
-                      + s.counters.noop_moves, repeated=tally["repeated"], noop=tally["noop"],
-                      max_steps=run.st.max_actions or cfg["max_steps"], optimal_moves=s.level.data.get("optimal_moves"),
-                      moves=s.counters.moves)
-        want = {"level": s.level.id, "run": True, "success": success, "steps": steps, "presses": run.presses,
-                "moves": s.counters.moves, "moves_before_win": s.counters.moves - 1 if success and s.counters.moves
-                else None, "invalid_actions": tally["invalid"], "progress": s.progress,
-                "score": round(level_score(lr), 4), "elapsed": round(elapsed, 6),
-                "termination": tally["end"] if tally["end"] is not None else res["termination"],
+        # the level's figures as the stepper makes them, with the recorded termination and play time
+        want = {"level": run.suite.level.id, "run": True, **ep.outcome(res["termination"], float(res["time"]["charged"])),
+                "presses": run.presses, "termination": tally["end"] if tally["end"] is not None else res["termination"],
                 "error": tally["error"]}
         if type(res.get("agent_isolation", {})) is not dict:
             return "has a malformed 'agent_isolation'"

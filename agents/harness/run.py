@@ -37,12 +37,14 @@ class Run:
     last_hashes: list = []     # the frame hashes of the last dispatched action's frames
 
     def __init__(self, suite: Suite, evaluator: Evaluator, settings: Settings, folder, header: dict,
-                 first_wait: bool = False):
+                 first_wait: bool = False, trajectory: Trajectory | None = None, states=None):
+        """``trajectory`` and ``states``: what records the frames and the suite states in
+        place of the episode folder's (replay.py: hashes only, nothing written)."""
         self.suite = suite
         self.ev = evaluator
         self.st = settings
         self.rend = renderer(suite.style, suite.scale, suite.viewport, suite.lang)
-        self.traj = Trajectory(folder, settings.save_frames)
+        self.traj = trajectory if trajectory is not None else Trajectory(folder, settings.save_frames)
         frame = self.rend.render(suite)
         self.last_frame = frame
         h0 = self.traj.frame(frame)
@@ -51,10 +53,11 @@ class Run:
         self.presses = 0
         self.level_presses: dict[str, int] = {}
         extra = {"first_wait": True} if first_wait else {}
-        self.traj.write({"type": "header", "format": EVENTS_FORMAT, **header, **extra,
-                         "settings": settings.as_dict(), "catalog": catalog().identity(), "start": suite.snapshot(),
-                         "frame_hash": self.traj.frame_hash, "frame": h0})
-        self.states = SuiteStates(suite)       # the suite state of every private record
+        self.header = {"type": "header", "format": EVENTS_FORMAT, **header, **extra,       # as written
+                       "settings": settings.as_dict(), "catalog": catalog().identity(), "start": suite.snapshot(),
+                       "frame_hash": self.traj.frame_hash, "frame": h0}
+        self.traj.write(self.header)
+        self.states = states if states is not None else SuiteStates(suite)   # the suite state of every private record
         self.step = 0
 
     def public_screen(self) -> dict:
