@@ -16,12 +16,16 @@ game by comparing names.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from importlib.metadata import entry_points
+from typing import TYPE_CHECKING
 
 from longpuzzle.engine.declaration import DeclarationError, GameSpec, load_object
 from longpuzzle.engine.errors import UnknownGameError
-from longpuzzle.engine.protocol import Puzzle
+
+if TYPE_CHECKING:
+    from longpuzzle.engine.protocol import Puzzle
 
 BUILTIN = "longpuzzle.puzzles.declarations:BUILTIN"
 ENTRY_POINT_GROUP = "longpuzzle.puzzles"
@@ -58,6 +62,13 @@ def _read() -> None:
     _READ = True
 
 
+def _is_puzzle(obj) -> bool:
+    """Is ``obj`` a Puzzle instance? (Without importing the protocol, and numpy with it, to
+    read declarations: an instance exists only once its module is loaded.)"""
+    protocol = sys.modules.get("longpuzzle.engine.protocol")
+    return protocol is not None and isinstance(obj, protocol.Puzzle) and bool(obj.id)
+
+
 def _declared_by(ep) -> list[GameSpec]:
     obj = ep.load()
     if isinstance(obj, GameSpec):
@@ -65,7 +76,7 @@ def _declared_by(ep) -> list[GameSpec]:
     if isinstance(obj, (list, tuple)) and all(isinstance(s, GameSpec) for s in obj):
         return list(obj)
     puzzle = getattr(obj, "PUZZLE", None)      # the older form: a module defining PUZZLE
-    if isinstance(puzzle, Puzzle) and puzzle.id:
+    if _is_puzzle(puzzle):
         return [GameSpec(id=puzzle.id, rules=puzzle, order=puzzle.catalog_order)]
     raise DeclarationError(f"entry point {ep.name} = {ep.value!r} ({ENTRY_POINT_GROUP}) names no GameSpec")
 
@@ -79,7 +90,7 @@ def reload() -> None:
 def register(game: GameSpec | Puzzle) -> GameSpec | Puzzle:
     """Add a game (replacing one with the same id): a GameSpec, or a Puzzle instance (its
     rules are then its only part). Returns its argument, so it can be used inline."""
-    if isinstance(game, Puzzle) and game.id:
+    if _is_puzzle(game):
         s = GameSpec(id=game.id, rules=game, order=game.catalog_order)
     elif isinstance(game, GameSpec):
         s = game

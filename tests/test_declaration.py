@@ -52,7 +52,7 @@ def test_builtin_declarations_name_each_games_own_parts():
             assert screen_text(t, "zh", s.id) == screen_text(t, "zh") == s.labels["zh"][t] != t
 
 
-def test_reading_the_declarations_imports_no_rules_and_no_numba():
+def test_reading_the_declarations_imports_no_rules_no_numpy_and_no_numba():
     code = textwrap.dedent("""
         import sys
         from longpuzzle.engine import registry
@@ -60,7 +60,7 @@ def test_reading_the_declarations_imports_no_rules_and_no_numba():
         order = registry.home_order()
         facts = registry.spec("rush_hour").scoring_facts()
         loaded = sorted(m for m in sys.modules if m.startswith(("longpuzzle.puzzles.", "longpuzzle.render",
-                                                                "longpuzzle.solvers", "numba")))
+                                                                "longpuzzle.solvers", "numba", "numpy")))
         print(len(ids), facts["max_steps"], loaded)
         registry.get_puzzle("maze_paint")
         print(sorted(m for m in sys.modules if m.startswith("longpuzzle.puzzles.")))
