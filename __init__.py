@@ -35,12 +35,13 @@ _install_gym_hook()      # gymnasium.make("longpuzzle/...") works after `import 
 # numpy, rules or catalogue: a program (or the Gymnasium hook) pays for what it touches.
 _LAZY = {
     "get_puzzle": "longpuzzle.engine.registry", "puzzle_ids": "longpuzzle.engine.registry",
-    "load_level": "longpuzzle.engine.catalog", "catalog": "longpuzzle.engine.catalog",
+    "load_level": "longpuzzle.engine.catalog", "Catalog": "longpuzzle.engine.catalog",
+    "builtin_catalog": "longpuzzle.engine.catalog",
     "Session": "longpuzzle.engine.session", "replay": "longpuzzle.engine.session",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - what type checkers and editors see
-    from longpuzzle.engine.catalog import catalog, load_level
+    from longpuzzle.engine.catalog import Catalog, builtin_catalog, load_level
     from longpuzzle.engine.registry import get_puzzle, puzzle_ids
     from longpuzzle.engine.session import Session, replay
 
@@ -64,5 +65,5 @@ __all__ = [
     "__version__",
     "LongPuzzleError", "MoveSyntaxError", "IllegalMoveError", "LevelFormatError",
     "UnknownGameError", "UnknownLevelError", "CheckpointError",
-    "get_puzzle", "puzzle_ids", "load_level", "catalog", "Session", "replay",
+    "get_puzzle", "puzzle_ids", "load_level", "Catalog", "builtin_catalog", "Session", "replay",
 ]

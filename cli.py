@@ -16,7 +16,7 @@ import sys
 import click
 
 from longpuzzle.engine import jit
-from longpuzzle.engine.catalog import builtin_catalog, catalog, load_level
+from longpuzzle.engine.catalog import builtin_catalog, load_level
 from longpuzzle.agents.jobs.options import backend_for, backend_options
 from longpuzzle.engine.catalog_store import catalog_option
 from longpuzzle.engine.errors import IllegalMoveError, LongPuzzleError
@@ -109,9 +109,9 @@ def _split_moves(moves: str | None) -> list[str]:
 @click.option("--game", help="Only this game (e.g. maze_paint).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @catalog_option
-def levels_cmd(game, as_json):
+def levels_cmd(game, as_json, catalog):
     """List the objectives (game x difficulty) and their levels."""
-    cat = catalog()
+    cat = catalog
     objs = cat.objectives(game)
     if as_json:
         out = [{"objective": o.id, "game": o.game, "difficulty": o.difficulty,

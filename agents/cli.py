@@ -18,17 +18,16 @@ from longpuzzle.agents.harness.presets import PRESET_NAMES, PRESETS
 from longpuzzle.agents.harness.presets import label as preset_label_of
 from longpuzzle.agents.jobs.options import backend_for, backend_options
 from longpuzzle.agents.registry import AGENTS, MODEL, MODEL_AGENTS, SCRIPTED, TOOL, load_agent
-from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.catalog_store import catalog_option
 
 DEFAULT_OBJECTIVE = "maze_paint/easy"
 
 
-def _objectives(objective, all_):
+def _objectives(objective, all_, catalog):
     if all_ and objective:
         raise click.UsageError("--all runs every objective; give --all or --objective, not both")
     if all_:
-        return [o.id for o in catalog().objectives()]
+        return [o.id for o in catalog.objectives()]
     return list(objective) or [DEFAULT_OBJECTIVE]
 
 
@@ -162,7 +161,7 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
              agent_cpu_per_action, agent_env, agent_network, out_dir, workers, backend_name, address, ship_code, cpus_per_episode, resume_dir, infra_retries,
              model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens, reasoning_effort,
              request_timeout, max_reply_bytes, stream, max_retries, context_tokens, prompt_setting, language,
-             history_images, scale_factor, resize, text_reply, as_json):
+             history_images, scale_factor, resize, text_reply, as_json, catalog):
     """Run an agent on objectives and measure it as LongPuzzleBench does.
 
     With no arguments: the solver agent on one default objective. With --model: a model
@@ -184,15 +183,14 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
                           threads=True)
     if resume_dir:
         out = Path(resume_dir)
-        run = load_run(out)
-        if run.catalog:                      # a resumed run goes on with the catalogue it began with
+        run = load_run(out)                  # (execute goes on with the catalogue it began with)
+        if run.catalog:                      # one not available here: one error line before anything runs
             from longpuzzle.agents.harness.replay import recorded_catalog
-            from longpuzzle.engine.catalog import use_catalog
-            use_catalog(recorded_catalog(run.catalog))
+            recorded_catalog(run.catalog, catalog)
     else:
-        objs = _objectives(objective, all_)
+        objs = _objectives(objective, all_, catalog)
         for o in objs:
-            catalog().objective(o)          # unknown objective -> clear error before anything runs
+            catalog.objective(o)            # unknown objective -> clear error before anything runs
         if episodes < 1:
             raise click.BadParameter("--episodes must be at least 1")
         model = None
@@ -260,7 +258,7 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
                 first.check()               # an agent file that cannot load: one error line, nothing run
             agent_file = {"limits": asdict(limits), "pass_env": list(agent_env), "trusted": trusted_agent}
         run = RunConfig(agent=agent_spec, objectives=objs, episodes=episodes, protocol=protocol, mode=mode,
-                        catalog=catalog().identity(),
+                        catalog=catalog.identity(),
                         settings=st.as_dict(), seed=seed, model=model, agent_options=agent_options,
                         infra_retries=infra_retries, agent_file=agent_file)
         if out_dir:
@@ -275,7 +273,7 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
             out = new_results_folder()
         start_run(out, run)
     try:
-        summary = execute(out, run, backend=backend, quiet=as_json)
+        summary = execute(out, run, backend=backend, quiet=as_json, catalog=catalog)
     except InternalError as e:              # our own bug: the run stops, nothing is scored or retried
         click.echo(f"error: internal error, the run stopped (continue it with --resume {out} once fixed): {e}",
                    err=True)

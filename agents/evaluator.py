@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from longpuzzle.agents.metrics import EpisodeOutcome, LevelOutcome
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import Catalog, builtin_catalog
 from longpuzzle.engine.lru import LRU
 from longpuzzle.engine.suite import Suite
 
@@ -73,10 +73,13 @@ class Evaluator:
     records: int = 0
     level_stats: dict = field(default_factory=dict)   # per target level: actions, rejected, noop, clock
     _last_moves: tuple = (None, 0)
+    catalog: Catalog | None = None     # the levels judged (default: the built-in catalogue)
 
     def __post_init__(self):
+        if self.catalog is None:
+            self.catalog = builtin_catalog()
         if not self.targets:
-            self.targets = list(catalog().objective(f"{self.game}/{self.difficulty}").level_ids)
+            self.targets = list(self.catalog.objective(f"{self.game}/{self.difficulty}").level_ids)
         self.outcomes = {lid: LevelOutcome() for lid in self.targets}
 
     def observe(self, suite: Suite, effects: list[dict] | None = None) -> dict:
@@ -142,7 +145,7 @@ class Evaluator:
             if not o.reached or st is None:
                 out.append(0.0)
                 continue
-            lvl = catalog().level(lid)
+            lvl = self.catalog.level(lid)
             run = LevelRun(self.game, o.won, 1.0 if o.won else st["P"], steps=max(1, st["actions"]),
                            elapsed=(st["clock1"] - st["clock0"]) / 1000.0,
                            termination="" if o.won else {"budget": "timeout", "final_answer": "agent_terminated",

@@ -87,7 +87,9 @@ def load_agent(spec: str, *, limits=None, pass_env=(), trusted: bool = False, **
     a longpuzzle.agents.sandbox.Limits; ``pass_env``: environment variables it may see). With
     ``trusted`` the file is imported into this process instead (it may use all of longpuzzle,
     e.g. a scripted agent with a model of the app; the results record it as trusted).
-    ``kwargs`` go to the agent class's ``__init__`` where it takes them."""
+    ``kwargs`` go to the agent class's ``__init__`` where it takes them (``catalog``: the
+    catalogue the episode plays, to the scripted agents and trusted files, never into a
+    sandbox)."""
     if spec in SCRIPTED_AGENTS:
         cls = BY_NAME[spec].load()
         params = inspect.signature(cls.__init__).parameters
@@ -99,6 +101,7 @@ def load_agent(spec: str, *, limits=None, pass_env=(), trusted: bool = False, **
         raise LongPuzzleError(f"unknown agent {spec!r}: use one of {', '.join(SCRIPTED_AGENTS)} or a path to a .py file")
     if trusted:
         return _import_agent_file(path, kwargs)
+    kwargs.pop("catalog", None)
     from longpuzzle.agents.harness.isolated import AgentFile   # lazy: the sandbox's modules, for agent files only
 
     return AgentFile(path, kwargs=kwargs, limits=limits, pass_env=pass_env)

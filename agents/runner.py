@@ -38,7 +38,7 @@ from longpuzzle.agents.base import InternalError
 from longpuzzle.agents.harness import HarnessError
 from longpuzzle.agents.registry import MODEL_AGENTS, TOOL_AGENTS, BY_NAME, load_agent, runs_model_code
 from longpuzzle.agents.metrics import UNSCORED_ENDS, EpisodeOutcome, LevelOutcome, aggregate, json_ready
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import Catalog, builtin_catalog
 
 RUN_FORMAT = "longpuzzle-run/1"
 DEFAULT_INFRA_RETRIES = 2
@@ -73,8 +73,8 @@ class RunConfig:
                 for o in self.objectives for e in range(self.episodes)]
 
 
-def make_agent(run: RunConfig, spec: dict, folder: Path):
-    """The agent of one episode (a fresh one per episode)."""
+def make_agent(run: RunConfig, spec: dict, folder: Path, catalog: Catalog | None = None):
+    """The agent of one episode (a fresh one per episode), on the levels of ``catalog``."""
     game, diff = spec["objective"].split("/")
     if run.agent in MODEL_AGENTS:
         from longpuzzle.agents.models.agent import ModelAgent
@@ -97,13 +97,16 @@ def make_agent(run: RunConfig, spec: dict, folder: Path):
         from longpuzzle.agents.sandbox import Limits
         limits = Limits(**f["limits"])
     return load_agent(run.agent, style=run.settings.get("style", "2d"), seed=run.seed + spec["episode"],
-                      limits=limits, pass_env=tuple(f.get("pass_env") or ()), trusted=bool(f.get("trusted")))
+                      limits=limits, pass_env=tuple(f.get("pass_env") or ()), trusted=bool(f.get("trusted")),
+                      catalog=catalog)
 
 
 def run_episode(run: RunConfig | dict, spec: dict, out: str | Path, live: dict | None = None,
-                on_action: Callable | None = None) -> dict:
-    """Run one planned episode into ``out/spec["folder"]``; returns its result record (the
-    episode's result.json, with the model's usage under "model" for model agents).
+                on_action: Callable | None = None, catalog: Catalog | None = None) -> dict:
+    """Run one planned episode into ``out/spec["folder"]`` on the levels of ``catalog`` (the
+    run's: a job's argument, which travels to worker processes and Ray tasks as level data;
+    default the built-in catalogue); returns its result record (the episode's result.json,
+    with the model's usage under "model" for model agents).
     ``live`` (threads only): the running agents by folder; ``on_action(step, record, left)``:
     called after every action (the live status of a sequential run)."""
     from longpuzzle.agents.harness import Settings, run_level_chain, run_objective
@@ -112,9 +115,10 @@ def run_episode(run: RunConfig | dict, spec: dict, out: str | Path, live: dict |
     folder = Path(out) / spec["folder"]
     game, diff = spec["objective"].split("/")
     st = Settings(**{k: v for k, v in run.settings.items() if k in Settings.__dataclass_fields__})
+    cat = catalog or builtin_catalog()
     agent = None
     try:
-        agent = make_agent(run, spec, folder)
+        agent = make_agent(run, spec, folder, cat)
         if live is not None:
             live[spec["folder"]] = agent
         # the episode's planned identity, in its header: the folder the plan puts it in and
@@ -124,12 +128,14 @@ def run_episode(run: RunConfig | dict, spec: dict, out: str | Path, live: dict |
                              "attempt": int(spec.get("attempt", _attempts(Path(out), spec["folder"])))}}
         if run.agent in TOOL_AGENTS:
             from longpuzzle.agents.vista.model import run_tool_agent
-            r = run_tool_agent(agent, game, diff, settings=st, folder=folder, on_action=on_action, header=ident)
+            r = run_tool_agent(agent, game, diff, settings=st, folder=folder, on_action=on_action, header=ident,
+                               catalog=cat)
         elif run.protocol == "objective":
-            r = run_objective(agent, game, diff, settings=st, folder=folder, on_action=on_action, header=ident)
+            r = run_objective(agent, game, diff, settings=st, folder=folder, on_action=on_action, header=ident,
+                              catalog=cat)
         else:
             r = run_level_chain(agent, game, diff, settings=st, folder=folder, mode=run.mode, on_action=on_action,
-                                header=ident)
+                                header=ident, catalog=cat)
         written = folder / "result.json"
         try:                                  # the harness's own result.json, with its metrics
             res = json.loads(written.read_text(encoding="utf-8"))
@@ -170,13 +176,13 @@ def _write_json(path: Path, data: dict) -> None:
 
 
 
-def outcome_of(res: dict) -> EpisodeOutcome:
-    """The metrics' view of a result record."""
+def outcome_of(res: dict, catalog: Catalog | None = None) -> EpisodeOutcome:
+    """The metrics' view of a result record (of an episode on ``catalog``, default the
+    built-in catalogue: a record without levels counts its objective's levels unreached)."""
     game, diff = res["objective"].split("/")
     levels = [LevelOutcome(l["reached"], l["won"], l["max_P"]) for l in res.get("levels_outcome") or []]
     if not levels:
-        from longpuzzle.engine.catalog import catalog
-        levels = [LevelOutcome() for _ in catalog().objective(res["objective"]).level_ids]
+        levels = [LevelOutcome() for _ in (catalog or builtin_catalog()).objective(res["objective"]).level_ids]
     extra = {k: res[k] for k in EpisodeOutcome.__dataclass_fields__
              if k in res and k not in ("game", "difficulty", "levels")}      # end, mismatch, NGAR steps, ...
     return EpisodeOutcome(game, diff, levels, **extra)
@@ -189,10 +195,9 @@ class EpisodeStatus:
     among the targets) and its P, actions so far and the budget's charged time left (the
     level's play time left under the level protocol). Called after every action."""
 
-    def __init__(self, objective: str, show: Callable[[str], None]):
-        from longpuzzle.engine.catalog import catalog
+    def __init__(self, objective: str, show: Callable[[str], None], catalog: Catalog | None = None):
         self.objective, self.show = objective, show
-        self.targets = catalog().objective(objective).level_ids
+        self.targets = (catalog or builtin_catalog()).objective(objective).level_ids
 
     def text(self, step: int, record: dict, left: float | None = None) -> str:
         parts = [self.objective]
@@ -260,14 +265,14 @@ class Progress:
         if self._bar is not None:
             self._bar.set_postfix_str(self.status(), refresh=True)
 
-    def episode_status(self, objective: str) -> EpisodeStatus | None:
+    def episode_status(self, objective: str, catalog: Catalog | None = None) -> EpisodeStatus | None:
         if self._bar is None:
             return None
 
         def show(text: str) -> None:
             self._bar.set_postfix_str(f"{self.status()} | {text}", refresh=False)
             self._bar.update(0)          # redraws at most every mininterval
-        return EpisodeStatus(objective, show)
+        return EpisodeStatus(objective, show, catalog)
 
     def close(self) -> None:
         if self._bar is not None:
@@ -331,9 +336,15 @@ def load_run(out: Path) -> RunConfig:
 
 
 def execute(out: str | Path, run: RunConfig, *, workers: int = 1, backend: Backend | None = None,
-            quiet: bool = False) -> dict:
-    """Run (or resume) every planned episode of ``run`` in ``out``; returns the summary."""
+            quiet: bool = False, catalog: Catalog | None = None) -> dict:
+    """Run (or resume) every planned episode of ``run`` in ``out``; returns the summary. The
+    episodes play the run's catalogue: the one ``run.catalog`` records (``catalog`` when it is
+    that one, else the stored snapshot of its name, checked by hash: replay.recorded_catalog),
+    or ``catalog`` (default: the built-in one) for a run that records none."""
+    from longpuzzle.agents.harness.replay import recorded_catalog
+
     out = Path(out)
+    cat = recorded_catalog(run.catalog, catalog) if run.catalog else (catalog or builtin_catalog())
     backend = backend or make_backend(workers)
     backend.output(out)
     plan = run.plan()
@@ -362,7 +373,7 @@ def execute(out: str | Path, run: RunConfig, *, workers: int = 1, backend: Backe
             # here: a remote backend's worker does not see the run folder)
             jobs = [(s["folder"], run_episode, (run, {**s, "attempt": _attempts(out, s["folder"])}, str(out),
                                                 live if backend.shares_memory else None,
-                                                prog.episode_status(s["objective"]) if seq else None))
+                                                prog.episode_status(s["objective"], cat) if seq else None, cat))
                     for s in todo]
 
             def on_done(key, res):
@@ -380,7 +391,7 @@ def execute(out: str | Path, run: RunConfig, *, workers: int = 1, backend: Backe
     finally:
         prog.close()
     ordered = [results[s["folder"]] for s in plan if s["folder"] in results]
-    summary = summarise(run, ordered)
+    summary = summarise(run, ordered, cat)
     _write_json(out / "summary.json", summary)
     return summary
 
@@ -392,12 +403,12 @@ def _set_aside(out: Path, folder: str, kind: str = "attempt") -> None:
         os.replace(p, p.with_name(f"{p.name}.{kind}-{n}"))
 
 
-def summarise(run: RunConfig, results: list[dict]) -> dict:
+def summarise(run: RunConfig, results: list[dict], catalog: Catalog | None = None) -> dict:
     """summary.json: metrics (scored episodes only), objectives, the original's cell scores,
     episodes, and model usage per episode, objective and run."""
     from longpuzzle.agents.models.accounting import Usage
 
-    metrics = aggregate([outcome_of(r) for r in results])
+    metrics = aggregate([outcome_of(r, catalog) for r in results])
     per_obj = metrics.pop("objectives")
     cells: dict[str, list[float]] = {}
     for r in results:
@@ -405,7 +416,7 @@ def summarise(run: RunConfig, results: list[dict]) -> dict:
             cells.setdefault(r["objective"], []).append(sum(l["score"] for l in r["levels"]) / len(r["levels"]))
     cell_scores = {k: sum(v) / len(v) for k, v in cells.items()}
     metrics["score"] = sum(cell_scores.values()) / len(cell_scores) if cell_scores else None
-    summary = {"agent": run.agent, "protocol": run.protocol, "catalog": run.catalog or catalog().identity(),
+    summary = {"agent": run.agent, "protocol": run.protocol, "catalog": run.catalog or (catalog or builtin_catalog()).identity(),
                "settings": run.settings, "metrics": metrics,
                "objectives": per_obj, "cells": cell_scores, "episodes": results}
     if run.agent in TOOL_AGENTS:                # the action setting its tools come from

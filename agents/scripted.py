@@ -23,7 +23,7 @@ import numpy as np
 
 from longpuzzle.agents import plans as plan_store
 from longpuzzle.agents.base import NO_VISIBLE_EFFECT, BaseAgent, FinalAnswer, Observation, first_action
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.geometry import Circle
 from longpuzzle.engine.protocol import NOOP
@@ -66,11 +66,13 @@ _INSTR = re.compile(r"Complete all levels of (?P<title>.+?) at (?P<diff>\w+) dif
 
 
 class _ModelAgent(BaseAgent):
-    """Shared navigation for agents that keep a model of the app."""
+    """Shared navigation for agents that keep a model of the app (of the levels of
+    ``catalog``, default the built-in catalogue: the one the episode plays)."""
 
-    def __init__(self, style: str = "2d", seed: int = 0):
+    def __init__(self, style: str = "2d", seed: int = 0, catalog=None):
         self.style = style
         self.rng = random.Random(seed)
+        self.catalog = catalog or builtin_catalog()
 
     def reset(self, instruction, action_spec):
         super().reset(instruction, action_spec)
@@ -79,14 +81,15 @@ class _ModelAgent(BaseAgent):
             raise LongPuzzleError(f"{self.name} agent cannot read its objective from {instruction!r}")
         titles = {p.title: p.id for p in puzzles()}
         self.game, self.difficulty = titles[m.group("title")], m.group("diff")
-        self.targets = catalog().objective(f"{self.game}/{self.difficulty}").level_ids
+        self.targets = self.catalog.objective(f"{self.game}/{self.difficulty}").level_ids
         # the frame it is given fixes the geometry: the game fitted into it (a frame of the
         # game's own shape is the game at that scale; any other is a letterboxed page)
         page = tuple(int(v) for v in action_spec["frame"])
         if m.group("n"):
-            self.model = Suite(self.targets[int(m.group("n")) - 1], style=self.style, direct=True, viewport=page)
+            self.model = Suite(self.targets[int(m.group("n")) - 1], style=self.style, direct=True, viewport=page,
+                               catalog=self.catalog)
         else:
-            self.model = Suite("home", style=self.style, viewport=page)
+            self.model = Suite("home", style=self.style, viewport=page, catalog=self.catalog)
         self.plan: list[int] = []
 
     def _click_widget(self, wid: str) -> dict:
@@ -157,8 +160,8 @@ class RandomAgent(_ModelAgent):
     It never presses the HUD's buttons (restart, undo, menu)."""
     name = "random"
 
-    def __init__(self, seed: int = 0, style: str = "2d"):
-        super().__init__(style, seed)
+    def __init__(self, seed: int = 0, style: str = "2d", catalog=None):
+        super().__init__(style, seed, catalog)
 
     def gesture(self, obs):
         m = self.model
@@ -199,8 +202,9 @@ class SolverAgent(_ModelAgent):
     ``shortest=False``)."""
     name = "solver"
 
-    def __init__(self, style: str = "2d", seed: int = 0, budget: int = 20_000_000, plans: dict | None = None):
-        super().__init__(style, seed)
+    def __init__(self, style: str = "2d", seed: int = 0, budget: int = 20_000_000, plans: dict | None = None,
+                 catalog=None):
+        super().__init__(style, seed, catalog)
         self.budget = budget
         self.plans = plans or {}
         self._left = None        # (state before a detour, the detour's move, the plan it left)

@@ -77,16 +77,17 @@ def is_run_folder(folder: str | Path) -> bool:
 
 # ---- one episode -------------------------------------------------------------------------
 
-def check_episode(folder: Path) -> dict:
+def check_episode(folder: Path, catalog=None) -> dict:
     """Replay one episode folder (an objective episode, or a level-protocol episode's level
-    folders), with its tool records; a dict as ReplayReport.as_dict with "ok" False and a
+    folders), with its tool records, on the catalogue it recorded (``catalog`` when it is that
+    one, replay.recorded_catalog); a dict as ReplayReport.as_dict with "ok" False and a
     "divergence" for anything not verified. HarnessError for a malformed folder is caught
     and reported the same way."""
     from longpuzzle.agents.harness import replay_episode
 
     try:
         if (folder / "events.jsonl").is_file():
-            rep = replay_episode(folder)
+            rep = replay_episode(folder, catalog)
             d = rep.as_dict()
             if rep.ok:
                 tools = check_tools(folder)
@@ -102,7 +103,7 @@ def check_episode(folder: Path) -> dict:
             if (folder / "result.json").is_file():    # e.g. an episode whose agent could not be made
                 why += ": its result.json states what no recorded action shows, so it cannot be verified"
             return {"ok": False, "steps": 0, "complete": False, "divergence": why}
-        return _check_level_chain(folder, levels)
+        return _check_level_chain(folder, levels, catalog)
     except HarnessError as e:
         return {"ok": False, "steps": 0, "complete": False, "divergence": f"refused: {e}"}
 
@@ -116,7 +117,7 @@ def check_tools(folder) -> dict | None:
     return None if chk is None else chk.as_dict()
 
 
-def _check_level_chain(folder: Path, levels: list[Path]) -> dict:
+def _check_level_chain(folder: Path, levels: list[Path], catalog=None) -> dict:
     """A level-protocol episode: each level folder replayed, and the episode's result.json
     recomputed from the levels' results (which the replays verified)."""
     from longpuzzle.agents.harness import replay_episode
@@ -125,7 +126,7 @@ def _check_level_chain(folder: Path, levels: list[Path]) -> dict:
     steps, complete = 0, True
     rows = []
     for p in levels:
-        rep = replay_episode(p)
+        rep = replay_episode(p, catalog)
         if not rep.ok:
             return {"ok": False, "steps": steps + rep.steps, "complete": False,
                     "divergence": f"{p.name}: {rep.divergence}"}
@@ -138,34 +139,31 @@ def _check_level_chain(folder: Path, levels: list[Path]) -> dict:
         d.update(complete=False, note="a level did not finish, or the episode has no result.json")
         return d
     res = _read(folder / "result.json", "episode result")
-    why = _chain_differs(res, rows, folder)
+    why = _chain_differs(res, rows, folder, catalog)
     if why:
         d["ok"], d["divergence"] = False, why if why.startswith("result.json") else f"result.json {why}"
     return d
 
 
-def _chain_differs(res: dict, rows: list, folder: Path) -> str:
+def _chain_differs(res: dict, rows: list, folder: Path, catalog=None) -> str:
     """"" when a level-protocol episode's result.json is, field by field, what
     run_level_chain (level.py) makes of its levels: the levels' results (verified by their
     replays), the evaluator's outcome rebuilt from their verified private records, the time
     summed over the levels, the rules of the recorded settings; else the first difference.
     Its own wall time (``seconds``) can only be checked to cover the levels' real time."""
     from longpuzzle.agents.harness.replay import recorded_catalog
-    from longpuzzle.engine.catalog import use_catalog
 
     heads = [h for _, _, h in rows]
-    with use_catalog(recorded_catalog(heads[0].get("catalog") if heads else None)):
-        return _chain_result_differs(res, rows)
+    return _chain_result_differs(res, rows, recorded_catalog(heads[0].get("catalog") if heads else None, catalog))
 
 
-def _chain_result_differs(res: dict, rows: list) -> str:
+def _chain_result_differs(res: dict, rows: list, cat) -> str:
     from longpuzzle.agents.evaluator import Evaluator
     from longpuzzle.agents.harness import read_events
     from longpuzzle.agents.harness.recompute import recorded_settings
     from longpuzzle.agents.harness.replay import _jsonish
     from longpuzzle.agents.harness.results import EpisodeResult
     from longpuzzle.agents.metrics import BENCHMARK
-    from longpuzzle.engine.catalog import catalog
     from longpuzzle.engine.suite import Suite
 
     proto = res.get("protocol")
@@ -173,10 +171,10 @@ def _chain_result_differs(res: dict, rows: list) -> str:
         return "has an unknown protocol"
     mode = proto.split(":")[1]
     try:
-        obj = catalog().objective(res.get("objective"))
+        obj = cat.objective(res.get("objective"))
     except Exception:  # noqa: BLE001 - any unknown objective
         return "names an unknown objective"
-    ev = Evaluator(obj.game, obj.difficulty, 0)       # its outcomes are set from the records below
+    ev = Evaluator(obj.game, obj.difficulty, 0, catalog=cat)       # its outcomes are set from the records below
     by_level = {}
     for i, (p, r, head) in enumerate(rows):
         lid = obj.level_ids[i] if i < len(obj.level_ids) else None
@@ -185,7 +183,7 @@ def _chain_result_differs(res: dict, rows: list) -> str:
         by_level[lid] = r
         o = ev.outcomes[lid]
         o.reached = True                                # launched directly: its screen shows at once
-        o.max_progress = Suite.restore(head["start"]).session.progress
+        o.max_progress = Suite.restore(head["start"], cat).session.progress
         for rec in read_events(p):
             x = rec.get("record") if rec.get("stream") == "private" else None
             if x and x.get("level") == lid:
@@ -227,7 +225,7 @@ def _chain_result_differs(res: dict, rows: list) -> str:
                                 "charge_agent_time": st.charge_agent_time, "action_latency": st.action_latency,
                                 "timeout_seconds": cfg["timeout_seconds"],
                                 "max_steps": st.max_actions or cfg["max_steps"], "lang": st.lang,
-                                "preset": st.preset}).as_dict()
+                                "preset": st.preset}, catalog=cat.identity()).as_dict()
     want["cell_score"] = sum(r["score"] for r in runs) / len(runs)
     secs = res.get("seconds")
     if type(secs) not in (int, float) or secs < round(times["real"], 3) - 1e-3:
@@ -346,7 +344,12 @@ def _replay_run(folder: Path) -> RunCheck:
         return chk
     if len(agent_names) > 1:
         return chk.fail("the run's episodes were played by different agents")
-    want = summarise(run, results)
+    from longpuzzle.agents.harness.replay import recorded_catalog
+    try:                    # the catalogue the run recorded (its episodes replayed on it above)
+        cat = recorded_catalog(run.catalog) if run.catalog else None
+    except HarnessError as e:
+        return chk.fail(str(e))
+    want = summarise(run, results, cat)
     if mcp:
         for k in MCP_LABELS:
             if k in summary:

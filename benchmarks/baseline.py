@@ -69,7 +69,7 @@ import json, os, shutil, sys, time
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 from longpuzzle.agents.scripted import SolverAgent
 from longpuzzle.agents.harness import Settings, run_objective
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.suite import Suite
 from longpuzzle.render.frame import Renderer
 suites_of = {}
@@ -142,7 +142,7 @@ for line in sys.stdin:
         out = {"actions": r.actions, "success": bool(r.outcome.success)}
     elif req["op"] == "level_screens":
         if req["objective"] not in suites_of:
-            suites_of[req["objective"]] = [Suite(l) for l in catalog().objective(req["objective"]).level_ids]
+            suites_of[req["objective"]] = [Suite(l) for l in builtin_catalog().objective(req["objective"]).level_ids]
         suites = suites_of[req["objective"]]
         for s in suites:
             Renderer().render(s)           # the first frame of each level on a fresh renderer
@@ -235,7 +235,7 @@ for line in sys.stdin:
     elif req["op"] == "pixel_lockstep":           # pixel envs stepped in turn on one renderer
         import random
         import longpuzzle.agents.envs as lpe
-        lids = catalog().level_ids(req["game"])
+        lids = builtin_catalog().level_ids(req["game"])
         envs = [lpe.PixelEnv(lids[i % 3], scale=1.0) for i in range(req["envs"])]
         for e in envs:
             e.reset(seed=0)

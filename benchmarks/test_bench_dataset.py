@@ -61,7 +61,7 @@ import pytest
 from longpuzzle.agents.datasets.build import DatasetConfig, run_job
 from longpuzzle.agents.datasets.collect import play_episode
 from longpuzzle.agents.datasets.writer import StepWriter
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 
 from baseline import (DATASET_BASELINE, NEW_POSITIONS_BASELINE, SCALE_BASELINE, SHARD_FILE_BASELINE, Baseline,
                       env_for, shard_rows, side_by_side, tree, write_shard)
@@ -212,7 +212,7 @@ def scale_baseline():
     b.close()
 
 
-@pytest.mark.parametrize("objective", [o.id for o in catalog().objectives()])
+@pytest.mark.parametrize("objective", [o.id for o in builtin_catalog().objectives()])
 def test_job_at_scale(benchmark, scale_baseline, objective):
     _pair(benchmark, scale_baseline, lambda: _job(objective, **SCALE_JOB),
           {"op": "dataset_job", "objective": objective, "format": "parquet", **SCALE_JOB}, 5)

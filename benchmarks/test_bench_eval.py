@@ -19,7 +19,7 @@ import pytest
 
 from longpuzzle.agents.scripted import SolverAgent
 from longpuzzle.agents.harness import Settings, run_objective
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.suite import Suite
 
 from baseline import Baseline
@@ -63,7 +63,7 @@ def test_level_screens(benchmark, baseline):
     from longpuzzle.render.frame import Renderer, layers
 
     objective = "maze_paint/hard"
-    levels = catalog().objective(objective).level_ids
+    levels = builtin_catalog().objective(objective).level_ids
     suites = [Suite(lid) for lid in levels]
 
     def new():

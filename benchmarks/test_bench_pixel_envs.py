@@ -17,7 +17,7 @@ import random
 import pytest
 
 import longpuzzle.agents.envs as lpe
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 
 from baseline import PIXEL_ENVS_BASELINE, Baseline, side_by_side
 
@@ -33,7 +33,7 @@ def baseline():
 
 def _lockstep(game: str) -> int:
     """The workload (the same as the baseline worker's "pixel_lockstep"); env steps."""
-    lids = catalog().level_ids(game)
+    lids = builtin_catalog().level_ids(game)
     envs = [lpe.PixelEnv(lids[i % 3], scale=1.0) for i in range(ENVS)]
     for e in envs:
         e.reset(seed=0)

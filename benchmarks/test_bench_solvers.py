@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.solvers.core import BFS, bytes_per_state, explore, run
 from longpuzzle.solvers.knowledge.rush_hour import database_record
@@ -64,7 +64,7 @@ def test_rush_hour_hardest_position_repeated_searches(benchmark):
 @pytest.mark.parametrize("lid", ["rush_hour/hard/7", "maze_paint/hard/8", "nut_and_bolt/hard/1",
                                  "rush_hour/medium/5"])
 def test_full_exploration(benchmark, lid):
-    level = catalog().level(lid)
+    level = builtin_catalog().level(lid)
     explore(level)
     raw = benchmark.pedantic(explore, args=(level,), rounds=3, iterations=1)
     assert raw.status == 0
@@ -96,7 +96,7 @@ def test_large_budgeted_search(benchmark, budget):
     """A Nut and Bolt position with an extra empty bolt (far over 10^7 canonical states),
     searched breadth-first until a budget stops it with 'unknown'."""
     p = get_puzzle("nut_and_bolt")
-    base = catalog().level("nut_and_bolt/extreme/3")
+    base = builtin_catalog().level("nut_and_bolt/extreme/3")
     rec = dict(base.data)
     rec["bolts"] = list(rec["bolts"]) + [{"nuts": []}]
     level = p.build_level(rec, difficulty="extreme", number=99, where="bench")
@@ -120,7 +120,7 @@ def test_large_whole_space_maze(benchmark):
 
 def test_verify_catalogue(benchmark):
     """`longpuzzle verify` of every level (compiled kernels loaded first)."""
-    ids = catalog().level_ids()
+    ids = builtin_catalog().level_ids()
     per_game = {}
 
     def verify_all():

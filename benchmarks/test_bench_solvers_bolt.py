@@ -9,7 +9,7 @@ per second); ``extra_info["states_per_s"]`` the same figure.
 
 import numpy as np
 
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.solvers.core import BEST_FIRST, BFS, run
 from longpuzzle.solvers.knowledge import knowledge
@@ -20,7 +20,7 @@ K = knowledge("bolt_unscrew")
 
 
 def _level(lid):
-    return catalog().level("bolt_unscrew/" + lid)
+    return builtin_catalog().level("bolt_unscrew/" + lid)
 
 
 def _record(benchmark, n):

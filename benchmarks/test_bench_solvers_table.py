@@ -10,7 +10,7 @@ bounded (load factor at most 1/2: 2..4 slots a key, 8 bytes a slot, +4 for one-w
 import numpy as np
 import pytest
 
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.solvers.core import explore
 from longpuzzle.solvers.template import KeyTable
 
@@ -61,7 +61,7 @@ def test_lookup_10m_random_keys(benchmark):
 def test_insert_keys_of_a_real_search(benchmark):
     """Keys stored by a whole Rush Hour search (838,753 states), inserted 12 times over in
     shuffled order (10^7 inserts, of which 9 in 10 find their key present)."""
-    level = catalog().level("rush_hour/medium/5")
+    level = builtin_catalog().level("rush_hour/medium/5")
     raw = explore(level)
     w = raw.words
     keys = raw.keys[: raw.n * w].reshape(-1, w)

@@ -1,7 +1,7 @@
 """Named, versioned catalogue snapshots, next to the built-in catalogue.
 
     longpuzzle catalog snapshot NAME --from FILE ...     (snapshot() here)
-    --catalog NAME | NAME@VERSION | FILE.json | builtin  (open_catalog() here, use_catalog in catalog.py)
+    --catalog NAME | NAME@VERSION | FILE.json | builtin  (open_catalog() and catalog_option() here)
 
 A snapshot fixes a set of objectives and levels for evaluation, as the paper refreshes its
 catalogue between evaluation snapshots. Each is one JSON file ``<store>/<NAME>/v<VERSION>.json``
@@ -232,21 +232,23 @@ def list_catalogs() -> list[dict]:
     return rows
 
 
+CATALOG_ENV = "LONGPUZZLE_CATALOG"     # the user's default of --catalog, read once when a command line is parsed
+
+
 def catalog_option(command=None):
-    """A click decorator: ``--catalog NAME`` (also $LONGPUZZLE_CATALOG) selects the catalogue in
-    use (use_catalog) before the command runs."""
+    """A click decorator: ``--catalog NAME`` (default $LONGPUZZLE_CATALOG, else builtin) opens
+    the catalogue and passes it to the command as its ``catalog`` argument (a Catalog), which
+    the command passes on to whatever looks levels up. Nothing is switched process-wide:
+    processes the command starts get the catalogue explicitly (job arguments)."""
     import click
 
-    def choose(ctx, param, value):
-        if value:
-            from longpuzzle.engine.catalog import use_catalog
-            use_catalog(value)
-        return value
+    def opened(ctx, param, value):
+        return open_catalog(value) if value else builtin_catalog()
 
-    deco = click.option("--catalog", "catalog_name", metavar="NAME", default=None, expose_value=False,
-                        is_eager=True, callback=choose,
+    deco = click.option("--catalog", "catalog", metavar="NAME", default=None, envvar=CATALOG_ENV, is_eager=True,
+                        callback=opened,
                         help="Catalogue to use: a snapshot NAME, NAME@VERSION, a snapshot file, or builtin "
-                             "[default: $LONGPUZZLE_CATALOG, else builtin].")
+                             f"[default: ${CATALOG_ENV}, else builtin].")
     return deco(command) if command is not None else deco
 
 

@@ -133,7 +133,7 @@ def _display_available() -> bool:
               help="The language of the screens' texts (zh: the original's Chinese interface; same layout).")
 @catalog_option
 @click.pass_context
-def play_cmd(ctx, start, headless, actions_file, style, scale, save, frames_dir, frames_per_move, lang):
+def play_cmd(ctx, start, headless, actions_file, style, scale, save, frames_dir, frames_per_move, lang, catalog):
     """Play from the home screen or a level, with the mouse and keyboard (or scripted, --headless).
 
     Click, drag and type in the window; close it (or press Ctrl+Q) to finish: the episode
@@ -155,7 +155,7 @@ def play_cmd(ctx, start, headless, actions_file, style, scale, save, frames_dir,
                     lang = saved["lang"]
                 else:
                     scale = saved["scale"]
-    screen = Screen(start, style=style, scale=scale, frames_per_move=frames_per_move, lang=lang)
+    screen = Screen(start, style=style, scale=scale, frames_per_move=frames_per_move, lang=lang, catalog=catalog)
     done: list = []
     n_frames = 0
 

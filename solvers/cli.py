@@ -8,7 +8,7 @@ import time
 
 import click
 
-from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.catalog_store import catalog_option
 from longpuzzle.solvers.core import DEFAULT_BUDGET, solve
 from longpuzzle.solvers.knowledge import knowledge
@@ -56,13 +56,13 @@ def solve_cmd(level_id, as_json, budget, quick):
 @click.option("--tiers-out", type=click.Path(dir_okay=False), default=None,
               help="With --profile: write the tier data the generators read (solvers/generators/tiers.json).")
 @catalog_option
-def verify_cmd(game, as_json, budget, with_profile, tiers_out):
+def verify_cmd(game, as_json, budget, with_profile, tiers_out, catalog):
     """Solve every catalogue level, replay each solution, and compare with the recorded optima.
     Exit status 1 if any level is not verified.
 
     --profile: instead, the certified figures of every level (solvers/profile.py), then the
     range of each figure per tier."""
-    cat = catalog()
+    cat = catalog
     ids = cat.level_ids(game)
     if tiers_out and not with_profile:
         raise click.BadParameter("--tiers-out needs --profile")
@@ -78,7 +78,7 @@ def verify_cmd(game, as_json, budget, with_profile, tiers_out):
     bad = 0
     for lid in ids:
         t0 = time.perf_counter()
-        d = verify_level(lid, budget=budget)
+        d = verify_level(cat.level(lid), budget=budget)
         g = lid.split("/")[0]
         per_game[g] = per_game.get(g, 0.0) + time.perf_counter() - t0
         bad += not d["ok"]

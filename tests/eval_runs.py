@@ -10,12 +10,14 @@ from longpuzzle.agents.harness import Settings
 from longpuzzle.agents.runner import RunConfig, execute, start_run
 
 
-def solver_run(out: Path, backend, episodes=2, max_actions=45) -> dict:
-    """Run (and summarise) ``episodes`` solver episodes of maze_paint/easy in ``out``."""
+def solver_run(out: Path, backend, episodes=2, max_actions=45, catalog=None) -> dict:
+    """Run (and summarise) ``episodes`` solver episodes of maze_paint/easy in ``out``, on the
+    levels of ``catalog`` (default: the built-in catalogue)."""
     run = RunConfig(agent="solver", objectives=["maze_paint/easy"], episodes=episodes,
-                    settings=Settings(budget=None, max_actions=max_actions).as_dict())
+                    settings=Settings(budget=None, max_actions=max_actions).as_dict(),
+                    catalog=None if catalog is None else catalog.identity())
     start_run(out, run)
-    return execute(out, run, backend=backend, quiet=True)
+    return execute(out, run, backend=backend, quiet=True, catalog=catalog)
 
 
 def placeless(summary: dict) -> dict:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from longpuzzle.agents.evaluator import certificate
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.puzzles import bolt_unscrew as M
 from longpuzzle.solvers.random_play import dead_end_share, random_attempt, random_play_dead_ends, summary
@@ -25,7 +25,7 @@ DEAD_AFTER_FOUR = ["n_top_l>p_top_l", "n_low_c>p_top_c", "n_mid_l>p_top_r", "n_m
 
 
 def _level(short):
-    return catalog().level("bolt_unscrew/" + short)
+    return builtin_catalog().level("bolt_unscrew/" + short)
 
 
 def _status(lvl, s):

@@ -7,7 +7,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from longpuzzle.engine.catalog import Catalog, catalog, load_level, parse_level_file
+from longpuzzle.engine.catalog import Catalog, builtin_catalog, load_level, parse_level_file
 from longpuzzle.cli import cli
 from longpuzzle.engine.errors import LevelFormatError, UnknownGameError, UnknownLevelError
 from longpuzzle.engine.registry import get_puzzle, puzzle_ids, register, unregister
@@ -24,14 +24,14 @@ EXPECTED = {  # the original benchmark's objectives (the games built so far must
 
 
 def test_objectives_match_the_benchmark():
-    games = catalog().games()
+    games = builtin_catalog().games()
     assert {"nut_and_bolt", "maze_paint"} <= set(games)
     for g in games:
-        assert {o.difficulty: len(o.level_ids) for o in catalog().objectives(g)} == EXPECTED[g]
+        assert {o.difficulty: len(o.level_ids) for o in builtin_catalog().objectives(g)} == EXPECTED[g]
     order = list(EXPECTED)
     assert games == sorted(games, key=order.index)
     if set(games) == set(EXPECTED):
-        assert len(catalog().objectives()) == 16 and len(catalog().level_ids()) == 114
+        assert len(builtin_catalog().objectives()) == 16 and len(builtin_catalog().level_ids()) == 114
 
 
 def test_level_ids_and_errors():
@@ -121,7 +121,7 @@ def test_every_subcommand_has_help():
 def test_levels_json():
     r = run("levels", "--json")
     data = json.loads(r.output)
-    assert data["level_count"] == len(catalog().level_ids())
+    assert data["level_count"] == len(builtin_catalog().level_ids())
     assert data["objectives"][0]["levels"][0]["id"].endswith("/1")
 
 

@@ -1,9 +1,11 @@
-"""Named catalogue snapshots and --catalog: versions, hashes, corrupt files, the catalogue in use
-(inherited by child processes), the commands, result files recording the catalogue, replay on
-the recorded catalogue and report refusing to merge catalogues."""
+"""Named catalogue snapshots and --catalog: versions, hashes, corrupt files, the catalogue as a
+value passed explicitly (to a child process on its command line, to other processes as level
+data checked by hash; nothing switched process-wide), the commands, result files recording the
+catalogue, replay on the recorded catalogue and report refusing to merge catalogues."""
 
 import json
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from longpuzzle.cli import main
-from longpuzzle.engine.catalog import Catalog, builtin_catalog, catalog, load_level, use_catalog
+from longpuzzle.engine.catalog import Catalog, builtin_catalog, load_level
 from longpuzzle.engine.catalog_store import CatalogError, list_catalogs, open_catalog, snapshot
 from longpuzzle.solvers.generators import generate, level_file
 
@@ -23,7 +25,7 @@ def store(tmp_path, monkeypatch):
     monkeypatch.setenv("LONGPUZZLE_CATALOG_DIR", str(tmp_path / "store"))
     monkeypatch.delenv("LONGPUZZLE_CATALOG", raising=False)
     yield tmp_path
-    use_catalog(None)
+    assert "LONGPUZZLE_CATALOG" not in os.environ           # nothing sets it for others to inherit
 
 
 def _file(tmp_path, game, tier, count, seed=0, name=None):
@@ -33,12 +35,9 @@ def _file(tmp_path, game, tier, count, seed=0, name=None):
 
 
 def run(args, capsys):
-    """One command, as its own process would run it (the catalogue choice does not carry over)."""
-    try:
-        with pytest.raises(SystemExit) as e:
-            main(args)
-    finally:
-        use_catalog(None)
+    """One command, as its own process would run it."""
+    with pytest.raises(SystemExit) as e:
+        main(args)
     out = capsys.readouterr()
     return e.value.code or 0, out.out, out.err
 
@@ -106,21 +105,49 @@ def test_unreadable_catalogue_and_level_files_are_one_error_line(store, capsys):
     assert [r.get("corrupt") for r in list_catalogs()] == [True]
 
 
-def test_the_catalogue_in_use_and_its_inheritance(store):
+def test_the_catalogue_is_passed_to_what_needs_it_and_to_child_processes(store):
     a = _file(store, "maze_paint", "easy", 1)
     snapshot("mine", [a])
-    assert catalog() is builtin_catalog()
-    with use_catalog("mine") as cat:
-        assert catalog() is cat and load_level("maze_paint/easy/1").data["name"].startswith("gen:")
-        assert os.environ["LONGPUZZLE_CATALOG"] == "mine@1"
-        # a child process sees the same catalogue
-        env = {**os.environ, "PYTHONPATH": str(ROOT.parent)}
-        out = subprocess.run([sys.executable, "-m", "longpuzzle", "levels", "--json"], env=env,
+    cat = open_catalog("mine")
+    # a value: lookups go to the catalogue given, the built-in one where none is
+    assert load_level("maze_paint/easy/1", cat).data["name"].startswith("gen:")
+    assert load_level("maze_paint/easy/1") is builtin_catalog().level("maze_paint/easy/1")
+    assert not load_level("maze_paint/easy/1").data["name"].startswith("gen:")
+    # a child process gets it explicitly on its command line (--catalog), or from the user's
+    # $LONGPUZZLE_CATALOG, read once when the command line is parsed as --catalog's default
+    env = {k: v for k, v in os.environ.items() if k != "LONGPUZZLE_CATALOG"}
+    env["PYTHONPATH"] = str(ROOT.parent)
+
+    def child(args, **extra):
+        out = subprocess.run([sys.executable, "-m", "longpuzzle", "levels", "--json", *args], env={**env, **extra},
                              capture_output=True, text=True, check=True).stdout
-        assert json.loads(out)["catalog"]["name"] == "mine"
-    assert catalog() is builtin_catalog() and "LONGPUZZLE_CATALOG" not in os.environ
+        return json.loads(out)["catalog"]
+    assert child(["--catalog", cat.spec]) == cat.identity() and cat.spec == "mine@1"
+    assert child([], LONGPUZZLE_CATALOG="mine") == cat.identity()
+    assert child(["--catalog", "builtin"], LONGPUZZLE_CATALOG="mine") == builtin_catalog().identity()
+    assert child([]) == builtin_catalog().identity()
+    # to other processes (jobs, workers, Ray tasks) it travels as its level data, rebuilt once
+    # per process and checked by its content hash; the built-in one as a reference
+    assert pickle.loads(pickle.dumps(builtin_catalog())) is builtin_catalog()
     custom = Catalog([a])
     assert custom.name == "custom" and len(custom.level_ids()) == 114 - 30 + 1
+    from longpuzzle.engine import catalog as model
+    model._RECEIVED.clear()
+    got = pickle.loads(pickle.dumps(custom))
+    assert got is not custom and got.identity() == custom.identity() and pickle.loads(pickle.dumps(custom)) is got
+    assert got.level("maze_paint/easy/1").data == custom.level("maze_paint/easy/1").data
+    assert pickle.loads(pickle.dumps(cat)).spec == "mine@1"
+    doc = custom.to_doc()
+    doc["hash"] = "0" * 64                       # level data that is not the catalogue it claims to be
+    with pytest.raises(Exception, match="content hash differs"):
+        model._catalog_from_doc(doc)
+    # the model imports nothing of the storage (the storage imports the model)
+    import ast
+    tree = ast.parse((ROOT / "engine" / "catalog.py").read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | \
+        {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert "longpuzzle.engine.catalog_store" not in imported and "longpuzzle.engine" in {
+        m.rsplit(".", 1)[0] for m in imported if m}
 
 
 def test_one_suite_keeps_levels_of_the_same_id_from_two_catalogues_apart(store, monkeypatch):

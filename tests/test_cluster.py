@@ -73,14 +73,18 @@ def test_folders_come_back_from_nodes_without_the_filesystem(tmp_path):
 def test_workers_play_the_callers_catalogue(tmp_path):
     """A catalogue other than the built-in one goes to the workers with the jobs: here Maze
     Paint easy cut to its first two levels (the built-in objective has ten)."""
-    from longpuzzle.engine.catalog import Catalog, builtin_catalog, use_catalog
+    from longpuzzle.agents.harness import replay_episode
+    from longpuzzle.engine.catalog import Catalog, builtin_catalog
     doc = builtin_catalog().level_file("maze_paint")
     doc["objectives"] = [dict(o, levels=o["levels"][:2]) for o in doc["objectives"] if o["difficulty"] == "easy"]
     cat = Catalog(sources={"maze_paint": (json.dumps(doc), "two.json")}, name="two-levels")
-    with use_catalog(cat):
-        summary = solver_run(tmp_path / "cat", RayBackend(), episodes=1, max_actions=None)
+    summary = solver_run(tmp_path / "cat", RayBackend(), episodes=1, max_actions=None, catalog=cat)
     ep = summary["episodes"][0]
     assert ep["target_levels"] == 2 and ep["solved"] == 2 and summary["catalog"]["name"] == "two-levels"
+    folder = tmp_path / "cat" / ep["folder"]
+    res = json.loads((folder / "result.json").read_text())
+    assert res["catalog"] == cat.identity()                       # the worker played the catalogue it was given
+    assert replay_episode(folder, cat).ok                          # replayed on it here (it is stored nowhere)
 
 
 def test_dataset_jobs_on_ray_write_the_same_shards(tmp_path):

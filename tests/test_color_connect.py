@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from longpuzzle.engine.catalog import catalog, parse_level_file
+from longpuzzle.engine.catalog import builtin_catalog, parse_level_file
 from longpuzzle.engine.errors import IllegalMoveError, LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.protocol import BAD_ACTION, OK
 from longpuzzle.engine.registry import get_puzzle
@@ -18,7 +18,7 @@ from longpuzzle.engine.session import Session, replay
 from longpuzzle.puzzles.color_connect import PALETTE
 
 P = get_puzzle("color_connect")
-LEVELS = catalog().levels("color_connect")
+LEVELS = builtin_catalog().levels("color_connect")
 LEVEL_FILE = Path(__file__).resolve().parents[1] / "puzzles" / "levels" / "color_connect.json"
 
 
@@ -154,7 +154,7 @@ def check_invariants(level, s):
 
 # ---- levels and reference solutions -----------------------------------------------------
 def test_catalogue_has_20_levels():
-    assert [(o.difficulty, len(o.level_ids)) for o in catalog().objectives("color_connect")] == \
+    assert [(o.difficulty, len(o.level_ids)) for o in builtin_catalog().objectives("color_connect")] == \
         [("easy", 10), ("hard", 10)]
     assert P.catalog_order == 6 and not P.undo_allowed
 

@@ -17,11 +17,11 @@ import pytest
 
 from longpuzzle.agents.testing import CHECKS, ConformanceError, check_puzzle, random_walk, sample_levels, walk_states
 from longpuzzle.engine.batch import kernels
-from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.catalog import builtin_catalog, load_level
 from longpuzzle.engine.errors import MoveSyntaxError, UnknownGameError
 from longpuzzle.engine.registry import get_puzzle, puzzle_ids
 
-GAMES = catalog().games()  # registered games that have levels
+GAMES = builtin_catalog().games()  # registered games that have levels
 IDS = [lid for g in GAMES for lid in sample_levels(g)]
 # the checks that take seconds a game (Gymnasium's checker in two modes, fresh renderers in
 # two styles): out of the quick subset
@@ -180,14 +180,14 @@ _CACHE_SCRIPT = textwrap.dedent("""
     import json
     import numpy as np
     from longpuzzle.engine.registry import get_puzzle
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     from longpuzzle.engine.batch import kernels
     from longpuzzle.agents.testing import random_walk
     from longpuzzle.engine.session import Session
     misses = 0
-    for g in catalog().games():
+    for g in builtin_catalog().games():
         p = get_puzzle(g)
-        lvl = catalog().levels(g)[0]
+        lvl = builtin_catalog().levels(g)[0]
         s = Session(lvl)
         for a in random_walk(lvl, 5, seed=0):
             s.try_move(a)

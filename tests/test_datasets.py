@@ -235,39 +235,43 @@ def test_cli_dataset_and_dataset_check(tmp_path):
 
 
 def test_a_dataset_records_and_replays_on_its_catalogue(tmp_path):
-    from longpuzzle.engine.catalog import Catalog, builtin_catalog, use_catalog
+    from longpuzzle.engine.catalog import Catalog, builtin_catalog
     doc = builtin_catalog().level_file("maze_paint")
     doc["objectives"] = [dict(o, levels=o["levels"][:2]) for o in doc["objectives"] if o["difficulty"] == "easy"]
     cat = Catalog(sources={"maze_paint": (json.dumps(doc), "two.json")}, name="two-levels")
-    with use_catalog(cat):
-        m = build(tmp_path / "two", DatasetConfig(objectives=["maze_paint/easy"], format="webdataset"))
-        assert check_dataset(tmp_path / "two")["ok"]
+    m = build(tmp_path / "two", DatasetConfig(objectives=["maze_paint/easy"], format="webdataset", catalog=cat))
+    assert check_dataset(tmp_path / "two", catalog=cat)["ok"]
+    # replayed on another catalogue's levels of the same ids, it is not the dataset
+    assert "not available here" in str(pytest.raises(Exception, check_dataset, tmp_path / "two").value)
     assert m["catalogue"]["name"] == "two-levels" and m["catalogue"]["hash"] == cat.content_hash
     assert sorted(m["catalogue"]["levels"]) == ["maze_paint/easy/1", "maze_paint/easy/2"]
     assert m["episodes"][0]["target_levels"] == 2 and m["episodes"][0]["end"] == "completed"
 
 
-def test_resuming_a_dataset_uses_its_catalogue_for_that_build_only(tmp_path, monkeypatch):
+def test_resuming_a_dataset_uses_the_catalogue_its_plan_records(tmp_path, monkeypatch):
     monkeypatch.setenv("LONGPUZZLE_CATALOG_DIR", str(tmp_path / "store"))
     monkeypatch.delenv("LONGPUZZLE_CATALOG", raising=False)
     from longpuzzle.agents.harness import HarnessError
-    from longpuzzle.engine.catalog import Catalog, builtin_catalog, catalog, use_catalog
+    from longpuzzle.engine.catalog import Catalog, builtin_catalog
     from longpuzzle.engine.catalog_store import snapshot
 
     doc = builtin_catalog().level_file("maze_paint")
     doc["objectives"] = [dict(o, levels=o["levels"][:2]) for o in doc["objectives"] if o["difficulty"] == "easy"]
     (tmp_path / "two.json").write_text(json.dumps(doc))
-    with use_catalog(Catalog(sources={"maze_paint": (json.dumps(doc), "two.json")}, name="two")):
-        m1 = build(tmp_path / "d", DatasetConfig(objectives=["maze_paint/easy"], format="webdataset", jobs=1))
+    two = Catalog(sources={"maze_paint": (json.dumps(doc), "two.json")}, name="two")
+    m1 = build(tmp_path / "d", DatasetConfig(objectives=["maze_paint/easy"], format="webdataset", jobs=1, catalog=two))
     (tmp_path / "d" / m1["shards"][0]["file"]).write_bytes(b"damaged")
     (tmp_path / "d" / "manifest.json").unlink()
-    with pytest.raises(HarnessError, match="not available here"):      # not stored: refused, nothing switched
+    with pytest.raises(HarnessError, match="not available here"):      # not given, not stored: refused
         build(tmp_path / "d", resume=True)
-    assert catalog() is builtin_catalog()
-    snapshot("two", [str(tmp_path / "two.json")])                      # stored under its name: found
-    m2 = build(tmp_path / "d", resume=True)
-    assert catalog() is builtin_catalog()                              # the process's choice is unchanged
+    m2 = build(tmp_path / "d", resume=True, catalog=two)                # given: resumed on it
     assert [s["sha256"] for s in m2["shards"]] == [s["sha256"] for s in m1["shards"]]
+    (tmp_path / "d" / m1["shards"][0]["file"]).write_bytes(b"damaged")
+    (tmp_path / "d" / "manifest.json").unlink()
+    snapshot("two", [str(tmp_path / "two.json")])                      # stored under its name: found
+    m3 = build(tmp_path / "d", resume=True)
+    assert [s["sha256"] for s in m3["shards"]] == [s["sha256"] for s in m1["shards"]]
+    assert m3["catalogue"]["hash"] == two.content_hash != builtin_catalog().content_hash
 
 
 def test_the_png_level_and_deflate_are_recorded_and_only_the_bytes_differ(tmp_path, monkeypatch):

@@ -8,9 +8,9 @@ from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.env import PuzzleEnv
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.agents.testing import random_walk, sample_levels
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 
-CASES = [lid for g in catalog().games() for lid in sample_levels(g, 2)]
+CASES = [lid for g in builtin_catalog().games() for lid in sample_levels(g, 2)]
 
 
 @pytest.mark.parametrize("lid", CASES)

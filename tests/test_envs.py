@@ -19,7 +19,7 @@ from gymnasium.vector import AutoresetMode
 
 import longpuzzle.agents.envs as lpe
 from longpuzzle.engine import gui
-from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.catalog import builtin_catalog, load_level
 from longpuzzle.engine.registry import get_puzzle, puzzle_ids
 from longpuzzle.agents.testing import random_walk
 from longpuzzle.agents.envs import DiscreteGUIActions, LevelSourceError, env_id, from_gui, gui_action_space, to_gui
@@ -129,7 +129,7 @@ def test_check_env_suite_and_discrete_wrapper():
 
 @pytest.mark.parametrize("game", GAMES)
 def test_rules_env_follows_the_rules(game):
-    lvl = catalog().levels(game)[0]
+    lvl = builtin_catalog().levels(game)[0]
     p = get_puzzle(game)
     env = gym.make(env_id(game), level=lvl.id)
     obs, info = env.reset(seed=0)
@@ -181,7 +181,7 @@ def test_rules_env_returns_fresh_data_and_refuses_bad_actions():
 
 
 def test_level_sources_and_seeds():
-    objective = catalog().objective("maze_paint/medium")
+    objective = builtin_catalog().objective("maze_paint/medium")
     env = gym.make(env_id("maze_paint"), level="maze_paint/medium")
     assert [lvl.id for lvl in env.unwrapped.levels] == list(objective.level_ids)
 
@@ -195,7 +195,7 @@ def test_level_sources_and_seeds():
     assert info["level"] == "maze_paint/medium/7" and info["level_index"] == 6
 
     # a sampler gets the env's np_random: seeded resets draw the same levels
-    pool = catalog().level_ids("maze_paint")[:12]
+    pool = builtin_catalog().level_ids("maze_paint")[:12]
     calls = []
 
     def sampler(rng):
@@ -285,7 +285,7 @@ def test_check_env_and_envs_check_work_with_no_display_and_no_sdl_driver():
 
 @pytest.mark.parametrize("game", ["maze_paint", "rush_hour", "color_connect"])
 def test_pixel_env_solves_a_level_through_gestures(game):
-    lid = catalog().level_ids(game)[0]
+    lid = builtin_catalog().level_ids(game)[0]
     env = gym.make(env_id(game), mode="pixels", level=lid, style="3d", scale=0.5, frames_per_move=1)
     frame, info = env.reset(seed=0)
     assert frame.shape == (480, 270, 3) and frame.dtype == np.uint8 and info["screen"] == f"level:{lid}"
@@ -308,7 +308,7 @@ def test_pixel_env_hashes_the_frame_after_animation_frames_from_their_deltas(gam
     # since the frame hashed before (through every intermediate frame), and its hash is the
     # frame's own
     from longpuzzle.agents.harness.frames import frame_hash
-    lid = catalog().level_ids(game)[2]
+    lid = builtin_catalog().level_ids(game)[2]
     env = lpe.PixelEnv(lid, scale=0.5, frames_per_move=2)
     env.reset(seed=0)
     hasher = env._hasher
@@ -329,7 +329,7 @@ def test_pixel_envs_in_lockstep_on_one_renderer_hash_their_frames_from_their_own
     # not the other env's frame drawn in between; every hash is still the frame's own
     import random
     from longpuzzle.agents.harness.frames import frame_hash
-    lids = catalog().level_ids(game)
+    lids = builtin_catalog().level_ids(game)
     envs = [lpe.PixelEnv(lid, scale=0.5, frames_per_move=k) for lid, k in
             ((lids[2], 0), (lids[2], 1), (lids[3], 0), (lids[2], 0))]
     for e in envs:
@@ -454,7 +454,7 @@ def test_suite_env_from_the_home_screen():
     _, _, _, _, info = env.step(_click(suite, "difficulty:easy"))
     assert info["level"] == "nut_and_bolt/easy/1"
     won = 0.0
-    for lid in catalog().objective("nut_and_bolt/easy").level_ids:
+    for lid in builtin_catalog().objective("nut_and_bolt/easy").level_ids:
         assert env.unwrapped.suite.level.id == lid
         for a in _solution(lid):
             _, r, term, _, info = env.step(env.unwrapped.suite.gesture_for(a))
@@ -567,7 +567,6 @@ def gen_store(tmp_path, monkeypatch):
     maze_paint/medium/1..2, as the built-in catalogue's first two, with other boards)."""
     import json
 
-    from longpuzzle.engine.catalog import use_catalog
     from longpuzzle.engine.catalog_store import snapshot
     from longpuzzle.solvers.generators import generate, level_file
     monkeypatch.setenv("LONGPUZZLE_CATALOG_DIR", str(tmp_path / "store"))
@@ -577,13 +576,12 @@ def gen_store(tmp_path, monkeypatch):
     path.write_text(json.dumps(level_file(made)), encoding="utf-8")
     snapshot("gen", [path])
     yield made
-    use_catalog(None)
 
 
 def test_envs_take_a_catalogue_and_keep_it_for_every_lookup(gen_store):
     made = gen_store
-    builtin = [catalog().level(f"maze_paint/medium/{i}") for i in (1, 2)]
-    assert catalog().name == "builtin" and builtin[0].data != made[0].record
+    builtin = [builtin_catalog().level(f"maze_paint/medium/{i}") for i in (1, 2)]
+    assert builtin_catalog().name == "builtin" and builtin[0].data != made[0].record
     env = gym.make("longpuzzle/MazePaint-v0", catalog="gen", level="maze_paint/medium", order="cycle")
     assert [lvl.data for lvl in env.unwrapped.levels] == [g.record for g in made]
     _, info = env.reset(seed=0, options={"level": "maze_paint/medium/2"})
@@ -611,8 +609,8 @@ def test_envs_take_a_catalogue_and_keep_it_for_every_lookup(gen_store):
     su.reset(seed=0)
     assert len(su._best) == 2
     frame = su.render()
-    with lpe.levels.catalog_scope(su.catalog):         # the app reads the catalogue in use
-        games = su.suite.home_games()
+    assert su.suite.catalog is su.catalog              # the app's menus are the env's catalogue's
+    games = su.suite.home_games()
     assert [g for g, _ in games] == ["maze_paint"] and frame.std() > 0     # "gen" holds one game
     su.step({"type": "click", "x": 270, "y": dict(games)["maze_paint"]})
     # its one objective opens at once: "gen"'s level, not the built-in one of that id
@@ -641,7 +639,7 @@ def test_a_generator_sampler_is_a_level_source():
 def test_masks_off_steps_as_masks_on_without_the_mask(game):
     """action_mask=False takes the same inlined step as masks on (it was the slower path):
     the same observations, rewards, ends and infos, less the mask."""
-    lid = catalog().levels(game)[0].id
+    lid = builtin_catalog().levels(game)[0].id
     on = gym.make(env_id(game), level=lid, max_episode_steps=60)
     off = gym.make(env_id(game), level=lid, max_episode_steps=60, action_mask=False)
     (o1, i1), (o2, i2) = on.reset(seed=4), off.reset(seed=4)

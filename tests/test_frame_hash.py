@@ -22,7 +22,7 @@ from longpuzzle.agents.scripted import SolverAgent
 from longpuzzle.agents.harness import HarnessError, Settings, open_frames, read_events, replay_episode, run_objective
 from longpuzzle.agents.harness import frames as F
 from longpuzzle.agents.harness.frames import FrameHasher, frame_hash
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.suite import Suite
 from longpuzzle.render.frame import Renderer
@@ -127,7 +127,7 @@ def _play(style: str, game: str, seed: int, actions: int):
     from longpuzzle.engine import gui
     from longpuzzle.agents.testing.fuzz.gui import random_action
     rng = random.Random(seed)
-    lid = catalog().objectives(game)[0].level_ids[0]
+    lid = builtin_catalog().objectives(game)[0].level_ids[0]
     s = Suite(lid, style=style)
     r = Renderer(style)
     yield r.render_delta(s)
@@ -155,7 +155,7 @@ def _diff_box(a: np.ndarray, b: np.ndarray) -> tuple:
 
 
 @pytest.mark.parametrize("style", ["2d", "3d"])
-@pytest.mark.parametrize("game", catalog().games())
+@pytest.mark.parametrize("game", builtin_catalog().games())
 def test_incremental_hashes_equal_full_hashes_through_random_gui_play(game, style):
     """Every frame: the hash from the renderer's delta equals frame_hash and the reference,
     and exactly the bands meeting the delta's rows (its row spans) were hashed. Where the
@@ -226,7 +226,7 @@ def test_row_spans_of_a_delta_hash_only_the_bands_they_meet():
 def test_the_renderer_gives_row_spans_that_hash_fewer_bands_than_its_boxes():
     """Through random GUI play on every game the renderer gives deltas with rows apart
     (a HUD line, a counter, a piece), and they spare bands the box would have hashed."""
-    spared = sum(_incremental_hashes(g, "2d") for g in catalog().games())
+    spared = sum(_incremental_hashes(g, "2d") for g in builtin_catalog().games())
     assert spared >= 10, spared
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from longpuzzle.agents.harness import HarnessError, replay_episode
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.agents.testing.fuzz import agents, levels, snapshots
 from longpuzzle.agents.testing.fuzz.gui import soak
 
-GAMES = catalog().games()
+GAMES = builtin_catalog().games()
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from longpuzzle.engine.catalog import BEYOND, Catalog, builtin_catalog, parse_level_file, use_catalog
+from longpuzzle.engine.catalog import BEYOND, Catalog, builtin_catalog, parse_level_file
 from longpuzzle.engine.geometry import DESIGN_H, DESIGN_W, Rect
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.suite import Suite
@@ -215,26 +215,25 @@ def test_generated_levels_are_played_through_the_suite_by_gestures(tmp_path, gam
     path = tmp_path / f"{game}.json"
     path.write_text(json.dumps(level_file([g])), encoding="utf-8")
     cat = Catalog([path])
-    with use_catalog(cat):
-        s = Suite("home")
-        fb = s.dispatch({"type": "click", "x": 270, "y": dict(s.home_games())[game]})
-        if s.screen["name"] == "difficulty":
-            card = next(w for w in s.layout().widgets if w.id == f"difficulty:{tier}")
-            x0, y0, x1, y1 = card.shape.bounds()
-            fb = s.dispatch({"type": "click", "x": round((x0 + x1) / 2), "y": round((y0 + y1) / 2)})
-        assert s.screen == {"name": "level", "level": g.level.id}, fb.as_dict()
-        assert s.level.data == g.record
-        _fits_the_design_frame(s)
-        frame = renderer("2d", 1.0).render(s)             # the game's screen draws it
-        assert frame.shape == (960, 540, 3) and frame.std() > 0
-        p = get_puzzle(game)
-        for a in p.legal_moves(s.level, s.session.state):
-            assert s.interpret(s.gesture_for(a)) == [a]
-        acts = [a for t in g.profile.solution for a in p.actions(g.level, t)]
-        for a in acts:
-            fb = s.dispatch(s.gesture_for(a))
-            assert fb.kind == "move", (a, fb.as_dict())
-        assert s.session.solved and s.complete
+    s = Suite("home", catalog=cat)
+    fb = s.dispatch({"type": "click", "x": 270, "y": dict(s.home_games())[game]})
+    if s.screen["name"] == "difficulty":
+        card = next(w for w in s.layout().widgets if w.id == f"difficulty:{tier}")
+        x0, y0, x1, y1 = card.shape.bounds()
+        fb = s.dispatch({"type": "click", "x": round((x0 + x1) / 2), "y": round((y0 + y1) / 2)})
+    assert s.screen == {"name": "level", "level": g.level.id}, fb.as_dict()
+    assert s.level.data == g.record
+    _fits_the_design_frame(s)
+    frame = renderer("2d", 1.0).render(s)             # the game's screen draws it
+    assert frame.shape == (960, 540, 3) and frame.std() > 0
+    p = get_puzzle(game)
+    for a in p.legal_moves(s.level, s.session.state):
+        assert s.interpret(s.gesture_for(a)) == [a]
+    acts = [a for t in g.profile.solution for a in p.actions(g.level, t)]
+    for a in acts:
+        fb = s.dispatch(s.gesture_for(a))
+        assert fb.kind == "move", (a, fb.as_dict())
+    assert s.session.solved and s.complete
 
 
 def test_the_test_level_cache_is_named_by_the_code_and_remade_when_torn(tmp_path, monkeypatch):

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from longpuzzle.engine import gui
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.errors import CheckpointError
 from longpuzzle.engine.geometry import DESIGN_H, DESIGN_W, Projection, SettingsError, projection
 from longpuzzle.engine.gui import ActionError
@@ -198,7 +198,7 @@ def test_press_and_release_on_different_buttons_does_nothing():
 
 def test_single_objective_game_skips_the_difficulty_screen():
     s = Suite("home")
-    single = [g for g in catalog().games() if len(catalog().objectives(g)) == 1]
+    single = [g for g in builtin_catalog().games() if len(builtin_catalog().objectives(g)) == 1]
     assert "truck_escape" in single
     fb = _click_design(s, 270, 403)
     # Truck Escape goes straight to its level 1 - or, while it has no screen yet, nowhere
@@ -222,7 +222,7 @@ def _tap_bolt(s, b):
 
 
 def test_nut_and_bolt_tap_boxes_never_overlap_and_follow_the_spec():
-    for lid in catalog().level_ids("nut_and_bolt"):
+    for lid in builtin_catalog().level_ids("nut_and_bolt"):
         s = Suite(lid)
         u = s.game_ui()
         boxes = u.boxes
@@ -318,7 +318,7 @@ def test_maze_wall_bump_is_a_counted_move_with_a_nudge():
 @pytest.mark.parametrize("game", GAMES)
 def test_every_legal_move_of_every_level_start_has_a_gesture(game, style, scale, viewport):
     checked = 0
-    for lid in catalog().level_ids(game):
+    for lid in builtin_catalog().level_ids(game):
         s = Suite(lid, style=style, scale=scale, viewport=viewport)
         for m in s.session.legal_moves():
             g = s.gesture_for(m)

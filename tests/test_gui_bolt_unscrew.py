@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from longpuzzle.engine import gui
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.suite import Suite
 from longpuzzle.puzzles import bolt_unscrew as bu
 
@@ -34,7 +34,7 @@ def tap_anchor(s, a):
 
 
 def test_touch_boxes_hud_and_exit():
-    for lid in catalog().level_ids("bolt_unscrew"):
+    for lid in builtin_catalog().level_ids("bolt_unscrew"):
         s = Suite(lid)
         u = s.game_ui()
         lay = s.layout()
@@ -135,7 +135,7 @@ def test_snapshot_restore_keeps_the_selection_and_hint():
 @pytest.mark.parametrize("style, scale, viewport", GESTURE_CONFIGS, ids=GESTURE_IDS)
 def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale, viewport):
     checked = 0
-    for lid in catalog().level_ids("bolt_unscrew"):
+    for lid in builtin_catalog().level_ids("bolt_unscrew"):
         s = Suite(lid, style=style, scale=scale, viewport=viewport)
         for m in s.session.legal_moves():
             g = s.gesture_for(m)
@@ -150,7 +150,7 @@ def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale, viewp
 
 @pytest.mark.parametrize("style, viewport", [("2d", None), ("3d", None), ("3d", VIEWPORT)], ids=["2d", "3d", "3d-page"])
 def test_recorded_solutions_replayed_as_clicks(style, viewport):
-    for lid in catalog().level_ids("bolt_unscrew"):
+    for lid in builtin_catalog().level_ids("bolt_unscrew"):
         s = Suite(lid, style=style, scale=2 if style == "3d" else 1, viewport=viewport)
         moves = SOLUTIONS[lid.split("/", 1)[1]]["moves"]
         for m in moves:
@@ -263,7 +263,7 @@ def test_move_summary_matches_a_python_reference_along_random_plays():
     plays of every level (every accepted move)."""
     rng = np.random.default_rng(7)
     seen = set()
-    for lid in catalog().level_ids("bolt_unscrew"):
+    for lid in builtin_catalog().level_ids("bolt_unscrew"):
         s = Suite(lid)
         for _ in range(40):
             legal = s.session.legal_moves()
@@ -303,7 +303,7 @@ def test_tap_points_are_those_of_a_scan_point_by_point():
     from longpuzzle.engine.geometry import Rect
 
     checked = 0
-    for lid in catalog().level_ids("bolt_unscrew"):
+    for lid in builtin_catalog().level_ids("bolt_unscrew"):
         ui = Suite(lid).game_ui()
         covers = [w.shape for w in ui._buttons[False]]
         for i, (x, y) in enumerate(ui.anchors):

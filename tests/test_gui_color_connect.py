@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from longpuzzle.engine import gui
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.suite import Suite
 from longpuzzle.puzzles.color_connect import REMOVE_MS, SUCCESS_MS, ColorConnectUI, raster_cells
 
@@ -52,7 +52,7 @@ def kinds(effects):
 # ---- geometry (7.1) ------------------------------------------------------------------------
 
 def test_pitch_board_centre_and_buttons_follow_the_spec():
-    for lid in catalog().level_ids(GAME):
+    for lid in builtin_catalog().level_ids(GAME):
         s = Suite(lid)
         u = s.game_ui()
         rows, cols = u.rows, u.cols
@@ -304,13 +304,13 @@ def _check_gesture(s, m):
 @pytest.mark.parametrize("style, scale, viewport", GESTURE_CONFIGS, ids=GESTURE_IDS)
 def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale, viewport):
     checked = 0
-    for lid in catalog().level_ids(GAME):
+    for lid in builtin_catalog().level_ids(GAME):
         s = Suite(lid, style=style, scale=scale, viewport=viewport)
         for m in s.session.legal_moves():
             _check_gesture(s, m)
             checked += 1
         assert s.session.moves == []
-    assert checked == sum(2 * len(Suite(l).level.extra["colors"]) for l in catalog().level_ids(GAME))
+    assert checked == sum(2 * len(Suite(l).level.extra["colors"]) for l in builtin_catalog().level_ids(GAME))
 
 
 @pytest.mark.parametrize("style, scale, viewport", GESTURE_CONFIGS, ids=GESTURE_IDS)
@@ -343,7 +343,7 @@ def test_every_kind_of_move_has_a_gesture_mid_game(style, scale, viewport):
 
 @pytest.mark.parametrize("style, scale", [("2d", 1.0), ("3d", 2.0)])
 def test_every_reference_route_replayed_as_clicks_solves_its_level(style, scale):
-    for lid in catalog().level_ids(GAME):
+    for lid in builtin_catalog().level_ids(GAME):
         s = Suite(lid, style=style, scale=scale, direct=True)
         u = s.game_ui()
         for route in s.level.extra["solution"]:

@@ -18,7 +18,7 @@ import random
 import numpy as np
 import pytest
 
-from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.catalog import builtin_catalog, load_level
 from longpuzzle.engine.geometry import DESIGN_H, DESIGN_W, Circle, Layout, Rect, Widget
 from longpuzzle.engine.protocol import NOOP
 from longpuzzle.engine.registry import get_puzzle
@@ -27,7 +27,7 @@ from longpuzzle.engine.suite import Suite
 
 
 def _level_ids(game: str, per_objective: int | None = None) -> list[str]:
-    return [lid for o in catalog().objectives(game) for lid in o.level_ids[:per_objective]]
+    return [lid for o in builtin_catalog().objectives(game) for lid in o.level_ids[:per_objective]]
 
 
 def _starts(level) -> list[np.ndarray]:
@@ -84,7 +84,7 @@ def test_step_solved_kernel_matches_step_and_is_solved_on_color_connect(lid):
 
 
 def test_step_solved_kernel_matches_on_every_game():
-    for game in catalog().games():
+    for game in builtin_catalog().games():
         for lid in _level_ids(game, 1):
             assert _check_random_play(lid, 5, 40) > 40
 
@@ -157,7 +157,7 @@ def _probe_points(lay: Layout, rng: random.Random) -> list[tuple[float, float]]:
 def test_layout_hit_index_matches_the_plain_reading_on_every_screen():
     rng = random.Random(1)
     lays = [Suite("home").layout()]
-    for game in catalog().games():
+    for game in builtin_catalog().games():
         for lid in _level_ids(game, 2):
             s = Suite(lid)
             lays.append(s.layout())
@@ -177,7 +177,7 @@ def test_menu_layouts_are_shared_by_every_suite_of_the_catalogue():
 
     def menus(style):
         out = [Suite("home", style=style).layout()]
-        for g in catalog().games():
+        for g in builtin_catalog().games():
             s = Suite("home", style=style)
             x, y = s.proj.to_px(*s.layout()[f"game:{g}"].shape.center)
             s.dispatch({"type": "click", "x": int(x), "y": int(y)})
@@ -303,10 +303,10 @@ def test_drags_on_games_acting_on_the_release_alone_skip_the_moves_unchanged(mon
     release. The same drags with the moves sent give the same effects and snapshots (the
     release does again what the moves did), from targets, buttons and empty places."""
     from longpuzzle.engine.suite import GameUI
-    games = [g for g in catalog().games() if getattr(get_puzzle(g), "ui", GameUI).pointer_up_only]
+    games = [g for g in builtin_catalog().games() if getattr(get_puzzle(g), "ui", GameUI).pointer_up_only]
     assert {"maze_paint", "nut_and_bolt", "truck_escape", "bolt_unscrew", "rush_hour"} <= set(games)
     for g in games:
-        lid = catalog().objectives(g)[-1].level_ids[0]
+        lid = builtin_catalog().objectives(g)[-1].level_ids[0]
         rng = random.Random(g)
         plan = []
         s = Suite(lid)
@@ -345,7 +345,7 @@ def test_a_drag_released_off_the_plane_gets_its_moves(monkeypatch):
     """A release above a 3d plane's horizon has no position: Rush Hour's vehicle then settles
     where the last move left it, so Suite._drag sends the moves (pointer_up_only or not)."""
     from longpuzzle.puzzles.rush_hour import RushHourUI
-    lid = catalog().objectives("rush_hour")[0].level_ids[0]
+    lid = builtin_catalog().objectives("rush_hour")[0].level_ids[0]
     page = (300, 3000)                       # tall: the top rows of the page are above the horizon
     probe = Suite(lid, style="3d", viewport=page)
     assert probe.proj.from_px(150, 5)[0] != probe.proj.from_px(150, 5)[0]      # NaN up there

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from longpuzzle.engine import gui
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.suite import Suite
 from longpuzzle.puzzles.rush_hour import DRIVE_OUT_MS, SNAP_MS
 
@@ -54,7 +54,7 @@ def test_geometry_follows_rules_3_1():
     assert r.center == u.cell_center(0, 2)
     r = u.vehicle_rect(3, 2)                             # blue_sedan, vertical
     assert math.isclose(r.h, 180 - 9.9) and math.isclose(r.w, 90 - 16.2)
-    for lid in catalog().level_ids("rush_hour"):
+    for lid in builtin_catalog().level_ids("rush_hour"):
         u = Suite(lid).game_ui()
         assert u.board.x0 == 45 and u.board.x1 == 495 and math.isclose(u.board.center[1], 462)
         assert u.exit_row == 2
@@ -202,7 +202,7 @@ def test_restart_exit_and_win():
 @pytest.mark.parametrize("style, scale, viewport", GESTURE_CONFIGS, ids=GESTURE_IDS)
 def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale, viewport):
     checked = 0
-    for lid in catalog().level_ids("rush_hour"):
+    for lid in builtin_catalog().level_ids("rush_hour"):
         s = Suite(lid, style=style, scale=scale, viewport=viewport)
         for m in s.session.legal_moves():
             g = s.gesture_for(m)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from longpuzzle.engine import gui
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.suite import TOAST_MS, Suite
 from longpuzzle.puzzles.truck_escape import BLOCKED_TEXT, LEAVE_MS, PROGRESS_BAR
 
@@ -28,7 +28,7 @@ def tap(s, x, y):
 
 
 def test_screen_mapping_matches_the_level_data():
-    for lid in catalog().level_ids("truck_escape"):
+    for lid in builtin_catalog().level_ids("truck_escape"):
         s = Suite(lid)
         u = s.game_ui()
         ex = s.level.extra
@@ -131,7 +131,7 @@ def test_clearing_the_field_completes_the_level():
 @pytest.mark.parametrize("style, scale, viewport", GESTURE_CONFIGS, ids=GESTURE_IDS)
 def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale, viewport):
     checked = 0
-    for lid in catalog().level_ids("truck_escape"):
+    for lid in builtin_catalog().level_ids("truck_escape"):
         s = Suite(lid, style=style, scale=scale, viewport=viewport)
         for m in s.session.legal_moves():
             g = s.gesture_for(m)
@@ -145,7 +145,7 @@ def test_every_legal_move_of_every_level_start_has_a_gesture(style, scale, viewp
 
 @pytest.mark.parametrize("viewport", [None, VIEWPORT], ids=["own-frame", "page"])
 def test_gestures_along_whole_clearing_orders(viewport):
-    for lid in catalog().level_ids("truck_escape"):
+    for lid in builtin_catalog().level_ids("truck_escape"):
         s = Suite(lid, style="3d", scale=1.5, viewport=viewport)
         for a in s.level.extra["clearing_actions"]:
             for m in s.session.legal_moves():

@@ -16,7 +16,7 @@ import pytest
 from longpuzzle.agents.registry import load_agent
 from longpuzzle.agents.harness import AgentFile, Settings, make_caller, replay_episode, run_level_chain, run_objective
 from longpuzzle.agents.harness.isolated import IsolatedAgentCaller
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.agents.sandbox import Limits, Sandbox, SandboxError, live_sandboxes, protections_available
 from longpuzzle.agents.sandbox.channel import ChannelError, Endpoint, HEADER
@@ -210,7 +210,7 @@ def _final_answer(folder) -> dict:
 
 
 def test_an_agent_file_cannot_cheat(tmp_path):
-    levels = str(Path(catalog().file_of("maze_paint")).resolve()) if Path(catalog().file_of("maze_paint")).is_file() \
+    levels = str(Path(builtin_catalog().file_of("maze_paint")).resolve()) if Path(builtin_catalog().file_of("maze_paint")).is_file() \
         else str(Path(__file__).resolve().parents[1] / "puzzles" / "levels" / "maze_paint.json")
     out = tmp_path / "episode"
     src = tmp_path / "cheater.py"

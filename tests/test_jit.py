@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from longpuzzle.engine import jit
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.session import Session
 
@@ -74,7 +74,7 @@ def test_commands_that_need_compiled_kernels_still_compile():
 def test_show_and_check_as_python_equal_the_compiled_rules(game):
     """A subprocess checks a random walk with its kernels run as Python (auto mode); this
     process replays the same walk compiled: the same board, verdicts and progress."""
-    lvl = catalog().levels(game)[-1]
+    lvl = builtin_catalog().levels(game)[-1]
     p = get_puzzle(game)
     rng = random.Random(3)
     state, acts = lvl.initial.copy(), []

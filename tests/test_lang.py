@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.catalog import builtin_catalog, load_level
 from longpuzzle.engine.errors import CheckpointError
 from longpuzzle.engine.labels import LanguageError, all_texts, screen_text
 from longpuzzle.engine.suite import Suite
@@ -32,16 +32,16 @@ def _screens(lang: str, viewport=PAGE):
     level of every objective, and the completion cards of QUICK (not last, and last level)."""
     s = Suite("home", viewport=viewport, lang=lang)
     yield "home", s
-    for g in catalog().games():
-        if len(catalog().objectives(g)) > 1:
+    for g in builtin_catalog().games():
+        if len(builtin_catalog().objectives(g)) > 1:
             d = Suite("home", viewport=viewport, lang=lang)
             d.open_game(g)
             yield f"difficulty:{g}", d
-    for o in catalog().objectives():
+    for o in builtin_catalog().objectives():
         yield f"level:{o.level_ids[0]}", Suite(o.level_ids[0], viewport=viewport, lang=lang)
     from longpuzzle.solvers import solve
     for lid in QUICK:
-        obj = catalog().objective("/".join(lid.split("/")[:2]))
+        obj = builtin_catalog().objective("/".join(lid.split("/")[:2]))
         for target in (lid, obj.level_ids[-1]):
             c = Suite(target, viewport=viewport, lang=lang)
             for m in solve(load_level(target)).moves:

@@ -7,17 +7,17 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.catalog import builtin_catalog, load_level
 from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError, UndoNotAllowedError
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.session import Session
 
 P = get_puzzle("maze_paint")
-LEVELS = catalog().level_ids("maze_paint")
+LEVELS = builtin_catalog().level_ids("maze_paint")
 
 
 def test_catalogue_counts():
-    assert {o.difficulty: len(o.level_ids) for o in catalog().objectives("maze_paint")} == \
+    assert {o.difficulty: len(o.level_ids) for o in builtin_catalog().objectives("maze_paint")} == \
         {"easy": 10, "medium": 10, "hard": 10}
 
 

@@ -536,9 +536,9 @@ def test_the_level_protocol_runs_a_conversation_per_level(tmp_path):
     from longpuzzle.agents.base import Observation, action_spec
     from longpuzzle.agents.scripted import SolverAgent
     from longpuzzle.agents.harness import instruction_for
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
 
-    levels = catalog().objective("nut_and_bolt/easy").level_ids
+    levels = builtin_catalog().objective("nut_and_bolt/easy").level_ids
     per_level = {}
     for n in range(1, len(levels) + 1):
         a = SolverAgent()

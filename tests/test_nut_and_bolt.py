@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.catalog import builtin_catalog, load_level
 from longpuzzle.engine.errors import IllegalMoveError
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.session import Session
 from longpuzzle.puzzles.nut_and_bolt import PALETTE
 
 P = get_puzzle("nut_and_bolt")
-LEVELS = catalog().level_ids("nut_and_bolt")
+LEVELS = builtin_catalog().level_ids("nut_and_bolt")
 
 
 def bolts_of(level, s):
@@ -22,7 +22,7 @@ def bolts_of(level, s):
 
 
 def test_catalogue_counts():
-    objs = {o.difficulty: len(o.level_ids) for o in catalog().objectives("nut_and_bolt")}
+    objs = {o.difficulty: len(o.level_ids) for o in builtin_catalog().objectives("nut_and_bolt")}
     assert objs == {"easy": 3, "medium": 3, "hard": 3, "extreme": 3, "nightmare": 1}
 
 

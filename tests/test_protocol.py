@@ -300,12 +300,12 @@ def readme_presses() -> tuple[dict, dict]:
     in catalogue order."""
     import re
     from pathlib import Path
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     text = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8").split())
     m = re.search(r"Pointer presses per objective, solver agent vs the paper's human \(Table 4\): (.+?) \(tests/", text)
     assert m, "the README's sentence of pointer presses is gone"
     games: dict[str, list[str]] = {}
-    for o in catalog().objectives():
+    for o in builtin_catalog().objectives():
         games.setdefault(o.game, []).append(o.id)
     parts = m.group(1).split("; ")
     assert len(parts) == len(games), parts
@@ -332,11 +332,11 @@ def test_the_solver_agent_needs_no_more_presses_than_the_papers_human():
     """Every objective; Bolt Unscrew hard plays its recorded solutions (tests/data) instead of
     searching (the same gestures, without ~30 s of search)."""
     from pathlib import Path
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     data = json.loads((Path(__file__).parent / "data" / "bolt_unscrew_solutions.json").read_text())
     bolt_hard = {f"bolt_unscrew/{k}": v["moves"] for k, v in data.items() if k.startswith("hard/")}
     got = {o.id: solver_presses(o.id, bolt_hard if o.id == "bolt_unscrew/hard" else None)
-           for o in catalog().objectives()}
+           for o in builtin_catalog().objectives()}
     over = {o: (n, HUMAN_PRESSES[o]) for o, n in got.items() if n > HUMAN_PRESSES[o]}
     assert not over, over
     solver, _ = readme_presses()
@@ -347,9 +347,9 @@ def test_the_solver_agent_needs_no_more_presses_than_the_papers_human():
 
 @pytest.mark.parametrize("style, viewport", [("2d", None), ("3d", None), ("2d", (1280, 900))])
 def test_every_color_connect_route_is_one_drag_through_its_corners(style, viewport):
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     from longpuzzle.engine.session import Session
-    for lid in catalog().level_ids("color_connect"):
+    for lid in builtin_catalog().level_ids("color_connect"):
         s = Suite(lid, style=style, viewport=viewport, direct=True)
         for route in s.level.extra["solution"]:
             n0 = len(s.session.moves)

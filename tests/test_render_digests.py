@@ -25,13 +25,13 @@ CONFIGS = [("2d", 1.0, 2), ("3d", 1.0, 2), ("2d", 0.75, 0), ("3d", 1.37, 0), ("2
 
 
 def _digests(style: str, scale: float, moves: int) -> dict:
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     from longpuzzle.engine.suite import Suite
     from longpuzzle.render.frame import Renderer
 
     out = {}
     r = Renderer(style, scale)
-    for lid in catalog().level_ids():
+    for lid in builtin_catalog().level_ids():
         s = Suite(lid, style=style, scale=scale)
         h = hashlib.sha256(r.render(s).tobytes())
         rng = np.random.default_rng(zlib.crc32(lid.encode()))

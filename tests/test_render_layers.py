@@ -207,10 +207,10 @@ def test_frames_reusing_a_pooled_array_copy_only_what_changed_and_equal_whole_co
     """A frame started in a pooled array that held an earlier frame copies only the boxes
     drawn since and the base's changes: the same bytes as copying the whole base, whatever
     earlier frame the array held (frames kept alive at random), on every game."""
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     rng = np.random.default_rng(7)
-    for g in catalog().games():
-        lid = catalog().objectives(g)[-1].level_ids[0]
+    for g in builtin_catalog().games():
+        lid = builtin_catalog().objectives(g)[-1].level_ids[0]
         s = Suite(lid, style=style)
         tracked, whole = Renderer(style), Renderer(style)
         whole.frame.track = False
@@ -234,9 +234,9 @@ def test_a_renderer_holds_no_frame_before_the_last_it_handed_out():
     the renderer no longer holds it, so a caller that keeps only the frame on screen has
     the renderer alternate between two arrays (each one more is a whole-frame copy when a
     level's board comes on screen)."""
-    from longpuzzle.engine.catalog import catalog, load_level
+    from longpuzzle.engine.catalog import builtin_catalog, load_level
     from longpuzzle.solvers import solve
-    lid = catalog().objective("maze_paint/medium").level_ids[0]
+    lid = builtin_catalog().objective("maze_paint/medium").level_ids[0]
     s = Suite(lid)
     r = Renderer()
     f, d = r.render_delta(s)
@@ -258,9 +258,9 @@ def test_completion_cards_are_their_cached_layer_and_the_frames_after_them_equal
     layer itself (read-only, no copy), and the frame's array keeps the board drawn under it,
     from which the next frames start: the same bytes as copying whole bases, through two
     levels completed, a wait on the card and the level after it."""
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     from longpuzzle.solvers import solve
-    ids = catalog().objective("maze_paint/easy").level_ids[:2]
+    ids = builtin_catalog().objective("maze_paint/easy").level_ids[:2]
     s = Suite(ids[0], style=style)
     tracked, whole = Renderer(style), Renderer(style)
     whole.frame.track = False
@@ -297,10 +297,10 @@ def test_completion_cards_drawn_over_their_box_equal_the_card_drawn_over_the_who
     after a solution (the board under the card differs), at scales whose supersampled
     canvas is and is not twice the frame."""
     import longpuzzle.render.frame.screens as screens
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     from longpuzzle.solvers import solve
     whole = lambda proj: (0, 0, proj.width, proj.height)         # noqa: E731
-    for lid in ("bolt_unscrew/easy/1", "bolt_unscrew/hard/1", catalog().objective("maze_paint/easy").level_ids[-1]):
+    for lid in ("bolt_unscrew/easy/1", "bolt_unscrew/hard/1", builtin_catalog().objective("maze_paint/easy").level_ids[-1]):
         s = Suite(lid, style=style, scale=scale)
         for a in solve(s.level).actions:
             s.dispatch(s.gesture_for(int(a)))
@@ -318,12 +318,12 @@ def test_sprites_blended_before_over_the_same_pixels_are_put_back_as_they_were(s
     same pixels (a ball back on a cell, a HUD line over its header) is put back instead of
     blended again - the same frames as blending every time (BLITS = 0), through plays that
     come back to earlier positions, on every game."""
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     rng = np.random.default_rng(5)
     kept, blended = Renderer(style), Renderer(style)
     blended.frame.BLITS = 0
-    for g in catalog().games():
-        lid = catalog().objectives(g)[0].level_ids[0]
+    for g in builtin_catalog().games():
+        lid = builtin_catalog().objectives(g)[0].level_ids[0]
         for _ in range(2):                                   # the same play twice: positions come back
             s = Suite(lid, style=style)
             r2 = np.random.default_rng(int(rng.integers(3)))
@@ -364,13 +364,13 @@ def test_render_delta_boxes_hold_every_changed_pixel(style):
     frames are the same pixels, on every game through plays with animations, menus, level
     changes and completion cards; known for most frames of a play (the frame store keeps
     only the box)."""
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     rng = np.random.default_rng(3)
     r = Renderer(style)
     known = total = 0
     prev = None
-    for g in catalog().games():
-        lid = catalog().objectives(g)[0].level_ids[0]
+    for g in builtin_catalog().games():
+        lid = builtin_catalog().objectives(g)[0].level_ids[0]
         s = Suite(lid, style=style)
         for i in range(12):
             legal = s.session.legal_moves() if s.session is not None else []
@@ -395,7 +395,7 @@ def test_maze_paint_cell_masks_as_rectangles_copy_the_masked_pixels():
     own; in 3d up to about 10), whose slices copy exactly the pixels np.copyto(where=mask) copies; None for masks
     it does not take (channels that differ, too many rectangles); on every mask of a Maze
     Paint level's cells, and on made-up ones."""
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     from longpuzzle.render.maze_paint import MASK_RECTS, mask_rects
     rng = np.random.default_rng(11)
 
@@ -422,7 +422,7 @@ def test_maze_paint_cell_masks_as_rectangles_copy_the_masked_pixels():
     masked = []
     for style in ("2d", "3d"):
         r = Renderer(style)
-        for lid in catalog().objective("maze_paint/easy").level_ids[:4]:
+        for lid in builtin_catalog().objective("maze_paint/easy").level_ids[:4]:
             s = Suite(lid, style=style)
             r.render(s)
             d = r.drawing(s)
@@ -434,12 +434,12 @@ def test_maze_paint_cell_masks_as_rectangles_copy_the_masked_pixels():
 def test_maze_paint_board_recorded_at_once_equals_the_recorder():
     """The 2d board's polygons computed for all cells at once are the Recorder's, point for
     point, on every Maze Paint level, at scales and offsets of sprites and patches."""
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     from longpuzzle.engine.geometry import projection, supersampled_projection
     from longpuzzle.render.maze_paint import MazePaintDrawing, _op_bounds
 
     checked = []
-    for lid in [lid for lid in catalog().level_ids() if lid.startswith("maze_paint/")]:
+    for lid in [lid for lid in builtin_catalog().level_ids() if lid.startswith("maze_paint/")]:
         for scale, offset in [(1.0, (0.0, 0.0)), (0.75, (13.0, 7.5)), (1.37, (0.0, 0.0)), (0.31, (2.0, 0.0))]:
             big = supersampled_projection("2d", scale, 2)
             d = MazePaintDrawing(Suite(lid, scale=scale).game_ui(), projection("2d", scale))
@@ -459,7 +459,7 @@ def test_maze_paint_board_recorded_at_once_equals_the_recorder():
                 fill_rects(b, ops[i0][0], rects)
                 assert np.array_equal(pygame.surfarray.pixels2d(a), pygame.surfarray.pixels2d(b)), (lid, scale)
                 checked.append((lid, scale))
-    levels = [lid for lid in catalog().level_ids() if lid.startswith("maze_paint/")]
+    levels = [lid for lid in builtin_catalog().level_ids() if lid.startswith("maze_paint/")]
     assert {lid for lid, scale in checked if scale == 1.0} == set(levels)     # every level at scale 1
 
 
@@ -520,12 +520,12 @@ def test_maze_paint_point_lists_are_tolists_floats():
 def test_maze_paint_pixel_owners_compiled_equal_numpy():
     """The compiled owner of a pixel is the numpy one's, on every Maze Paint level, for
     points over the board, its frame and beyond, exactly on cell edges and centres too."""
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     from longpuzzle.engine.geometry import projection
     from longpuzzle.render.maze_paint import MazePaintDrawing
 
     rng = np.random.default_rng(3)
-    for lid in [lid for lid in catalog().level_ids() if lid.startswith("maze_paint/")]:
+    for lid in [lid for lid in builtin_catalog().level_ids() if lid.startswith("maze_paint/")]:
         d = MazePaintDrawing(Suite(lid).game_ui(), projection("2d", 1.0))
         br, size = d.board_rect(), d.ui.cell
         gx = np.concatenate([rng.uniform(br.x0 - 30, br.x1 + 30, 4000), br.x0 + size * rng.integers(0, d.cols + 1, 500),
@@ -557,10 +557,10 @@ def test_a_layer_base_starts_with_its_working_copy_and_smoothed_copy_of_its_base
 def test_maze_paint_start_cells_painted_from_the_drawn_board_equal_their_neighbourhood_drawn(style, scale):
     """A level's starting cells painted from the unpainted board just drawn (its colours
     replaced) are the neighbourhoods drawn painted, on every Maze Paint level."""
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
 
     used = 0
-    for lid in [lid for lid in catalog().level_ids() if lid.startswith("maze_paint/")]:
+    for lid in [lid for lid in builtin_catalog().level_ids() if lid.startswith("maze_paint/")]:
         s = Suite(lid, style=style, scale=scale)
         r = Renderer(style, scale)
         r.static_layer(s)                              # draws the board: the start cells made
@@ -598,8 +598,8 @@ def test_a_menu_frame_is_its_cached_layer_and_the_frames_around_it_keep_their_de
     taken, nothing copied), the same pixels as a fresh renderer's; shown again, its delta
     says nothing changed; the level started from the menu is a whole frame (delta not
     known), and the menus and levels after it match a fresh renderer's pixels."""
-    from longpuzzle.engine.catalog import catalog
-    lid = catalog().objective("maze_paint/easy").level_ids[0]
+    from longpuzzle.engine.catalog import builtin_catalog
+    lid = builtin_catalog().objective("maze_paint/easy").level_ids[0]
     s = Suite("home", style=style)
     r = Renderer(style)
     f, d = r.render_delta(s)
@@ -924,11 +924,11 @@ def test_render_delta_since_a_suites_own_frame_holds_with_other_suites_between(s
     """Two suites on one renderer, drawn in turn (one on the same level a move behind, then
     on another level): render_delta(since=) gives each frame's delta relative to its own
     suite's frame before, and it holds every changed pixel; known for most frames."""
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     from longpuzzle.solvers import solve
     known = total = 0
-    for game in catalog().games():
-        lids = catalog().level_ids(game)
+    for game in builtin_catalog().games():
+        lids = builtin_catalog().level_ids(game)
         r = Renderer(style)
         pairs = [(lids[0], lids[0]), (lids[0], lids[1])]
         for la, lb in pairs:

@@ -12,14 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from longpuzzle.engine.catalog import catalog, parse_level_file
+from longpuzzle.engine.catalog import builtin_catalog, parse_level_file
 from longpuzzle.engine.errors import IllegalMoveError, LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.protocol import OK
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.session import Session
 
 P = get_puzzle("rush_hour")
-LEVELS = catalog().levels("rush_hour")
+LEVELS = builtin_catalog().levels("rush_hour")
 REFERENCE = Path("/work/shared/reference/longpuzzlebench/levels/rush_hour_2.json")
 
 
@@ -125,7 +125,7 @@ def bfs_distance(level):
 
 # ---------------------------------------------------------------- catalogue and data
 def test_catalogue_holds_30_levels_in_slot_order():
-    objs = catalog().objectives("rush_hour")
+    objs = builtin_catalog().objectives("rush_hour")
     assert [o.difficulty for o in objs] == ["easy", "medium", "hard"]
     assert [len(o.level_ids) for o in objs] == [10, 10, 10]
     names = [lv.name for lv in LEVELS]
@@ -167,13 +167,13 @@ def test_reference_solution_wins_in_exactly_optimal_moves(level):
 
 @pytest.mark.parametrize("lid", ["rush_hour/easy/1", "rush_hour/medium/3", "rush_hour/hard/7"])
 def test_reference_solution_is_shortest(lid):
-    level = catalog().level(lid)
+    level = builtin_catalog().level(lid)
     assert bfs_distance(level) == level.data["optimal_moves"]
 
 
 # ---------------------------------------------------------------- rules
 def test_blocked_and_off_board_rejections():
-    level = catalog().level("rush_hour/easy/1")
+    level = builtin_catalog().level("rush_hour/easy/1")
     s = Session(level)
     # red_target (row 2, cols 1-2) is blocked on the right by blue_sedan
     with pytest.raises(IllegalMoveError) as e:
@@ -189,7 +189,7 @@ def test_blocked_and_off_board_rejections():
 
 
 def test_long_slide_is_one_move_and_passes_nothing():
-    level = catalog().level("rush_hour/easy/1")
+    level = builtin_catalog().level("rush_hour/easy/1")
     s = Session(level)
     s.play_all(["cream_coupe-2"])
     assert s.counters.moves == 1 and s.state[1] == 0
@@ -263,7 +263,7 @@ def test_progress_off_the_reference_path(li, prefix_picks, k):
 
 # ---------------------------------------------------------------- level validation
 def record():
-    return copy.deepcopy(catalog().level("rush_hour/easy/3").data)   # has one bush
+    return copy.deepcopy(builtin_catalog().level("rush_hour/easy/3").data)   # has one bush
 
 
 def build(rec):

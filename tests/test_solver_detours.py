@@ -20,13 +20,13 @@ from longpuzzle.agents.harness import Settings
 from longpuzzle.agents.harness.objective import run_objective
 from longpuzzle.agents.datasets.build import DatasetConfig
 from longpuzzle.agents.datasets.collect import play_episode
-from longpuzzle.engine.catalog import catalog, load_level
+from longpuzzle.engine.catalog import builtin_catalog, load_level
 from longpuzzle.engine.registry import get_puzzle, puzzles
 from longpuzzle.solvers import solve
 
 
 def _first_objective(game: str) -> str:
-    return catalog().objectives(game)[0].id
+    return builtin_catalog().objectives(game)[0].id
 
 
 GAMES = sorted(p.id for p in puzzles())
@@ -88,7 +88,7 @@ class _Searches:
 
 @pytest.mark.parametrize("game", GAMES)
 def test_a_detour_is_mended_from_the_plan_it_left_else_planned_soon(game, monkeypatch):
-    level_id = catalog().objective(_first_objective(game)).level_ids[0]
+    level_id = builtin_catalog().objective(_first_objective(game)).level_ids[0]
     probe = _on_level(level_id)
     assert probe._plan()
     level, p = probe.model.session.level, probe.model.session.puzzle
@@ -160,7 +160,7 @@ def test_a_detour_no_move_undoes_is_mended_by_the_nearest_undo(monkeypatch):
     screw back leaves them hanging at other angles (no move gives the state before the
     detour again), yet the old plan after it still solves the level: mended without a search."""
     searches = _Searches(monkeypatch)
-    levels = catalog().objective("bolt_unscrew/hard").level_ids[:3]
+    levels = builtin_catalog().objective("bolt_unscrew/hard").level_ids[:3]
     found = list(islice(((lid, d) for lid in levels for d in _mended_by_the_nearest_undo(lid, searches)), 2))
     assert found, "no Bolt Unscrew detour was mended by the nearest undo"
 
@@ -188,7 +188,7 @@ def test_quick_solve_skips_the_proof_and_still_solves():
     assert full.optimal and not quick.optimal
     assert quick.states < full.states and quick.length >= full.length
     assert _plays_to_solved(lvl, lvl.initial, quick.actions) and _plays_to_solved(lvl, lvl.initial, full.actions)
-    nut = load_level(catalog().objective(_first_objective("nut_and_bolt")).level_ids[-1])
+    nut = load_level(builtin_catalog().objective(_first_objective("nut_and_bolt")).level_ids[-1])
     q, f = solve(nut, shortest=False), solve(nut)
     assert q.status == f.status == "solvable" and q.states <= f.states and q.length >= f.length
     assert _plays_to_solved(nut, nut.initial, q.actions)

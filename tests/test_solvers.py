@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from longpuzzle.cli import cli
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.solvers import certify, explore, solve
 from longpuzzle.solvers.core import check_solution
@@ -109,7 +109,7 @@ def test_rush_hour_hardest_database_position():
 
 @pytest.mark.parametrize("game", ["maze_paint", "rush_hour"])
 def test_recorded_optima(game):
-    for level in catalog().levels(game):
+    for level in builtin_catalog().levels(game):
         r = solve(level)
         assert r.status == "solvable" and r.optimal, level.id
         assert r.length == level.extra["optimal_moves"], level.id
@@ -119,12 +119,12 @@ def test_recorded_optima(game):
 def test_small_levels_match_python_brute_force():
     for lid in ["maze_paint/easy/1", "maze_paint/medium/2", "rush_hour/easy/5", "nut_and_bolt/easy/3",
                 "nut_and_bolt/medium/2"]:
-        level = catalog().level(lid)
+        level = builtin_catalog().level(lid)
         assert solve(level).length == brute_force(level, level.initial), lid
 
 
 def test_nut_and_bolt_hard_levels_and_budget():
-    level = catalog().level("nut_and_bolt/hard/1")
+    level = builtin_catalog().level("nut_and_bolt/hard/1")
     r = solve(level)
     assert r.status == "solvable" and check_solution(level, level.initial, r.actions)
     assert r.lower_bound is not None and r.lower_bound <= r.length
@@ -144,7 +144,7 @@ def _dead_end_walk(level, seed):
 
 
 def test_nut_and_bolt_mid_game_certificates_on_hard_levels():
-    level = catalog().level("nut_and_bolt/nightmare/1")
+    level = builtin_catalog().level("nut_and_bolt/nightmare/1")
     dead = _dead_end_walk(level, 17)
     assert len(NB.legal_moves(level, dead)) > 0
     c = certify(level, dead, budget=2_000_000)
@@ -153,7 +153,7 @@ def test_nut_and_bolt_mid_game_certificates_on_hard_levels():
     for a in NB.legal_moves(level, dead):
         assert certify(level, NB.step(level, dead, a)[0]).status == "unsolvable"
     # a solvable mid-game state gets a replayable solution
-    level = catalog().level("nut_and_bolt/hard/1")
+    level = builtin_catalog().level("nut_and_bolt/hard/1")
     mid = _dead_end_walk(level, 3)
     c = certify(level, mid, budget=2_000_000)
     if c.status == "solvable":
@@ -206,7 +206,7 @@ def test_truck_escape_removing_a_truck_never_blocks_another(level, data):
 
 def test_color_connect_routes_replay():
     for lid in ["color_connect/easy/1", "color_connect/hard/2", "color_connect/hard/9"]:
-        level = catalog().level(lid)
+        level = builtin_catalog().level(lid)
         r = solve(level)
         assert r.status == "solvable" and check_solution(level, level.initial, r.actions)
         p = get_puzzle("color_connect")
@@ -233,12 +233,12 @@ def test_cli_solve_and_verify_json():
 # ---------------------------------------------------------------- compiled cache
 _CACHE_SCRIPT = textwrap.dedent("""
     import json
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     from longpuzzle.solvers import solve, certify
     from longpuzzle.solvers.core import search_kernels, run, BEST_FIRST, DFS
     misses = 0
-    for g in catalog().games():
-        lvl = catalog().levels(g)[0]
+    for g in builtin_catalog().games():
+        lvl = builtin_catalog().levels(g)[0]
         for mode in (0, 1, 2):
             run(lvl, lvl.initial, mode, budget=50)
         mod = search_kernels(g)
@@ -265,7 +265,7 @@ def test_second_process_does_not_recompile_search_kernels():
 def test_bolt_unscrew_search_and_predicate():
     p = get_puzzle("bolt_unscrew")
     for lid in ["bolt_unscrew/easy/3", "bolt_unscrew/easy/5", "bolt_unscrew/easy/8"]:
-        level = catalog().level(lid)
+        level = builtin_catalog().level(lid)
         r = solve(level, budget=50_000)
         assert r.status == "solvable" and check_solution(level, level.initial, r.actions)
         if lid != "bolt_unscrew/easy/8":
@@ -275,7 +275,7 @@ def test_bolt_unscrew_search_and_predicate():
     # the cheap certificate is the model's own predicate, used before any search
     from longpuzzle.solvers.knowledge import knowledge
     k = knowledge("bolt_unscrew")
-    level = catalog().level("bolt_unscrew/easy/8")
+    level = builtin_catalog().level("bolt_unscrew/easy/8")
     for a in p.legal_moves(level, level.initial):
         s, _ = p.step(level, level.initial, a)
         assert bool(k.dead_end(level, s)) == p.is_dead_end(level, s)

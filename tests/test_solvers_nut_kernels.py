@@ -212,10 +212,10 @@ def test_successors_of_catalogue_walks():
     """States of the real levels (random plays): the kernel against the plain reading."""
     import random
 
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     from longpuzzle.engine.registry import get_puzzle
     p = get_puzzle("nut_and_bolt")
-    for level in catalog().levels("nut_and_bolt"):
+    for level in builtin_catalog().levels("nut_and_bolt"):
         n, cap = int(level.lv[0]), int(level.lv[1])
         rng = random.Random(level.id)
         s = level.initial.copy()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.solvers import certify, explore, solve
 from longpuzzle.solvers.core import BFS, DFS, bytes_per_state, peak_bytes_per_state, run, search_kernels
@@ -84,7 +84,7 @@ def test_table_one_word_key_whose_hash_is_zero():
 def test_table_on_keys_of_a_real_search():
     """Keys stored by a real breadth-first search are distinct, and re-inserting them in a
     fresh table (also shuffled, also doubled) gives back exactly their ids."""
-    level = catalog().level("rush_hour/medium/5")
+    level = builtin_catalog().level("rush_hour/medium/5")
     raw = explore(level)
     w = raw.words
     keys = raw.keys[: raw.n * w]
@@ -101,7 +101,7 @@ def test_table_on_keys_of_a_real_search():
 
 def _big_nut_level():
     p = get_puzzle("nut_and_bolt")
-    rec = dict(catalog().level("nut_and_bolt/extreme/3").data)
+    rec = dict(builtin_catalog().level("nut_and_bolt/extreme/3").data)
     rec["bolts"] = list(rec["bolts"]) + [{"nuts": []}]
     return p.build_level(rec, difficulty="extreme", number=99, where="test")
 
@@ -132,7 +132,7 @@ def test_memory_cap_stops_with_a_clear_message():
 
 
 def test_memory_report_is_bounded():
-    level = catalog().level("rush_hour/medium/5")
+    level = builtin_catalog().level("rush_hour/medium/5")
     raw = explore(level)
     assert raw.status == 0 and raw.n == 838_753
     # measured bytes a state: dense arrays (with doubling slack) + table at load 1/4..1/2
@@ -146,7 +146,7 @@ def test_reverse_move_precheck_and_batching_keep_results():
     """The parent pre-check and batched probing change no count: BFS layer sizes of a
     Rush Hour level equal a plain Python BFS over the rules API."""
     from collections import deque
-    level = catalog().level("rush_hour/hard/7")
+    level = builtin_catalog().level("rush_hour/hard/7")
     p = get_puzzle("rush_hour")
     seen = {level.initial.tobytes()}
     q = deque([level.initial])
@@ -166,7 +166,7 @@ def test_batched_search_and_in_place_table_growth_store_the_same_states(lid, mon
     in place once it is big: the stored states (keys, parents, actions, in order) are exactly
     those of a search that expands one state at a time and rehashes into new arrays."""
     from longpuzzle.solvers import core
-    level = catalog().level(lid)
+    level = builtin_catalog().level(lid)
     a = explore(level)
     keep = lambda r: (r.n, r.keys[:r.n * r.words].copy(), r.parent[:r.n].copy(), r.action[:r.n].copy())  # noqa: E731
     ka = keep(a)
@@ -195,7 +195,7 @@ def test_knowledge_successors_match_generic_expansion():
     import random
     for lid in ["nut_and_bolt/nightmare/1", "nut_and_bolt/hard/2", "rush_hour/medium/5", "rush_hour/hard/3",
                 "maze_paint/hard/8", "maze_paint/medium/4", "maze_paint/hard/7"]:
-        level = catalog().level(lid)
+        level = builtin_catalog().level(lid)
         p = get_puzzle(level.game)
         k = knowledge(level.game)
         mod = search_kernels(level.game)
@@ -293,7 +293,7 @@ def test_prefaulting_another_core_changes_no_state(monkeypatch):
     from longpuzzle.solvers import core
     if not core._Prefault.usable():
         pytest.skip("needs Linux with two usable cores")
-    level = catalog().level("rush_hour/medium/5")
+    level = builtin_catalog().level("rush_hour/medium/5")
     monkeypatch.setattr(core, "RESERVE_AT", 1 << 12)
     monkeypatch.setattr(core, "RESERVE_TABLE_BITS", 13)
     monkeypatch.setattr(core._Prefault, "AHEAD", 1 << 16)      # many small steps behind the search

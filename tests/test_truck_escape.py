@@ -11,14 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from longpuzzle.engine.catalog import catalog, parse_level_file
+from longpuzzle.engine.catalog import builtin_catalog, parse_level_file
 from longpuzzle.engine.errors import IllegalMoveError, LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.protocol import OK
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.session import Session
 
 P = get_puzzle("truck_escape")
-LEVELS = catalog().levels("truck_escape")
+LEVELS = builtin_catalog().levels("truck_escape")
 REFERENCE = Path("/work/shared/reference/longpuzzlebench/levels/truck_escape.json")
 STEP = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 
@@ -44,7 +44,7 @@ def free_to_leave(level, present, i):
 
 # ---------------------------------------------------------------- catalogue and data
 def test_five_levels_with_the_generator_counts():
-    objs = catalog().objectives("truck_escape")
+    objs = builtin_catalog().objectives("truck_escape")
     assert [o.difficulty for o in objs] == ["default"]
     assert [len(lv.data["trucks"]) for lv in LEVELS] == [10, 20, 22, 24, 28]
     assert [lv.n_actions for lv in LEVELS] == [10, 20, 22, 24, 28]
@@ -77,7 +77,7 @@ def test_clearing_order_replays_to_a_win(level):
 
 # ---------------------------------------------------------------- rules
 def test_blocked_truck_does_not_move_until_the_lane_is_clear():
-    level = catalog().level("truck_escape/default/1")
+    level = builtin_catalog().level("truck_escape/default/1")
     s = Session(level)
     # t4 (tail (1,1), head (2,1), facing down) has t3's cell (4,1) ahead of it
     assert not free_to_leave(level, [1] * 10, 4)
@@ -162,7 +162,7 @@ def test_random_taps(li, picks, legal_only):
 
 # ---------------------------------------------------------------- level validation
 def record():
-    return copy.deepcopy(catalog().level("truck_escape/default/1").data)
+    return copy.deepcopy(builtin_catalog().level("truck_escape/default/1").data)
 
 
 def build(rec):

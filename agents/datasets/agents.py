@@ -74,14 +74,14 @@ def _varied(cls: type) -> type:
 
 
 def make_agent(name: str, *, style: str = "2d", seed: int = 0, detours: float = 0.0, restarts: float = 0.0,
-               gestures: str = "runs") -> BaseAgent:
-    """The agent of one episode (module doc)."""
+               gestures: str = "runs", catalog=None) -> BaseAgent:
+    """The agent of one episode (module doc), on the levels of ``catalog``."""
     for what, p in (("detours", detours), ("restarts", restarts)):
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p <= 1:
             raise DatasetError(f"{what} must be a probability between 0 and 1, not {p!r}")
     if gestures not in GESTURES:
         raise DatasetError(f"gestures must be {' or '.join(GESTURES)}, not {gestures!r}")
-    agent = load_agent(name, style=style, seed=seed)
+    agent = load_agent(name, style=style, seed=seed, catalog=catalog)
     if not (detours or restarts or gestures == "moves"):
         return agent
     if not isinstance(agent, _ModelAgent):

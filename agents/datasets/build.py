@@ -37,7 +37,7 @@ from longpuzzle.agents.media.deflate import DEFAULT_LEVEL, check_level
 from longpuzzle.agents.datasets.schema import CONVENTIONS, FORMAT, FORMATS, episode_key, schema_doc
 from longpuzzle.agents.datasets.shards import DatasetError, check_format, file_sha256
 from longpuzzle.agents.datasets.writer import DEFAULT_SHARD_SIZE
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import Catalog, builtin_catalog
 from longpuzzle.engine.geometry import STYLES, check_scale
 
 PLAN_FILE, MANIFEST_FILE, PARTS = "dataset.json", "manifest.json", "parts"
@@ -59,15 +59,20 @@ class DatasetConfig:
     jobs: int = 1
     settings: dict = field(default_factory=dict)     # harness settings: budget, max_actions, viewport ...
     png_level: int = DEFAULT_LEVEL         # the PNGs' deflate level: 1 fastest ... 9 smallest
-    catalog: dict | None = None            # the level catalogue's identity (name, version, hash)
+    # the level catalogue: given as a Catalog (or None: the built-in one), kept as its identity
+    # (name, version, hash); a plan read back holds the identity only (build resolves it)
+    catalog: dict | None = None
 
     def __post_init__(self):
-        if self.catalog is None:
-            self.catalog = catalog().identity()
+        self.source = None                   # the Catalog itself, where given (not part of the plan)
+        if self.catalog is None or isinstance(self.catalog, Catalog):
+            self.source = self.catalog or builtin_catalog()
+            self.catalog = self.source.identity()
         if not self.objectives:
             raise DatasetError("name at least one objective (--objective G/D)")
         for o in self.objectives:
-            catalog().objective(o)                     # an unknown objective is a clear error
+            if self.source is not None:
+                self.source.objective(o)               # an unknown objective is a clear error
         if self.episodes < 1 or self.jobs < 1 or self.shard_size < 1:
             raise DatasetError("episodes, jobs and the shard size must be at least 1")
         bad = [s for s in self.styles if s not in STYLES]
@@ -107,17 +112,23 @@ class DatasetConfig:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "DatasetConfig":
-        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+    def from_dict(cls, d: dict, catalog: Catalog | None = None) -> "DatasetConfig":
+        """The config of a plan; ``catalog``: its catalogue, where the caller has it."""
+        kw = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
+        if catalog is not None and kw.get("catalog") == catalog.identity():
+            kw["catalog"] = catalog
+        return cls(**kw)
 
 
 def part_path(out: Path, job: int) -> Path:
     return out / PARTS / f"job-{job:05d}.json"
 
 
-def run_job(config: dict, job: int, episodes: list[dict], out: str) -> dict:
-    """Play ``episodes`` and write their shards into ``out``; returns the job's part record
-    (also written to parts/job-<job>.json once its shards are complete)."""
+def run_job(config: dict, job: int, episodes: list[dict], out: str, catalog: Catalog | None = None) -> dict:
+    """Play ``episodes`` on the levels of ``catalog`` (the dataset's: a job's argument, which
+    travels to worker processes and Ray tasks as level data) and write their shards into
+    ``out``; returns the job's part record (also written to parts/job-<job>.json once its
+    shards are complete)."""
     from longpuzzle.agents.datasets.collect import play_episode
     from longpuzzle.agents.datasets.writer import StepWriter
 
@@ -128,7 +139,7 @@ def run_job(config: dict, job: int, episodes: list[dict], out: str) -> dict:
     done = []
     try:
         for spec in episodes:
-            done.append(play_episode(spec, cfg.settings, w))
+            done.append(play_episode(spec, cfg.settings, w, catalog))
     finally:
         shards = w.close()
     # the job plays and writes in this thread: its CPU time is what the job cost one core
@@ -180,36 +191,27 @@ def load_plan(out: Path) -> DatasetConfig:
     return DatasetConfig.from_dict(d["config"])
 
 
-def _plan_catalog(out: Path):
-    """The catalogue a dataset folder's plan records (None: the one in use)."""
-    ident = json.loads((Path(out) / PLAN_FILE).read_text(encoding="utf-8"))["config"].get("catalog")
-    if not ident:
-        return None
-    from longpuzzle.agents.harness.replay import recorded_catalog
-    return recorded_catalog(ident)
-
-
 def build(out: str | Path, config: DatasetConfig | None = None, *, backend=None, resume: bool = False,
-          on_job=None) -> dict:
+          on_job=None, catalog: Catalog | None = None) -> dict:
     """Write (or, with ``resume``, finish) the dataset of ``config`` in ``out``; returns the
     manifest. ``backend``: an agents.runner Backend (default sequential); ``on_job(part)``:
-    called as each job finishes."""
+    called as each job finishes. The episodes play the config's catalogue; a resumed dataset
+    goes on with the one its plan records (``catalog`` when it is that one, else the stored
+    snapshot of its name, checked by hash: replay.recorded_catalog)."""
+    from longpuzzle.agents.harness.replay import recorded_catalog
+
     out = Path(out)
     if resume:
         config = load_plan(out)
-        cat = _plan_catalog(out)
-        if cat is not None:                     # a resumed dataset goes on with its catalogue,
-            from longpuzzle.engine.catalog import use_catalog   # for this build only
-            with use_catalog(cat):
-                return _build(out, config, backend, resume, on_job)
     elif config is None:
         raise DatasetError("build needs a config (or resume=True)")
     elif (out / PLAN_FILE).exists() or (out / MANIFEST_FILE).exists():
         raise DatasetError(f"{out} already holds a dataset: choose another --out, or --resume it")
-    return _build(out, config, backend, resume, on_job)
+    cat = config.source or recorded_catalog(config.catalog, catalog)
+    return _build(out, config, backend, resume, on_job, cat)
 
 
-def _build(out: Path, config: DatasetConfig, backend, resume: bool, on_job) -> dict:
+def _build(out: Path, config: DatasetConfig, backend, resume: bool, on_job, cat: Catalog) -> dict:
     from longpuzzle.agents.runner import SequentialBackend
 
     jobs = config.job_plan()
@@ -224,7 +226,7 @@ def _build(out: Path, config: DatasetConfig, backend, resume: bool, on_job) -> d
         if kept is not None:
             parts[j] = kept
         else:
-            todo.append((j, run_job, (config.as_dict(), j, eps, str(out))))
+            todo.append((j, run_job, (config.as_dict(), j, eps, str(out), cat)))
     backend = backend or SequentialBackend()
     if hasattr(backend, "output"):
         backend.output(out)
@@ -236,12 +238,12 @@ def _build(out: Path, config: DatasetConfig, backend, resume: bool, on_job) -> d
             on_job(part)
     if todo:
         backend.run(todo, done)
-    manifest = make_manifest(out, config, [parts[j] for j in range(len(jobs))], time.perf_counter() - t0)
+    manifest = make_manifest(out, config, [parts[j] for j in range(len(jobs))], time.perf_counter() - t0, cat)
     _write_json(out / MANIFEST_FILE, manifest)
     return manifest
 
 
-def make_manifest(out: Path, config: DatasetConfig, parts: list[dict], seconds: float) -> dict:
+def make_manifest(out: Path, config: DatasetConfig, parts: list[dict], seconds: float, cat: Catalog) -> dict:
     from longpuzzle import __version__
 
     episodes = [e for p in parts for e in p["episodes"]]
@@ -254,7 +256,6 @@ def make_manifest(out: Path, config: DatasetConfig, parts: list[dict], seconds: 
         o["rows"] += e["rows"]
         o["solved_levels"] += e["solved_levels"]
         o["target_levels"] += e["target_levels"]
-    cat = catalog()
     levels = {}
     for o in config.objectives:
         for lid in cat.objective(o).level_ids:

@@ -40,11 +40,11 @@ def decode_png(data: bytes) -> np.ndarray:
 class _Replay:
     """One episode played again in a fresh suite."""
 
-    def __init__(self, ep: dict, frame_hash):
+    def __init__(self, ep: dict, frame_hash, catalog):
         from longpuzzle.engine.suite import Suite
         from longpuzzle.render.frame import renderer
         vp = tuple(ep["viewport"]) if ep.get("viewport") else None
-        self.suite = Suite("home", style=ep["style"], scale=ep["scale"], viewport=vp)
+        self.suite = Suite("home", style=ep["style"], scale=ep["scale"], viewport=vp, catalog=catalog)
         self.rend = renderer(ep["style"], ep["scale"], vp)
         if ep.get("opening") is not None:
             self.suite.dispatch(ep["opening"])
@@ -60,21 +60,19 @@ class _Replay:
                 "solved": bool(on_level and s.session.solved), "next_frame_hash": self.hash}
 
 
-def check_dataset(folder: str | Path, *, replay: bool = True, frames: bool = True) -> dict:
+def check_dataset(folder: str | Path, *, replay: bool = True, frames: bool = True, catalog=None) -> dict:
     """Check a dataset folder (module doc); returns a report with ``ok`` and ``problems``.
-    The episodes are replayed on the catalogue the manifest names (the one in use when its
-    hash matches, else the stored snapshot of that name and version)."""
+    The episodes are replayed on the catalogue the manifest names (``catalog``, default the
+    built-in one, when its hash matches, else the stored snapshot of that name and version)."""
     from longpuzzle.agents.harness.replay import recorded_catalog
-    from longpuzzle.engine.catalog import use_catalog
 
     folder = Path(folder)
     m = read_manifest(folder)
     ident = {k: m.get("catalogue", {}).get(k) for k in ("name", "version", "hash")}
-    with use_catalog(recorded_catalog(ident if ident["hash"] else None)):
-        return _check(folder, m, replay, frames)
+    return _check(folder, m, replay, frames, recorded_catalog(ident if ident["hash"] else None, catalog))
 
 
-def _check(folder: Path, m: dict, replay: bool, frames: bool) -> dict:
+def _check(folder: Path, m: dict, replay: bool, frames: bool, cat) -> dict:
     problems: list[str] = []
     try:
         frame_hash = hasher(manifest_frame_hash(m))
@@ -121,7 +119,7 @@ def _check(folder: Path, m: dict, replay: bool, frames: bool) -> dict:
                 if isinstance(r, _Dead):
                     continue
                 if r is None:
-                    r = replays[row["episode"]] = _Replay(ep, frame_hash)
+                    r = replays[row["episode"]] = _Replay(ep, frame_hash, cat)
                 if r.hash != row["frame_hash"]:
                     problem(f"{where}: the replayed screen before the action is not the row's frame")
                     replays[row["episode"]] = _Dead()

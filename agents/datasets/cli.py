@@ -72,7 +72,7 @@ def _list(values, conv, what):
 @catalog_option
 def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales, detours, restarts, gestures, fmt,
                 shard_size, png_level, jobs, seed, budget, max_actions, viewport, backend_name, workers, address, ship_code,
-                resume_dir, as_json):
+                resume_dir, as_json, catalog):
     """Play objectives through the GUI and write every step as training data: the frame (a
     lossless PNG), the action in frame pixels and in the model conventions (general_e2e,
     Qwen-VL, UI-TARS), the moves it made, P and the solved state, in Parquet or WebDataset
@@ -84,7 +84,6 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
     from longpuzzle.agents.datasets.build import DatasetConfig, build
     from longpuzzle.agents.datasets.check import describe_deflates
     from longpuzzle.agents.media.deflate import DEFAULT_LEVEL
-    from longpuzzle.engine.catalog import catalog
     from longpuzzle.engine.geometry import parse_viewport
 
     backend = backend_for(backend_name, workers, address=address, ship_code=ship_code)
@@ -98,7 +97,7 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
             raise click.UsageError("--out DIR is required (a new folder), or --resume DIR")
         if all_ and objectives:
             raise click.UsageError("--all takes every objective; give --all or --objective, not both")
-        objs = [o.id for o in catalog().objectives()] if all_ else list(objectives)
+        objs = [o.id for o in catalog.objectives()] if all_ else list(objectives)
         if not objs:
             raise click.UsageError("name an objective (--objective G/D) or --all")
         settings = {"budget": budget, "max_actions": max_actions}
@@ -109,7 +108,8 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
         cfg = DatasetConfig(objectives=objs, episodes=episodes, agent=agent_spec,
                             styles=_list(styles, str, "--style"), scales=_list(scales, float, "--scale"),
                             detours=detours, restarts=restarts, gestures=gestures, seed=seed, format=fmt,
-                            shard_size=shard_size, png_level=DEFAULT_LEVEL if png_level is None else png_level, jobs=jobs, settings=settings)
+                            shard_size=shard_size, png_level=DEFAULT_LEVEL if png_level is None else png_level, jobs=jobs, settings=settings,
+                            catalog=catalog)
         from longpuzzle.agents.datasets.agents import make_agent
         make_agent(agent_spec, detours=detours, restarts=restarts, gestures=gestures)   # bad agent: now
         out = Path(out_dir)
@@ -118,7 +118,7 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
         if not as_json:
             click.echo(f"job {part['job']}: {_n(len(part['episodes']), 'episode')}, {_n(part['rows'], 'row')}, "
                        f"{_n(len(part['shards']), 'shard')} ({part['seconds']:.1f} s)", err=True)
-    m = build(out, cfg, backend=backend, resume=bool(resume_dir), on_job=on_job)
+    m = build(out, cfg, backend=backend, resume=bool(resume_dir), on_job=on_job, catalog=catalog)
     c = m["counts"]
     if as_json:
         click.echo(json.dumps({"out": str(out), **c, "timing": m["timing"]}))

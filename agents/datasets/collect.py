@@ -26,9 +26,10 @@ def _screen(name: str) -> str:
     return name.split(":", 1)[0]
 
 
-def play_episode(spec: dict, settings: dict, writer) -> dict:
+def play_episode(spec: dict, settings: dict, writer, catalog=None) -> dict:
     """Play the planned episode ``spec`` (id, objective, seed, style, scale, and the agent's
-    options) and queue its rows on ``writer``; returns the episode's manifest entry."""
+    options) on the levels of ``catalog`` (default: the built-in catalogue) and queue its rows
+    on ``writer``; returns the episode's manifest entry."""
     game, diff = spec["objective"].split("/")
     # no clock unless asked (reproducible episodes); no dead-end certificates unless asked: a
     # row holds none, and certifying each new state searches (tens of ms a Bolt Unscrew state)
@@ -37,10 +38,10 @@ def play_episode(spec: dict, settings: dict, writer) -> dict:
                   **{k: v for k, v in opts.items() if k in ("budget", "max_actions", "action_timeout",
                                                              "certify_budget", "viewport")})
     agent = make_agent(spec["agent"], style=spec["style"], seed=spec["seed"], detours=spec.get("detours", 0.0),
-                       restarts=spec.get("restarts", 0.0), gestures=spec.get("gestures", "runs"))
+                       restarts=spec.get("restarts", 0.0), gestures=spec.get("gestures", "runs"), catalog=catalog)
     recs: list[dict] = []
     ep = ObjectiveEpisode(game, diff, settings=st, folder=None, agent_name=getattr(agent, "name", "agent"),
-                          on_action=lambda step, rec, left: recs.append(rec))
+                          on_action=lambda step, rec, left: recs.append(rec), catalog=catalog)
     caller = make_caller(agent, ep.settings.action_timeout)
     before = {"screen": "home", "level": None, "P": None}
     rows = detours = restarts = 0
@@ -85,7 +86,7 @@ def play_episode(spec: dict, settings: dict, writer) -> dict:
                 "game": game, "style": spec["style"], "scale": float(spec["scale"]),
                 "screen": before["screen"], "level": lvl, "action": out.action, "variety": variety,
                 "effect": _effect(effects), "moves": moves,
-                "move_ids": _move_ids(lvl, moves), "rejected": [e["move"] for e in effects
+                "move_ids": _move_ids(lvl, moves, suite.catalog), "rejected": [e["move"] for e in effects
                                                                  if e.get("effect") == "rejected"],
                 "P_before": before["P"], "P": after["P"], "solved": solved, "win": bool(rec.get("win")),
                 "objective_complete": ep.ev.complete, "feedback": out.feedback.status,
@@ -114,12 +115,12 @@ def _effect(effects) -> str:
     return SuiteFeedback(list(effects)).kind
 
 
-def _move_ids(level_id: str | None, moves: list[str]) -> list[int]:
+def _move_ids(level_id: str | None, moves: list[str], catalog) -> list[int]:
     """The actions of the move texts ``moves`` on ``level_id`` (each text read once per level,
     Level.move_action_cache: the episodes of an objective play the same moves again)."""
     if not moves or level_id is None:
         return []
-    lvl = load_level(level_id)
+    lvl = load_level(level_id, catalog)
     known = lvl.move_action_cache
     out = []
     for m in moves:

@@ -25,7 +25,7 @@ def _describe(space) -> str:
 @click.option("--check", is_flag=True, help="Run gymnasium's check_env on every id in every mode.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @catalog_option
-def envs_cmd(check, as_json):
+def envs_cmd(check, as_json, catalog):
     """List the Gymnasium environment ids (longpuzzle/<Game>-v0 in rules and pixel mode, and
     longpuzzle/Suite-v0) with their spaces for the default level; --check runs Gymnasium's
     environment checker on each (e.g. after adding a game)."""
@@ -34,20 +34,18 @@ def envs_cmd(check, as_json):
 
     import longpuzzle.agents.envs as lpe
 
-    from longpuzzle.engine.catalog import catalog
-
     rows = []
     for eid in lpe.registered_ids():
         spec = gym.spec(eid)
         game = spec.kwargs.get("game")
-        if game is not None and game not in catalog().games():     # a snapshot of some games only
+        if game is not None and game not in catalog.games():     # a snapshot of some games only
             rows.append({"id": eid, "mode": None, "max_episode_steps": spec.max_episode_steps,
-                         "skipped": f"no {game} levels in the catalogue in use"})
+                         "skipped": f"no {game} levels in catalogue {catalog.label}"})
             continue
         modes = ["suite"] if eid == lpe.SUITE_ID else list(("rules", "pixels"))
         for mode in modes:
             kw = {} if mode == "suite" else {"mode": mode}
-            env = gym.make(eid, **kw)
+            env = gym.make(eid, catalog=catalog, **kw)
             row = {"id": eid, "mode": mode, "max_episode_steps": spec.max_episode_steps,
                    "observation_space": _describe(env.observation_space),
                    "action_space": _describe(env.action_space)}

@@ -24,11 +24,11 @@ source, or for a sampler from ``space_levels=`` (levels covering what it yields)
 one level drawn from it with a fixed seed; a drawn level that does not fit them is refused
 with a LevelSourceError that says why.
 
-Level ids are looked up in the catalogue in use (engine.catalog.use_catalog, ``--catalog``,
-$LONGPUZZLE_CATALOG), or in the one ``catalog=`` names (a snapshot NAME, NAME@VERSION, a
-snapshot file, "builtin", or a Catalog): ``gymnasium.make("longpuzzle/MazePaint-v0",
-catalog="spring", level="maze_paint/medium")``. The env keeps that catalogue for every later
-lookup (reset options, a sampler's level ids), whatever catalogue the process uses then.
+Level ids are looked up in the catalogue ``catalog=`` names (a snapshot NAME, NAME@VERSION,
+a snapshot file, "builtin", or a Catalog; default the built-in one):
+``gymnasium.make("longpuzzle/MazePaint-v0", catalog="spring", level="maze_paint/medium")``.
+The env keeps that catalogue for every later lookup (reset options, a sampler's level ids)
+and for its screens; pickled (a vector env's workers) it travels with the env.
 """
 
 from __future__ import annotations
@@ -38,9 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from contextlib import nullcontext
-
-from longpuzzle.engine.catalog import BUILTIN, Catalog, Objective, builtin_catalog, catalog, load_level, use_catalog
+from longpuzzle.engine.catalog import BUILTIN, Catalog, Objective, builtin_catalog, load_level
 from longpuzzle.engine.errors import LongPuzzleError, UnknownLevelError
 from longpuzzle.engine.protocol import Level
 from longpuzzle.engine.registry import get_puzzle
@@ -53,27 +51,29 @@ class LevelSourceError(LongPuzzleError, ValueError):
     fit the env's spaces, an exhausted iterator)."""
 
 
-def expand(spec: Any, game: str | None = None) -> list[Level]:
-    """The levels a finite level spec stands for (see the module docstring)."""
+def expand(spec: Any, game: str | None = None, catalog: Catalog | None = None) -> list[Level]:
+    """The levels a finite level spec stands for (see the module docstring), its ids those of
+    ``catalog`` (default: the built-in catalogue)."""
+    cat = catalog or builtin_catalog()
     if isinstance(spec, Level):
         out = [spec]
     elif isinstance(spec, Objective):
-        out = [load_level(lid) for lid in spec.level_ids]
+        out = [load_level(lid, cat) for lid in spec.level_ids]
     elif isinstance(spec, str):
         text = spec.strip()
         parts = text.split("/")
         if len(parts) == 3:
-            out = [load_level(text)]
+            out = [load_level(text, cat)]
         elif len(parts) == 2:
-            out = [load_level(lid) for lid in catalog().objective(text).level_ids]
+            out = [load_level(lid, cat) for lid in cat.objective(text).level_ids]
         elif len(parts) == 1 and text:
             get_puzzle(text)                       # an unknown game -> UnknownGameError
-            out = catalog().levels(text)
+            out = cat.levels(text)
         else:
             raise UnknownLevelError(f"{spec!r} is not a level id (game/difficulty/n), an objective "
                                     "(game/difficulty) or a game id")
     elif isinstance(spec, (list, tuple)):
-        out = [lvl for item in spec for lvl in expand(item, game)]
+        out = [lvl for item in spec for lvl in expand(item, game, cat)]
     else:
         raise LevelSourceError(f"cannot take levels from {type(spec).__name__} {spec!r}")
     if not out:
@@ -88,9 +88,11 @@ def _check_game(level: Level, game: str | None) -> None:
         raise LevelSourceError(f"{level.id} is a {level.game} level; this environment plays {game}")
 
 
-def resolve_catalog(which: Any) -> Catalog | None:
-    """The Catalog an env's ``catalog=`` names (None: the catalogue in use at each lookup)."""
-    if which is None or isinstance(which, Catalog):
+def resolve_catalog(which: Any) -> Catalog:
+    """The Catalog an env's ``catalog=`` names (None: the built-in one)."""
+    if which is None:
+        return builtin_catalog()
+    if isinstance(which, Catalog):
         return which
     if not isinstance(which, str):
         raise LevelSourceError(f"catalog must be a catalogue name, a snapshot file or a Catalog, not {which!r}")
@@ -98,11 +100,6 @@ def resolve_catalog(which: Any) -> Catalog | None:
         return builtin_catalog()
     from longpuzzle.engine.catalog_store import open_catalog
     return open_catalog(which)
-
-
-def catalog_scope(cat: Catalog | None):
-    """A context in which level lookups go to ``cat`` (None: the catalogue in use)."""
-    return nullcontext() if cat is None else use_catalog(cat)
 
 
 class LevelSource:
@@ -114,8 +111,7 @@ class LevelSource:
         if order not in ORDERS:
             raise LevelSourceError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
         self.catalog = resolve_catalog(catalog)
-        with catalog_scope(self.catalog):
-            self._setup(spec, game, order, space_levels)
+        self._setup(spec, game, order, space_levels)
 
     def _setup(self, spec, game, order, space_levels) -> None:
         self.order = order
@@ -128,9 +124,9 @@ class LevelSource:
         if spec is None:
             if game is None:
                 raise LevelSourceError("give a level (or a game) to play")
-            spec = catalog().level_ids(game)[0]
+            spec = self.catalog.level_ids(game)[0]
         if isinstance(spec, (str, Level, Objective, list, tuple)):
-            self.levels = tuple(expand(spec, game))
+            self.levels = tuple(expand(spec, game, self.catalog))
             self.game = self.game or self.levels[0].game
             for lvl in self.levels:
                 _check_game(lvl, self.game)
@@ -146,7 +142,7 @@ class LevelSource:
             raise LevelSourceError(f"cannot take levels from {type(spec).__name__} {spec!r}: give a level id, "
                                    "an objective, a list, a sampler(rng) or an iterator of levels")
         if space_levels is not None:
-            self.space_levels = tuple(expand(space_levels, game))
+            self.space_levels = tuple(expand(space_levels, game, self.catalog))
         else:                                       # one level, drawn with a fixed seed, fixes the spaces
             first = self._next(np.random.default_rng(0))
             if self._iter is not None:
@@ -179,8 +175,7 @@ class LevelSource:
     def pick(self, spec: Any) -> tuple[Level, int]:
         """A level asked for by name (reset options): it and its index (-1 if it is not in
         a finite source's list)."""
-        with catalog_scope(self.catalog):
-            levels = expand(spec, self.game)
+        levels = expand(spec, self.game, self.catalog)
         if len(levels) != 1:
             raise LevelSourceError(f"reset options name one level, not {len(levels)} ({spec!r})")
         lvl = levels[0]
@@ -203,8 +198,7 @@ class LevelSource:
                 raise LevelSourceError("the level iterator is exhausted") from None
             where = "the level iterator"
         if isinstance(item, str):
-            with catalog_scope(self.catalog):
-                item = load_level(item)
+            item = load_level(item, self.catalog)
         elif not isinstance(item, Level) and isinstance(getattr(item, "level", None), Level):
             item = item.level                       # e.g. a generator's GeneratedLevel
         if not isinstance(item, Level):

@@ -52,7 +52,8 @@ class PixelEnv(ScreenEnv):
             level, idx = self.source.pick(options["level"])
         else:
             level, idx = self.source.draw(self.np_random)
-        suite = Suite("home", style=self.style, scale=self.scale, direct=True, lang=self.lang)
+        suite = Suite("home", style=self.style, scale=self.scale, direct=True, lang=self.lang,
+                      catalog=self.source.catalog)
         eff = suite.open_level(level)
         if eff["effect"] == "unavailable":
             raise ValueError(eff["message"])

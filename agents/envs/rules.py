@@ -66,14 +66,14 @@ class LevelView:
     Suite whose session plays the same accepted actions (kept in ``played``, so a pickled
     env draws the same screen again)."""
 
-    def __init__(self, style: str, scale: float):
-        self.style, self.scale = style, scale
+    def __init__(self, style: str, scale: float, catalog=None):
+        self.style, self.scale, self.catalog = style, scale, catalog
         self.suite = None
         self.played: list[int] = []
 
     def reset(self, level: Level) -> None:
         from longpuzzle.engine.suite import Suite
-        self.suite = Suite("home", style=self.style, scale=self.scale, direct=True)
+        self.suite = Suite("home", style=self.style, scale=self.scale, direct=True, catalog=self.catalog)
         eff = self.suite.open_level(level)
         if eff["effect"] == "unavailable":
             raise ValueError(eff["message"])
@@ -89,10 +89,11 @@ class LevelView:
 
     def __getstate__(self) -> dict:
         return {"style": self.style, "scale": self.scale, "level": self.suite.level if self.suite else None,
-                "played": list(self.played)}
+                "played": list(self.played), "catalog": self.catalog}
 
     def __setstate__(self, d: dict) -> None:
         self.style, self.scale, self.suite, self.played = d["style"], d["scale"], None, []
+        self.catalog = d["catalog"]
         if d["level"] is not None:
             self.reset(d["level"])
             for a in d["played"]:
@@ -161,7 +162,7 @@ class RulesEnv(gym.Env):
         self._fast = (self._plain and level.initial.shape[0] == self.layout.length
                       and level.n_actions == self.layout.n_actions)
         if self._view is not None or self.render_mode in ("rgb_array", "human"):
-            self._view = self._view or LevelView(self.style, self.scale)
+            self._view = self._view or LevelView(self.style, self.scale, self.source.catalog)
             self._view.reset(level)
         info = self._info(-1)
         if self.render_mode == "human":

@@ -167,7 +167,7 @@ class ScreenEnv(gym.Env):
         d["_viewer"] = None
         d["_hasher"] = None
         if d["suite"] is not None:
-            d["suite"] = d["suite"].snapshot()     # the exact app, as text
+            d["suite"] = (d["suite"].snapshot(), d["suite"].catalog)     # the exact app, as text, and its levels
         return d
 
     def __setstate__(self, d: dict) -> None:
@@ -175,7 +175,7 @@ class ScreenEnv(gym.Env):
         if self.suite is not None:
             from longpuzzle.agents.harness.frames import FrameHasher
             from longpuzzle.engine.suite import Suite
-            self.suite = Suite.restore(self.suite)
+            self.suite = Suite.restore(*self.suite)
             self._hasher = FrameHasher()
 
 

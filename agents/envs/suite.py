@@ -27,20 +27,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from longpuzzle.engine.catalog import Objective, catalog
+from longpuzzle.engine.catalog import Catalog, Objective
 from longpuzzle.engine.suite import Suite
-from longpuzzle.agents.envs.levels import ORDERS, LevelSourceError, catalog_scope, resolve_catalog
+from longpuzzle.agents.envs.levels import ORDERS, LevelSourceError, resolve_catalog
 from longpuzzle.agents.envs.screen import ScreenEnv
 
 DEFAULT_OBJECTIVE = "maze_paint/easy"
 
 
-def _objective(spec: Any) -> Objective:
+def _objective(spec: Any, catalog: Catalog) -> Objective:
     if isinstance(spec, Objective):
         return spec
     if not isinstance(spec, str):
         raise LevelSourceError(f"an objective is an id like 'maze_paint/hard', not {spec!r}")
-    return catalog().objective(spec.strip())
+    return catalog.objective(spec.strip())
 
 
 class SuiteEnv(ScreenEnv):
@@ -49,11 +49,10 @@ class SuiteEnv(ScreenEnv):
                  frames_per_move: int = 0, catalog: Any = None, lang: str = "en"):
         super().__init__(style=style, scale=scale, reward=reward, render_mode=render_mode,
                          frames_per_move=frames_per_move, lang=lang)
-        # the catalogue whose menus the app shows (None: the one in use at each call)
+        # the catalogue whose menus the app shows (default: the built-in one)
         self.catalog = resolve_catalog(catalog)
         specs = objective if isinstance(objective, (list, tuple)) else [objective]
-        with catalog_scope(self.catalog):
-            self.objectives = tuple(_objective(o) for o in specs)
+        self.objectives = tuple(_objective(o, self.catalog) for o in specs)
         if not self.objectives:
             raise LevelSourceError("give at least one objective")
         if order not in ORDERS:
@@ -68,21 +67,12 @@ class SuiteEnv(ScreenEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if seed is not None:
             self._pos = 0
-        with catalog_scope(self.catalog):
-            return super().reset(seed=seed, options=options)
-
-    def step(self, action: Any):
-        with catalog_scope(self.catalog):
-            return super().step(action)
-
-    def render(self):
-        with catalog_scope(self.catalog):
-            return super().render()
+        return super().reset(seed=seed, options=options)
 
     def _start(self, options: dict | None) -> dict:
         from longpuzzle.agents.harness.settings import instruction_for
         if options and options.get("objective") is not None:
-            obj = _objective(options["objective"])
+            obj = _objective(options["objective"], self.catalog)
         elif len(self.objectives) == 1:
             obj = self.objectives[0]
         elif self.order == "random":
@@ -91,7 +81,7 @@ class SuiteEnv(ScreenEnv):
             obj = self.objectives[self._pos % len(self.objectives)]
             self._pos += 1
         self.objective = obj
-        self.suite = Suite("home", style=self.style, scale=self.scale, lang=self.lang)
+        self.suite = Suite("home", style=self.style, scale=self.scale, lang=self.lang, catalog=self.catalog)
         self._best = {lid: 0.0 for lid in obj.level_ids}
         self._won = set()
         self._mismatch = False

@@ -27,14 +27,16 @@ from longpuzzle.agents.harness.run import Run
 from longpuzzle.agents.harness.trajectory import write_result
 from longpuzzle.agents.harness.settings import HarnessError, Settings, instruction_for, refusal_end_message, refusal_limit
 from longpuzzle.agents.metrics import BENCHMARK, LevelRun, level_score
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import Catalog, builtin_catalog
 from longpuzzle.engine.suite import Suite
 
 
-def level_start(lid: str, st: Settings) -> Suite:
-    """The suite a level-protocol episode starts from: the level launched directly, running
-    the game's own failure limits as the original's benchmark launch does (game_limits.py)."""
-    suite = Suite(lid, style=st.style, scale=st.scale, direct=True, viewport=st.viewport, lang=st.lang)
+def level_start(lid: str, st: Settings, catalog: Catalog | None = None) -> Suite:
+    """The suite a level-protocol episode starts from: the level (of ``catalog``, default the
+    built-in catalogue) launched directly, running the game's own failure limits as the
+    original's benchmark launch does (game_limits.py)."""
+    suite = Suite(lid, style=st.style, scale=st.scale, direct=True, viewport=st.viewport, lang=st.lang,
+                  catalog=catalog)
     suite.enable_game_limits()
     return suite
 
@@ -70,11 +72,13 @@ class LevelEpisode:
     def __init__(self, lid: str, evaluator: Evaluator | None = None, *, settings: Settings | None = None,
                  folder: str | Path | None = None, start: Suite | None = None, agent_name: str = "agent",
                  on_action=None, header: dict | None = None, trajectory=None, states=None,
-                 clock: BudgetClock | None = None):
+                 clock: BudgetClock | None = None, catalog: Catalog | None = None):
         st = self.settings = (settings or Settings()).resolved("level")
-        self.suite = suite = start if start is not None else level_start(lid, st)   # the game's own limits on
+        # the level of ``catalog`` (default: the built-in one; a ``start`` suite's own)
+        self.suite = suite = start if start is not None else level_start(lid, st, catalog)   # the game's own limits on
         self.puzzle = suite.puzzle
-        self.ev = ev = evaluator or Evaluator(suite.level.game, suite.level.difficulty, st.certify_budget)
+        self.ev = ev = evaluator or Evaluator(suite.level.game, suite.level.difficulty, st.certify_budget,
+                                              catalog=suite.catalog)
         self.folder = folder
         cfg = BENCHMARK["games"][suite.level.game]
         self.max_steps = st.max_actions or cfg["max_steps"]
@@ -234,18 +238,21 @@ class LevelEpisode:
 
 def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: Settings | None = None,
                     folder: str | Path | None = None, mode: str = "progressive",
-                    agent_name: str | None = None, on_action=None, header: dict | None = None) -> EpisodeResult:
-    """The original repository's protocol: each level launched directly, per-game limits.
+                    agent_name: str | None = None, on_action=None, header: dict | None = None,
+                    catalog: Catalog | None = None) -> EpisodeResult:
+    """The original repository's protocol: each level launched directly, per-game limits, on
+    the levels of ``catalog`` (default: the built-in catalogue).
     ``on_action(step, private_record, seconds_left)`` is called after every action (step
     counts within the level, seconds_left is the level's play time left); ``header``: fields
     every level's header adds (the runner's planned identity)."""
     if mode not in ("progressive", "all_levels"):
         raise HarnessError("mode must be 'progressive' or 'all_levels'")
     st = (settings or Settings()).resolved("level")
-    obj = catalog().objective(f"{game}/{difficulty}")
+    cat = catalog or builtin_catalog()
+    obj = cat.objective(f"{game}/{difficulty}")
     cfg = BENCHMARK["games"][game]
     name = agent_name or getattr(agent, "name", type(agent).__name__)
-    ev = Evaluator(game, difficulty, st.certify_budget)
+    ev = Evaluator(game, difficulty, st.certify_budget, catalog=cat)
     runs: list[dict] = []
     t_all = time.perf_counter()
     n_actions = 0
@@ -256,7 +263,7 @@ def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: S
             runs.append({"level": lid, "run": False, "score": 0.0})
             continue
         sub = Path(folder) / f"level_{i + 1:02d}" if folder else None
-        r = _run_one_level(agent, lid, ev, st, sub, name, on_action, header)
+        r = _run_one_level(agent, lid, ev, st, sub, name, on_action, header, cat)
         n_actions += r["steps"]
         runs.append(r)
         if not r["success"]:
@@ -280,7 +287,7 @@ def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: S
                         rules={"invalid_action_policy": st.invalid_action_policy,
                                "charge_agent_time": st.charge_agent_time, "action_latency": st.action_latency,
                                "timeout_seconds": cfg["timeout_seconds"], "max_steps": st.max_actions or cfg["max_steps"],
-                               "lang": st.lang, "preset": st.preset})
+                               "lang": st.lang, "preset": st.preset}, catalog=cat.identity())
     if folder:
         out = res.as_dict()
         out["cell_score"] = sum(r["score"] for r in runs) / len(runs)
@@ -290,9 +297,10 @@ def run_level_chain(agent: BaseAgent, game: str, difficulty: str, *, settings: S
 
 
 def _run_one_level(agent, lid, ev: Evaluator, st: Settings, folder, name, on_action=None,
-                   header: dict | None = None) -> dict:
-    """One level (LevelEpisode) with ``agent`` choosing every action."""
-    ep = LevelEpisode(lid, ev, settings=st, folder=folder, agent_name=name, on_action=on_action, header=header)
+                   header: dict | None = None, catalog: Catalog | None = None) -> dict:
+    """One level (LevelEpisode, of ``catalog``) with ``agent`` choosing every action."""
+    ep = LevelEpisode(lid, ev, settings=st, folder=folder, agent_name=name, on_action=on_action, header=header,
+                      catalog=catalog)
     caller = make_caller(agent, st.action_timeout)
     for _ in ep.play(caller):
         pass

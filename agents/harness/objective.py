@@ -39,7 +39,7 @@ from longpuzzle.agents.harness.results import EpisodeResult, objective_results, 
 from longpuzzle.agents.harness.run import Run
 from longpuzzle.agents.harness.settings import HarnessError, Settings, instruction_for, refusal_end_message, refusal_limit
 from longpuzzle.agents.metrics import action_step_kind
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import Catalog
 from longpuzzle.engine.suite import Suite
 
 
@@ -76,12 +76,15 @@ class ObjectiveEpisode:
     def __init__(self, game: str, difficulty: str, *, settings: Settings | None = None,
                  folder: str | Path | None = None, start: str | Suite = "home", instruction: str | None = None,
                  evaluator: Evaluator | None = None, agent_name: str = "agent", on_action=None,
-                 header: dict | None = None, trajectory=None, states=None, clock: BudgetClock | None = None):
+                 header: dict | None = None, trajectory=None, states=None, clock: BudgetClock | None = None,
+                 catalog: Catalog | None = None):
         st = self.settings = (settings or Settings()).resolved("objective")
-        self.obj = catalog().objective(f"{game}/{difficulty}")
         self.suite = suite = start if isinstance(start, Suite) else Suite(start, style=st.style, scale=st.scale,
-                                                                           viewport=st.viewport, lang=st.lang)
-        self.ev = ev = evaluator or Evaluator(game, difficulty, st.certify_budget)
+                                                                           viewport=st.viewport, lang=st.lang,
+                                                                           catalog=catalog)
+        self.catalog = cat = suite.catalog           # the levels of the episode (the start suite's)
+        self.obj = cat.objective(f"{game}/{difficulty}")
+        self.ev = ev = evaluator or Evaluator(game, difficulty, st.certify_budget, catalog=cat)
         self.instruction = instruction or instruction_for(game, difficulty)
         self.agent_name = agent_name
         self.folder = folder
@@ -245,7 +248,7 @@ class ObjectiveEpisode:
                                    "charge_agent_time": st.charge_agent_time, "action_latency": st.action_latency,
                                    "budget": st.budget, "first_action": "wait", "viewport": st.viewport,
                                    "lang": st.lang, "preset": st.preset},
-                            extra=dict(extra or {}))
+                            extra=dict(extra or {}), catalog=self.catalog.identity())
         res.levels = levels
         out = res.as_dict()
         out.update(derived)
@@ -287,14 +290,17 @@ def step_kind(action) -> str:
 def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Settings | None = None,
                   folder: str | Path | None = None, start: str | Suite = "home",
                   instruction: str | None = None, evaluator: Evaluator | None = None,
-                  agent_name: str | None = None, on_action=None, header: dict | None = None) -> EpisodeResult:
-    """One objective episode (the paper's protocol) with ``agent`` choosing every action.
+                  agent_name: str | None = None, on_action=None, header: dict | None = None,
+                  catalog: Catalog | None = None) -> EpisodeResult:
+    """One objective episode (the paper's protocol) with ``agent`` choosing every action, on
+    the levels of ``catalog`` (default: the built-in catalogue; a ``start`` suite's own).
     ``on_action(step, private_record, seconds_left)`` is called after every action (a live
     status display; seconds_left is the budget clock's charged time left, None without a
     budget)."""
     name = agent_name or getattr(agent, "name", type(agent).__name__)
     ep = ObjectiveEpisode(game, difficulty, settings=settings, folder=folder, start=start, instruction=instruction,
-                          evaluator=evaluator, agent_name=name, on_action=on_action, header=header)
+                          evaluator=evaluator, agent_name=name, on_action=on_action, header=header,
+                          catalog=catalog)
     caller = make_caller(agent, ep.settings.action_timeout)
     for _ in ep.play(caller):
         pass

@@ -21,7 +21,7 @@ import json
 from longpuzzle.agents.harness.level import LevelEpisode
 from longpuzzle.agents.harness.objective import ObjectiveEpisode
 from longpuzzle.agents.harness.settings import HarnessError, Settings
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import Catalog
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.suite import Suite
 
@@ -70,9 +70,9 @@ def recorded_settings(head: dict) -> Settings:
         raise HarnessError(f"the episode's recorded settings cannot be used: {e}") from None
 
 
-def expected_header(head: dict, continued: dict | None = None) -> dict:
+def expected_header(head: dict, continued: dict | None, cat: Catalog) -> dict:
     """The header fields that follow from the protocol, the objective or level, the
-    settings and the catalogue in use: the header the protocol's own stepper
+    settings and the catalogue ``cat``: the header the protocol's own stepper
     (ObjectiveEpisode, LevelEpisode) writes when it starts such an episode, made again here
     without a folder. ``continued``: for an episode continued from a step of another, what
     that verified episode had reached there ({"start", "evaluator_start", "mismatch_start"},
@@ -81,10 +81,10 @@ def expected_header(head: dict, continued: dict | None = None) -> dict:
     proto = head.get("protocol")
     if proto == "objective":
         try:
-            obj = catalog().objective(head["objective"])
+            obj = cat.objective(head["objective"])
         except (LongPuzzleError, KeyError, TypeError, ValueError):
             raise HarnessError(f"the episode names an unknown objective {str(head.get('objective'))[:60]!r}") from None
-        made = ObjectiveEpisode(obj.game, obj.difficulty, settings=st).run.header
+        made = ObjectiveEpisode(obj.game, obj.difficulty, settings=st, catalog=cat).run.header
         want = {k: made[k] for k in ("objective", "instruction", "evaluator_start", "mismatch_start", "first_wait",
                                      "settings", "start")}
         if continued is not None:           # the instruction may carry a note after a line break
@@ -96,25 +96,26 @@ def expected_header(head: dict, continued: dict | None = None) -> dict:
         return want
     lid = head.get("level")
     try:
-        lvl = catalog().level(lid)
+        lvl = cat.level(lid)
     except (LongPuzzleError, KeyError, TypeError, ValueError):
         raise HarnessError(f"the episode names an unknown level {str(lid)[:60]!r}") from None
-    made = LevelEpisode(lvl.id, settings=st).run.header
+    made = LevelEpisode(lvl.id, settings=st, catalog=cat).run.header
     return {k: made[k] for k in ("level", "instruction", "settings", "start")}
 
 
-def screen_shape(head: dict) -> tuple[int, int, int]:
+def screen_shape(head: dict, cat: Catalog | None = None) -> tuple[int, int, int]:
     """(height, width, 3) of the frames an episode's screen makes (its recorded start: the
-    settings' scale and viewport), the only size its stored frames may have; HarnessError
+    settings' scale and viewport; a level screen's id is looked up in ``cat``, default the
+    built-in catalogue), the only size its stored frames may have; HarnessError
     when the start cannot be restored."""
     try:
-        w, h = Suite.restore(head["start"]).frame_size
+        w, h = Suite.restore(head["start"], cat).frame_size
     except (LongPuzzleError, KeyError, TypeError) as e:
         raise HarnessError(f"the episode's start cannot be restored: {e}") from None
     return h, w, 3
 
 
-def check_header(head: dict, continued: dict | None = None) -> str:
+def check_header(head: dict, continued: dict | None, cat: Catalog) -> str:
     """"" when every field of the header is what the harness writes for its protocol,
     objective or level, settings and catalogue (and ``continued``, expected_header);
     else the first difference."""
@@ -126,7 +127,7 @@ def check_header(head: dict, continued: dict | None = None) -> str:
             return f"the header's {k!r} is malformed"
     if type(head.get("agent")) is not str or not head["agent"]:
         return "the header names no agent"
-    if head.get("catalog") != catalog().identity():
+    if head.get("catalog") != cat.identity():
         return "the header's catalogue is not the one its levels were checked on"
     pl = head.get("planned")
     if "planned" in head and not (type(pl) is dict and set(pl) == {"folder", "attempt"} and
@@ -134,7 +135,7 @@ def check_header(head: dict, continued: dict | None = None) -> str:
         return "the header's 'planned' is malformed"
     if ("continued_from" in head) != (continued is not None):
         return "the header's 'continued_from' was not checked"
-    want = expected_header(head, continued)
+    want = expected_header(head, continued, cat)
     absent = {"objective": ("level",), "level": ("objective", "evaluator_start", "mismatch_start", "first_wait")}
     for k in absent[head["protocol"]]:
         if k in head:

@@ -25,7 +25,7 @@ from longpuzzle.agents.harness.frames import (
 )
 from longpuzzle.agents.harness.snapshots import StateRebuilder, SuiteStates
 from longpuzzle.agents.harness.trajectory import EpisodeRecords, Trajectory, read_events
-from longpuzzle.engine.catalog import catalog, use_catalog
+from longpuzzle.engine.catalog import Catalog, builtin_catalog
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.suite import Suite
 
@@ -46,7 +46,7 @@ class ReplayReport:
         return dict(self.__dict__)
 
 
-def replay_episode(folder: str | Path) -> ReplayReport:
+def replay_episode(folder: str | Path, catalog: Catalog | None = None) -> ReplayReport:
     """Re-run the recorded actions and check everything a replay can, deriving it from the
     catalogue and the actions alone (issue 35): the header is recomputed (recompute.py: the
     start state, the evaluator's start, the instruction, the settings as resolved), every
@@ -66,20 +66,21 @@ def replay_episode(folder: str | Path) -> ReplayReport:
     as a prefix: every recorded step must replay exactly, a last line cut off by the kill is
     dropped, a last step without its private record is checked on its public record alone;
     ``complete`` is False and ``note`` says what was missing.
-    The episode is replayed on the catalogue it recorded (found by name and version,
-    checked by hash); events.jsonl is read as a stream (EpisodeRecords), one record at a time."""
+    The episode is replayed on the catalogue it recorded: ``catalog`` (default: the built-in
+    one) when its hash is the recorded one, else the stored snapshot of the recorded name and
+    version (checked by hash); events.jsonl is read as a stream (EpisodeRecords), one record
+    at a time."""
     recs = EpisodeRecords(folder)       # read as a stream: one record is held at a time
-    with use_catalog(recorded_catalog(recs.head.get("catalog"))):
-        return _replay_folder(folder, recs)
+    return _replay_folder(folder, recs, recorded_catalog(recs.head.get("catalog"), catalog))
 
 
-def recorded_catalog(ident: dict | None):
-    """The catalogue a result file names ({"name", "version", "hash"}): the one in use when it
-    matches, else the stored snapshot of that name and version; HarnessError if none has the
-    recorded hash."""
+def recorded_catalog(ident: dict | None, have: Catalog | None = None) -> Catalog:
+    """The catalogue a result file names ({"name", "version", "hash"}): ``have`` (default: the
+    built-in one) when it matches, else the stored snapshot of that name and version;
+    HarnessError if none has the recorded hash."""
     from longpuzzle.engine.catalog_store import CatalogError, open_catalog
 
-    cur = catalog()
+    cur = have or builtin_catalog()
     if not ident or ident.get("hash") == cur.content_hash:
         return cur
     label = ident.get("name") or "builtin"
@@ -96,7 +97,7 @@ def recorded_catalog(ident: dict | None):
     return cat
 
 
-def _replay_folder(folder, recs: EpisodeRecords) -> ReplayReport:
+def _replay_folder(folder, recs: EpisodeRecords, cat: Catalog) -> ReplayReport:
     head = recs.head
     hash_name = header_frame_hash(head)
     hf = hasher(hash_name)
@@ -107,8 +108,8 @@ def _replay_folder(folder, recs: EpisodeRecords) -> ReplayReport:
     if has_result and not has_end:
         return ReplayReport(False, 0, "result.json exists but events.jsonl has no end record")
     result = _read_result(folder) if has_result else None
-    continued = _continued_start(head, folder)
-    why = check_header(head, continued)
+    continued = _continued_start(head, folder, cat)
+    why = check_header(head, continued, cat)
     if why:
         return ReplayReport(False, 0, why)
     if shape["records"] == 1 and not has_result:
@@ -116,7 +117,7 @@ def _replay_folder(folder, recs: EpisodeRecords) -> ReplayReport:
     store = None
     if (Path(folder) / FRAMES_FILE).is_file() or (Path(folder) / LEGACY_DIR).is_dir():
         try:      # frames of the size the recorded settings make the screen, nothing larger
-            store = open_frames(folder, screen_shape(head))
+            store = open_frames(folder, screen_shape(head, cat))
         except FrameStoreError as e:
             return ReplayReport(False, 0, str(e))
         if store.format == "lpf" and store.frame_hash != hash_name:
@@ -125,7 +126,7 @@ def _replay_folder(folder, recs: EpisodeRecords) -> ReplayReport:
                                           f"frame hashes are {hash_name}")
     try:
         rep = _replay(recs, shape, head, hf, store, result,     # the second pass: every record replayed
-                      *((continued["evaluator_start"], continued["mismatch_start"]) if continued else ()))
+                      *((continued["evaluator_start"], continued["mismatch_start"]) if continued else ()), cat=cat)
     finally:
         if store is not None:
             store.close()
@@ -294,12 +295,12 @@ class _RecordedClock(BudgetClock):
 
 
 def _replay(recs: EpisodeRecords, shape: dict, head, hf, store, result: dict | None, start_ev: dict | None = None,
-            start_mismatch: bool = False) -> ReplayReport:
+            start_mismatch: bool = False, *, cat: Catalog) -> ReplayReport:
     """Feed every recorded action through the protocol's own stepper (ObjectiveEpisode,
-    LevelEpisode), on the recorded start, and compare each record with what it did: the
+    LevelEpisode), on the recorded start (its level ids those of ``cat``), and compare each record with what it did: the
     endings are the stepper's, derived again from the actions alone."""
     try:
-        suite = Suite.restore(head["start"])
+        suite = Suite.restore(head["start"], cat)
     except LongPuzzleError as e:
         raise HarnessError(f"the episode's start cannot be restored: {e}") from None
     st = recorded_settings(head)
@@ -310,7 +311,7 @@ def _replay(recs: EpisodeRecords, shape: dict, head, hf, store, result: dict | N
         game, diff = head["objective"].split("/")
     # the evaluator starts from what the header check derived (nothing reached, or what
     # the verified episode continued from had reached), never from the header's word
-    ev = Evaluator(game, diff, st.certify_budget)
+    ev = Evaluator(game, diff, st.certify_budget, catalog=cat)
     for lid, o in (start_ev or {}).items():
         ev.outcomes[lid].reached, ev.outcomes[lid].won, ev.outcomes[lid].max_progress = \
             o["reached"], o["won"], o["max_P"]
@@ -684,7 +685,7 @@ def _short(v) -> str:
     return s if len(s) <= 60 else s[:57] + "..."
 
 
-def _continued_start(head: dict, folder) -> dict | None:
+def _continued_start(head: dict, folder, cat: Catalog) -> dict | None:
     """What an episode continued from step k of another (continue_episode) starts from,
     derived from that episode: it must still be there (its events digest as recorded) and
     replay exactly; the start is its exact state after step k, the evaluator's knowledge
@@ -705,21 +706,21 @@ def _continued_start(head: dict, folder) -> dict | None:
                            "its start") from None
     if digest != src["events"]:
         raise HarnessError(f"{folder} continues the episode {src['folder']}, whose events have changed since")
-    rep = replay_episode(path)
+    rep = replay_episode(path, cat)
     if not rep.ok or rep.steps < src["step"]:
         raise HarnessError(f"{folder} continues the episode {src['folder']}, which does not replay "
                            f"({rep.divergence or 'too few steps'})")
     lines = read_events(path)
     game, diff = head["objective"].split("/")
-    ev = _evaluator_at(lines, src["step"], game, diff, recorded_settings(lines[0]).certify_budget)
-    return {"start": restore_step(path, src["step"]).snapshot(), "mismatch_start": ev.mismatch,
+    ev = _evaluator_at(lines, src["step"], game, diff, recorded_settings(lines[0]).certify_budget, cat)
+    return {"start": restore_step(path, src["step"], cat).snapshot(), "mismatch_start": ev.mismatch,
             "evaluator_start": {l: {"reached": o.reached, "won": o.won, "max_P": o.max_progress}
                                 for l, o in ev.outcomes.items()}}
 
 
-def _evaluator_at(ev_lines: list, step: int, game: str, diff: str, certify_budget) -> Evaluator:
+def _evaluator_at(ev_lines: list, step: int, game: str, diff: str, certify_budget, cat: Catalog) -> Evaluator:
     """The evaluator's knowledge after recorded step ``step``, from its private records."""
-    ev = Evaluator(game, diff, certify_budget)
+    ev = Evaluator(game, diff, certify_budget, catalog=cat)
     for rec in ev_lines:
         if rec.get("stream") == "private" and rec.get("step", 0) <= step and rec["record"].get("level"):
             r = rec["record"]
@@ -733,11 +734,13 @@ def _evaluator_at(ev_lines: list, step: int, game: str, diff: str, certify_budge
     return ev
 
 
-def restore_step(folder: str | Path, step: int) -> Suite:
-    """The exact suite after recorded action ``step`` (0 = the start)."""
+def restore_step(folder: str | Path, step: int, catalog: Catalog | None = None) -> Suite:
+    """The exact suite after recorded action ``step`` (0 = the start), on the catalogue the
+    episode recorded (recorded_catalog: ``catalog`` when it is that one)."""
     ev_lines = read_events(folder)
+    cat = recorded_catalog(ev_lines[0].get("catalog"), catalog)
     if step == 0:
-        return Suite.restore(ev_lines[0]["start"])
+        return Suite.restore(ev_lines[0]["start"], cat)
     rb = StateRebuilder(ev_lines[0]["start"])        # the last full snapshot, then each delta after it
     for rec in ev_lines:
         if rec.get("stream") != "private":
@@ -746,24 +749,27 @@ def restore_step(folder: str | Path, step: int) -> Suite:
             if "snapshot" not in rec and "suite" not in rec:
                 raise HarnessError(f"step {step} was refused before dispatch; restore step {step - 1} instead")
             rb.apply(rec)
-            return Suite.restore(rb.snapshot())
+            return Suite.restore(rb.snapshot(), cat)
         rb.apply(rec)
     raise HarnessError(f"{folder} has no step {step}")
 
 
 def continue_episode(folder: str | Path, step: int, agent: BaseAgent, *, note: str = "",
-                     settings: Settings | None = None, out: str | Path | None = None) -> EpisodeResult:
+                     settings: Settings | None = None, out: str | Path | None = None,
+                     catalog: Catalog | None = None) -> EpisodeResult:
     """Restore recorded step ``step`` exactly and continue the objective episode from there with
-    ``agent`` (the same or another), optionally with an extra instruction (an intervention)."""
+    ``agent`` (the same or another), optionally with an extra instruction (an intervention),
+    on the catalogue the episode recorded (recorded_catalog: ``catalog`` when it is that one)."""
     ev_lines = read_events(folder)
     head = ev_lines[0]
     if head["protocol"] != "objective":
         raise HarnessError("continuing is supported for objective episodes")
     game, diff = head["objective"].split("/")
-    suite = restore_step(folder, step)
+    cat = recorded_catalog(head.get("catalog"), catalog)
+    suite = restore_step(folder, step, cat)
     st = settings or Settings(**{k: v for k, v in head["settings"].items() if k in Settings.__dataclass_fields__})
     # the evaluator's knowledge up to that step: replay its records
-    ev = _evaluator_at(ev_lines, step, game, diff, st.certify_budget)
+    ev = _evaluator_at(ev_lines, step, game, diff, st.certify_budget, cat)
     text = head["instruction"] + (f"\n{note}" if note else "")
     # where it continues from, for a replay to derive its start (the source as a path from
     # the new folder, and the digest of its events)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from longpuzzle.engine.catalog import catalog
 
 
 @dataclass
@@ -22,6 +21,7 @@ class EpisodeResult:
     folder: str = ""
     time: dict = field(default_factory=dict)    # clock.BudgetClock.parts(): real and charged apart
     presses: int = 0                             # pointer presses (one per click, drag or swipe)
+    catalog: dict = field(default_factory=dict)  # the identity of the catalogue played (Catalog.identity)
     invalid: int = 0                             # refused actions
     rules: dict = field(default_factory=dict)    # the protocol rules the run used
     extra: dict = field(default_factory=dict)    # fields a driver adds (e.g. the VISTA tools' use)
@@ -37,7 +37,7 @@ class EpisodeResult:
             "success": o.success, "solved": o.solved_count, "target_levels": len(o.levels),
             "levels_outcome": [{"reached": l.reached, "won": l.won, "max_P": l.max_progress} for l in o.levels],
             "mismatch": o.mismatch, "budget_remaining": o.budget_remaining, "levels": self.levels,
-            **o.steps_dict(), **self.extra, "catalog": catalog().identity(),
+            **o.steps_dict(), **self.extra, "catalog": self.catalog,
         }
 
 

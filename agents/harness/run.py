@@ -19,7 +19,6 @@ from longpuzzle.agents.harness.settings import Settings
 from longpuzzle.agents.harness.snapshots import SuiteStates
 from longpuzzle.agents.harness.trajectory import EVENTS_FORMAT, Trajectory
 from longpuzzle.engine import gui
-from longpuzzle.engine.catalog import catalog
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.suite import Suite, difficulty_label
 from longpuzzle.render.frame import renderer
@@ -54,7 +53,7 @@ class Run:
         self.level_presses: dict[str, int] = {}
         extra = {"first_wait": True} if first_wait else {}
         self.header = {"type": "header", "format": EVENTS_FORMAT, **header, **extra,       # as written
-                       "settings": settings.as_dict(), "catalog": catalog().identity(), "start": suite.snapshot(),
+                       "settings": settings.as_dict(), "catalog": suite.catalog.identity(), "start": suite.snapshot(),
                        "frame_hash": self.traj.frame_hash, "frame": h0}
         self.traj.write(self.header)
         self.states = states if states is not None else SuiteStates(suite)   # the suite state of every private record

@@ -13,15 +13,15 @@
 
 A job is ``(key, fn, args)``: ``fn(*args)`` runs and ``on_done(key, result)`` is called in
 the calling thread as each job finishes. Jobs of ProcessBackend and RayBackend run in other
-processes: ``fn`` is a module-level function and its arguments and result are picklable,
-and the jobs see the caller's level catalogue (``catalogue_doc``: a catalogue other than
-the built-in one travels with them as level data, checked by its content hash).
+processes: ``fn`` is a module-level function and its arguments and result are picklable.
+A job that plays levels takes its catalogue as an argument (an engine.catalog.Catalog):
+pickled, a catalogue other than the built-in one travels as its level data and is rebuilt
+once per process, checked by its content hash; the built-in one as a reference.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
-import json
 import multiprocessing
 import os
 import signal
@@ -142,7 +142,7 @@ class ProcessBackend(Backend):
         # modules of later runs' jobs are imported by each worker)
         ctx.set_forkserver_preload(sorted({fn.__module__ for _, fn, _ in jobs} | set(PRELOAD)))
         pool = cf.ProcessPoolExecutor(max_workers=min(self.workers, len(jobs)), mp_context=ctx,
-                                      initializer=_start_worker, initargs=(catalogue_doc(),))
+                                      initializer=_start_worker)
         futs: dict = {}
         finished: set = set()
         try:
@@ -180,11 +180,10 @@ def _unguarded_main() -> str:
             "'if __name__ == \"__main__\":' block (each worker process imports the script again)")
 
 
-def _start_worker(doc: dict | None) -> None:
-    """In each worker process, before its first job: the caller's catalogue; SIGINT
-    ignored (a terminal's Ctrl-C reaches the whole process group: the caller stops us)."""
+def _start_worker() -> None:
+    """In each worker process, before its first job: SIGINT ignored (a terminal's Ctrl-C
+    reaches the whole process group: the caller stops us)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    use_catalogue_doc(doc)
 
 
 def _stop(pool: cf.ProcessPoolExecutor) -> None:
@@ -207,34 +206,3 @@ def _stop(pool: cf.ProcessPoolExecutor) -> None:
             p.join(5)
         except (OSError, ValueError, AssertionError):   # pragma: no cover
             pass
-
-
-# ---- the caller's catalogue, to workers in other processes -----------------------------
-
-def catalogue_doc() -> dict | None:
-    """The catalogue in use, as data a worker can rebuild it from (None: the built-in one,
-    which every worker has)."""
-    from longpuzzle.engine.catalog import builtin_catalog, catalog
-
-    cat = catalog()
-    if cat is builtin_catalog() or cat.content_hash == builtin_catalog().content_hash:
-        return None
-    return {"hash": cat.content_hash, "name": cat.name, "version": cat.version,
-            "generators": dict(getattr(cat, "generators", {}) or {}),
-            "sources": {g: (json.dumps(cat.level_file(g)), f"{cat.label}:{g}") for g in cat.games()}}
-
-
-def use_catalogue_doc(doc: dict | None) -> None:
-    """In a worker: make the caller's catalogue the one in use (once per worker process)."""
-    from longpuzzle.engine.catalog import Catalog, builtin_catalog, catalog, use_catalog
-
-    if doc is None:
-        if catalog() is not builtin_catalog():
-            use_catalog(None)
-        return
-    if catalog().content_hash != doc["hash"]:
-        cat = Catalog(sources={g: tuple(v) for g, v in doc["sources"].items()}, name=doc["name"],
-                      version=doc["version"], generators=doc["generators"])
-        if cat.content_hash != doc["hash"]:
-            raise BackendError("the catalogue rebuilt in a worker is not the caller's (its hash differs)")
-        use_catalog(cat)

@@ -23,9 +23,10 @@ its part file, lands last) and then reports the job done. ``folders="shared"`` o
 ``"return"`` forces one way. Ray retries a task whose worker died (its system failures);
 an exception the job raises is raised here, as the job's own exception.
 
-Jobs see the caller's level catalogue: a catalogue other than the built-in one (``--catalog``,
-``use_catalog``) goes to the workers with the jobs (as level data, checked by its content
-hash), so generated or snapshot catalogues need not be stored on every node.
+A job that plays levels takes its catalogue as an argument (engine.catalog.Catalog): a
+catalogue other than the built-in one (``--catalog``) goes to the workers with the job as
+level data, checked there by its content hash, so generated or snapshot catalogues need
+not be stored on every node.
 
 Nodes of a remote cluster need longpuzzle importable: installed on every node, or shipped
 with the job (``ship_code=True``: Ray's runtime_env py_modules uploads this package).
@@ -40,7 +41,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from longpuzzle.agents.jobs.local import Backend, BackendError, catalogue_doc, use_catalogue_doc  # noqa: F401
+from longpuzzle.agents.jobs.local import Backend, BackendError  # noqa: F401
 
 FOLDER_MODES = ("auto", "shared", "return")
 MARKER = ".longpuzzle-ray-{token}"
@@ -107,10 +108,9 @@ def connect(address: str | None = None, *, num_cpus: int | None = None, ship_cod
     return ray
 
 
-def _remote_job(fn, args: tuple, out: str | None, token: str, mode: str, catalogue: dict | None = None):
-    """Runs on a Ray worker: the job, with the caller's level catalogue, in ``out`` when
+def _remote_job(fn, args: tuple, out: str | None, token: str, mode: str):
+    """Runs on a Ray worker: the job (its catalogue among its arguments), in ``out`` when
     this node sees it, else in a temporary folder whose files come back with the result."""
-    use_catalogue_doc(catalogue)
     if out is None or mode == "shared" or (mode == "auto" and _sees(out, token)):
         return fn(*args), None
     staging = tempfile.mkdtemp(prefix="longpuzzle-ray-")
@@ -177,8 +177,6 @@ class RayBackend(Backend):
     def run(self, jobs, on_done, on_tick=None):
         ray = connect(self.address, num_cpus=self.local_cpus, ship_code=self.ship_code)
         task = ray.remote(num_cpus=self.num_cpus)(_remote_job)
-        doc = catalogue_doc()
-        cat_ref = ray.put(doc) if doc is not None else None
         token = uuid.uuid4().hex
         out = str(self.out.resolve()) if self.out is not None else None
         marker = None
@@ -196,7 +194,7 @@ class RayBackend(Backend):
                     key, fn, args = todo.pop()
                     args = tuple(out if out is not None and isinstance(a, (str, os.PathLike))
                                  and str(Path(a).resolve()) == out else a for a in args)
-                    pending[task.remote(fn, args, out, token, self.folders, cat_ref)] = key
+                    pending[task.remote(fn, args, out, token, self.folders)] = key
                 ready, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
                 for ref in ready:
                     key = pending.pop(ref)

@@ -5,7 +5,7 @@
     random_walks("maze_paint/hard/3", walks=1_000_000, steps=200, backend=RayBackend(), chunks=64)
     env_episodes({"id": "longpuzzle/RushHour-v0", "level": "rush_hour/hard"}, episodes=10_000,
                  backend=RayBackend(), chunks=32)              # Gymnasium envs from a config dict
-    solve_levels(catalog().level_ids("bolt_unscrew"), backend=RayBackend())
+    solve_levels(builtin_catalog().level_ids("bolt_unscrew"), backend=RayBackend())
 
 Each call splits the work into jobs (``chunks``; default one per CPU of the backend: the
 cluster's for Ray, 1 for the sequential default), runs them through ``backend.run`` (the
@@ -54,13 +54,14 @@ def gather(backend, fn, arg_lists: list[tuple]) -> list:
 
 # ---- compiled random walks --------------------------------------------------------------
 
-def walk_job(level_id: str, walks: int, steps: int, seed: int) -> dict:
-    """``walks`` compiled random walks of at most ``steps`` moves on one level."""
+def walk_job(level_id: str, walks: int, steps: int, seed: int, catalog=None) -> dict:
+    """``walks`` compiled random walks of at most ``steps`` moves on one level (of ``catalog``,
+    default the built-in catalogue)."""
     from longpuzzle.engine.batch import kernels
     from longpuzzle.engine.catalog import load_level
     from longpuzzle.engine.registry import get_puzzle
 
-    level = load_level(level_id)
+    level = load_level(level_id, catalog)
     p = get_puzzle(level.game)
     k = kernels(p)
     final = np.empty((walks, level.initial.shape[0]), level.initial.dtype)
@@ -77,18 +78,20 @@ def walk_job(level_id: str, walks: int, steps: int, seed: int) -> dict:
 
 
 def random_walks(level_id: str, walks: int = 10_000, steps: int = 200, seed: int = 0, *, backend=None,
-                 chunks: int | None = None) -> dict:
-    """Random legal-move walks in compiled code, split over jobs; the solve rate, mean final
+                 chunks: int | None = None, catalog=None) -> dict:
+    """Random legal-move walks in compiled code, split over jobs (the level: an id of
+    ``catalog``, default the built-in catalogue, which the jobs are given); the solve rate, mean final
     P and throughput: ``moves_per_second`` over the jobs' own walking time added up (per
     core), ``moves_per_wall_second`` over the whole call (start-up and scheduling included)."""
     from longpuzzle.engine.catalog import load_level
 
     if walks < 1 or steps < 1:
         raise ValueError("walks and steps must be at least 1")
-    level = load_level(level_id)
+    level = load_level(level_id, catalog)
     sizes = _split(walks, _chunks(backend, chunks))
     t0 = time.perf_counter()
-    parts = gather(backend, walk_job, [(level.id, n, steps, job_seed(seed, i)) for i, n in enumerate(sizes)])
+    parts = gather(backend, walk_job, [(level.id, n, steps, job_seed(seed, i), catalog)
+                                         for i, n in enumerate(sizes)])
     wall = time.perf_counter() - t0
     moves = sum(r["moves"] for r in parts)
     busy = sum(r["seconds"] for r in parts)
@@ -158,12 +161,14 @@ def env_episodes(config: dict, episodes: int, seed: int = 0, *, policy=None, bac
 
 # ---- solver jobs --------------------------------------------------------------------------
 
-def solve_job(level_id: str, budget: int | None) -> dict:
+def solve_job(level_id: str, budget: int | None, catalog=None) -> dict:
+    from longpuzzle.engine.catalog import load_level
     from longpuzzle.solvers import solve
     kw = {} if budget is None else {"budget": budget}
-    return solve(level_id, **kw).as_dict()
+    return solve(load_level(level_id, catalog), **kw).as_dict()
 
 
-def solve_levels(level_ids: list[str], *, budget: int | None = None, backend=None) -> list[dict]:
-    """The exhaustive solver on each level, one job per level; results in the given order."""
-    return gather(backend, solve_job, [(lid, budget) for lid in level_ids])
+def solve_levels(level_ids: list[str], *, budget: int | None = None, backend=None, catalog=None) -> list[dict]:
+    """The exhaustive solver on each level (ids of ``catalog``, default the built-in one, which
+    the jobs are given), one job per level; results in the given order."""
+    return gather(backend, solve_job, [(lid, budget, catalog) for lid in level_ids])

@@ -276,7 +276,7 @@ def _table18(page: _Page, rows: list[Row]) -> None:
 
 
 def _paper_figures(page: _Page, rows: list[Row], work: Path) -> None:
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
 
     page.add("<h2>Figures</h2>")
     runs = [r for r in rows if r.objectives]
@@ -284,7 +284,7 @@ def _paper_figures(page: _Page, rows: list[Row], work: Path) -> None:
     page.figure(figures.figure_3a(pts, work / "figure_3a.png"),
                 "Figure 3a: easiest-tier LC against harder-tier LC (LC_hard), one point per agent",
                 "needs a run with an easiest and a harder tier of the same games")
-    cat = catalog()
+    cat = builtin_catalog()          # the paper's tiers: the built-in levels' optimal lengths
     series = []
     for r in runs:
         pts3 = []

@@ -55,7 +55,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from longpuzzle.engine.catalog import Catalog, _in_use, load_level
+from longpuzzle.engine.catalog import Catalog, builtin_catalog, load_level
 from longpuzzle.engine.errors import (
     CheckpointError, IllegalMoveError, MoveSyntaxError, UndoNotAllowedError,
 )
@@ -82,7 +82,7 @@ ENV_WARNINGS_ALLOWED = ("symmetric and normalized space",)
 def sample_levels(game: str, k: int = 4, catalog: Catalog | None = None) -> list[str]:
     """First, last and evenly spread level ids of a game in ``catalog`` (default: the built-in
     one; all of them if there are few)."""
-    ids = (catalog or _in_use()).level_ids(game)
+    ids = (catalog or builtin_catalog()).level_ids(game)
     if len(ids) <= k:
         return ids
     step = (len(ids) - 1) / (k - 1)
@@ -655,7 +655,7 @@ def check_puzzle(game_id: str, *, levels: Iterable[str | Level] | None = None, s
     if unknown:
         raise ValueError(f"unknown conformance check(s) {unknown}; the checks are {', '.join(CHECKS)}")
     puzzle = get_puzzle(game_id)              # an unknown game -> UnknownGameError
-    cat = catalog if catalog is not None else _in_use()
+    cat = catalog if catalog is not None else builtin_catalog()
     lvls, from_catalog = _levels(game_id, levels, cat)
     ctx = _Ctx(game_id, puzzle, int(seed), lvls, cat, from_catalog)
     report = ConformanceReport(game_id, int(seed), [lv.id for lv in lvls])

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog_store import catalog_option
 
 # the pause-until-checkpoint rule for a client whose context the harness does not see: the
 # estimated tokens of the calls and results since the last checkpoint that trigger it (a
@@ -18,7 +18,7 @@ from longpuzzle.engine.catalog import catalog
 CHECKPOINT_TOKENS = 150_000
 
 
-def write_summary(out: Path, folder: Path, identity: dict, settings: dict) -> Path:
+def write_summary(out: Path, folder: Path, identity: dict, settings: dict, catalog=None) -> Path:
     """summary.json of a one-episode run folder, as eval writes it (runner.summarise: report,
     leaderboard and replay read it the same way), with the client's identity."""
     from longpuzzle.agents.runner import RunConfig, summarise
@@ -26,7 +26,7 @@ def write_summary(out: Path, folder: Path, identity: dict, settings: dict) -> Pa
     res = json.loads((folder / "result.json").read_text(encoding="utf-8"))
     res["folder"] = str(folder.relative_to(out))
     run = RunConfig(agent=identity["agent"], objectives=[res["objective"]], protocol="objective", settings=settings)
-    summary = {**summarise(run, [res]), **{k: v for k, v in identity.items() if k != "agent"}}
+    summary = {**summarise(run, [res], catalog), **{k: v for k, v in identity.items() if k != "agent"}}
     tmp = out / "summary.json.tmp"
     from longpuzzle.agents.metrics import json_ready
 
@@ -95,9 +95,10 @@ def _hostport(v: str) -> tuple[str, int]:
 @click.option("--agent", "agent_name", default="mcp", show_default=True,
               help="The agent's name in the results (e.g. claude-code).")
 @click.option("--model", "model_name", default=None, help="The model behind the client, recorded in the results.")
+@catalog_option
 def mcp_cmd(objective, setting, out_dir, http, budget, action_timeout, charge_agent_time, action_latency,
             frames_per_move, viewport, lang, style, scale, certify_budget, guide_file, batch, checkpoint_tokens,
-            agent_name, model_name):
+            agent_name, model_name, catalog):
     """Serve one objective episode to an MCP client (Claude Code, Codex CLI, any MCP client)
     over stdio, or streamable HTTP with --http. The episode runs under the same protocol,
     budget clock and private evaluator as eval and writes the same run folder."""
@@ -109,7 +110,7 @@ def mcp_cmd(objective, setting, out_dir, http, budget, action_timeout, charge_ag
     from longpuzzle.agents.vista.mcp_server import serve_http, serve_stdio
     from longpuzzle.engine.geometry import parse_viewport
 
-    obj = catalog().objective(objective)
+    obj = catalog.objective(objective)
     where = _hostport(http) if http else None
     if out_dir:
         out = Path(out_dir)
@@ -128,14 +129,14 @@ def mcp_cmd(objective, setting, out_dir, http, budget, action_timeout, charge_ag
         click.echo(f"longpuzzle mcp: {msg}", err=True)
 
     def finished(res) -> None:
-        write_summary(out, folder, identity, st.resolved("objective").as_dict())
+        write_summary(out, folder, identity, st.resolved("objective").as_dict(), catalog)
         o = res.outcome
         say(f"episode ended ({res.end}): {o.solved_count}/{len(o.levels)} levels won; results in {folder}")
 
     c = Controller(obj.game, obj.difficulty, setting=setting, settings=st, folder=folder, agent_name=agent_name,
                    guide=guide, action_timeout=action_timeout or None, on_finish=finished, batch=batch,
                    checkpoint_tokens=checkpoint_tokens or None,
-                   header={"model": model_name} if model_name else None)
+                   header={"model": model_name} if model_name else None, catalog=catalog)
 
     def stop_signal(signum, frame):
         raise KeyboardInterrupt

@@ -105,7 +105,7 @@ class Controller:
                  settings: Settings | None = None, folder: str | Path | None = None, agent_name: str = "mcp",
                  guide: str = "", instruction: str | None = None, action_timeout: float | None = None,
                  on_action=None, on_finish=None, code_limits=None, header: dict | None = None,
-                 batch: bool | None = None, checkpoint_tokens: int | None = None):
+                 batch: bool | None = None, checkpoint_tokens: int | None = None, catalog=None):
         if setting not in T.SETTINGS:
             raise HarnessError(f"unknown setting {setting!r}: use one of {', '.join(T.SETTINGS)}")
         names = tuple(tools) if tools is not None else T.SETTINGS[setting]
@@ -126,7 +126,7 @@ class Controller:
         self.tools = T.tools_for(names, self.batch)
         self.folder = Path(folder) if folder is not None else None
         self.ep = ObjectiveEpisode(game, difficulty, settings=st, folder=self.folder, instruction=instruction,
-                                   agent_name=agent_name, on_action=on_action,
+                                   agent_name=agent_name, on_action=on_action, catalog=catalog,
                                    header={"driver": "vista", "setting": setting, "tools": list(names),
                                            **(header or {})})
         self.instruction = self.ep.instruction

@@ -225,12 +225,12 @@ class ToolModelAgent(ModelConversation):
 
 
 def run_tool_agent(agent: ToolModelAgent, game: str, difficulty: str, *, settings: Settings | None = None,
-                   folder: str | Path | None = None, on_action=None, header: dict | None = None):
+                   folder: str | Path | None = None, on_action=None, header: dict | None = None, catalog=None):
     """One objective episode of a tool-using model agent under the objective protocol;
     returns the EpisodeResult (result.json also records the model's usage). ``header``:
     fields the episode's header adds (the runner's planned identity)."""
     c = Controller(game, difficulty, setting=agent.config.setting, tools=agent.config.tools, settings=settings,
-                   folder=folder, agent_name=agent.name, on_action=on_action,
+                   folder=folder, agent_name=agent.name, on_action=on_action, catalog=catalog,
                    header={"model": agent.cfg.name or agent.cfg.model, "tool_config": agent.config.name,
                            **(header or {})})
     end, err = "agent_stop", "the agent stopped without a final answer"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from longpuzzle.engine.catalog import Catalog, _in_use, load_level
+from longpuzzle.engine.catalog import Catalog, builtin_catalog, load_level
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.geometry import Layout, Projection, projection
 from longpuzzle.engine.session import Session
@@ -35,7 +35,7 @@ class Suite(ScreensMixin, PointerMixin):
     def __init__(self, start: str = "home", *, style: str = "2d", scale: float = 1.0, direct: bool = False,
                  action_gap_ms: int = ACTION_GAP_MS, viewport: tuple[int, int] | None = None, lang: str = "en",
                  catalog: Catalog | None = None):
-        self.catalog: Catalog = catalog if catalog is not None else _in_use()
+        self.catalog: Catalog = catalog if catalog is not None else builtin_catalog()
         self.proj: Projection = projection(style, float(scale), viewport, lang)
         self.direct = bool(direct)
         self.action_gap_ms = int(action_gap_ms)

@@ -113,7 +113,7 @@ def accepted(game: str, ranges: dict, n_levels: int, open_hi: set[str] = frozens
 
 def build(profiles: dict[str, dict], catalog=None) -> dict:
     """tiers.json's content from {level id: profile dict} of the built-in catalogue."""
-    from longpuzzle.engine.catalog import catalog as builtin
+    from longpuzzle.engine.catalog import builtin_catalog as builtin
     from longpuzzle.solvers.generators import generator
 
     cat = catalog or builtin()
@@ -156,7 +156,7 @@ def catalog_tiers(game: str) -> dict[str, TierSpec]:
 
 def tier_table(profiles: dict[str, dict], catalog=None) -> list[dict]:
     """Rows for `verify --profile`'s tier table: objective, levels, figure ranges."""
-    from longpuzzle.engine.catalog import catalog as builtin
+    from longpuzzle.engine.catalog import builtin_catalog as builtin
     cat = catalog or builtin()
     rows = []
     for obj in cat.objectives():

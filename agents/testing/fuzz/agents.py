@@ -138,10 +138,10 @@ class Hostile(BaseAgent):
 
 def episode_plan(seed: int, i: int) -> dict:
     """The i-th episode of a run: objective, settings and the agent's plan, from the seed alone."""
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
 
     rng = random.Random(f"hostile:{seed}:{i}")
-    cat = catalog()
+    cat = builtin_catalog()
     obj = rng.choice(cat.objectives())
     fatal_at = rng.randrange(1, 25) if rng.random() < 0.6 else -1
     return {

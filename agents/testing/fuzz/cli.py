@@ -31,7 +31,7 @@ def soak_cmd(games, actions, seed, style, malformed, level_mutations, snapshot_m
     screen, steered through each game's levels; reports actions tried, refusals and
     failures (any exception other than a refused action, or a broken invariant). Exit
     status 1 if anything failed."""
-    from longpuzzle.engine.catalog import catalog
+    from longpuzzle.engine.catalog import builtin_catalog
     from longpuzzle.engine.errors import LongPuzzleError
     from longpuzzle.agents.testing.fuzz.gui import soak
 
@@ -39,9 +39,9 @@ def soak_cmd(games, actions, seed, style, malformed, level_mutations, snapshot_m
             or tampered_results < -1:
         raise LongPuzzleError("--actions must be at least 1, --malformed between 0 and 1, --levels, "
                               "--snapshots, --agents at least 0, --results at least -1")
-    games = list(games) or catalog().games()
+    games = list(games) or builtin_catalog().games()
     for g in games:
-        catalog().objectives(g)                 # an unknown game: one error line
+        builtin_catalog().objectives(g)                 # an unknown game: one error line
     out = {"seed": seed, "games": [], "failures": 0}
     t0 = time.perf_counter()
     for g in games:

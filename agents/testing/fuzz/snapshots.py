@@ -22,8 +22,8 @@ SPECIAL = ("[" * 100_000 + "]" * 100_000, "\ufeff{}", "null", "[]", "{}", "9" * 
 
 
 def _levels(game: str) -> list[str]:
-    from longpuzzle.engine.catalog import catalog
-    return catalog().level_ids(game)
+    from longpuzzle.engine.catalog import builtin_catalog
+    return builtin_catalog().level_ids(game)
 
 
 def play_snapshots(game: str, seed: int, k: int = 6, style: str = "2d") -> list[str]:
