@@ -34,6 +34,9 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any, Callable
 
+from longpuzzle.engine.cache import mark_key, note_first_compile
+
+
 def _auto_budget(default: float = 0.15) -> float:
     """Seconds of interpreted kernel time before 'auto' compiles: $LONGPUZZLE_JIT_AUTO_BUDGET
     ("inf": one-shot work never compiles, "0": it always does; the tests use these so that no
@@ -145,9 +148,16 @@ def compiled(module: ModuleType) -> ModuleType:
         import numba
 
         _register_typeof()
-        for name, k in ks:
-            if k.dispatcher is None:
-                k.dispatcher = numba.njit(**k.options)(k.py_func)
+        fresh = [k for _, k in ks if k.dispatcher is None]
+        for k in fresh:
+            k.dispatcher = numba.njit(**k.options)(k.py_func)
+        cached = [k.dispatcher for k in fresh if k.options.get("cache")]
+        if cached and getattr(module, "__file__", None):
+            stat = os.stat(module.__file__)
+            note_first_compile(f"the kernels of {module.__name__}",
+                               mark_key(module.__file__, stat.st_mtime_ns, stat.st_size, numba.__version__,
+                                        sys.version, os.environ.get("NUMBA_CACHE_DIR")),
+                               lambda: cached)
         for name, k in ks:
             setattr(module, name, k.dispatcher)
     return module
@@ -169,6 +179,15 @@ def _register_typeof() -> None:
         return typeof_impl(val.compile(), c)
 
     _registered = True
+
+
+def is_jitted(obj) -> bool:
+    """A numba dispatcher (numba.extending.is_jitted), without importing numba if it is not loaded."""
+    if "numba" not in sys.modules:
+        return False
+    from numba.extending import is_jitted as numba_is_jitted
+
+    return numba_is_jitted(obj)
 
 
 def is_compiled(module: ModuleType) -> bool:

@@ -22,10 +22,8 @@ import sys
 import tempfile
 from types import ModuleType
 
-import numba
-
-from longpuzzle.engine.cache import cache_dir  # noqa: F401  (also importable from here)
-from longpuzzle.engine.jit import compiled
+from longpuzzle.engine.cache import cache_dir, mark_key, note_first_compile
+from longpuzzle.engine.jit import compiled, is_jitted
 from longpuzzle.engine.protocol import Puzzle
 
 _LOADED: dict[tuple[str, str], ModuleType] = {}
@@ -37,8 +35,9 @@ def specialize(puzzle: Puzzle, template: str, name: str) -> ModuleType:
     key = (puzzle.id, name)
     if key in _LOADED:
         return _LOADED[key]
+    import numba
+
     game_mod = puzzle.kernels
-    compiled(game_mod)             # generated code imports the game's kernels compiled
     game_src = inspect.getsource(game_mod)
     digest = hashlib.sha256("\0".join([template, game_src, numba.__version__, sys.version]).encode()).hexdigest()[:16]
     header = (
@@ -56,8 +55,16 @@ def specialize(puzzle: Puzzle, template: str, name: str) -> ModuleType:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(source)
         os.replace(tmp, path)
+    stat = path.stat()
+    loaded: list[ModuleType] = []
+    note_first_compile(f"{puzzle.id}'s {name} kernels",
+                       mark_key(path, stat.st_mtime_ns, stat.st_size, numba.__version__, sys.version,
+                                os.environ.get("NUMBA_CACHE_DIR")),
+                       lambda: [v for m in loaded for v in vars(m).values() if is_jitted(v)])
+    compiled(game_mod)             # generated code imports the game's kernels compiled
     spec = importlib.util.spec_from_file_location(modname, path)
     mod = importlib.util.module_from_spec(spec)
+    loaded.append(mod)
     sys.modules[modname] = mod
     spec.loader.exec_module(mod)
     _LOADED[key] = mod

@@ -127,3 +127,51 @@ def test_the_command_line_skips_the_final_collection_at_exit():
     """)
     lines = out.splitlines()
     assert lines[-2:] == ["after the command, frozen: False", "at exit, frozen: True"]
+
+
+def _run_on_terminal(args: list[str], env: dict) -> str:
+    """Run ``longpuzzle ARGS`` with its stderr on a pseudo-terminal (as a person's shell gives
+    it); returns what it wrote there."""
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        r = subprocess.run([sys.executable, "-m", "longpuzzle", *args], stdout=subprocess.DEVNULL, stderr=slave,
+                           env=env, timeout=300)
+        os.close(slave)
+        slave = -1
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:                                # EIO: the terminal's other side is closed
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(master)
+        if slave >= 0:
+            os.close(slave)
+    assert r.returncode == 0
+    return b"".join(chunks).decode()
+
+
+def test_a_cold_kernel_cache_is_said_once_on_a_terminal(tmp_path):
+    """The first compile of a game's kernels into an empty cache says so in one line on stderr
+    when stderr is a terminal; not when it is a pipe, and not again once the cache holds them."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(LONGPUZZLE_CACHE_DIR=str(tmp_path / "cache"), LONGPUZZLE_JIT_AUTO_BUDGET="0")  # show compiles
+    args = ["show", "maze_paint/easy/1"]
+    piped = subprocess.run([sys.executable, "-m", "longpuzzle", *args], capture_output=True, text=True, env=env,
+                           timeout=300)
+    assert piped.returncode == 0 and "compiling" not in piped.stderr
+    env["LONGPUZZLE_CACHE_DIR"] = str(tmp_path / "cache2")          # cold again, now on a terminal
+    first = _run_on_terminal(args, env)
+    lines = [ln for ln in first.splitlines() if "compiling" in ln]
+    assert len(lines) == 1 and "longpuzzle.puzzles.maze_paint" in lines[0] and str(tmp_path / "cache2") in lines[0]
+    assert list((tmp_path / "cache2" / "compiled").iterdir())     # marked at exit
+    assert "compiling" not in _run_on_terminal(args, env)           # warm: nothing said
