@@ -185,7 +185,7 @@ def test_one_suite_keeps_levels_of_the_same_id_from_two_catalogues_apart(store, 
     monkeypatch.setattr(suite_screens, "SHARED_KEPT", 8)
     for g in generate("truck_escape", "default", seed=3, count=12):
         s.game_ui(g.level)
-    assert len(s._uis) <= 8
+    assert len(s.widgets.uis) <= 8
 
 
 def test_commands_generate_snapshot_levels_verify(store, capsys):

@@ -162,7 +162,7 @@ def test_layout_hit_index_matches_the_plain_reading_on_every_screen():
             s = Suite(lid)
             lays.append(s.layout())
             s.complete = True                  # the completion card's layout
-            s._layout_key = None
+            s.widgets.stale()
             lays.append(s.layout())
     for lay in lays:
         for x, y in _probe_points(lay, rng):

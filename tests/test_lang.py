@@ -44,10 +44,7 @@ def _screens(lang: str, viewport=PAGE):
         obj = builtin_catalog().objective("/".join(lid.split("/")[:2]))
         for target in (lid, obj.level_ids[-1]):
             c = Suite(target, viewport=viewport, lang=lang)
-            for m in solve(load_level(target)).moves:
-                c.session.play(m)
-            c.complete = True
-            c._layout_key = None
+            c.play_moves(solve(load_level(target)).moves)
             yield f"complete:{target}", c
 
 

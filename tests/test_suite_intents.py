@@ -57,7 +57,7 @@ def private_reads(root: Path, private: set[str]) -> list[str]:
 
 def test_nothing_outside_engine_touches_session_or_suite_internals():
     private = _private_names()
-    assert {"_state", "_stack", "_layout_key", "_cur_ui", "_apply_solved"} <= private
+    assert {"_state", "_stack", "_apply_solved", "_go", "_down"} <= private
     assert private_reads(ROOT, private) == []
 
 

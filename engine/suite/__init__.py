@@ -30,15 +30,20 @@ animation runs are ignored (input is locked, as in the original); when an action
 are done the clock runs on to the end of any animation it started, so every action ends
 in a settled screen. Toasts stay visible for TOAST_MS, shakes last SHAKE_MS.
 
-Layout (each module imports only those above it; app.py all four):
+Layout (each module imports only those above it; app.py all of them). The Suite is its app
+state (the screen, session, UI state, pointer, transient feedback, animations, clock) with
+parts that each keep their own state or none: ScreenWidgets (what each screen is made of),
+the snapshots, the intents' application; ScreensMixin and PointerMixin are the operations
+on the app state itself (navigation and moves; input).
 
-    intents.py     the intents a game's screen produces (Move, Select, Toast, ...) and the
-                   read-only Board it reads the level through
+    intents.py     the intents a game's screen produces (Move, Select, Toast, ...), the
+                   read-only Board it reads the level through, and apply (the suite applies them)
     game_ui.py     GameUI (a game's screen: board geometry + input state machine), Feedback,
                    difficulty_label
     game_limits.py the games' own failure limits on the hub (Maze Paint, Color Connect)
-    screens.py     the menus' layout data, the GameUIs and layouts shared by every suite, and
-                   ScreensMixin: screens, widgets, hit-testing, navigation, toasts, shakes, try_move
+    screens.py     the menus' layout data, the GameUIs and layouts shared by every suite,
+                   ScreenWidgets (a part: GameUIs, layouts, hit-testing, screen names, cached)
+                   and ScreensMixin: navigation, toasts, shakes, try_move, the clock's events
     pointer.py     PointerMixin: validate once, dispatch one way (pointer and key events, buttons,
                    the game's intents), moves <-> gestures, interpret
     snapshots.py   snapshot, restore and the checks it makes, encode_snapshot (no state of its own)
@@ -54,7 +59,7 @@ from longpuzzle.engine.suite.intents import (
 from longpuzzle.engine.suite.screens import (
     BACK_BUTTON, BACK_BUTTON_AT, CARD, CARD_MENU, CARD_NEXT, CARD_REPLAY, DIFF_CARD_H, DIFF_CARD_W, DIFF_CARD_Y,
     DIFF_CARD_Y_BY_COUNT, HOME_CARD_H, HOME_CARD_W, HOME_CARD_Y, HOME_SUBTITLE, HOME_TITLE, SHAKE_MS,
-    SHARED_KEPT, TOAST_MS, ScreensMixin,
+    SHARED_KEPT, TOAST_MS, ScreensMixin, ScreenWidgets,
 )
 from longpuzzle.engine.suite.pointer import PointerMixin
 from longpuzzle.engine.suite.snapshots import MAX_CLOCK, POINTER_KEYS, SNAPSHOT_FORMAT, encode_snapshot
@@ -75,5 +80,5 @@ __all__ = [
     "DIFFICULTY_LABELS", "DIFF_CARD_H", "DIFF_CARD_W", "DIFF_CARD_Y", "DIFF_CARD_Y_BY_COUNT", "Feedback", "GameUI",
     "HOME_CARD_H", "HOME_CARD_W", "HOME_CARD_Y", "HOME_SUBTITLE", "HOME_TITLE", "MAX_CLOCK",
     "POINTER_KEYS", "PointerMixin", "SHAKE_MS", "SHARED_KEPT", "SNAPSHOT_FORMAT", "ScreenUnavailableError",
-    "ScreensMixin", "Suite", "TOAST_MS", "difficulty_label", "encode_snapshot",
+    "ScreenWidgets", "ScreensMixin", "Suite", "TOAST_MS", "difficulty_label", "encode_snapshot",
 ]

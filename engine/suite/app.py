@@ -1,6 +1,6 @@
 """The Suite class: the app's state (__init__), its settings (style, scale, viewport, frame
-size) and clone, with the screens, the input path and the snapshots of the mixins it is
-made of (screens.py, pointer.py, snapshots.py)."""
+size), clone and snapshots, composed of its parts (ScreenWidgets, snapshots.py, intents.py)
+with the operations on its state (ScreensMixin: navigation and moves; PointerMixin: input)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,12 @@ import json
 
 from longpuzzle.engine.catalog import Catalog, builtin_catalog, load_level
 from longpuzzle.engine.errors import LongPuzzleError
-from longpuzzle.engine.geometry import Layout, Projection, projection
+from longpuzzle.engine.geometry import Projection, projection
 from longpuzzle.engine.session import Session
 from longpuzzle.engine.suite import game_limits
-from longpuzzle.engine.suite.game_ui import GameUI
 from longpuzzle.engine.suite.intents import Board
 from longpuzzle.engine.suite.pointer import PointerMixin
-from longpuzzle.engine.suite.screens import ScreensMixin
+from longpuzzle.engine.suite.screens import ScreensMixin, ScreenWidgets
 from longpuzzle.engine.suite import snapshots
 
 ACTION_GAP_MS = 250
@@ -57,16 +56,8 @@ class Suite(ScreensMixin, PointerMixin):
         # whether levels opened here run their game's own limits: on the hub always; in a
         # direct launch when asked (the level protocol, as the original's benchmark launch does)
         self.game_limits_on = not self.direct
-        # (level id, content digest) -> its GameUI: ids repeat across catalogues and generated
-        # levels, so the id alone would hand one level another's geometry (shared by clones)
-        self._uis: dict[tuple[str, str], GameUI] = {}
-        # (screen name, direct, level digest, catalogue) -> Layout (shared by clones)
-        self._layouts: dict[tuple, Layout] = {}
-        self._layout_key = None
-        self._layout: Layout | None = None
-        self._last_hit = None
-        self._cur_ui = None
-        self._sname = None
+        # the part that knows what each screen is made of (GameUIs, layouts, hit-testing)
+        self.widgets = ScreenWidgets()
         # what the game's screen reads of the level (intents.py); its handlers get this
         self.board = Board(self)
         if start not in (None, "", "home"):
@@ -133,6 +124,7 @@ class Suite(ScreensMixin, PointerMixin):
         c.timer = dict(self.timer) if self.timer else None
         c.limits = None if self.limits is None else game_limits.copy(self.limits)
         c.board = Board(c)
+        c.widgets = self.widgets.copy()
         if self.session is not None:
             c.session = self.session.copy()
         return c

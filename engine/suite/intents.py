@@ -26,6 +26,8 @@ return a list of intents instead.
 
 The screen's own per-play state (``board.ui``, the JSON-able dict of GameUI.initial_state)
 belongs to the screen: it edits it in place. Everything else it reads through the Board.
+``apply(suite, intents, t)`` is how the suite applies them (through its own operations:
+try_move, show_toast, start_shake, Session.reject, gesture_begin / gesture_end).
 """
 
 from __future__ import annotations
@@ -121,3 +123,58 @@ class Board:
     def hit(self, x: float, y: float) -> "Widget | None":
         """The widget of the screen under the design point (x, y)."""
         return self._suite.hit(x, y)
+
+
+def apply(suite: "Suite", produced: Intents, t: int) -> list[dict]:
+    """Apply the intents a game's screen produced (a list, or a generator sent each intent's
+    answer: a Move's Outcome) to ``suite`` at clock ``t``, in order; the effects they make."""
+    out: list[dict] = []
+    if type(produced) is list:
+        for i in produced:
+            _apply_one(suite, i, t, out)
+        return out
+    send = produced.send
+    try:
+        i = send(None)
+        while True:
+            i = send(_apply_one(suite, i, t, out))
+    except StopIteration:
+        pass
+    return out
+
+
+def _apply_one(suite: "Suite", i, t: int, out: list) -> Any:
+    """Apply one intent through the suite's own operations; its effect goes to ``out``."""
+    k = type(i)
+    if k is Move:
+        o = suite.try_move(i.action, t)
+        out.append(suite.move_effect(o))
+        return o
+    if k is Shake:
+        suite.start_shake(i.target, t)
+    elif k is Toast:
+        suite.show_toast(i.text, t)
+    elif k is Refuse:
+        e = {"effect": "refused", "reason": i.reason, "message": i.message}
+        if i.target is not None:
+            e["target"] = i.target
+        out.append(e)
+    elif k is Select:
+        e = {"effect": "select", "target": i.target}
+        if i.switched_from is not None:
+            e["switched_from"] = i.switched_from
+        out.append(e)
+    elif k is Deselect:
+        out.append({"effect": "deselect", "target": i.target})
+    elif k is Reject:
+        suite.session.reject(i.attempt)
+        out.append({"effect": "rejected", "move": i.attempt, "reason": i.reason, "message": i.message,
+                    "target": i.target})
+    elif k is GestureBegin:
+        suite.gesture_begin()
+    elif k is GestureEnd:
+        suite.gesture_end()
+    else:
+        raise TypeError(f"a game's screen asked for {k.__name__}, which is not an intent "
+                        f"({', '.join(c.__name__ for c in INTENTS)})")
+    return None

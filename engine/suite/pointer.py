@@ -13,9 +13,7 @@ from longpuzzle.engine import gui
 from longpuzzle.engine.errors import UndoNotAllowedError
 from longpuzzle.engine.suite import game_limits
 from longpuzzle.engine.suite.game_ui import Feedback, GameUI
-from longpuzzle.engine.suite.intents import (
-    INTENTS, Deselect, GestureBegin, GestureEnd, Move, Refuse, Reject, Select, Shake, Toast,
-)
+from longpuzzle.engine.suite.intents import apply
 
 _DOWN, _MOVE, _UP, _KEY, _WHEEL, _WAIT, _CLICK_MS = gui.DOWN, gui.MOVE, gui.UP, gui.KEY, gui.WHEEL, gui.WAIT, gui.CLICK_MS
 
@@ -122,7 +120,7 @@ class PointerMixin:
         out = self._down(x, y, start)
         if out:
             effects.extend(out)
-        c = self._cur_ui
+        c = self.widgets.cur_ui
         xe, ye = from_px(x1, y1)             # the release's point (NaN off a 3d plane)
         if not (c is not None and c[0] is self.session and c[1].pointer_up_only and not self.complete
                 and self.screen["name"] == "level" and xe == xe and ye == ye):
@@ -215,15 +213,16 @@ class PointerMixin:
                 pre = (pre or []) + due
         an = self.anims
         locked = bool(an) and t < (an[0]["t1"] if len(an) == 1 else self.busy_until())
-        lay = self._layout if self._layout_key is not None else None     # self.hit(x, y), inlined
+        wp = self.widgets
+        lay = wp.current if wp.key is not None else None     # self.hit(x, y), inlined
         if lay is None:
             lay = self.layout()
-        h = self._last_hit
+        h = wp.last_hit
         if h is not None and h[0] == x and h[1] == y and h[2] is lay:
             w = h[3]
         else:
             w = lay.hit(x, y)
-            self._last_hit = (x, y, lay, w)
+            wp.last_hit = (x, y, lay, w)
         if w is None:
             target = None
             button = False
@@ -236,8 +235,7 @@ class PointerMixin:
             return (pre or []) + [{"effect": "ignored", "why": "input locked"}]
         if button or self.complete or self.failed or self.screen["name"] != "level":
             return pre or []
-        c = self._cur_ui                   # the board (as _board)
-        u = c[1] if c is not None and c[0] is self.session else self.game_ui()
+        u = wp.game_ui(self.session)       # the board (as _board)
         out = self._ask(u.on_pointer(self.board, _DOWN, x, y, t), t)
         return pre + out if pre else out
 
@@ -259,8 +257,7 @@ class PointerMixin:
         elif self.complete or self.failed or self.screen["name"] != "level":
             out = []
         else:
-            c = self._cur_ui               # the board (as _board)
-            u = c[1] if c is not None and c[0] is self.session else self.game_ui()
+            u = self.widgets.game_ui(self.session)       # the board (as _board)
             out = self._ask(u.on_pointer(self.board, _UP, x, y, t), t)
         if self.pointer is p:
             self.pointer = {"down": False, "x": x, "y": y}
@@ -269,62 +266,12 @@ class PointerMixin:
     def _board(self, kind: str, x: float, y: float, t: int) -> list[dict]:
         if self.complete or self.failed or self.screen["name"] != "level":
             return []
-        c = self._cur_ui
-        u = c[1] if c is not None and c[0] is self.session else self.game_ui()
+        u = self.widgets.game_ui(self.session)
         return self._ask(u.on_pointer(self.board, kind, x, y, t), t)
 
     def _ask(self, produced, t: int) -> list[dict]:
-        """Apply the intents a game's screen produced (intents.py) at clock ``t``, in order: a
-        generator is sent each intent's answer (a Move's Outcome); the effects they make."""
-        out: list[dict] = []
-        if type(produced) is list:
-            for i in produced:
-                self._intent(i, t, out)
-            return out
-        send = produced.send
-        try:
-            i = send(None)
-            while True:
-                i = send(self._intent(i, t, out))
-        except StopIteration:
-            pass
-        return out
-
-    def _intent(self, i, t: int, out: list) -> Any:
-        """Apply one intent (the closed set of intents.py); its effect goes to ``out``."""
-        k = type(i)
-        if k is Move:
-            o = self.try_move(i.action, t)
-            out.append(self.move_effect(o))
-            return o
-        if k is Shake:
-            self.start_shake(i.target, t)
-        elif k is Toast:
-            self.show_toast(i.text, t)
-        elif k is Refuse:
-            e = {"effect": "refused", "reason": i.reason, "message": i.message}
-            if i.target is not None:
-                e["target"] = i.target
-            out.append(e)
-        elif k is Select:
-            e = {"effect": "select", "target": i.target}
-            if i.switched_from is not None:
-                e["switched_from"] = i.switched_from
-            out.append(e)
-        elif k is Deselect:
-            out.append({"effect": "deselect", "target": i.target})
-        elif k is Reject:
-            self.session.reject(i.attempt)
-            out.append({"effect": "rejected", "move": i.attempt, "reason": i.reason, "message": i.message,
-                        "target": i.target})
-        elif k is GestureBegin:
-            self.gesture_begin()
-        elif k is GestureEnd:
-            self.gesture_end()
-        else:
-            raise TypeError(f"a game's screen asked for {k.__name__}, which is not an intent "
-                            f"({', '.join(c.__name__ for c in INTENTS)})")
-        return None
+        """Apply the intents a game's screen produced at clock ``t`` (intents.apply)."""
+        return apply(self, produced, t)
 
     def _button(self, wid: str, t: int) -> list[dict]:
         name = self.screen["name"]
@@ -355,7 +302,7 @@ class PointerMixin:
             if self.limits is not None:         # the original reloads the level: its limits start again
                 self.limits = game_limits.start(t, u.limits, self.session._state)
                 self.failed = None
-                self._layout_key = None
+                self.widgets.stale()
             return [{"effect": "restart"}]
         if wid == "undo":
             try:

@@ -57,8 +57,148 @@ def _shared(cache: dict, key, make):
     return v
 
 
+class ScreenWidgets:
+    """A part of a Suite with its own state: what the current screen is made of, cached - the
+    GameUI of each level shown (by id and content), the layout of each screen shown, the
+    screen on show's name, layout and last hit-test. It reads the suite's public state (its
+    screen, session, settings, completion); the suite tells it when the screen changed
+    (``stale``). Clones share the per-level caches and copy the rest."""
+
+    __slots__ = ("uis", "layouts", "key", "current", "last_hit", "cur_ui", "sname")
+
+    def __init__(self):
+        # (level id, content digest) -> its GameUI: ids repeat across catalogues and generated
+        # levels, so the id alone would hand one level another's geometry (shared by clones)
+        self.uis: dict[tuple[str, str], GameUI] = {}
+        # (screen name, direct, level digest, catalogue) -> Layout (shared by clones)
+        self.layouts: dict[tuple, Layout] = {}
+        self.key = None                  # the key of the screen on show's layout (None: stale)
+        self.current: Layout | None = None
+        self.last_hit = None             # (x, y, layout, widget) of the last hit-test
+        self.cur_ui = None               # (session, its GameUI)
+        self.sname = None                # (screen, (complete, failed), name)
+
+    def copy(self) -> "ScreenWidgets":
+        c = ScreenWidgets.__new__(ScreenWidgets)
+        for k in ScreenWidgets.__slots__:
+            setattr(c, k, getattr(self, k))
+        return c
+
+    def stale(self) -> None:
+        """The screen changed (another screen, or a card over the board): its layout is made
+        again when next asked for."""
+        self.key = None
+
+    def game_ui(self, session: Session | None, level: Level | None = None) -> GameUI | None:
+        """The GameUI of ``level`` (default: the session's level), or None (no screen)."""
+        if level is None:
+            if session is None:
+                return None
+            c = self.cur_ui
+            if c is not None and c[0] is session:
+                return c[1]
+            u = self.game_ui(session, session.level)
+            self.cur_ui = (session, u)
+            return u
+        key = (level.id, level.sha256)
+        u = self.uis.get(key)
+        if u is None:
+            cls = getattr(get_puzzle(level.game), "ui", None)
+            if cls is None:
+                return None
+            u = _shared(self.uis, key, lambda: _shared(_SHARED_UIS, (cls, level.id, level.sha256),
+                                                       lambda: cls(get_puzzle(level.game), level)))
+        return u
+
+    def screen_name(self, suite: "ScreensMixin") -> str:
+        s = suite.screen
+        done = (suite.complete, suite.failed)
+        c = self.sname
+        if c is not None and c[0] is s and c[1] == done:
+            return c[2]
+        if s["name"] == "home":
+            name = "home"
+        elif s["name"] == "difficulty":
+            name = f"difficulty:{s['game']}"
+        else:
+            name = f"level:{s['level']}" + (":complete" if suite.complete else ":failed" if suite.failed else "")
+        self.sname = (s, done, name)    # screens are replaced, never edited in place
+        return name
+
+    def layout(self, suite: "ScreensMixin") -> Layout:
+        """The widgets of the suite's current screen (cached; rebuilt when the screen changes)."""
+        if self.key is not None and self.current is not None:
+            return self.current
+        # a level screen is its level's (by content); every screen lists or links the
+        # objectives of the suite's catalogue
+        key = (self.screen_name(suite), suite.direct, suite.session.level.sha256 if suite.session is not None else None,
+               suite.catalog)
+        lay = self.layouts.get(key)
+        if lay is not None:
+            self.current, self.key = lay, key
+            return lay
+        if suite.screen["name"] == "level":
+            # a level's layouts are shared by every suite (its GameUI is, and holds no state)
+            u, direct = self.game_ui(suite.session), suite.direct
+            if suite.complete:
+                last = suite.last_level()
+                auto = bool(u.auto_advance_ms) and not direct and not last     # goes on by itself: no buttons
+                lay = _shared(_SHARED_LAYOUTS, ("complete", direct, last, auto), lambda: Layout(
+                    [] if auto else [CARD_REPLAY] if direct else [CARD_MENU if last else CARD_NEXT, CARD_REPLAY]))
+            elif suite.failed and u.limits.card:
+                lay = _shared(_SHARED_LAYOUTS, ("failed", direct), lambda: Layout(
+                    [CARD_RETRY] if direct else [CARD_RETRY, CARD_BACK]))
+            else:
+                lay = _shared(_SHARED_LAYOUTS, ("level", u, direct),
+                              lambda: Layout(list(u.targets()) + list(u.buttons(direct))))
+        else:
+            # the menus' layouts too are shared by every suite of the process (the harness's
+            # and each agent's model of the app start at the home screen every episode),
+            # by the catalogue's content: its hit-test index is built once, not per suite
+            lay = _shared(_SHARED_LAYOUTS, ("menu", key[0], suite.direct, suite.catalog.content_hash),
+                          lambda: Layout(_menu_widgets(suite)))
+        self.current = _shared(self.layouts, key, lambda: lay)
+        self.key = key
+        return lay
+
+    def hit(self, suite: "ScreensMixin", x: float, y: float) -> Widget | None:
+        """The widget of the suite's current screen under the design point (the last answer is
+        kept, since one event is usually hit-tested by the suite and then by the game)."""
+        lay = self.current if self.key is not None else None
+        if lay is None:
+            lay = self.layout(suite)
+        h = self.last_hit
+        if h is not None and h[0] == x and h[1] == y and h[2] is lay:
+            return h[3]
+        w = lay.hit(x, y)
+        self.last_hit = (x, y, lay, w)
+        return w
+
+
+def _menu_widgets(suite: "ScreensMixin") -> list[Widget]:
+    """The widgets of the suite's home or difficulty screen."""
+    s = suite.screen
+    ws: list[Widget] = []
+    if s["name"] == "home":
+        for g, y in suite.home_games():
+            ws.append(Widget(f"game:{g}", Rect.centred(270, y, HOME_CARD_W, HOME_CARD_H), "card",
+                             get_puzzle(g).title))
+        return ws
+    g = s["game"]
+    objs = suite.catalog.objectives(g)
+    ys = DIFF_CARD_Y.get(g) or DIFF_CARD_Y_BY_COUNT.get(len(objs)) or tuple(
+        260 + 125 * i for i in range(len(objs)))
+    for o, y in zip(objs, ys):
+        ws.append(Widget(f"difficulty:{o.difficulty}", Rect.centred(270, y, DIFF_CARD_W, DIFF_CARD_H),
+                         "card", difficulty_label(o.difficulty), (len(o.level_ids),)))
+    bx, by, bw, bh = BACK_BUTTON_AT.get(g, BACK_BUTTON)
+    ws.append(Widget("back", Rect.centred(bx, by, bw, bh), "pill_button", "Back"))
+    return ws
+
+
 class ScreensMixin:
-    """The screens of a Suite (app.py, whose __init__ sets the state read here)."""
+    """The screens of a Suite (app.py, whose __init__ sets the state read here): navigation,
+    moves, the clock's own events; the widgets on screen are its ``widgets`` part's."""
 
     # ---- screens -------------------------------------------------------------------
     @property
@@ -70,38 +210,11 @@ class ScreensMixin:
         return self.session.puzzle if self.session else None
 
     def game_ui(self, level: Level | None = None) -> GameUI | None:
-        if level is None:
-            if self.session is None:
-                return None
-            c = self._cur_ui
-            if c is not None and c[0] is self.session:
-                return c[1]
-            u = self.game_ui(self.session.level)
-            self._cur_ui = (self.session, u)
-            return u
-        key = (level.id, level.sha256)
-        u = self._uis.get(key)
-        if u is None:
-            cls = getattr(get_puzzle(level.game), "ui", None)
-            if cls is None:
-                return None
-            u = _shared(self._uis, key, lambda: _shared(_SHARED_UIS, (cls, level.id, level.sha256),
-                                                        lambda: cls(get_puzzle(level.game), level)))
-        return u
+        """The GameUI of ``level`` (default: the level on screen), or None (no screen)."""
+        return self.widgets.game_ui(self.session, level)
 
     def screen_name(self) -> str:
-        s = self.screen
-        c = self._sname
-        if c is not None and c[0] is s and c[1] == (self.complete, self.failed):
-            return c[2]
-        if s["name"] == "home":
-            name = "home"
-        elif s["name"] == "difficulty":
-            name = f"difficulty:{s['game']}"
-        else:
-            name = f"level:{s['level']}" + (":complete" if self.complete else ":failed" if self.failed else "")
-        self._sname = (s, (self.complete, self.failed), name)    # screens are replaced, never edited in place
-        return name
+        return self.widgets.screen_name(self)
 
     def home_games(self) -> list[tuple[str, float]]:
         """(game id, card centre y) of the home screen: the games with a declared home slot
@@ -118,59 +231,7 @@ class ScreensMixin:
 
     def layout(self) -> Layout:
         """The widgets of the current screen (cached; rebuilt when the screen changes)."""
-        if self._layout_key is not None and self._layout is not None:
-            return self._layout
-        # a level screen is its level's (by content); every screen lists or links the
-        # objectives of the suite's catalogue
-        key = (self.screen_name(), self.direct, self.session.level.sha256 if self.session is not None else None,
-               self.catalog)
-        lay = self._layouts.get(key)
-        if lay is not None:
-            self._layout, self._layout_key = lay, key
-            return lay
-        if self.screen["name"] == "level":
-            # a level's layouts are shared by every suite (its GameUI is, and holds no state)
-            u, direct = self.game_ui(), self.direct
-            if self.complete:
-                last = self.last_level()
-                auto = bool(u.auto_advance_ms) and not direct and not last     # goes on by itself: no buttons
-                lay = _shared(_SHARED_LAYOUTS, ("complete", direct, last, auto), lambda: Layout(
-                    [] if auto else [CARD_REPLAY] if direct else [CARD_MENU if last else CARD_NEXT, CARD_REPLAY]))
-            elif self.failed and u.limits.card:
-                lay = _shared(_SHARED_LAYOUTS, ("failed", direct), lambda: Layout(
-                    [CARD_RETRY] if direct else [CARD_RETRY, CARD_BACK]))
-            else:
-                lay = _shared(_SHARED_LAYOUTS, ("level", u, direct),
-                              lambda: Layout(list(u.targets()) + list(u.buttons(direct))))
-        else:
-            # the menus' layouts too are shared by every suite of the process (the harness's
-            # and each agent's model of the app start at the home screen every episode),
-            # by the catalogue's content: its hit-test index is built once, not per suite
-            lay = _shared(_SHARED_LAYOUTS, ("menu", key[0], self.direct, self.catalog.content_hash),
-                          lambda: Layout(self._menu_widgets()))
-        self._layout = _shared(self._layouts, key, lambda: lay)
-        self._layout_key = key
-        return lay
-
-    def _menu_widgets(self) -> list[Widget]:
-        """The widgets of the home or the difficulty screen."""
-        s = self.screen
-        ws: list[Widget] = []
-        if s["name"] == "home":
-            for g, y in self.home_games():
-                ws.append(Widget(f"game:{g}", Rect.centred(270, y, HOME_CARD_W, HOME_CARD_H), "card",
-                                 get_puzzle(g).title))
-            return ws
-        g = s["game"]
-        objs = self.catalog.objectives(g)
-        ys = DIFF_CARD_Y.get(g) or DIFF_CARD_Y_BY_COUNT.get(len(objs)) or tuple(
-            260 + 125 * i for i in range(len(objs)))
-        for o, y in zip(objs, ys):
-            ws.append(Widget(f"difficulty:{o.difficulty}", Rect.centred(270, y, DIFF_CARD_W, DIFF_CARD_H),
-                             "card", difficulty_label(o.difficulty), (len(o.level_ids),)))
-        bx, by, bw, bh = BACK_BUTTON_AT.get(g, BACK_BUTTON)
-        ws.append(Widget("back", Rect.centred(bx, by, bw, bh), "pill_button", "Back"))
-        return ws
+        return self.widgets.layout(self)
 
     def last_level(self) -> bool:
         """Whether the level on screen is the last of its objective (its card says "All
@@ -179,17 +240,8 @@ class ScreensMixin:
         return lvl is not None and self.catalog.objective(f"{lvl.game}/{lvl.difficulty}").level_ids[-1] == lvl.id
 
     def hit(self, x: float, y: float) -> Widget | None:
-        """The widget of the current screen under the design point (the last answer is kept,
-        since one event is usually hit-tested by the suite and then by the game)."""
-        lay = self._layout if self._layout_key is not None else None
-        if lay is None:
-            lay = self.layout()
-        h = self._last_hit
-        if h is not None and h[0] == x and h[1] == y and h[2] is lay:
-            return h[3]
-        w = lay.hit(x, y)
-        self._last_hit = (x, y, lay, w)
-        return w
+        """The widget of the current screen under the design point."""
+        return self.widgets.hit(self, x, y)
 
     def _go(self, screen: dict) -> dict:
         self.screen = screen
@@ -198,7 +250,7 @@ class ScreensMixin:
         self.complete = False
         self.timer = None
         self.failed = None
-        self._layout_key = None
+        self.widgets.stale()
         if screen["name"] != "level":
             self.session = None
             self.ui = {}
@@ -236,7 +288,7 @@ class ScreensMixin:
         for m in moves:
             self.session.play(m)
         self.complete = self.session.solved
-        self._layout_key = None
+        self.widgets.stale()
 
     # ---- helpers used by the game UIs --------------------------------------------------
     def show_toast(self, text: str, t: int) -> None:
@@ -261,15 +313,14 @@ class ScreensMixin:
             action = s.puzzle.check_action(s.level, action)
         o, solved = s._apply_solved(action)
         if o[3]:                   # accepted
-            c = self._cur_ui
-            u = c[1] if c is not None and c[0] is s else self.game_ui()
+            u = self.widgets.game_ui(s)
             code = o[2]
             dur = int(u.animation_ms(before, s._state, action, code))
             self.anims.append({"kind": "move", "t0": t, "t1": t + dur, "action": action, "code": code,
                                "before": before})        # numpy here; a list in snapshots
             if solved:
                 self.complete = True
-                self._layout_key = None
+                self.widgets.stale()
                 if u.auto_advance_ms and not self.direct and not self.last_level():
                     self.timer = {"at": t + dur + int(u.auto_advance_ms), "then": "next"}
             elif self.limits is not None and u.limits.per == "move":     # the game's own limits (on the hub)
@@ -300,7 +351,7 @@ class ScreensMixin:
         """The game's own limits end the level: its failure card shows; the board takes no input."""
         self.failed = reason
         self.toast = self.shake = None
-        self._layout_key = None
+        self.widgets.stale()
 
     def tick(self, t: int) -> list[dict]:
         """What the clock reaching ``t`` does on its own: an auto-advance due, the game's time
