@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from longpuzzle.engine.geometry import Circle, Rect, Widget
 from longpuzzle.engine.suite import GameUI
+from longpuzzle.engine.suite.intents import Move
 
 from longpuzzle_sokoban.rules import STEPS
 
@@ -84,14 +85,13 @@ class SokobanUI(GameUI):
         step = (r - kr, c - kc)
         return STEPS.index(step) if step in STEPS else None
 
-    def on_pointer(self, suite, kind, x, y, t):
-        p = suite.pointer
+    def on_pointer(self, board, kind, x, y, t):
+        """Intents of a pointer event (the suite applies them): one Move, or nothing."""
+        p = board.pointer
         if kind != "up" or p.get("target") != "surface":
             return []
-        d = self.direction(int(suite.session.state[0]), p["x0"], p["y0"], x, y)
-        if d is None:
-            return []
-        return [suite.move_effect(suite.try_move(d, t))]
+        d = self.direction(int(board.state[0]), p["x0"], p["y0"], x, y)
+        return [] if d is None else [Move(d)]
 
     def animation_ms(self, before, after, action, code):
         return STEP_MS
