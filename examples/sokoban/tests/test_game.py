@@ -14,7 +14,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from longpuzzle.agents.testing import check_puzzle
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog as catalog
 from longpuzzle.engine.geometry import projection
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.solvers.core import check_solution, solve

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from longpuzzle.agents.testing import random_walk, walk_states
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog as catalog
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.solvers.core import solve, search_kernels
 

@@ -4,7 +4,7 @@ place among longpuzzle's games (its declaration found through the entry point)."
 import numpy as np
 import pytest
 
-from longpuzzle.engine.catalog import catalog
+from longpuzzle.engine.catalog import builtin_catalog as catalog
 from longpuzzle.engine.errors import IllegalMoveError, LevelFormatError, MoveSyntaxError
 from longpuzzle.engine.registry import get_puzzle, puzzle_ids, spec
 
