@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -97,8 +98,11 @@ class GameSpec:
     id            the game id (levels are "<id>/<difficulty>/<n>")
     rules         "module:attr" of the Puzzle instance (rules and, as ``puzzle.ui``, its screen:
                   engine/suite/game_ui.py); loaded, with its kernels, at the first get_puzzle
-    order         its place in the benchmark's game order (results, tables, catalogue)
-    home          its card's slot on the home screen (0 the top); None: after the declared ones
+                  (registry.register(puzzle) declares a Puzzle given as the object itself)
+    order         its place in the benchmark's game order (results, tables, catalogue); the
+                  built-in games are 1..6
+    home          its card's place on the home screen (sorted by it, 0 the top; the built-in
+                  games are 0..5); None: no place of its own, after the others
     levels        "package:path" of its built-in level file, or None (levels come from files given)
     drawing       "module:attr" of its GameDrawing subclass (render/frame/drawing.py; one
                   class draws both styles, "2d" flat and "3d" on the tilted table), or None
@@ -195,7 +199,9 @@ class GameSpec:
         name = f"{package.removeprefix('longpuzzle.').replace('.', '/')}/{path}"
         try:
             return read_text(self.levels), name
-        except (OSError, ModuleNotFoundError):
+        except (OSError, ModuleNotFoundError) as e:     # the other games keep their levels
+            warnings.warn(f"{self.id}: its level file {self.levels!r} cannot be read ({e}); it has no built-in levels",
+                          RuntimeWarning, stacklevel=2)
             return None
 
     def label(self, text: str, lang: str) -> str | None:

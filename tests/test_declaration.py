@@ -83,6 +83,9 @@ def test_a_declaration_names_its_parts_as_strings():
         bad.puzzle()
     with pytest.raises(UnknownGameError, match="registered games: bolt_unscrew"):
         registry.spec("no_such_game")
+    missing = GameSpec(id="maze_copy", rules="x:y", levels="longpuzzle.puzzles:levels/maze_copy.json")
+    with pytest.warns(RuntimeWarning, match="maze_copy: its level file .* cannot be read"):
+        assert missing.level_text() is None
 
 
 # ---- a game of another distribution, through the entry point only ------------------------
