@@ -78,3 +78,21 @@ def test_bad_levels_name_their_fault(layout, words):
     with pytest.raises(LevelFormatError) as e:
         build(layout)
     assert words in str(e.value) and "layout" in str(e.value)
+
+
+def test_chinese_labels_use_glyphs_the_shipped_font_has():
+    """longpuzzle's CJK font is a subset of its own texts: a label it cannot draw would show
+    blanks on the zh screens, so the declaration keeps only labels the font covers."""
+    from importlib import resources
+
+    from fontTools.ttLib import TTFont
+
+    fonts = resources.files("longpuzzle.render.frame") / "fonts"
+    font = next(f for f in fonts.iterdir() if f.name.endswith(".otf"))
+    with resources.as_file(font) as path:
+        have = TTFont(str(path)).getBestCmap()
+    labels = spec("sokoban").labels["zh"]
+    assert labels
+    for english, text in labels.items():
+        missing = [ch for ch in text if not ch.isspace() and ord(ch) not in have]
+        assert not missing, (english, text, missing)
