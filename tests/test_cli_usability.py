@@ -53,10 +53,9 @@ def test_check_reports_moves_that_changed_nothing():
 def test_verify_text_without_a_lower_bound(monkeypatch):
     import longpuzzle.solvers.cli as scli
 
-    monkeypatch.setattr(scli, "verify_level", lambda lid, budget=None: {
+    monkeypatch.setattr(scli, "verify_level", lambda level, budget=None: {
         "ok": True, "optimal": False, "lower_bound": None, "status": "solvable", "length": 90,
         "states": 82, "seconds": 0.001})
-    monkeypatch.setattr(scli, "catalog", lambda: type("C", (), {"level_ids": lambda self, g: ["color_connect/hard/9"]})())
     r = run("verify", "--game", "color_connect")
     assert r.exit_code == 0 and "None" not in r.output and "not proven optimal" in r.output
 
