@@ -87,6 +87,8 @@ def test_eval_with_the_solver_agent_scores_and_replays(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["metrics"]["OSR"] == 100.0 and summary["metrics"]["games"]["sokoban"]["LC"] == 100.0
     assert summary["metrics"]["LC_hard"] == 100.0      # medium is above the declared easiest tier
+    # the composite level score from the game's scoring facts (scoring.json): 60 or more when won
+    assert 60.0 <= summary["cells"]["sokoban/medium"] <= 100.0
     rep = cli("replay", str(out))
     assert rep.returncode == 0, rep.stdout + rep.stderr
     assert "1 matched, 0 diverged" in rep.stdout

@@ -96,3 +96,22 @@ def test_chinese_labels_use_glyphs_the_shipped_font_has():
     for english, text in labels.items():
         missing = [ch for ch in text if not ch.isspace() and ord(ch) not in have]
         assert not missing, (english, text, missing)
+
+
+def test_screen_geometry_maps_taps_and_swipes_to_steps():
+    """One geometry for hit-testing and drawing: the centre of the square next to the keeper
+    is a tap of that step; a square farther away is nothing; a swipe anywhere steps along its
+    dominant axis (ties vertical)."""
+    lv = catalog().level("sokoban/hard/1")
+    ui = P.ui(P, lv)
+    k = int(lv.initial[0])
+    r, c = divmod(k, ui.cols)
+    for a, (dr, dc) in enumerate(((-1, 0), (1, 0), (0, -1), (0, 1))):
+        x, y = ui.cell_center(r + dr, c + dc)
+        assert ui.cell_at(x, y) == (r + dr, c + dc) and ui.direction(k, x, y, x, y) == a
+        assert ui.cell_rect(k).contains(*ui.cell_center(k))
+    x, y = ui.cell_center(r + 2, c)
+    assert ui.direction(k, x, y, x, y) is None                     # two squares away
+    assert ui.direction(k, 10, 10, 10 - 30, 10 + 30) == 1          # a tie goes vertical: down
+    assert ui.direction(k, 10, 10, 10 + 40, 10 - 5) == 3
+    assert ui.direction(k, 10, 10, float("nan"), 10) is None
