@@ -7,22 +7,18 @@ behind it (the reverse of a push). Every state of that walk reaches the solved o
 so the start it ends on is solvable; the driver (longpuzzle.solvers.generators.base) then
 certifies it with the exhaustive solvers (optimal length, reachable states), replays the
 certified solution through the rules, and keeps it when its figures lie in the tier's
-accepted ranges (tiers.json beside this file).
+accepted ranges (tiers.json beside this file, named by the declaration).
 """
 
 from __future__ import annotations
 
-import json
 import random
-from functools import lru_cache
-from importlib import resources
 
 from longpuzzle.engine.catalog import BEYOND
-from longpuzzle.solvers.generators.base import GenerationError, Generator, TierSpec
+from longpuzzle.solvers.generators.base import Generator, TierSpec
 
 from longpuzzle_sokoban.rules import HEADER, STEPS, WALL, Sokoban, layout_of
 
-TIERS_FORMAT = "longpuzzle-tiers/1"
 WALKS = 24                    # backward walks a draw chooses from
 
 
@@ -43,15 +39,6 @@ def _pull_distances(floor: set, goals) -> dict:
     return dist
 
 
-@lru_cache(maxsize=1)
-def tier_data() -> dict:
-    """This game's entry of tiers.json: {"defining": [...], "tiers": {name: {...}}}."""
-    doc = json.loads((resources.files("longpuzzle_sokoban") / "tiers.json").read_text(encoding="utf-8"))
-    if doc.get("format") != TIERS_FORMAT:      # pragma: no cover - shipped data
-        raise ValueError(f"longpuzzle_sokoban/tiers.json: expected format {TIERS_FORMAT}")
-    return doc["games"][Sokoban.id]
-
-
 def _connected(floor: set, rows: int, cols: int) -> bool:
     start = next(iter(floor))
     seen, todo = {start}, [start]
@@ -68,28 +55,15 @@ def _connected(floor: set, rows: int, cols: int) -> bool:
 class SokobanGenerator(Generator):
     game = Sokoban.id
     version = 1
+    # the catalogue tiers come from the tier data the declaration names (tiers.json beside
+    # this file); beyond is above the hardest
+    beyond = TierSpec(Sokoban.id, BEYOND, {"optimal": (34, 120), "states": (None, 2_000_000)},
+                      ({"rows": 9, "cols": 9, "boxes": 4, "floor": 38}, {"rows": 9, "cols": 10, "boxes": 4, "floor": 42}),
+                      "above hard: 34-120 moves, 4 boxes")
 
     def name(self) -> str:
+        """What level records name as their recipe (the default names longpuzzle's own modules)."""
         return "longpuzzle_sokoban.generator"
-
-    # tiers come from this package's tiers.json (the catalogue's tiers), beyond from its "beyond"
-    def _specs(self) -> dict[str, TierSpec]:
-        return {name: TierSpec(self.game, name, {k: tuple(v) for k, v in t["accept"].items()},
-                               tuple(t.get("shapes", ())), t.get("note", ""))
-                for name, t in tier_data()["tiers"].items()}
-
-    def tiers(self) -> list[str]:
-        return list(self._specs())
-
-    def tier_spec(self, tier: str) -> TierSpec:
-        specs = self._specs()
-        if tier not in specs:
-            raise GenerationError(f"{self.game} has no tier {tier!r} (tiers: {', '.join(specs)})")
-        return specs[tier]
-
-    @property
-    def beyond(self):
-        return self._specs().get(BEYOND)
 
     def shape(self, level):
         kinds = level.lv[HEADER:HEADER + int(level.lv[0]) * int(level.lv[1])]
@@ -173,4 +147,4 @@ class SokobanGenerator(Generator):
 
 GENERATOR = SokobanGenerator()
 
-__all__ = ["GENERATOR", "SokobanGenerator", "layout_of", "tier_data"]
+__all__ = ["GENERATOR", "SokobanGenerator", "layout_of"]
