@@ -130,15 +130,16 @@ def levels_cmd(game, as_json, catalog):
 @cli.command("show")
 @click.argument("level_id", required=False)
 @click.option("--moves", help="Moves to apply first, separated by spaces.")
-def show_cmd(level_id, moves):
+@catalog_option
+def show_cmd(level_id, moves, catalog):
     """Print a level's board as text (after MOVES, if given) [LEVEL_ID default: maze_paint/easy/1]."""
     level_id = _level_or_default(level_id)
     with jit.one_shot():                     # a few rule calls: no numba unless it pays
-        _show(level_id, moves)
+        _show(level_id, moves, catalog)
 
 
-def _show(level_id, moves):
-    s = Session(level_id)
+def _show(level_id, moves, catalog):
+    s = Session(level_id, catalog)
     s.play_all(_split_moves(moves))
     p = s.puzzle
     click.echo(f"{s.level.id} ({p.title}{', ' + s.level.name if s.level.name else ''})")
@@ -152,7 +153,8 @@ def _show(level_id, moves):
 @click.argument("level_id")
 @click.option("--moves", required=True, help='Moves separated by spaces, e.g. "1>3 2>4".')
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def check_cmd(level_id, moves, as_json):
+@catalog_option
+def check_cmd(level_id, moves, as_json, catalog):
     """Apply moves to a level and report how far they got.
 
     Moves are numbered from 1, in the text and in the JSON alike: ``rejected_at`` is the
@@ -161,11 +163,11 @@ def check_cmd(level_id, moves, as_json):
     Stops at the first rejected move (reported, not an error); text that is not a move at
     all is an error."""
     with jit.one_shot():
-        _check(level_id, moves, as_json)
+        _check(level_id, moves, as_json, catalog)
 
 
-def _check(level_id, moves, as_json):
-    s = Session(level_id)
+def _check(level_id, moves, as_json, catalog):
+    s = Session(level_id, catalog)
     tokens = _split_moves(moves)
     rejected_at, reason, unchanged = None, None, []
     for i, tok in enumerate(tokens, 1):
@@ -207,14 +209,17 @@ def _n(k: int, noun: str) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--prefix", "prefix_ok", is_flag=True,
               help="Accept an interrupted episode folder (killed: no end record) as a valid prefix (exit 0).")
-def replay_cmd(episode, as_json, prefix_ok):
+@catalog_option
+def replay_cmd(episode, as_json, prefix_ok, catalog):
     """Replay an episode: an episode text '<level id>: <move> <move> ...', a checkpoint file,
     an eval episode folder (re-runs its recorded actions, checks every frame hash, feedback,
     private record and snapshot, recomputes result.json and compares it; reports the first
     divergence and says what was and was not checked), or an eval output folder (replays
     every episode in it and sums up). Exit status 1 if any episode diverged or is
     incomplete (killed; accepted with --prefix); 2 for a folder that is not a well-formed
-    episode (records missing or out of order, a deleted private record, bad settings)."""
+    episode (records missing or out of order, a deleted private record, bad settings).
+    Episode folders replay on the catalogue they recorded: --catalog's when it is that one,
+    else the stored snapshot of the recorded name and version."""
     from pathlib import Path
     from longpuzzle.engine.session import replay
 
@@ -223,7 +228,7 @@ def replay_cmd(episode, as_json, prefix_ok):
                                  param_hint="EPISODE")
     path = Path(episode)
     if path.is_dir():
-        _replay_folder(path, as_json, prefix_ok)
+        _replay_folder(path, as_json, prefix_ok, catalog)
         return
     if ":" not in episode and not path.exists():   # every episode text has '<level id>: ...'
         raise click.BadParameter(f"{episode}: no such file or folder (nor an episode text "
@@ -232,9 +237,9 @@ def replay_cmd(episode, as_json, prefix_ok):
         if path.is_file():
             from longpuzzle.engine.errors import CheckpointError
             from longpuzzle.engine.textio import read_text
-            s = Session.from_checkpoint(read_text(path, CheckpointError, f"checkpoint file {path}"))
+            s = Session.from_checkpoint(read_text(path, CheckpointError, f"checkpoint file {path}"), catalog=catalog)
         else:
-            s = replay(episode)
+            s = replay(episode, catalog=catalog)
         _replay_text_out(s, as_json)
 
 
@@ -252,7 +257,7 @@ def _replay_text_out(s, as_json: bool) -> None:
                f"progress P = {s.progress:.4f}")
 
 
-def _replay_folder(path, as_json: bool, prefix_ok: bool = False) -> None:
+def _replay_folder(path, as_json: bool, prefix_ok: bool = False, catalog=None) -> None:
     """One episode folder, or every episode folder below an eval output folder. An episode is
     VERIFIED when it replays exactly and its recomputed result.json matches; an interrupted
     one (killed: no end record) is at most a valid prefix, which passes only with --prefix;
@@ -262,7 +267,7 @@ def _replay_folder(path, as_json: bool, prefix_ok: bool = False) -> None:
     from longpuzzle.agents.verify import check_episode, check_tools, is_run_folder
 
     if (path / "events.jsonl").is_file():
-        rep = replay_episode(path)
+        rep = replay_episode(path, catalog)
         tools = check_tools(path) if rep.ok else None
         if tools is not None and not tools["ok"]:
             rep.ok, rep.divergence = False, tools["problems"][0]
@@ -286,7 +291,7 @@ def _replay_folder(path, as_json: bool, prefix_ok: bool = False) -> None:
     reports = []
     for f in folders:
         rel = str(f.relative_to(path))
-        d = check_episode(f)
+        d = check_episode(f, catalog)
         line = _verdict_of(d)
         reports.append({"episode": rel, **d})
         if not as_json:

@@ -340,18 +340,20 @@ def parse_episode(text: str) -> tuple[str, list[str]]:
     return head.strip(), rest.split()
 
 
-def replay(level: Level | str, moves: Iterable[int | str] | None = None, *, strict: bool | None = None) -> Session:
+def replay(level: Level | str, moves: Iterable[int | str] | None = None, *, strict: bool | None = None,
+           catalog: Catalog | None = None) -> Session:
     """A level plus its moves -> the session after them (bit-for-bit the same state as
     live play). ``replay("maze_paint/easy/1: U R")`` takes a whole episode text. Tokens
     "undo" and "restart" are honoured. With ``strict`` (the default for a move list) a
     rejected move raises IllegalMoveError; an episode text is a record of what happened,
-    rejected moves included, so by default it replays them as rejections (counted)."""
+    rejected moves included, so by default it replays them as rejections (counted). A level
+    id is one of ``catalog`` (default: the built-in catalogue)."""
     if moves is None:
         if not isinstance(level, str):
             raise TypeError("replay(level, moves) or replay(episode_text)")
         level, moves = parse_episode(level)
         strict = False if strict is None else strict
-    s = Session(level)
+    s = Session(level, catalog)
     for m in moves:
         s.play(m) if strict is None or strict else s.try_move(m)
     return s

@@ -79,8 +79,9 @@ def _episode(start, style, scale, actions, screen) -> dict:
 @click.option("--preset", type=click.Choice(["paper", "fast", "repo"]), default=None,
               help="The screen of an evaluation preset (paper: 1280x900 page, Chinese); --viewport and "
               "--lang given as well win.")
+@catalog_option
 @click.pass_context
-def screenshot_cmd(ctx, target, out, style, scale, moves, actions_file, viewport, lang, preset):
+def screenshot_cmd(ctx, target, out, style, scale, moves, actions_file, viewport, lang, preset, catalog):
     """Write a PNG of the home screen or of LEVEL_ID (after MOVES / ACTIONS)."""
     from click.core import ParameterSource
 
@@ -100,7 +101,7 @@ def screenshot_cmd(ctx, target, out, style, scale, moves, actions_file, viewport
             lang = screen.get("lang", "en")
         if ctx.get_parameter_source("scale") == ParameterSource.DEFAULT:
             scale = screen.get("scale", scale)
-    sc = Screen(target, style=style, scale=scale, viewport=vp, lang=lang)
+    sc = Screen(target, style=style, scale=scale, viewport=vp, lang=lang, catalog=catalog)
     if moves:
         if sc.suite.session is None:
             raise LongPuzzleError("--moves needs a level id, not the home screen")

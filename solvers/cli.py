@@ -23,9 +23,10 @@ from longpuzzle.solvers.verify import verify_level
 @click.option("--quick", is_flag=True,
               help="A solution soon, not necessarily the shortest (Bolt Unscrew and Nut and Bolt skip the "
                    "search for a shorter one; the other games' searches are unchanged).")
-def solve_cmd(level_id, as_json, budget, quick):
+@catalog_option
+def solve_cmd(level_id, as_json, budget, quick, catalog):
     """Print the shortest solution of a level (or the best found and a proven lower bound)."""
-    level = load_level(level_id)
+    level = load_level(level_id, catalog)
     r = solve(level, budget=budget, shortest=not quick)
     d = r.as_dict()
     routes = getattr(r, "routes", None)
@@ -181,13 +182,14 @@ HINT_BOUNDED_SHOWN = 10      # moves listed by `hint` where only bounds are know
 @click.option("--budget", type=click.IntRange(min=1), default=None,
               help="Most states of the level's whole graph (default 2,000,000; Bolt Unscrew and Truck Escape "
                    "5,000); past it, searches per state.")
-def hint_cmd(level_id, moves, show_all, as_json, budget):
+@catalog_option
+def hint_cmd(level_id, moves, show_all, as_json, budget, catalog):
     """The best next moves of a position with their extra costs, its exact distance to a win (or
     certified bounds), and whether it is lost (no sequence of moves wins any more)."""
     from longpuzzle.engine.session import Session
     from longpuzzle.solvers.oracle import Oracle
 
-    s = Session(level_id)
+    s = Session(level_id, catalog)
     o = Oracle(s.level, graph_budget=budget)
     tokens = moves.split() if moves else []
     lost_at = None

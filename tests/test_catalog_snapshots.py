@@ -150,6 +150,31 @@ def test_the_catalogue_is_passed_to_what_needs_it_and_to_child_processes(store):
         m.rsplit(".", 1)[0] for m in imported if m}
 
 
+def test_level_commands_take_the_catalogue_of_their_command_line(store, capsys):
+    """show, check, solve, hint and replay (an episode text) look the id up in --catalog's
+    catalogue (default: $LONGPUZZLE_CATALOG, else the built-in one)."""
+    made = list(generate("maze_paint", "easy", seed=4, count=1))
+    path = store / "m.json"
+    path.write_text(json.dumps(level_file(made)), encoding="utf-8")
+    snapshot("mine", [path])
+    name = load_level("maze_paint/easy/1", open_catalog("mine")).name
+    assert name.startswith("gen:") and name != load_level("maze_paint/easy/1").name
+    code, out, err = run(["show", "maze_paint/easy/1", "--catalog", "mine"], capsys)
+    assert code == 0 and name in out.splitlines()[0]
+    code, out, err = run(["show", "maze_paint/easy/1"], capsys)
+    assert code == 0 and name not in out
+    sol = made[0].profile.solution
+    moves = " ".join(sol)
+    for args in (["check", "maze_paint/easy/1", "--moves", moves, "--json"],
+                 ["replay", f"maze_paint/easy/1: {moves}", "--json"]):
+        code, out, err = run([*args, "--catalog", "mine"], capsys)
+        assert code == 0 and json.loads(out)["solved"] is True, (args, out, err)
+    code, out, err = run(["solve", "maze_paint/easy/1", "--json", "--catalog", "mine"], capsys)
+    assert code == 0 and json.loads(out)["length"] == len(sol)
+    code, out, err = run(["hint", "maze_paint/easy/1", "--json", "--catalog", "mine"], capsys)
+    assert code == 0 and json.loads(out)["answer"]["distance"] == len(sol), out
+
+
 def test_one_suite_keeps_levels_of_the_same_id_from_two_catalogues_apart(store, monkeypatch):
     """Level ids repeat across catalogues: a suite that opens maze_paint/easy/1 of one
     catalogue, then of another, then of the first again gets each level's own screen (its
