@@ -58,7 +58,8 @@ class SokobanGenerator(Generator):
     # the catalogue tiers come from the tier data the declaration names (tiers.json beside
     # this file); beyond is above the hardest
     beyond = TierSpec(Sokoban.id, BEYOND, {"optimal": (34, 120), "states": (None, 2_000_000)},
-                      ({"rows": 9, "cols": 9, "boxes": 4, "floor": 38}, {"rows": 9, "cols": 10, "boxes": 4, "floor": 42}),
+                      ({"rows": 9, "cols": 9, "boxes": 4, "floor": 38},
+                       {"rows": 9, "cols": 10, "boxes": 4, "floor": 42}),
                       "above hard: 34-120 moves, 4 boxes")
 
     def name(self) -> str:

@@ -121,6 +121,7 @@ def test_generate_makes_certified_levels(tmp_path):
         assert 15 <= rec["optimal_moves"] == res.length <= 24            # the medium tier's range
         assert check_solution(level, level.initial, res.actions)
         assert rec["generator"]["seed"] == 5 and rec["profile"]["status"] == "solvable"
-    again = cli("generate", "sokoban", "--tier", "medium", "--count", "2", "--seed", "5", "--out", str(tmp_path / "b.json"))
+    again = cli("generate", "sokoban", "--tier", "medium", "--count", "2", "--seed", "5",
+                "--out", str(tmp_path / "b.json"))
     assert json.loads((tmp_path / "b.json").read_text())["objectives"] == doc["objectives"]   # seeded
     assert again.returncode == 0

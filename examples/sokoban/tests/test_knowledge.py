@@ -2,7 +2,6 @@
 exhaustive solver finds unsolvable) and fires on the classic dead ends; the heuristic is
 admissible; A* with it finds the optimal lengths breadth-first search finds."""
 
-import numpy as np
 import pytest
 
 from longpuzzle.agents.testing import random_walk, walk_states
