@@ -1,5 +1,9 @@
 """Commands: ``eval`` and ``frames`` (``replay DIR`` is handled by the core ``replay``; ``report``,
-``analyze``, ``leaderboard`` and ``video`` are in agents/report/cli.py)."""
+``analyze``, ``leaderboard`` and ``video`` are in agents/report/cli.py).
+
+The imports inside the commands are lazy on purpose (marked "lazy"): building the command
+table and ``--help`` loads none of the harness, the models or the sandbox; each command loads
+what it runs, and a model's client only with --model."""
 
 from __future__ import annotations
 
@@ -168,7 +172,7 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
     endpoint through an agent protocol, e.g.
 
         longpuzzle eval --model gpt-6-sol --objective maze_paint/easy --workers 8"""
-    from longpuzzle.agents.base import InternalError
+    from longpuzzle.agents.base import InternalError      # lazy (module doc): what the command runs
     from longpuzzle.agents.harness import HarnessError, Settings
     from longpuzzle.agents.runner import RunConfig, execute, load_run, start_run
     from longpuzzle.engine.geometry import parse_viewport
@@ -185,7 +189,7 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
         out = Path(resume_dir)
         run = load_run(out)                  # (execute goes on with the catalogue it began with)
         if run.catalog:                      # one not available here: one error line before anything runs
-            from longpuzzle.agents.harness.replay import recorded_catalog
+            from longpuzzle.agents.harness.replay import recorded_catalog    # lazy: --resume only
             recorded_catalog(run.catalog, catalog)
     else:
         objs = _objectives(objective, all_, catalog)
@@ -294,7 +298,7 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
 def _model_settings(agent_spec, model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens,
                     reasoning_effort, request_timeout, max_retries, context_tokens, prompt_setting, language,
                     history_images, scale_factor, resize, max_reply_bytes=None, stream=None):
-    from longpuzzle.agents.models.clients import SETTING_PARAMETERS, unsupported_settings
+    from longpuzzle.agents.models.clients import SETTING_PARAMETERS, unsupported_settings   # lazy: --model only
     from longpuzzle.agents.models.config import ModelConfigError, resolve_model
     from longpuzzle.agents.media.images import make_view
 
@@ -390,11 +394,11 @@ def _option_names(msg: str) -> str:
 def _agent_limits(memory, cpu, cpu_per_action, st, protocol, network=False):
     """The sandbox limits of an agent file (longpuzzle.agents.sandbox.Limits; it refuses values that
     make no sense with one error line)."""
-    from longpuzzle.agents.sandbox import Limits
+    from longpuzzle.agents.sandbox import Limits          # lazy: agent files only
+    from longpuzzle.agents.harness import HarnessError
 
     for name, v in (("--agent-memory", memory), ("--agent-cpu", cpu), ("--agent-cpu-per-action", cpu_per_action)):
         if v is not None and not (math.isfinite(v) and v > 0):
-            from longpuzzle.agents.harness import HarnessError
             raise HarnessError(f"{name} must be a positive number, not {v}")
     if cpu is None and protocol == "objective" and st.budget is not None:
         cpu = st.budget
@@ -428,7 +432,7 @@ class EpisodeStatus:
     """The running episode's status on a progress bar (the text: runner.EpisodeStatus)."""
 
     def __init__(self, bar, objective: str):
-        from longpuzzle.agents.runner import EpisodeStatus as Status
+        from longpuzzle.agents.runner import EpisodeStatus as Status     # lazy: made while eval runs
 
         self.bar = bar
         self._status = Status(objective, self._show)
@@ -454,7 +458,7 @@ class EpisodeStatus:
 @click.option("--json", "as_json", is_flag=True)
 def frames_cmd(folder, indices, steps, png_dir, as_json):
     """The stored frames of an episode folder: count, size, hashes; export them as PNG."""
-    from longpuzzle.agents.harness import HarnessError, open_frames, read_events, step_frame_indices
+    from longpuzzle.agents.harness import HarnessError, open_frames, read_events, step_frame_indices  # lazy
     from longpuzzle.render.frame import save_png
 
     with open_frames(folder) as fs:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from longpuzzle.agents.metrics import EpisodeOutcome, LevelOutcome
+from longpuzzle.agents.metrics import EpisodeOutcome, LevelOutcome, LevelRun, level_score
 from longpuzzle.engine.catalog import Catalog, builtin_catalog
 from longpuzzle.engine.lru import LRU
 from longpuzzle.engine.suite import Suite
@@ -137,7 +137,6 @@ class Evaluator:
     def level_scores(self, end: str) -> list[float]:
         """The v1.3 composite score of each target level from what was seen (a level never
         reached scores 0; the level the episode stopped on takes the episode's end reason)."""
-        from longpuzzle.agents.metrics import LevelRun, level_score
 
         out = []
         for lid in self.targets:

@@ -31,6 +31,7 @@ import os
 import tempfile
 from pathlib import Path
 
+import longpuzzle
 from longpuzzle.engine.cache import cache_dir
 from longpuzzle.engine.lru import LRU
 
@@ -58,7 +59,6 @@ def code_digest() -> str:
     worked out once per process."""
     global _code_digest
     if _code_digest is None:
-        import longpuzzle
         root = Path(longpuzzle.__file__).resolve().parent
         h = hashlib.sha256(str(getattr(longpuzzle, "__version__", "")).encode())
         for sub in ("solvers", "puzzles", "engine"):
@@ -87,7 +87,7 @@ def _memory_key(level, state, budget: int, shortest: bool) -> tuple:
 def lookup(level, state, budget: int, shortest: bool):
     """The kept plan (a tuple of actions, or None for "no plan": a dead end or out of
     budget), or ``MISSING`` when this position must be searched."""
-    from longpuzzle.solvers.core import check_solution
+    from longpuzzle.solvers.core import check_solution    # lazy: the solvers' kernels load at the first plan
 
     mkey = _memory_key(level, state, budget, shortest)
     plan = _memory.get(mkey, MISSING)

@@ -35,7 +35,7 @@ from longpuzzle.agents.jobs.local import (  # noqa: F401 - the backends, here as
     Backend, ProcessBackend, SequentialBackend, ThreadBackend, make_backend,
 )
 from longpuzzle.agents.base import InternalError
-from longpuzzle.agents.harness import HarnessError
+from longpuzzle.agents.harness import HarnessError, Settings, run_level_chain, run_objective
 from longpuzzle.agents.registry import MODEL_AGENTS, TOOL_AGENTS, BY_NAME, load_agent, runs_model_code
 from longpuzzle.agents.metrics import UNSCORED_ENDS, EpisodeOutcome, LevelOutcome, aggregate, json_ready
 from longpuzzle.engine.catalog import Catalog, builtin_catalog
@@ -77,14 +77,14 @@ def make_agent(run: RunConfig, spec: dict, folder: Path, catalog: Catalog | None
     """The agent of one episode (a fresh one per episode), on the levels of ``catalog``."""
     game, diff = spec["objective"].split("/")
     if run.agent in MODEL_AGENTS:
-        from longpuzzle.agents.models.agent import ModelAgent
+        from longpuzzle.agents.models.agent import ModelAgent      # lazy: the SDKs load for model agents only
         from longpuzzle.agents.models.config import ModelConfig
         if not run.model:
             raise HarnessError(f"agent {run.agent} needs a model (--model)")
         cfg = ModelConfig(**run.model)
         opts = dict(run.agent_options)
         if run.agent in TOOL_AGENTS:
-            from longpuzzle.agents.vista.model import ToolModelAgent
+            from longpuzzle.agents.vista.model import ToolModelAgent     # lazy: tool agents only
             if run.protocol != "objective":
                 raise HarnessError(f"agent {run.agent} plays through tools under the objective protocol only")
             return ToolModelAgent(run.agent, cfg, folder=folder, history_images=opts.get("history_images"),
@@ -94,7 +94,7 @@ def make_agent(run: RunConfig, spec: dict, folder: Path, catalog: Catalog | None
     f = run.agent_file or {}
     limits = None
     if f.get("limits"):
-        from longpuzzle.agents.sandbox import Limits
+        from longpuzzle.agents.sandbox import Limits       # lazy: agent files only
         limits = Limits(**f["limits"])
     return load_agent(run.agent, style=run.settings.get("style", "2d"), seed=run.seed + spec["episode"],
                       limits=limits, pass_env=tuple(f.get("pass_env") or ()), trusted=bool(f.get("trusted")),
@@ -109,7 +109,6 @@ def run_episode(run: RunConfig | dict, spec: dict, out: str | Path, live: dict |
     with the model's usage under "model" for model agents).
     ``live`` (threads only): the running agents by folder; ``on_action(step, record, left)``:
     called after every action (the live status of a sequential run)."""
-    from longpuzzle.agents.harness import Settings, run_level_chain, run_objective
 
     run = run if isinstance(run, RunConfig) else RunConfig.from_dict(run)
     folder = Path(out) / spec["folder"]
@@ -127,7 +126,7 @@ def run_episode(run: RunConfig | dict, spec: dict, out: str | Path, live: dict |
         ident = {"planned": {"folder": spec["folder"],
                              "attempt": int(spec.get("attempt", _attempts(Path(out), spec["folder"])))}}
         if run.agent in TOOL_AGENTS:
-            from longpuzzle.agents.vista.model import run_tool_agent
+            from longpuzzle.agents.vista.model import run_tool_agent     # lazy: tool agents only
             r = run_tool_agent(agent, game, diff, settings=st, folder=folder, on_action=on_action, header=ident,
                                catalog=cat)
         elif run.protocol == "objective":
@@ -227,7 +226,7 @@ class Progress:
         self._bar = None
         if not quiet and sys.stderr.isatty():
             try:
-                from tqdm import tqdm
+                from tqdm import tqdm         # lazy and optional: a bar only on a terminal
                 self._bar = tqdm(total=total, unit="episode", file=sys.stderr)
             except ImportError:  # pragma: no cover
                 self._bar = None
@@ -311,7 +310,7 @@ def start_run(out: Path, run: RunConfig) -> None:
     """Write run.json; for a run of untrusted code, record the sandbox's guarantees in force
     here first, and say once (stderr) which are missing and what they need."""
     if runs_untrusted_code(run) and run.sandbox is None:
-        from longpuzzle.agents.sandbox.guarantees import missing_note, probe, record
+        from longpuzzle.agents.sandbox.guarantees import missing_note, probe, record   # lazy: untrusted code only
         network = bool(((run.agent_file or {}).get("limits") or {}).get("network"))    # --agent-network
         prot = probe(network)
         run.sandbox = record(prot)
@@ -406,7 +405,7 @@ def _set_aside(out: Path, folder: str, kind: str = "attempt") -> None:
 def summarise(run: RunConfig, results: list[dict], catalog: Catalog | None = None) -> dict:
     """summary.json: metrics (scored episodes only), objectives, the original's cell scores,
     episodes, and model usage per episode, objective and run."""
-    from longpuzzle.agents.models.accounting import Usage
+    from longpuzzle.agents.models.accounting import Usage     # lazy: the models package loads its SDK clients
 
     metrics = aggregate([outcome_of(r, catalog) for r in results])
     per_obj = metrics.pop("objectives")
@@ -422,7 +421,7 @@ def summarise(run: RunConfig, results: list[dict], catalog: Catalog | None = Non
     if run.agent in TOOL_AGENTS:                # the action setting its tools come from
         summary["setting"] = BY_NAME[run.agent].setting
     if run.agent in MODEL_AGENTS:
-        from longpuzzle.agents.models.config import ModelConfig
+        from longpuzzle.agents.models.config import ModelConfig     # lazy: model runs only
         total = Usage()
         by_obj: dict[str, Usage] = {}
         for r in results:

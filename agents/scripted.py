@@ -231,7 +231,7 @@ class SolverAgent(_ModelAgent):
         than the shortest from here (and the first candidate is shortest); the nearest undo
         has no such bound (its state is not the one before), only its length, one more than
         the old plan's."""
-        from longpuzzle.solvers.core import check_solution
+        from longpuzzle.solvers.core import check_solution     # lazy: the solvers' kernels load at the first plan
 
         before, move, old = self._left
         self._left = None
@@ -264,7 +264,7 @@ class SolverAgent(_ModelAgent):
         return None
 
     def _plan(self) -> bool:
-        from longpuzzle.solvers import solve
+        from longpuzzle.solvers import solve        # lazy: the solvers' kernels load at the first plan
 
         s = self.model.session
         at_start = np.array_equal(s.state, s.level.initial)

@@ -35,9 +35,19 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+import datetime
 
-from longpuzzle.agents.harness import HarnessError
+from longpuzzle.agents.harness import HarnessError, read_events, replay_episode
 from longpuzzle.agents.registry import MODEL_AGENTS
+from longpuzzle.agents.evaluator import Evaluator
+from longpuzzle.agents.harness.recompute import recorded_settings
+from longpuzzle.agents.harness.replay import _jsonish, recorded_catalog
+from longpuzzle.agents.harness.results import EpisodeResult
+from longpuzzle.agents.harness.settings import Settings
+from longpuzzle.agents.harness.trajectory import read_header
+from longpuzzle.agents.metrics import BENCHMARK, UNSCORED_ENDS
+from longpuzzle.engine.cache import cache_dir
+from longpuzzle.engine.suite import Suite
 
 RECORD_FILE = "verified.json"
 RECORD_FORMAT = "longpuzzle-verified/1"
@@ -83,7 +93,6 @@ def check_episode(folder: Path, catalog=None) -> dict:
     one, replay.recorded_catalog); a dict as ReplayReport.as_dict with "ok" False and a
     "divergence" for anything not verified. HarnessError for a malformed folder is caught
     and reported the same way."""
-    from longpuzzle.agents.harness import replay_episode
 
     try:
         if (folder / "events.jsonl").is_file():
@@ -120,8 +129,6 @@ def check_tools(folder) -> dict | None:
 def _check_level_chain(folder: Path, levels: list[Path], catalog=None) -> dict:
     """A level-protocol episode: each level folder replayed, and the episode's result.json
     recomputed from the levels' results (which the replays verified)."""
-    from longpuzzle.agents.harness import replay_episode
-    from longpuzzle.agents.harness.trajectory import read_header
 
     steps, complete = 0, True
     rows = []
@@ -151,21 +158,12 @@ def _chain_differs(res: dict, rows: list, folder: Path, catalog=None) -> str:
     replays), the evaluator's outcome rebuilt from their verified private records, the time
     summed over the levels, the rules of the recorded settings; else the first difference.
     Its own wall time (``seconds``) can only be checked to cover the levels' real time."""
-    from longpuzzle.agents.harness.replay import recorded_catalog
 
     heads = [h for _, _, h in rows]
     return _chain_result_differs(res, rows, recorded_catalog(heads[0].get("catalog") if heads else None, catalog))
 
 
 def _chain_result_differs(res: dict, rows: list, cat) -> str:
-    from longpuzzle.agents.evaluator import Evaluator
-    from longpuzzle.agents.harness import read_events
-    from longpuzzle.agents.harness.recompute import recorded_settings
-    from longpuzzle.agents.harness.replay import _jsonish
-    from longpuzzle.agents.harness.results import EpisodeResult
-    from longpuzzle.agents.metrics import BENCHMARK
-    from longpuzzle.engine.suite import Suite
-
     proto = res.get("protocol")
     if proto not in ("level:progressive", "level:all_levels"):
         return "has an unknown protocol"
@@ -276,9 +274,6 @@ def _read(p: Path, what: str):
 
 
 def _replay_run(folder: Path) -> RunCheck:
-    from longpuzzle.agents.harness.trajectory import read_header
-    from longpuzzle.agents.harness.replay import _jsonish
-    from longpuzzle.agents.harness.settings import Settings
     from longpuzzle.agents.runner import RUN_FORMAT, RunConfig, summarise
 
     chk = RunCheck(folder)
@@ -344,7 +339,6 @@ def _replay_run(folder: Path) -> RunCheck:
         return chk
     if len(agent_names) > 1:
         return chk.fail("the run's episodes were played by different agents")
-    from longpuzzle.agents.harness.replay import recorded_catalog
     try:                    # the catalogue the run recorded (its episodes replayed on it above)
         cat = recorded_catalog(run.catalog) if run.catalog else None
     except HarnessError as e:
@@ -372,8 +366,6 @@ def _check_planned(folder: Path, spec: dict, run, want_settings: dict, mcp: bool
     """Replay one planned episode and the folders --resume set aside for it; (its
     result.json, its headers, "" or the first difference). ``digests``: the events
     digests seen so far (a copy is refused)."""
-    from longpuzzle.agents.harness.trajectory import read_header
-    from longpuzzle.agents.metrics import UNSCORED_ENDS
     rel = spec["folder"]
     d = folder / rel
     if not d.is_dir():
@@ -562,7 +554,6 @@ def _verified_files(folder: Path) -> list[str]:
 def _key() -> bytes:
     """This user's key for verification records (``verify.key`` in longpuzzle's cache
     folder, or the file $LONGPUZZLE_VERIFY_KEY names): made once, readable by the user only."""
-    from longpuzzle.engine.cache import cache_dir
 
     p = Path(os.environ.get("LONGPUZZLE_VERIFY_KEY") or Path(cache_dir()) / "verify.key")
     try:
@@ -585,7 +576,6 @@ def _seal(body: dict) -> str:
 
 def write_verification(folder: Path, chk: RunCheck) -> Path:
     """The verification record of a verified run (module doc)."""
-    import datetime
 
     body = {"format": RECORD_FORMAT, "checks": CHECKS_VERSION,
             "verified_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -36,9 +36,11 @@ from longpuzzle.agents.datasets.agents import GESTURES
 from longpuzzle.agents.media.deflate import DEFAULT_LEVEL, check_level
 from longpuzzle.agents.datasets.schema import CONVENTIONS, FORMAT, FORMATS, episode_key, schema_doc
 from longpuzzle.agents.datasets.shards import DatasetError, check_format, file_sha256
-from longpuzzle.agents.datasets.writer import DEFAULT_SHARD_SIZE
+from longpuzzle.agents.datasets.writer import DEFAULT_SHARD_SIZE, StepWriter
 from longpuzzle.engine.catalog import Catalog, builtin_catalog
 from longpuzzle.engine.geometry import STYLES, check_scale
+from longpuzzle import __version__
+from longpuzzle.agents.harness.replay import recorded_catalog
 
 PLAN_FILE, MANIFEST_FILE, PARTS = "dataset.json", "manifest.json", "parts"
 
@@ -130,7 +132,6 @@ def run_job(config: dict, job: int, episodes: list[dict], out: str, catalog: Cat
     ``out``; returns the job's part record (also written to parts/job-<job>.json once its
     shards are complete)."""
     from longpuzzle.agents.datasets.collect import play_episode
-    from longpuzzle.agents.datasets.writer import StepWriter
 
     cfg = DatasetConfig.from_dict(config)
     out_p = Path(out)
@@ -198,7 +199,6 @@ def build(out: str | Path, config: DatasetConfig | None = None, *, backend=None,
     called as each job finishes. The episodes play the config's catalogue; a resumed dataset
     goes on with the one its plan records (``catalog`` when it is that one, else the stored
     snapshot of its name, checked by hash: replay.recorded_catalog)."""
-    from longpuzzle.agents.harness.replay import recorded_catalog
 
     out = Path(out)
     if resume:
@@ -244,8 +244,6 @@ def _build(out: Path, config: DatasetConfig, backend, resume: bool, on_job, cat:
 
 
 def make_manifest(out: Path, config: DatasetConfig, parts: list[dict], seconds: float, cat: Catalog) -> dict:
-    from longpuzzle import __version__
-
     episodes = [e for p in parts for e in p["episodes"]]
     shards = [s for p in parts for s in p["shards"]]
     rows = sum(s["rows"] for s in shards)

@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
@@ -26,15 +25,11 @@ import numpy as np
 from longpuzzle.agents.harness.frames import FrameStoreError, hasher
 from longpuzzle.agents.datasets.build import read_manifest
 from longpuzzle.agents.media.deflate import DEFAULT_LEVEL
+from longpuzzle.agents.media.images import decode_png
 from longpuzzle.agents.datasets.schema import manifest_frame_hash
 from longpuzzle.agents.datasets.shards import DatasetError, file_sha256, read_rows
 
 MAX_PROBLEMS = 20
-
-
-def decode_png(data: bytes) -> np.ndarray:
-    from PIL import Image
-    return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
 
 
 class _Replay:

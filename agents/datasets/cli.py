@@ -1,4 +1,7 @@
-"""``longpuzzle dataset`` (write a dataset of GUI trajectories) and ``dataset-check``."""
+"""``longpuzzle dataset`` (write a dataset of GUI trajectories) and ``dataset-check``.
+
+Imports inside the commands are lazy on purpose: the command table and ``--help`` load none of
+what a command runs (start-up)."""
 
 from __future__ import annotations
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from longpuzzle.agents.metrics import aggregate
+
 
 
 @dataclass
@@ -59,7 +61,6 @@ def level_row(ev, lid: str, score: float, presses: int) -> dict:
 def objective_results(ev, end: str, budget_remaining: bool, level_presses: dict, native_steps, other_steps):
     """What an objective episode's result derives from its evaluator (live, and again in a
     replay): (outcome, level rows, {"moves", "moves_before_win", "metrics"})."""
-    from longpuzzle.agents.metrics import aggregate
 
     outcome = ev.outcome(end, budget_remaining=budget_remaining)
     outcome.native_steps, outcome.other_steps = native_steps, other_steps

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from longpuzzle.agents.evaluator import CERTIFY_BUDGET
 from longpuzzle.agents.metrics import BENCHMARK
 from longpuzzle.engine.errors import LongPuzzleError
-from longpuzzle.engine.geometry import check_viewport
+from longpuzzle.engine.geometry import STYLES, check_scale, check_viewport
 from longpuzzle.engine.labels import LANGS
 from longpuzzle.engine.registry import get_puzzle
 
@@ -97,7 +97,6 @@ class Settings:
 
     def _check_values(self) -> None:
         """Every setting that makes no sense is refused here, with its name (HarnessError)."""
-        from longpuzzle.engine.geometry import STYLES, check_scale
 
         def bad(name, want, v):
             raise HarnessError(f"{name} must be {want}, not {v!r}")

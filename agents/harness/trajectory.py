@@ -32,6 +32,7 @@ import numpy as np
 from longpuzzle.agents.harness.frames import FRAME_HASH, FRAMES_FILE, FrameEncoder, FrameHasher, hasher
 from longpuzzle.agents.harness.settings import HarnessError
 from longpuzzle.engine.gui import MAX_BATCH
+from longpuzzle.agents.metrics import json_ready
 
 # 2: suite states as deltas between full snapshots (snapshots.py); 3: deltas leave out the
 # settings that did not change and an animation's "before" that is the previous state
@@ -114,7 +115,6 @@ def _full(fn):
 def write_result(folder: Path, res: dict) -> None:
     """result.json, whole or not at all: a temporary file made durable, then renamed. A
     metric that is not defined (NaN) is written as null: the file is strict JSON."""
-    from longpuzzle.agents.metrics import json_ready
 
     tmp = Path(folder) / "result.json.tmp"
     with open(tmp, "w", encoding="utf-8") as f:

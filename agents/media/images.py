@@ -21,10 +21,12 @@ import struct
 import threading
 import zlib
 from dataclasses import dataclass, field
+import io
 
 import numpy as np
 import xxhash
 
+from longpuzzle.agents.media.png import adler32_combine
 from longpuzzle.engine.lru import LRU
 
 try:  # ISA-L's deflate: about 10x faster than zlib at level 1 on screenshots, same format
@@ -67,9 +69,7 @@ def encode_png(frame: np.ndarray) -> bytes:
 
 def decode_png(data: bytes) -> np.ndarray:
     """The (H, W, 3) uint8 pixels of a PNG (for tests and tools)."""
-    import io
-
-    from PIL import Image
+    from PIL import Image           # lazy: Pillow, for tests and tools only
     return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
 
 
@@ -118,7 +118,6 @@ class _Bands:
         self.compressor = None
 
     def encode(self, image: np.ndarray, changed: np.ndarray) -> bytes:
-        from longpuzzle.agents.media.png import adler32_combine
         h, w = image.shape[:2]
         line = w * 3 + 1
         if self.shape != image.shape:
@@ -193,11 +192,11 @@ class View:
     def _resized(self, frame: np.ndarray) -> np.ndarray:
         f = np.asarray(frame)
         if f.shape[:2] != (self.frame_size[1], self.frame_size[0]):    # not this View's frames: Pillow itself
-            from longpuzzle.agents.media.resample import pillow_bicubic
+            from longpuzzle.agents.media.resample import pillow_bicubic   # lazy: Pillow and numba kernels
             return pillow_bicubic(f, self.size)
         m = self._memo
         if m.resampler is None:
-            from longpuzzle.agents.media.resample import Resampler
+            from longpuzzle.agents.media.resample import Resampler       # lazy: numba kernels, for resized views
             m.resampler = Resampler(self.frame_size, self.size)
         return m.resampler.resize(f)
 

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from functools import lru_cache
 from typing import Any
+import inspect
 
 from longpuzzle.agents.base import InfrastructureError, InternalError
 from longpuzzle.agents.models.accounting import CallUsage
@@ -168,7 +169,6 @@ def _retry_after(headers) -> float | None:
 @lru_cache(maxsize=None)
 def sdk_parameters(api: str) -> frozenset[str]:
     """The keyword parameters that the installed SDK's create method of ``api`` takes."""
-    import inspect
     if api == "anthropic":
         try:
             from anthropic.resources.messages import Messages as create_of

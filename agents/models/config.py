@@ -40,6 +40,7 @@ import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 from longpuzzle.agents.models.accounting import Prices, find_price
 from longpuzzle.engine.errors import LongPuzzleError
@@ -141,7 +142,6 @@ class ModelConfig:
 def _is_local(url: str | None) -> bool:
     if not url:
         return False
-    from urllib.parse import urlparse
     host = (urlparse(url).hostname or "").lower()
     return host in ("localhost", "127.0.0.1", "::1") or host.endswith(".localhost")
 

@@ -1,4 +1,7 @@
-"""Commands: ``report``, ``analyze``, ``leaderboard`` and ``video``."""
+"""Commands: ``report``, ``analyze``, ``leaderboard`` and ``video``.
+
+Imports inside the commands are lazy on purpose: the command table and ``--help`` load none of
+what a command runs (start-up)."""
 
 from __future__ import annotations
 

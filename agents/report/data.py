@@ -24,8 +24,11 @@ from pathlib import Path
 
 from longpuzzle.agents.harness import HarnessError, read_events
 from longpuzzle.agents.harness.snapshots import StateRebuilder
-from longpuzzle.agents.metrics import json_ready
+from longpuzzle.agents.metrics import EpisodeOutcome, LevelOutcome, aggregate, json_ready
 from longpuzzle.agents.verify import check_episode, check_run, file_digest, is_run_folder, read_json
+from longpuzzle.agents.harness.frames import FrameStoreError, open_frames
+from longpuzzle.agents.harness.recompute import screen_shape
+from longpuzzle.agents.harness.trajectory import read_header
 
 # key -> where it is read from, first hit wins: a top-level summary field, else a settings field
 IDENTITY_KEYS: dict[str, tuple[str, ...]] = {
@@ -55,9 +58,6 @@ def episode_folders(root: str | Path) -> list[Path]:
 def stored_frames(folder: str | Path):
     """The stored frames of an episode folder (the harness's one reading API,
     ``open_frames``: ``len``, ``read(i)``), or None where the episode stored no frames."""
-    from longpuzzle.agents.harness.frames import FrameStoreError, open_frames
-    from longpuzzle.agents.harness.recompute import screen_shape
-    from longpuzzle.agents.harness.trajectory import read_header
 
     try:      # of the size the episode's screen makes only: a forged file header is never decoded
         fs = open_frames(folder, screen_shape(read_header(folder)))
@@ -336,7 +336,6 @@ def catalog_label(identity: dict) -> str:
 
 def episode_outcome(ep: dict):
     """The metrics' EpisodeOutcome of one summary/result episode entry."""
-    from longpuzzle.agents.metrics import EpisodeOutcome, LevelOutcome
 
     game, difficulty = ep["objective"].split("/")
     levels = [LevelOutcome(bool(l.get("reached")), bool(l.get("won")), float(l.get("max_P") or 0.0))
@@ -350,7 +349,6 @@ def run_metrics(episodes: list[dict]) -> tuple[dict, list[dict]]:
     """(metrics, per-objective rows) of pooled episode entries, computed as ``eval`` does:
     the paper's metrics by ``metrics.aggregate`` and the composite score as the macro mean
     of the game x difficulty cells."""
-    from longpuzzle.agents.metrics import aggregate
 
     outs = [episode_outcome(e) for e in episodes]
     m = aggregate(outs)

@@ -19,12 +19,12 @@ from pathlib import Path
 import numpy as np
 
 from longpuzzle.agents.report.data import episode_trajectories, snapshot_state
+from longpuzzle.engine.catalog import load_level
 
 
 def oracle_steps(folder: str | Path, oracles: dict | None = None) -> dict:
     """The annotation of one episode folder (``oracles``: {level id: Oracle} shared between
     episodes of a run, so each level's graph is built once)."""
-    from longpuzzle.engine.catalog import load_level
     from longpuzzle.solvers.oracle import Oracle, OracleError, keep
 
     oracles = {} if oracles is None else oracles

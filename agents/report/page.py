@@ -38,6 +38,7 @@ from longpuzzle.agents.report.tables import (
     MISSING, TABLE18, TABLE18_TITLES, Row, easiest_tier_lc, fmt, group_runs, help_for, horizon_curve,
     solved_text, table2_columns,
 )
+from longpuzzle.engine.catalog import builtin_catalog
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:28px auto;
@@ -276,8 +277,6 @@ def _table18(page: _Page, rows: list[Row]) -> None:
 
 
 def _paper_figures(page: _Page, rows: list[Row], work: Path) -> None:
-    from longpuzzle.engine.catalog import builtin_catalog
-
     page.add("<h2>Figures</h2>")
     runs = [r for r in rows if r.objectives]
     pts = [(r.label, easiest_tier_lc(r.objectives), r.metrics.get("LC_hard")) for r in runs]

@@ -18,6 +18,7 @@ from longpuzzle.agents.metrics import EASIEST, HORIZON_LEVELS, METRIC_HELP
 from longpuzzle.agents.report.data import (
     RunData, catalog_label, harness_label, identity_key, identity_label, run_metrics,
 )
+from longpuzzle.engine.catalog import builtin_catalog
 
 MISSING = "-"
 # Table 2 of the paper: the main results, one row per agent and setting
@@ -103,13 +104,11 @@ class Row:
 
 def all_objectives() -> list[str]:
     """Every objective of the benchmark's own catalogue."""
-    from longpuzzle.engine.catalog import builtin_catalog
     return [o.id for o in builtin_catalog().objectives()]
 
 
 def ten_level_objectives() -> list[str]:
     """The benchmark's objectives of ten levels (the eight H50 reads)."""
-    from longpuzzle.engine.catalog import builtin_catalog
     return [o.id for o in builtin_catalog().objectives() if len(o.level_ids) == HORIZON_LEVELS]
 
 

@@ -18,12 +18,15 @@ from __future__ import annotations
 import math
 from pathlib import Path
 from typing import Iterator
+import importlib.util
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from longpuzzle.agents.harness import HarnessError
 from longpuzzle.agents.report.data import Step, Trajectory, episode_trajectories, stored_frames
+from longpuzzle.engine.suite import Suite
+from longpuzzle.render.frame import renderer
 
 ACTION_COLOUR = (255, 0, 144)          # magenta: readable on every game's palette
 OUTLINE = (255, 255, 255)
@@ -215,8 +218,6 @@ class _Source:
         snap = self._snap_of_frame.get(i)
         if snap is None:
             return None                   # an intermediate animation frame: not redrawn
-        from longpuzzle.engine.suite import Suite
-        from longpuzzle.render.frame import renderer
 
         suite = Suite.restore(snap)
         if self._rend is None:
@@ -337,8 +338,6 @@ def _rescale(f: np.ndarray, s: float) -> np.ndarray:
 
 
 def mp4_available() -> bool:
-    import importlib.util
-
     return importlib.util.find_spec("imageio_ffmpeg") is not None
 
 

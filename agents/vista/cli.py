@@ -1,4 +1,7 @@
-"""``longpuzzle mcp``: one objective episode served to an MCP client."""
+"""``longpuzzle mcp``: one objective episode served to an MCP client.
+
+Imports inside the commands are lazy on purpose: the command table and ``--help`` load none of
+what a command runs (start-up)."""
 
 from __future__ import annotations
 

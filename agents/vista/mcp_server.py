@@ -30,6 +30,9 @@ import anyio.to_thread
 
 from longpuzzle.agents.vista.controller import Controller
 from longpuzzle.agents.vista.prompt import player_prompt, task_text
+from longpuzzle import __version__
+from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.engine.suite import difficulty_label
 
 SERVER_NAME = "longpuzzle"
 
@@ -43,12 +46,10 @@ def instructions(c: Controller) -> str:
 
 
 def _title(game: str) -> str:
-    from longpuzzle.engine.registry import get_puzzle
     return get_puzzle(game).title
 
 
 def _label(d: str) -> str:
-    from longpuzzle.engine.suite import difficulty_label
     return difficulty_label(d)
 
 
@@ -69,7 +70,6 @@ def build_server(c: Controller):
                                        mime_type="image/png") for i in res.images]
         return types.CallToolResult(content=content, is_error=res.error)
 
-    from longpuzzle import __version__
     return Server(SERVER_NAME, version=__version__, instructions=instructions(c),
                   on_list_tools=list_tools, on_call_tool=call_tool)
 

@@ -45,6 +45,8 @@ from longpuzzle.agents.registry import BY_NAME
 from longpuzzle.agents.vista.controller import Controller, ToolResult
 from longpuzzle.agents.vista.prompt import player_prompt, task_text
 from longpuzzle.agents.vista.tools import SETTINGS, TOOLS
+from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.engine.suite import difficulty_label
 
 COMPLETION_PREFIX = "BENCHMARK COMPLETED"
 
@@ -90,8 +92,6 @@ class ToolModelAgent(ModelConversation):
     # ---- the episode -------------------------------------------------------------------------
     def drive(self, c: Controller) -> None:
         """Play until the episode ends (or the agent gives up: AgentError)."""
-        from longpuzzle.engine.registry import get_puzzle
-        from longpuzzle.engine.suite import difficulty_label
         self.c = c
         self.tools = [t.spec() for t in c.tools]          # the controller's definitions (MCP serves the same)
         lang = c.ep.suite.lang          # the prompts in the screens' language (the paper's: Chinese)

@@ -1,4 +1,7 @@
-"""Command of longpuzzle.agents.testing.fuzz: ``soak`` (added to the ``longpuzzle`` CLI)."""
+"""Command of longpuzzle.agents.testing.fuzz: ``soak`` (added to the ``longpuzzle`` CLI).
+
+Imports inside the commands are lazy on purpose: the command table and ``--help`` load none of
+what a command runs (start-up)."""
 
 from __future__ import annotations
 
