@@ -17,6 +17,7 @@ from typing import Iterable
 
 from longpuzzle.engine import jit
 from longpuzzle.engine.textio import loads, read_text
+from longpuzzle.engine.lru import LRU
 from longpuzzle.engine.errors import LevelFormatError, UnknownLevelError, UnknownGameError
 from longpuzzle.engine.protocol import Level, canonical_json
 from longpuzzle.engine.registry import get_puzzle, puzzle_ids, specs
@@ -280,8 +281,7 @@ def builtin_catalog() -> Catalog:
 
 # Catalogues received from other processes (job arguments: pickled as level data), by content
 # hash, so the jobs a worker runs share one Catalog value per catalogue (and so its caches).
-_RECEIVED: dict[str, Catalog] = {}
-RECEIVED_KEPT = 8
+_RECEIVED = LRU(8, threadsafe=True)
 
 
 def _catalog_from_doc(doc: dict) -> Catalog:
@@ -296,10 +296,7 @@ def _catalog_from_doc(doc: dict) -> Catalog:
         raise LevelFormatError(f"catalogue {cat.label} rebuilt from the data sent to this process "
                                "is not the sender's (its content hash differs)")
     cat.spec = doc.get("spec", "")
-    if len(_RECEIVED) >= RECEIVED_KEPT:
-        _RECEIVED.pop(next(iter(_RECEIVED)))
-    _RECEIVED[doc["hash"]] = cat
-    return cat
+    return _RECEIVED.put(doc["hash"], cat)
 
 
 def load_level(level_id: str | Level, catalog: Catalog | None = None) -> Level:
