@@ -65,8 +65,9 @@ _INSTR = re.compile(r"Complete all levels of (?P<title>.+?) at (?P<diff>\w+) dif
                     r"(?: \(level (?P<n>\d+)\))?")
 
 
-class _ModelAgent(BaseAgent):
-    """Shared navigation for agents that keep a model of the app (of the levels of
+class AppModelAgent(BaseAgent):
+    """The base of the scripted agents that keep their own model of the app (a Suite fed the
+    same actions; not a model endpoint): shared navigation (of the levels of
     ``catalog``, default the built-in catalogue: the one the episode plays)."""
 
     def __init__(self, style: str = "2d", seed: int = 0, catalog=None):
@@ -153,7 +154,7 @@ class _ModelAgent(BaseAgent):
         self.plan = []
 
 
-class RandomAgent(_ModelAgent):
+class RandomAgent(AppModelAgent):
     """The baseline users expect: it enters the requested objective through the menus (as
     the solver does), then plays random gestures on the board - clicks on the board's
     pieces, drags between them, swipes - and advances after each level it happens to win.
@@ -191,7 +192,7 @@ class RandomAgent(_ModelAgent):
         return {"type": "swipe", "direction": r.choice(["up", "down", "left", "right"]), "x": x, "y": y}
 
 
-class SolverAgent(_ModelAgent):
+class SolverAgent(AppModelAgent):
     """Plans with the solvers and plays each plan with as few pointer presses as a person
     would: one gesture per run of moves the game's screen can take in one press (a whole
     Color Connect route in one drag), else one per move. ``plans`` may give known solutions
@@ -308,7 +309,7 @@ class SolverAgent(_ModelAgent):
         return self.plan.pop(0)
 
 
-class GreedyAgent(_ModelAgent):
+class GreedyAgent(AppModelAgent):
     name = "greedy"
 
     def choose(self, obs):

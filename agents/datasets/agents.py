@@ -28,7 +28,7 @@ import random
 
 from longpuzzle.agents.base import BaseAgent
 from longpuzzle.agents.registry import load_agent
-from longpuzzle.agents.scripted import _ModelAgent
+from longpuzzle.agents.scripted import AppModelAgent
 from longpuzzle.agents.datasets.shards import DatasetError
 
 GESTURES = ("runs", "moves")
@@ -36,7 +36,7 @@ _CLASSES: dict[type, type] = {}
 
 
 def _varied(cls: type) -> type:
-    """``cls`` (a _ModelAgent) with detours, restarts and per-move gestures."""
+    """``cls`` (a AppModelAgent) with detours, restarts and per-move gestures."""
     if cls in _CLASSES:
         return _CLASSES[cls]
 
@@ -56,7 +56,7 @@ def _varied(cls: type) -> type:
             if self.restarts and s.moves and r.random() < self.restarts:
                 self.plan = []
                 self.last_variety = "restart"
-                return None                        # _ModelAgent.act presses Restart
+                return None                        # AppModelAgent.act presses Restart
             if self.detours and r.random() < self.detours:
                 legal = list(s.puzzle.legal_moves(s.level, s.state))
                 if legal:
@@ -65,7 +65,7 @@ def _varied(cls: type) -> type:
                     self.last_variety = "detour"
                     return self.model.gesture_for(move)
             if self.per_move:
-                return _ModelAgent.gesture(self, obs)      # choose() one move, one gesture
+                return AppModelAgent.gesture(self, obs)      # choose() one move, one gesture
             return super().gesture(obs)
 
     Varied.__name__ = Varied.__qualname__ = f"Varied{cls.__name__}"
@@ -84,7 +84,7 @@ def make_agent(name: str, *, style: str = "2d", seed: int = 0, detours: float = 
     agent = load_agent(name, style=style, seed=seed, catalog=catalog)
     if not (detours or restarts or gestures == "moves"):
         return agent
-    if not isinstance(agent, _ModelAgent):
+    if not isinstance(agent, AppModelAgent):
         raise DatasetError(f"detours, restarts and gestures 'moves' need an agent that keeps a model of the app "
                            f"(solver, greedy, random), not {name!r}")
     agent.__class__ = _varied(type(agent))

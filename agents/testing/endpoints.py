@@ -44,7 +44,7 @@ DEFAULT_USAGE = {"input": 1000, "cached": 600, "output": 40, "reasoning": 8}
 def solver_gestures(objective: str, frame_size: tuple[int, int] = (540, 960), style: str = "2d") -> list[dict]:
     """The GUI actions (frame pixels) with which the solver agent completes ``objective``
     from the home screen, after the opening wait."""
-    import numpy as np
+    import numpy as np          # lazy: the solver agent and the harness, for solver_gestures only
 
     from longpuzzle.agents.base import FinalAnswer, Observation, action_spec
     from longpuzzle.agents.scripted import SolverAgent

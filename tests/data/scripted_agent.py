@@ -11,7 +11,7 @@ final answer.
 """
 
 from longpuzzle.agents.base import FinalAnswer, first_action
-from longpuzzle.agents.scripted import _ModelAgent
+from longpuzzle.agents.scripted import AppModelAgent
 
 FATAL = ["3>8", "3>7", "5>3", "1>8", "4>8", "4>3", "2>1", "3>4", "7>2", "2>7"]
 SCRIPTS = {
@@ -20,7 +20,7 @@ SCRIPTS = {
 }
 
 
-class ScriptedAgent(_ModelAgent):
+class ScriptedAgent(AppModelAgent):
     name = "scripted"
 
     def reset(self, instruction, action_spec):

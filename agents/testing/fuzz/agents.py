@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from longpuzzle.engine.catalog import builtin_catalog
+
 # (fatal act, words its agent_error message must contain)
 FATAL = {
     "exit": "SystemExit",
@@ -138,7 +140,6 @@ class Hostile(BaseAgent):
 
 def episode_plan(seed: int, i: int) -> dict:
     """The i-th episode of a run: objective, settings and the agent's plan, from the seed alone."""
-    from longpuzzle.engine.catalog import builtin_catalog
 
     rng = random.Random(f"hostile:{seed}:{i}")
     cat = builtin_catalog()

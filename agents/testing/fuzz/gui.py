@@ -16,6 +16,8 @@ import random
 import time
 from typing import Any
 
+from longpuzzle.engine import gui
+
 # odd values a malformed field gets
 ODD = (None, True, False, -1, 0, 10 ** 400, -10 ** 30, 2 ** 63, float("nan"), float("inf"), -float("inf"), 1e308,
        "", "x", "1", [], {}, [1, 2], {"x": 1}, 1.5, -0.0, "ArrowUp", "a" * 300)
@@ -73,7 +75,6 @@ def _pt(rng: random.Random, size, suite=None) -> tuple[float, float]:
 
 def random_action(rng: random.Random, size, suite=None, depth: int = 0) -> dict:
     """A well-formed action of a random type (every type of engine/gui.py)."""
-    from longpuzzle.engine import gui
     t = rng.choice(gui.ACTION_TYPES if depth < 2 else tuple(x for x in gui.ACTION_TYPES if x != "batch"))
     x, y = _pt(rng, size, suite)
     if t in ("click", "double_click", "press", "move"):
@@ -150,7 +151,6 @@ def soak(game: str, actions: int, seed: int = 0, *, style: str = "2d", malformed
     starting at the home screen and steered into ``game`` (its cards, its moves' gestures),
     and report what happened; every exception other than an ActionError, and every broken
     invariant, is a failure (kept, up to 20, with the seed position to reproduce it)."""
-    from longpuzzle.engine import gui
     from longpuzzle.engine.suite import Suite
     from longpuzzle.render.frame import renderer
 

@@ -18,6 +18,11 @@ import math
 import random
 from typing import Any, Iterator
 
+from longpuzzle.engine import gui
+from longpuzzle.engine.errors import LevelFormatError
+from longpuzzle.engine.registry import get_puzzle
+from importlib import resources
+
 MUTANTS: tuple = (None, [], {}, "", "x", "#", 0, 1, 2, 3, -1, -7, 0.5, -0.5, 1e30, -1e30, 10 ** 30, -10 ** 30,
                   1e-300, 10 ** 6, float("nan"), float("inf"), float("-inf"), True, False, [None], [[]], [0, 0],
                   {"a": 1}, "red", [1e30, 1e30], ["x"], 2 ** 31, 2 ** 63)
@@ -82,7 +87,6 @@ def _short(v) -> str:
 
 def level_records(game: str) -> list[tuple[str, dict]]:
     """(difficulty, record) of every level in the game's built-in level file."""
-    from importlib import resources
     doc = json.loads((resources.files("longpuzzle.puzzles") / "levels" / f"{game}.json").read_text(encoding="utf-8"))
     return [(o["difficulty"], r) for o in doc["objectives"] for r in o["levels"]]
 
@@ -107,8 +111,6 @@ def check_record(game: str, record: dict, difficulty: str = "easy", number: int 
     """"refused: <message>" when validation refuses the record with file, level and field
     named; "ok" when the level works (session, screen, both styles, GUI actions). Raises on
     anything else (an exception escaping, or a refusal that does not name its field)."""
-    from longpuzzle.engine.errors import LevelFormatError
-    from longpuzzle.engine.registry import get_puzzle
     from longpuzzle.engine.session import Session
 
     p = get_puzzle(game)
@@ -139,7 +141,6 @@ def check_record(game: str, record: dict, difficulty: str = "easy", number: int 
 def exercise_screen(level, actions: int = 12, seed: int = 0) -> None:
     """Open ``level`` on its screen in both styles, draw it, and dispatch GUI actions (its own
     moves' gestures and random ones), drawing after each; raises on any failure."""
-    from longpuzzle.engine import gui
     from longpuzzle.engine.suite import Suite
     from longpuzzle.render.frame import renderer
 

@@ -17,18 +17,20 @@ import random
 from typing import Iterator
 
 from longpuzzle.agents.testing.fuzz.levels import mutate
+from longpuzzle.engine import gui
+from longpuzzle.engine.catalog import builtin_catalog
+from longpuzzle.engine.errors import CheckpointError, IllegalMoveError
+from longpuzzle.engine.protocol import canonical_json
 
 SPECIAL = ("[" * 100_000 + "]" * 100_000, "\ufeff{}", "null", "[]", "{}", "9" * 5000, '{"format": 1}')
 
 
 def _levels(game: str) -> list[str]:
-    from longpuzzle.engine.catalog import builtin_catalog
     return builtin_catalog().level_ids(game)
 
 
 def play_snapshots(game: str, seed: int, k: int = 6, style: str = "2d") -> list[str]:
     """``k`` snapshots of a suite playing ``game`` with random gestures (some left pressed)."""
-    from longpuzzle.engine import gui
     from longpuzzle.engine.suite import Suite
 
     rng = random.Random(f"{game}:{seed}")
@@ -60,7 +62,6 @@ def play_snapshots(game: str, seed: int, k: int = 6, style: str = "2d") -> list[
 
 
 def _rechecksum(body: dict, key: str = "checksum", canonical=None) -> dict:
-    from longpuzzle.engine.protocol import canonical_json
     body = {k: v for k, v in body.items() if k != key}
     body[key] = hashlib.sha256(canonical_json(body).encode()).hexdigest()
     return body
@@ -94,8 +95,6 @@ def tampered_snapshots(game: str, n: int, seed: int) -> Iterator[tuple[str, str]
 def check_snapshot(text: str, actions: int = 8, seed: int = 0) -> str:
     """"refused: ..." (CheckpointError), or "ok" after the restored suite dispatched and drew
     ``actions`` random actions and its own snapshot restored. Raises on anything else."""
-    from longpuzzle.engine import gui
-    from longpuzzle.engine.errors import CheckpointError
     from longpuzzle.engine.suite import Suite
     from longpuzzle.render.frame import renderer
 
@@ -152,7 +151,6 @@ def tampered_checkpoints(game: str, n: int, seed: int) -> Iterator[tuple[str, st
 def check_checkpoint(text: str, seed: int = 0) -> str:
     """"refused: ..." or "ok" after the restored session played, undid, restarted and
     checkpointed again; raises on anything else."""
-    from longpuzzle.engine.errors import CheckpointError, IllegalMoveError
     from longpuzzle.engine.session import Session, replay
 
     try:
