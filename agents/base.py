@@ -1,5 +1,6 @@
 """The harness's side of the agent boundary: what the harness hands an agent (``action_spec``,
-the read-only frame of ``make_frame``) and how an agent's turn can fail (``AgentError``: the
+the read-only frame of ``make_frame``, the instruction of ``instruction_for``, the public feedback
+of ``FeedbackTracker``) and how an agent's turn can fail (``AgentError``: the
 agent's fault; ``InternalError``: the project's own).
 
 What an agent itself uses (BaseAgent, FinalAnswer, Observation, Feedback, the statuses,
@@ -78,3 +79,28 @@ class AgentError(Exception):
     def __str__(self) -> str:
         return f"agent {self.kind}: {self.detail}"
 
+
+def instruction_for(game: str, difficulty: str) -> str:
+    """The paper's instruction (PAPERS.md section 1, Protocol)."""
+    from longpuzzle.engine.registry import get_puzzle   # (here: the registry reads entry points, which agents need not)
+    return f"Complete all levels of {get_puzzle(game).title} at {difficulty} difficulty in the Game Suite"
+
+
+class FeedbackTracker:
+    """Public feedback from frames alone (HARNESS.md section 5)."""
+
+    def __init__(self, first_hash: str):
+        self.recent = [first_hash]
+
+    def status(self, action: dict, h: str) -> str:
+        prev = self.recent[-1]
+        older = self.recent[-5:-1]
+        self.recent.append(h)
+        self.recent = self.recent[-6:]
+        if action["type"] == "wait" and h == prev:
+            return WAIT_COMPLETED
+        if h == prev:
+            return NO_VISIBLE_EFFECT
+        if h in older:
+            return RETURNED_TO_RECENT
+        return SCREEN_CHANGED

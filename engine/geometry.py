@@ -84,6 +84,17 @@ def parse_viewport(text: str) -> tuple[int, int]:
     return check_viewport((w, h))
 
 
+# The screen of each evaluation preset (agents/harness/presets.py, which holds the rest of a
+# preset; here so that `screenshot --preset` shows that screen without loading the harness):
+# the page it is letterboxed into (None: the game's own frame), its language and scale.
+PAPER_VIEWPORT = (1280, 900)            # the paper's 1280 x 900 browser page
+PRESET_SCREENS: dict[str, dict] = {
+    "paper": {"viewport": PAPER_VIEWPORT, "lang": "zh", "scale": 1.0},
+    "fast": {"viewport": None, "lang": "en", "scale": 1.0},
+    "repo": {"viewport": None, "lang": "zh", "scale": 2.0},
+}
+
+
 def check_style(style: Any) -> str:
     if style not in STYLES:
         raise SettingsError(f"style must be one of {', '.join(STYLES)}, not {style!r}")

@@ -21,10 +21,13 @@ import os
 import sys
 import tempfile
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from longpuzzle.engine.cache import cache_dir, mark_key, note_first_compile
 from longpuzzle.engine.jit import compiled, is_jitted
-from longpuzzle.engine.protocol import Puzzle
+
+if TYPE_CHECKING:   # (a type only: protocol.py loads this module on first use, play_kernels)
+    from longpuzzle.engine.protocol import Puzzle
 
 _LOADED: dict[tuple[str, str], ModuleType] = {}
 

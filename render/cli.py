@@ -93,8 +93,8 @@ def screenshot_cmd(ctx, target, out, style, scale, moves, actions_file, viewport
                                  param_hint="--out")
     vp = None if viewport is None else parse_viewport(viewport)
     if preset is not None:
-        from longpuzzle.agents.harness.presets import PRESETS
-        screen = PRESETS[preset]["settings"]
+        from longpuzzle.engine.geometry import PRESET_SCREENS
+        screen = PRESET_SCREENS[preset]
         if viewport is None:
             vp = screen.get("viewport")
         if ctx.get_parameter_source("lang") == ParameterSource.DEFAULT:

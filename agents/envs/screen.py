@@ -67,8 +67,8 @@ class ScreenEnv(gym.Env):
     # ---- gymnasium API ---------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        from longpuzzle.agents.harness import FeedbackTracker
-        from longpuzzle.agents.harness.frames import FrameHasher
+        from longpuzzle.agents.base import FeedbackTracker
+        from longpuzzle.agents.media.framehash import FrameHasher
         extra = self._start(options)
         self._hasher = FrameHasher()
         self._tracker = FeedbackTracker(self._render_hashed())
@@ -173,7 +173,7 @@ class ScreenEnv(gym.Env):
     def __setstate__(self, d: dict) -> None:
         self.__dict__.update(d)
         if self.suite is not None:
-            from longpuzzle.agents.harness.frames import FrameHasher
+            from longpuzzle.agents.media.framehash import FrameHasher
             from longpuzzle.engine.suite import Suite
             self.suite = Suite.restore(*self.suite)
             self._hasher = FrameHasher()

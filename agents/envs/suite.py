@@ -70,7 +70,7 @@ class SuiteEnv(ScreenEnv):
         return super().reset(seed=seed, options=options)
 
     def _start(self, options: dict | None) -> dict:
-        from longpuzzle.agents.harness.settings import instruction_for
+        from longpuzzle.agents.base import instruction_for
         if options and options.get("objective") is not None:
             obj = _objective(options["objective"], self.catalog)
         elif len(self.objectives) == 1:

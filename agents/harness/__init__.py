@@ -42,7 +42,7 @@ Everything a caller needs is importable from ``longpuzzle.agents.harness``.
 
 from longpuzzle.agents.harness.agent_call import AgentCaller
 from longpuzzle.agents.harness.cycles import CycleDetector
-from longpuzzle.agents.harness.feedback import FeedbackTracker
+from longpuzzle.agents.base import FeedbackTracker
 from longpuzzle.agents.harness.isolated import AgentFile, IsolatedAgentCaller, make_caller
 from longpuzzle.agents.harness.level import LevelEpisode, run_level_chain
 from longpuzzle.agents.harness.objective import ObjectiveEpisode, StepOutcome, run_objective

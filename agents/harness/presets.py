@@ -26,13 +26,14 @@ presets (or of one preset changed differently) are never pooled by report or lea
 
 from __future__ import annotations
 
+from longpuzzle.engine.geometry import PRESET_SCREENS
+
 PRESET_NAMES = ("paper", "fast", "repo")
-PAPER_VIEWPORT = (1280, 900)
 
 PRESETS: dict[str, dict] = {
     "paper": {
         "protocol": "objective",
-        "settings": {"viewport": PAPER_VIEWPORT, "lang": "zh", "scale": 1.0, "budget": 3600.0,
+        "settings": {**PRESET_SCREENS["paper"], "budget": 3600.0,
                      "charge_agent_time": True, "invalid_action_policy": "dispatch_failed"},
         # model agents: the prompts in the screen's language (the task message names the
         # on-screen labels), no catalogue rule text
@@ -41,13 +42,13 @@ PRESETS: dict[str, dict] = {
     },
     "fast": {
         "protocol": "objective",
-        "settings": {"viewport": None, "lang": "en", "scale": 1.0, "budget": 3600.0},
+        "settings": {**PRESET_SCREENS["fast"], "budget": 3600.0},
         "agent_options": {},
         "agent": None,
     },
     "repo": {
         "protocol": "level",
-        "settings": {"viewport": None, "lang": "zh", "scale": 2.0, "charge_agent_time": False,
+        "settings": {**PRESET_SCREENS["repo"], "charge_agent_time": False,
                      "invalid_action_policy": "dispatch_failed"},
         "agent_options": {"prompt_setting": "full", "language": "zh"},
         "agent": "general_e2e",

@@ -14,7 +14,7 @@ import numpy as np
 from longpuzzle.agents.base import DISPATCH_FAILED, Feedback
 from longpuzzle.agents.evaluator import Evaluator
 from longpuzzle.agents.harness.agent_call import UnreadableAction, jsonable_action
-from longpuzzle.agents.harness.feedback import FeedbackTracker
+from longpuzzle.agents.base import FeedbackTracker
 from longpuzzle.agents.harness.settings import Settings
 from longpuzzle.agents.harness.snapshots import SuiteStates
 from longpuzzle.agents.harness.trajectory import EVENTS_FORMAT, Trajectory

@@ -6,12 +6,12 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
+from longpuzzle.agents.base import instruction_for  # noqa: F401 - the harness's name for it
 from longpuzzle.agents.evaluator import CERTIFY_BUDGET
 from longpuzzle.agents.metrics import BENCHMARK
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.geometry import STYLES, check_scale, check_viewport
 from longpuzzle.engine.labels import LANGS
-from longpuzzle.engine.registry import get_puzzle
 
 DEFAULT_BUDGET = 3600.0
 DEFAULT_ACTION_TIMEOUT = 120.0
@@ -43,11 +43,6 @@ def refusal_limit(policy: str | None) -> int:
 def refusal_end_message(limit: int, why: str) -> str:
     """The error of an episode / level ended by ``limit`` refused actions in a row."""
     return f"{limit} refused actions in a row; the last: {why}" if limit > 1 else f"a refused action: {why}"
-
-
-def instruction_for(game: str, difficulty: str) -> str:
-    """The paper's instruction (PAPERS.md section 1, Protocol)."""
-    return f"Complete all levels of {get_puzzle(game).title} at {difficulty} difficulty in the Game Suite"
 
 
 class HarnessError(LongPuzzleError):

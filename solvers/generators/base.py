@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from longpuzzle.engine.catalog import BEYOND
 from longpuzzle.engine.errors import LevelFormatError, LongPuzzleError
 from longpuzzle.engine.protocol import Level
-from longpuzzle.engine.registry import get_puzzle
+from longpuzzle.engine.registry import get_puzzle, spec
 
 MAX_ATTEMPTS = 20_000
 
@@ -70,6 +70,14 @@ class TierSpec:
             if hi is not None and (v_hi is None or v_hi > hi):
                 return False
         return True
+
+
+def catalog_tiers(game: str) -> dict[str, TierSpec]:
+    """The catalogue tiers of a game as TierSpecs, in difficulty order (from the tier data
+    its declaration names; none: no tiers)."""
+    g = spec(game).tier_data() or {"tiers": {}}
+    return {name: TierSpec(game, name, {k: tuple(v) for k, v in t["accept"].items()}, tuple(t.get("shapes", ())))
+            for name, t in g["tiers"].items()}
 
 
 @dataclass
@@ -126,13 +134,11 @@ class Generator:
         return f"longpuzzle.solvers.generators.{self.game}"
 
     def tiers(self) -> list[str]:
-        from longpuzzle.solvers.generators.tiers import catalog_tiers
         return list(catalog_tiers(self.game)) + ([BEYOND] if self.beyond is not None else [])
 
     def tier_spec(self, tier: str) -> TierSpec:
         if tier == BEYOND and self.beyond is not None:
             return self.beyond
-        from longpuzzle.solvers.generators.tiers import catalog_tiers
         specs = catalog_tiers(self.game)
         if tier not in specs:
             raise GenerationError(f"{self.game} has no tier {tier!r} (tiers: {', '.join(self.tiers())})")

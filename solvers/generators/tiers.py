@@ -32,7 +32,7 @@ from importlib import resources
 
 from longpuzzle.engine.errors import LongPuzzleError, UnknownGameError
 from longpuzzle.engine.registry import spec, specs
-from longpuzzle.solvers.generators.base import TierSpec
+from longpuzzle.solvers.generators.base import catalog_tiers  # noqa: F401 - (defined beside TierSpec; read here too)
 
 TIERS_FORMAT = "longpuzzle-tiers/1"
 MIN_LEVELS = 3
@@ -144,14 +144,6 @@ def tier_data() -> dict:
     if doc.get("format") != TIERS_FORMAT:   # pragma: no cover - shipped data
         raise ValueError(f"solvers/generators/tiers.json: expected format {TIERS_FORMAT}")
     return doc
-
-
-def catalog_tiers(game: str) -> dict[str, TierSpec]:
-    """The catalogue tiers of a game as TierSpecs, in difficulty order (from the tier data
-    its declaration names; none: no tiers)."""
-    g = spec(game).tier_data() or {"tiers": {}}
-    return {name: TierSpec(game, name, {k: tuple(v) for k, v in t["accept"].items()}, tuple(t.get("shapes", ())))
-            for name, t in g["tiers"].items()}
 
 
 def tier_table(profiles: dict[str, dict], catalog=None) -> list[dict]:
