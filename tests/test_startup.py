@@ -59,10 +59,11 @@ def test_registering_the_gymnasium_ids_loads_no_game():
     assert [m for m in HEAVY[1:-1] if m in modules] == []  # (numpy and gymnasium: Gymnasium's own)
 
 
-@pytest.mark.parametrize("command", [["show", "rush_hour/hard/2"], ["solve", "rush_hour/hard/2"]])
+@pytest.mark.parametrize("command", [["show", "rush_hour/hard/2"], ["solve", "rush_hour/hard/2"],
+                                     ["show", "nut_and_bolt/easy/1"]])
 def test_a_command_about_one_game_loads_no_other_game(command):
-    """``show`` and ``solve`` of a Rush Hour level import Rush Hour's modules (rules; for
-    solve its solver knowledge and search kernels) and no module of any other game."""
+    """``show`` and ``solve`` of a level import its game's modules (rules; for solve its
+    solver knowledge and search kernels) and no module of any other game."""
     out = json.loads(_run("""
         import json, sys
         from longpuzzle.cli import main
@@ -73,12 +74,13 @@ def test_a_command_about_one_game_loads_no_other_game(command):
         print(json.dumps(sorted(sys.modules)))
     """, *command).splitlines()[-1])
     from longpuzzle.engine.registry import puzzle_ids
-    mine = _game_modules(out, "rush_hour")
-    assert "longpuzzle.puzzles.rush_hour" in mine
+    game = command[1].split("/")[0]
+    mine = _game_modules(out, game)
+    assert f"longpuzzle.puzzles.{game}" in mine
     if command[0] == "solve":
-        assert "longpuzzle.solvers.knowledge.rush_hour_kernels" in mine
-        assert any(m.startswith("lp_rush_hour_search_") for m in mine)
-    others = [m for g in puzzle_ids() if g != "rush_hour" for m in _game_modules(out, g)]
+        assert f"longpuzzle.solvers.knowledge.{game}_kernels" in mine
+        assert any(m.startswith(f"lp_{game}_search_") for m in mine)
+    others = [m for g in puzzle_ids() if g != game for m in _game_modules(out, g)]
     assert others == []
     if command[0] == "show":                               # the rules run as Python: no numba, no pygame
         assert [m for m in ("numba", "pygame") if m in out] == []
