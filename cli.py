@@ -463,15 +463,17 @@ def _add_subpackage_commands() -> None:
 
 def _skip_final_collection() -> None:
     """Run at exit (the last atexit handler: after every other one, e.g. temporary folders
-    removed, progress bars closed): move every object to the garbage collector's permanent
-    generation, so that the interpreter's collections while it shuts down do not walk them.
-    Once numba has loaded kernels those walks cost about 0.2 s of CPU time at the end of every
-    command (its type and compiler objects are a large graph of cycles), for nothing: the
-    process is ending. Objects are still freed by reference counting as modules are torn
-    down; only unreachable cycles are left to the operating system (Python never promised
-    to finalise those at exit)."""
+    removed, progress bars closed): collect what is garbage now (so anything unreachable is
+    finalised as before, e.g. a file left open is flushed), then move every object still alive
+    to the garbage collector's permanent generation, so that the interpreter's collections
+    while it shuts down do not walk them again. Once numba has loaded kernels those walks cost
+    about 0.2 s of CPU time at the end of every command (its type and compiler objects are a
+    large graph of cycles), for nothing: the process is ending. Objects are still freed by
+    reference counting as modules are torn down; the cycles among them are left to the
+    operating system (Python never promised to finalise those at exit)."""
     import gc
 
+    gc.collect()
     gc.freeze()
 
 

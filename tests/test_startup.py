@@ -175,3 +175,25 @@ def test_a_cold_kernel_cache_is_said_once_on_a_terminal(tmp_path):
     assert len(lines) == 1 and "longpuzzle.puzzles.maze_paint" in lines[0] and str(tmp_path / "cache2") in lines[0]
     assert list((tmp_path / "cache2" / "compiled").iterdir())     # marked at exit
     assert "compiling" not in _run_on_terminal(args, env)           # warm: nothing said
+
+
+def test_garbage_left_at_exit_is_still_finalised():
+    """The freeze at exit comes after one collection: an unreachable cycle (here one whose
+    finaliser says so; in a program, say, a file object not closed) is finalised as before."""
+    out = _run("""
+        import gc
+        from longpuzzle.cli import main
+        gc.disable()                      # no automatic collection: the cycle is garbage at exit
+
+        class Node:
+            def __del__(self):
+                print("finalised", flush=True)
+        try:
+            main(["levels", "--game", "rush_hour"])
+        except SystemExit:
+            pass
+        a = Node()
+        a.me = a
+        del a
+    """)
+    assert out.splitlines()[-1] == "finalised"
