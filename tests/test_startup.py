@@ -15,7 +15,7 @@ from longpuzzle.engine.registry import get_puzzle
 
 def _run(code: str, *args: str) -> str:
     r = subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args], capture_output=True, text=True,
-                       timeout=300)
+                       timeout=300, check=False)
     assert r.returncode == 0, r.stderr
     return r.stdout
 
@@ -29,12 +29,12 @@ def test_import_longpuzzle_loads_no_numpy_numba_pygame_or_gymnasium():
     out = json.loads(_run("""
         import json, sys
         import longpuzzle
-        heavy = sorted(m for m in %r if m in sys.modules)
+        heavy = sorted(m for m in HEAVY if m in sys.modules)
         missing = [n for n in longpuzzle.__all__ if n not in dir(longpuzzle) or getattr(longpuzzle, n) is None]
         level = longpuzzle.load_level("rush_hour/hard/2").id
         import gymnasium
         print(json.dumps([heavy, missing, level, "longpuzzle/RushHour-v0" in gymnasium.registry]))
-    """ % (HEAVY,)))
+    """.replace("HEAVY", repr(HEAVY))))
     assert out == [[], [], "rush_hour/hard/2", True]
 
 
@@ -138,7 +138,7 @@ def _run_on_terminal(args: list[str], env: dict) -> str:
     master, slave = pty.openpty()
     try:
         r = subprocess.run([sys.executable, "-m", "longpuzzle", *args], stdout=subprocess.DEVNULL, stderr=slave,
-                           env=env, timeout=300)
+                           env=env, timeout=300, check=False)
         os.close(slave)
         slave = -1
         chunks = []
@@ -167,7 +167,7 @@ def test_a_cold_kernel_cache_is_said_once_on_a_terminal(tmp_path):
     env.update(LONGPUZZLE_CACHE_DIR=str(tmp_path / "cache"), LONGPUZZLE_JIT_AUTO_BUDGET="0")  # show compiles
     args = ["show", "maze_paint/easy/1"]
     piped = subprocess.run([sys.executable, "-m", "longpuzzle", *args], capture_output=True, text=True, env=env,
-                           timeout=300)
+                           timeout=300, check=False)
     assert piped.returncode == 0 and "compiling" not in piped.stderr
     env["LONGPUZZLE_CACHE_DIR"] = str(tmp_path / "cache2")          # cold again, now on a terminal
     first = _run_on_terminal(args, env)
