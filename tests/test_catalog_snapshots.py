@@ -256,6 +256,11 @@ def test_results_record_the_catalogue_replay_uses_it_and_report_keeps_catalogues
     # replayed on the catalogue it recorded, though the built-in one is in use here
     code, o, e = run(["replay", str(out / "mine" / "maze_paint_easy" / "episode_001")], capsys)
     assert code == 0 and "every frame and result matches" in o
+    # the report reads the episode's levels in the catalogue it recorded: the solver's moves
+    # are all optimal there (on the built-in level of that id they would not even be states)
+    from longpuzzle.agents.report.oracle_steps import oracle_steps
+    steps = oracle_steps(out / "mine" / "maze_paint_easy" / "episode_001")
+    assert steps["moves"] > 0 and steps["optimal_moves"] == steps["judged_moves"] == steps["moves"]
     code, o, e = run(["eval", "--objective", "maze_paint/easy", "--out", str(out / "builtin"), "--no-frames",
                       "--budget", "120", "--max-actions", "40"], capsys)
     assert code == 0

@@ -41,7 +41,9 @@ from pathlib import Path
 
 import numpy as np
 
-from longpuzzle.agents.report.data import RunData, episode_trajectories, load_run, read_json, snapshot_state
+from longpuzzle.agents.report.data import (
+    RunData, episode_catalog, episode_trajectories, load_run, read_json, snapshot_state,
+)
 
 COVERAGE_BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)   # Maze Paint coverage bins (the last is closed)
 DEAD = "dead_end"
@@ -94,8 +96,9 @@ def _holes(rec: dict) -> int | None:
 class _Walker:
     """Walks one trajectory's records and builds its attempts and P series."""
 
-    def __init__(self, offset: int = 0):
+    def __init__(self, offset: int = 0, catalog=None):
         self.offset = offset             # actions of earlier trajectories of the same episode
+        self.catalog = catalog           # the episode's levels (default: the built-in catalogue)
         self.attempts: list[Attempt] = []
         self.cur: Attempt | None = None
         self.count: dict[str, int] = {}
@@ -108,7 +111,7 @@ class _Walker:
             from longpuzzle.engine.catalog import load_level
             from longpuzzle.engine.registry import get_puzzle
 
-            lvl = load_level(lid)
+            lvl = load_level(lid, self.catalog)
             self._levels[lid] = (lvl, get_puzzle(lvl.game))
         return self._levels[lid]
 
@@ -320,8 +323,9 @@ def analyze_episode(folder: str | Path, result: dict | None = None, name: str | 
     folder = Path(folder)
     if result is None:
         result = read_json(folder / "result.json", "episode result") if (folder / "result.json").is_file() else {}
-    w = _Walker()
-    for traj in episode_trajectories(folder):
+    trajs = episode_trajectories(folder)
+    w = _Walker(catalog=episode_catalog(trajs[0].header) if trajs else None)
+    for traj in trajs:
         if traj.level:                       # level protocol: each level launched directly
             w.start_level(traj.level)
         last = w.offset

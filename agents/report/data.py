@@ -53,6 +53,19 @@ def episode_folders(root: str | Path) -> list[Path]:
     return sorted(p.parent for p in root.rglob("events.jsonl"))
 
 
+
+def episode_catalog(header: dict):
+    """The catalogue an episode's header records (replay.recorded_catalog: the built-in one,
+    or the stored snapshot of that name and version, checked by hash); the built-in one where
+    that is not available here (what a report read before catalogues were recorded)."""
+    from longpuzzle.agents.harness.replay import recorded_catalog
+    from longpuzzle.engine.catalog import builtin_catalog
+
+    try:
+        return recorded_catalog(header.get("catalog"))
+    except HarnessError:
+        return builtin_catalog()
+
 # ---- frames ---------------------------------------------------------------------------
 
 def stored_frames(folder: str | Path):

@@ -18,25 +18,28 @@ from pathlib import Path
 
 import numpy as np
 
-from longpuzzle.agents.report.data import episode_trajectories, snapshot_state
+from longpuzzle.agents.report.data import episode_catalog, episode_trajectories, snapshot_state
 from longpuzzle.engine.catalog import load_level
 
 
 def oracle_steps(folder: str | Path, oracles: dict | None = None) -> dict:
-    """The annotation of one episode folder (``oracles``: {level id: Oracle} shared between
-    episodes of a run, so each level's graph is built once)."""
+    """The annotation of one episode folder (``oracles``: {(catalogue hash, level id): Oracle}
+    shared between episodes of a run, so each level's graph is built once), its levels those
+    of the catalogue the episode recorded."""
     from longpuzzle.solvers.oracle import Oracle, OracleError, keep
 
     oracles = {} if oracles is None else oracles
+    cat = None
 
     def oracle_of(lid):
-        return keep(oracles, lid, lambda: Oracle(load_level(lid)))
+        return keep(oracles, (cat.content_hash, lid), lambda: Oracle(load_level(lid, cat)))
 
     steps, fatal = [], []
     moves = optimal = lost = inexact = judged = costed = 0
     extra = 0                                          # sum of the finite extra costs
     offset = 0
     for traj in episode_trajectories(folder):
+        cat = cat or episode_catalog(traj.header)
         prev = None                                    # (level, Answer) before the next action
         if traj.level:
             o = oracle_of(traj.level)

@@ -24,7 +24,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from longpuzzle.agents.harness import HarnessError
-from longpuzzle.agents.report.data import Step, Trajectory, episode_trajectories, stored_frames
+from longpuzzle.agents.report.data import Step, Trajectory, episode_catalog, episode_trajectories, stored_frames
 from longpuzzle.engine.suite import Suite
 from longpuzzle.render.frame import renderer
 
@@ -204,6 +204,7 @@ class _Source:
         self.store = stored_frames(traj.folder)
         self._rend = None
         self._snap_of_frame: dict[int, str] = {}
+        self._catalog = None               # the episode's catalogue, read when a frame is drawn
         if self.store is None:
             self._snap_of_frame[0] = traj.header.get("start")
             for st in traj.steps:
@@ -218,8 +219,9 @@ class _Source:
         snap = self._snap_of_frame.get(i)
         if snap is None:
             return None                   # an intermediate animation frame: not redrawn
-
-        suite = Suite.restore(snap)
+        if self._catalog is None:
+            self._catalog = episode_catalog(self.traj.header)
+        suite = Suite.restore(snap, self._catalog)
         if self._rend is None:
             self._rend = renderer(suite.style, suite.scale, suite.viewport, suite.lang)
         return self._rend.render(suite)
