@@ -120,7 +120,7 @@ def check_episode(folder: Path, catalog=None) -> dict:
 def check_tools(folder) -> dict | None:
     """Every image and pixel grid the tools of a VISTA / MCP episode returned, reproduced
     from the folder (None: the episode used no tools)."""
-    from longpuzzle.agents.vista.records import check_tool_records
+    from longpuzzle.agents.vista.records import check_tool_records    # lazy: the VISTA tools, for tool episodes only
 
     chk = check_tool_records(folder)
     return None if chk is None else chk.as_dict()
@@ -274,7 +274,9 @@ def _read(p: Path, what: str):
 
 
 def _replay_run(folder: Path) -> RunCheck:
-    from longpuzzle.agents.runner import RUN_FORMAT, RunConfig, summarise
+    from longpuzzle.agents.runner import (  # lazy: the runner and its backends, for run folders only
+        RUN_FORMAT, RunConfig, runs_untrusted_code, summarise,
+    )
 
     chk = RunCheck(folder)
     if not (folder / "summary.json").is_file():
@@ -296,7 +298,6 @@ def _replay_run(folder: Path) -> RunCheck:
             return chk.fail("run.json's plan is not the one its settings make (objectives x episodes)")
         if set(doc) - {"format", "run", "plan"} or set(doc["run"]) - set(RunConfig.__dataclass_fields__):
             return chk.fail("run.json has a field eval does not write")
-        from longpuzzle.agents.runner import runs_untrusted_code
         if getattr(run, "sandbox", None) is not None and not runs_untrusted_code(run):
             return chk.fail("run.json records a sandbox, but the run's agent runs no untrusted code")
         mcp = False

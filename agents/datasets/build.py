@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from longpuzzle.agents.harness.frames import FRAME_HASH
+from longpuzzle.agents.jobs.local import SequentialBackend
 from longpuzzle.agents.datasets.agents import GESTURES
 from longpuzzle.agents.media.deflate import DEFAULT_LEVEL, check_level
 from longpuzzle.agents.datasets.schema import CONVENTIONS, FORMAT, FORMATS, episode_key, schema_doc
@@ -131,7 +132,7 @@ def run_job(config: dict, job: int, episodes: list[dict], out: str, catalog: Cat
     travels to worker processes and Ray tasks as level data) and write their shards into
     ``out``; returns the job's part record (also written to parts/job-<job>.json once its
     shards are complete)."""
-    from longpuzzle.agents.datasets.collect import play_episode
+    from longpuzzle.agents.datasets.collect import play_episode     # lazy: loaded in the job's worker
 
     cfg = DatasetConfig.from_dict(config)
     out_p = Path(out)
@@ -212,8 +213,6 @@ def build(out: str | Path, config: DatasetConfig | None = None, *, backend=None,
 
 
 def _build(out: Path, config: DatasetConfig, backend, resume: bool, on_job, cat: Catalog) -> dict:
-    from longpuzzle.agents.runner import SequentialBackend
-
     jobs = config.job_plan()
     out.mkdir(parents=True, exist_ok=True)
     if not resume:

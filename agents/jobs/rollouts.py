@@ -9,9 +9,12 @@
 
 Each call splits the work into jobs (``chunks``; default one per CPU of the backend: the
 cluster's for Ray, 1 for the sequential default), runs them through ``backend.run`` (the
-Backend interface of agents/runner.py) and gathers the results in job order, so the
+Backend interface of agents/jobs/local.py) and gathers the results in job order, so the
 answer does not depend on which job finished first. Seeds: job 0 uses ``seed`` itself (so
 ``chunks=1`` is exactly the one-process run), job i > 0 a seed drawn from (seed, i).
+
+The jobs import what they run (the kernels, the solvers, the environments) inside themselves,
+lazily: in the worker or Ray task that runs them, and only for the kind of job it is.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
+
+from longpuzzle.agents.jobs.local import SequentialBackend
 
 
 def job_seed(seed: int, i: int) -> int:
@@ -41,8 +46,6 @@ def _chunks(backend, chunks: int | None) -> int:
 def gather(backend, fn, arg_lists: list[tuple]) -> list:
     """``[fn(*args) for args in arg_lists]`` run as jobs of ``backend`` (default: in this
     process), results in the order of ``arg_lists``."""
-    from longpuzzle.agents.runner import SequentialBackend
-
     backend = backend or SequentialBackend()
     out: list = [None] * len(arg_lists)
 

@@ -26,7 +26,7 @@ def oracle_steps(folder: str | Path, oracles: dict | None = None) -> dict:
     """The annotation of one episode folder (``oracles``: {(catalogue hash, level id): Oracle}
     shared between episodes of a run, so each level's graph is built once), its levels those
     of the catalogue the episode recorded."""
-    from longpuzzle.solvers.oracle import Oracle, OracleError, keep
+    from longpuzzle.solvers.oracle import Oracle, OracleError, keep     # lazy: the solvers' kernels
 
     oracles = {} if oracles is None else oracles
     cat = None

@@ -434,7 +434,7 @@ def _tool_use(page: _Page, tools: dict | None) -> None:
 
 
 def _video(folder: Path, out: Path, slug: str, video_format: str | None, fps: float) -> str | None:
-    from longpuzzle.agents.report.video import VideoError, mp4_available, write_video
+    from longpuzzle.agents.report.video import VideoError, mp4_available, write_video   # lazy: ffmpeg, for videos only
 
     fmt_ = video_format or ("mp4" if mp4_available() else "gif")
     path = out / "videos" / f"{slug}.{fmt_}"
