@@ -21,6 +21,7 @@ from longpuzzle.agents.harness import Settings, run_objective
 from longpuzzle.cli import cli
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+DOCS = Path(__file__).resolve().parents[1] / "docs"          # the documentation site's pages
 
 
 def run(*args):
@@ -157,9 +158,10 @@ def test_show_and_rollout_without_a_level_say_which_they_use(args):
 
 
 def test_readme_command_examples_run():
-    """Every ``longpuzzle replay "..."`` / ``check`` / ``show`` example line of the README
-    that names a real level runs as written."""
-    lines = [l.strip() for l in README.read_text(encoding="utf-8").splitlines()]
+    """Every ``longpuzzle replay "..."`` / ``check`` / ``show`` example line of the README and
+    of the documentation site's pages that names a real level runs as written."""
+    pages = [README, *sorted(DOCS.rglob("*.md"))]
+    lines = [l.strip() for p in pages for l in p.read_text(encoding="utf-8").splitlines()]
     cmds = [l for l in lines if re.match(r"longpuzzle (replay \"[a-z_]+/|check [a-z_]+/|show [a-z_]+/)", l)]
     assert any("undo" in c for c in cmds), "the README shows a replay with undo"
     for c in cmds:

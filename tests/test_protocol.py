@@ -294,16 +294,18 @@ def solver_presses(objective, plans=None):
 
 
 def readme_presses() -> tuple[dict, dict]:
-    """The README's sentence "Pointer presses per objective, solver agent vs the paper's human
+    """The sentence of the guide "Evaluating an agent" (docs/guides/evaluating-agents.md)
+    "Pointer presses per objective, solver agent vs the paper's human
     (Table 4): Bolt 83 / 469 vs 100 / 2,500; Rush Hour ...; ..." read back as (solver presses,
     human presses) per objective: one part per game in catalogue order, its objectives' figures
     in catalogue order."""
     import re
     from pathlib import Path
     from longpuzzle.engine.catalog import builtin_catalog
-    text = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8").split())
+    page = Path(__file__).resolve().parents[1] / "docs" / "guides" / "evaluating-agents.md"
+    text = " ".join(page.read_text(encoding="utf-8").split())
     m = re.search(r"Pointer presses per objective, solver agent vs the paper's human \(Table 4\): (.+?) \(tests/", text)
-    assert m, "the README's sentence of pointer presses is gone"
+    assert m, "the guide's sentence of pointer presses is gone"
     games: dict[str, list[str]] = {}
     for o in builtin_catalog().objectives():
         games.setdefault(o.game, []).append(o.id)
@@ -321,7 +323,7 @@ def readme_presses() -> tuple[dict, dict]:
 
 
 def test_the_readme_gives_the_papers_human_presses_and_a_solver_figure_for_every_objective():
-    """The fast half of the README check (the slow test below recomputes the solver's)."""
+    """The fast half of the guide's check (the slow test below recomputes the solver's)."""
     solver, human = readme_presses()
     assert human == HUMAN_PRESSES and set(solver) == set(HUMAN_PRESSES)
     assert all(solver[o] <= human[o] for o in solver)
@@ -340,7 +342,7 @@ def test_the_solver_agent_needs_no_more_presses_than_the_papers_human():
     over = {o: (n, HUMAN_PRESSES[o]) for o, n in got.items() if n > HUMAN_PRESSES[o]}
     assert not over, over
     solver, _ = readme_presses()
-    assert solver == got, "the README's solver presses differ from today's: " + str(
+    assert solver == got, "the guide's solver presses differ from today's: " + str(
         {o: (solver.get(o), n) for o, n in got.items() if solver.get(o) != n})
     assert got["color_connect/easy"] < 100 and got["color_connect/hard"] < 150     # one press per route
 

@@ -457,16 +457,16 @@ def test_the_pause_comes_by_itself_once_the_estimated_context_is_full(tmp_path):
     c.close()
 
 
-def test_the_readmes_figures_of_the_tools_are_the_codes():
-    """Every bound the README's tools section states, read back and compared with the code."""
+def test_the_docs_figures_of_the_tools_are_the_codes():
+    """Every bound the tools guide (docs/guides/tools.md) states, read back and compared with the code."""
     import re
     from pathlib import Path
 
     from longpuzzle.agents.vista import controller, tools
     from longpuzzle.agents.vista.cli import CHECKPOINT_TOKENS
     from longpuzzle.agents.vista.code import OUTPUT_CAP
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    text = " ".join(text[text.index("## Tools: the VISTA harness"):].split("\n## ")[0].split())
+    text = (Path(__file__).resolve().parents[1] / "docs" / "guides" / "tools.md").read_text(encoding="utf-8")
+    text = " ".join(text[text.index("# Tools: the VISTA harness"):].split())
 
     def num(pattern):
         m = re.search(pattern, text)
@@ -482,7 +482,7 @@ def test_the_readmes_figures_of_the_tools_are_the_codes():
                                                                 controller.IMAGE_TOKENS_CAP]
     assert num(r"`--checkpoint-tokens` \(default ([\d,]+);") == [CHECKPOINT_TOKENS]
     assert num(r"capped at ([\d,]+) characters") == [OUTPUT_CAP]
-    # the estimate's image tokens: w x h / 750, as the README says
+    # the estimate's image tokens: w x h / 750, as the tools guide says
     c = Controller("maze_paint", "easy", setting="vista", settings=FAST, checkpoint_tokens=10 ** 9)
     c.call("play", WAIT)
     before = c.context_estimate
