@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-NOT_SHIPPED = {"tests", "benchmarks", "build", "dist"}
+NOT_SHIPPED = {"tests", "benchmarks", "build", "dist", "examples", "docs"}   # examples: packages of their own
 
 
 def test_every_subpackage_folder_is_a_listed_package_and_every_listed_package_exists():
