@@ -5,6 +5,8 @@ agent sees (frames and public feedback) and acts only through GUI actions.
     config.py        ModelConfig, the provider file (TOML / YAML) naming endpoints and models
     clients.py       Chat Completions, Responses and Messages clients (official SDKs), retries
     protocols/       the agent protocols: general_e2e, native, qwen, uitars
+    conversation.py  ModelConversation, what every model agent shares (this one and the VISTA
+                     tool agent): the endpoint, the history, calls measured and logged
     agent.py         ModelAgent: the conversation, parse failures, claims, compaction
     conversation_log.py   conversation.jsonl, the log of a model agent's conversation
     accounting.py    tokens, latency, retries and cost per call / episode / objective / run
