@@ -5,7 +5,8 @@
     c = certify("nut_and_bolt/hard/1", state)   # solvable / unsolvable (dead end) / unknown
     p = profile("maze_paint/hard/3")       # certified difficulty figures (solvers/profile.py)
 
-The generic compiled search lives in core.py (templated per game, cached on disk);
+The generic compiled search is source in search_source.py, rendered per game by core.py
+(which drives it; compiled and cached on disk); its visited set and contracts: template.py;
 game-specific knowledge (canonical keys, heuristics, direct solvers) in knowledge/<game>.py.
 """
 

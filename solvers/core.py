@@ -11,11 +11,13 @@ budget ran out: never reported as either).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import time
 import weakref
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -25,7 +27,7 @@ from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.specialize import specialize
 from longpuzzle.solvers.knowledge import knowledge
 from longpuzzle.solvers import template as template_module
-from longpuzzle.solvers.template import CORE, DEFAULT_HOOKS, MAX_IDS, MAX_TABLE_BITS, table_arrays, table_bytes
+from longpuzzle.solvers.template import MAX_IDS, MAX_TABLE_BITS, table_arrays, table_bytes
 
 BFS, BEST_FIRST, DFS = 0, 1, 2
 DEFAULT_BUDGET = 20_000_000
@@ -78,8 +80,56 @@ def search_kernels(game: str):
     got = _SEARCH_MODULES.get(game)
     if got is not None:
         return got
-    got = _SEARCH_MODULES[game] = specialize(get_puzzle(game), hook_source(game) + CORE, "search")
+    got = _SEARCH_MODULES[game] = specialize(get_puzzle(game), hook_source(game) + _search_source()[1], "search")
     return got
+
+
+SEARCH_SOURCE = Path(__file__).with_name("search_source.py")
+
+
+@functools.cache
+def _search_source() -> tuple[dict[str, str], str]:
+    """(the generic hooks' source by name, the search's source), read as text from
+    search_source.py (never imported): its top-level functions, each whole with its
+    decorators; the search's text opens with the file's imports of the table kernels.
+    Its docstring and TYPE_CHECKING block (what a generated module's head binds) are left
+    out."""
+    text = SEARCH_SOURCE.read_text(encoding="utf-8")
+    imports = [ln for ln in text.splitlines(keepends=True) if ln.startswith(f"from {template_module.__name__} import ")]
+    funcs = top_level_functions(text)
+    hooks = {name: src for name, src in funcs.items() if name in HOOKS}
+    search = [src for name, src in funcs.items() if name not in HOOKS]
+    return hooks, "\n\n" + "".join(imports) + "\n\n" + "\n\n".join(search)
+
+
+def top_level_functions(text: str) -> dict[str, str]:
+    """Every top-level function of module source ``text``, by name in order, whole with its
+    decorators, found by its lines: a line at column 0 opens a statement (``@`` lines and
+    the ``def`` they decorate one); indented, blank and comment lines continue it, less the
+    blank and comment lines it ends with. A fiftieth of the cost of parsing the module
+    (start-up); the module docstring must not hold a line starting ``def `` or ``@`` (the
+    tests check that this finds what ast does in search_source.py)."""
+    blocks: list[list] = []                    # [name, or "@" while only decorators, or None; lines]
+    for line in text.splitlines(keepends=True):
+        if line[:1] in (" ", "\t", "\n", "\r", "#"):
+            if blocks:
+                blocks[-1][1].append(line)
+            continue
+        name = line[4:line.index("(")] if line.startswith("def ") and "(" in line else \
+            "@" if line.startswith("@") else None
+        if blocks and blocks[-1][0] == "@" and name is not None:    # the def, or one more decorator
+            if name != "@":
+                blocks[-1][0] = name
+            blocks[-1][1].append(line)
+        else:
+            blocks.append([name, [line]])
+    out = {}
+    for name, lines in blocks:
+        if name not in (None, "@"):
+            while not lines[-1].strip() or lines[-1].startswith("#"):
+                lines.pop()
+            out[name] = "".join(lines)
+    return out
 
 
 def hook_source(game: str) -> str:
@@ -104,7 +154,7 @@ def hook_source(game: str) -> str:
         if mod is not None and hasattr(mod, name):
             parts.append(f"from {mod.__name__} import {name}  # noqa: F401\n")
         else:
-            parts.append(DEFAULT_HOOKS[name])
+            parts.append("\n\n" + _search_source()[0][name])
     return "".join(parts)
 
 

@@ -279,3 +279,33 @@ def test_bolt_unscrew_search_and_predicate():
     for a in p.legal_moves(level, level.initial):
         s, _ = p.step(level, level.initial, a)
         assert bool(k.dead_end(level, s)) == p.is_dead_end(level, s)
+
+
+@pytest.mark.parametrize("game", ["rush_hour", "maze_paint", "nut_and_bolt", "bolt_unscrew", "color_connect",
+                                  "truck_escape"])
+def test_the_search_source_renders_into_each_games_module_with_every_name_bound(game):
+    # the search and the generic hooks are real source (solvers/search_source.py, seen by
+    # linters), rendered per game: every global name a function of a game's generated
+    # search module uses is bound there (by its head, an import, a hook or the search)
+    import ast
+    import builtins
+    import symtable
+
+    from longpuzzle.solvers import core
+
+    text = core.SEARCH_SOURCE.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    by_ast = {n.name: "".join(lines[min([d.lineno for d in n.decorator_list], default=n.lineno) - 1:n.end_lineno])
+              for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)}
+    assert core.top_level_functions(text) == by_ast          # the cheap line scan finds what ast does
+    hooks, search = core._search_source()
+    assert set(hooks) == set(core.HOOKS) and "def _steps(" in search and "def _start(" in search
+    head = "from kernels import step_into, legal_into, is_solved, progress\n"     # engine.specialize's
+    text = head + core.hook_source(game) + search
+    top = symtable.symtable(text, "generated", "exec")
+    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+    funcs = [t for t in top.get_children() if t.get_type() == "function"]
+    assert {"_steps", "_start", "pack_one", "unpack_one"} <= {f.get_name() for f in funcs}
+    for f in funcs:
+        free = {n for n in f.get_globals() if n not in bound and not hasattr(builtins, n)}
+        assert not free, (f.get_name(), free)
