@@ -1,0 +1,176 @@
+"""The documentation site (mkdocs.yml, docs/; issue 41), built strictly from this checkout and
+opened in a real headless Chromium (tests/browser.py), served over HTTP on 127.0.0.1.
+
+Each key page must render its main heading, raise no error in the browser (scripts, console,
+failed loads), load nothing from another host, and every link of it that stays on the site must
+answer HTTP 200 and, when it names an anchor, land on an element with that id.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import importlib.util
+import os
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urldefrag, urljoin, urlsplit
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+from browser import Browser  # noqa: E402
+
+# page -> its main heading (the <h1>), as the browser shows it in the title "heading - longpuzzle"
+PAGES = {
+    "": "longpuzzle",
+    "reference/cli/": "CLI reference",
+    "reference/api/": "Python API",
+    "architecture/": "Architecture",
+}
+
+
+class _Links(HTMLParser):
+    """The hrefs, srcs and element ids of one HTML page."""
+
+    def __init__(self):
+        super().__init__()
+        self.refs: list[str] = []
+        self.ids: set[str] = set()
+        self.h1: list[str] = []
+        self._in_h1 = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"])
+        for k in ("href", "src"):
+            if a.get(k):
+                self.refs.append(a[k])
+        self._in_h1 = self._in_h1 or tag == "h1"
+
+    def handle_endtag(self, tag):
+        if tag == "h1":
+            self._in_h1 = False
+
+    def handle_data(self, data):
+        if self._in_h1:
+            self.h1.append(data)
+
+
+def _parse(html: str) -> _Links:
+    p = _Links()
+    p.feed(html)
+    return p
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            body = r.read()
+            return r.status, body.decode("utf-8", "replace") if "html" in r.headers.get("Content-Type", "") else ""
+    except urllib.error.HTTPError as e:
+        return e.code, ""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The site built strictly into a temporary folder and served on 127.0.0.1 (a free port)."""
+    if importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("mkdocstrings") is None:
+        pytest.skip('mkdocs is not installed (the docs extra: python3 -m pip install -e ".[docs]")')
+    out = tmp_path_factory.mktemp("site")
+    r = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600,
+                       env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SDL_VIDEODRIVER": "dummy"})
+    assert r.returncode == 0, "mkdocs build --strict failed:\n" + r.stderr[-4000:]
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(out))
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if Browser.find() is None:
+        pytest.skip("no Chromium installed (.ci/run installs Debian's chromium)")
+    with Browser() as b:
+        yield b
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_a_key_page_renders_in_the_browser_with_no_broken_link(site, browser, page):
+    url = site + page
+    heading = PAGES[page]
+    shown = browser.load(url)
+    assert not shown.errors, (url, shown.errors)
+    assert shown.title == heading or shown.title.startswith(heading + " - "), (url, shown.title)
+    assert heading in shown.text, url
+    assert all(w > 0 and h > 0 for _, w, h in shown.images), shown.images      # every image decoded
+
+    status, html = _get(url)
+    assert status == 200
+    links = _parse(html)
+    assert "".join(links.h1).strip().rstrip("¶").strip() == heading
+    host = urlsplit(site).netloc
+    targets = {}
+    for ref in links.refs:
+        absolute = urljoin(url, ref)
+        where = urlsplit(absolute)
+        if where.scheme not in ("http", "https") or where.netloc != host:
+            continue          # another site's page (a reader may follow it; the page loads nothing from there)
+        page_url, anchor = urldefrag(absolute)
+        targets.setdefault(page_url, set()).add(anchor)
+    assert len(targets) > 5, targets                   # the navigation at least
+    broken = []
+    for target, anchors in sorted(targets.items()):
+        status, body = _get(target)
+        if status != 200:
+            broken.append((target, status))
+            continue
+        ids = _parse(body).ids if body else set()
+        broken += [(target + "#" + a, "no such anchor") for a in anchors if a and body and a not in ids]
+    assert not broken, (url, broken)
+
+
+def test_the_site_loads_nothing_from_another_host(site):
+    """No script, style sheet, font or image of the key pages comes from outside the site (a reader
+    offline, or a test machine that may reach only 127.0.0.1, sees the whole site)."""
+    for page in PAGES:
+        status, html = _get(site + page)
+        assert status == 200
+        outside = [m for m in _Resources.of(html) if urlsplit(m).scheme in ("http", "https")]
+        assert not outside, (page, outside)
+
+
+class _Resources(HTMLParser):
+    """What a page loads by itself: script src, link href of style sheets, icons and preloads,
+    img src (not the <a> links a reader may follow)."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag in ("script", "img") and a.get("src"):
+            self.found.append(a["src"])
+        if tag == "link" and a.get("href") and a.get("rel") in ("stylesheet", "preconnect", "preload", "icon"):
+            self.found.append(a["href"])
+
+    @classmethod
+    def of(cls, html: str) -> list[str]:
+        p = cls()
+        p.feed(html)
+        return p.found
