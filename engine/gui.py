@@ -543,45 +543,67 @@ assert set(_CHECKS) == set(SCHEMA)
 
 def expand(action: dict) -> list[tuple[int, str, float, float, str]]:
     """Timed low-level events of one validated, non-batch action (t relative, ms)."""
-    t = action["type"]
-    if t == "click":
-        x, y = action["x"], action["y"]
-        return [(0, DOWN, x, y, ""), (CLICK_MS, UP, x, y, "")]
-    if t == "double_click":
-        x, y = action["x"], action["y"]
-        t2 = CLICK_MS + DOUBLE_CLICK_GAP_MS
-        return [(0, DOWN, x, y, ""), (CLICK_MS, UP, x, y, ""), (t2, DOWN, x, y, ""), (t2 + CLICK_MS, UP, x, y, "")]
-    if t == "long_press":
-        x, y = action["x"], action["y"]
-        return [(0, DOWN, x, y, ""), (action["ms"], UP, x, y, "")]
-    if t == "press":
-        return [(0, DOWN, action["x"], action["y"], "")]
-    if t == "release":
-        if "x" in action:
-            return [(0, MOVE, action["x"], action["y"], ""), (1, UP, action["x"], action["y"], "")]
-        return [(0, UP, float("nan"), float("nan"), "")]
-    if t == "move":
-        return [(0, MOVE, action["x"], action["y"], "")]
-    if t == "drag" and "via" in action:
-        return _path_events(action)
-    if t in ("drag", "swipe"):
-        x0, y0, x1, y1, n, ms = action["x0"], action["y0"], action["x1"], action["y1"], action["steps"], action["ms"]
-        ev = [(0, DOWN, x0, y0, "")]
-        for i in range(1, n + 1):
-            f = i / n
-            ev.append((round(ms * f), MOVE, x0 + (x1 - x0) * f, y0 + (y1 - y0) * f, ""))
-        ev.append((ms, UP, x1, y1, ""))
-        return ev
-    if t == "key":
-        return [(0, KEY, float("nan"), float("nan"), action["name"])]
-    if t == "typetext":
-        return [(i * TYPE_KEY_MS, KEY, float("nan"), float("nan"), _TEXT_KEYS.get(ch) or ch.lower())
-                for i, ch in enumerate(action["text"])]
-    if t == "scroll":
-        return [(0, WHEEL, action["x"], action["y"], f"{action['direction']}:{action['amount']}")]
-    if t == "wait":
-        return [(action["ms"], WAIT, float("nan"), float("nan"), "")]
-    raise ActionError(f"expand() takes a single action, not {t!r}")
+    how = _EXPAND.get(action["type"])
+    if how is None:
+        raise ActionError(f"expand() takes a single action, not {action['type']!r}")
+    return how(action)
+
+
+_NAN = float("nan")
+
+
+def _click_events(a: dict) -> list:
+    x, y = a["x"], a["y"]
+    return [(0, DOWN, x, y, ""), (CLICK_MS, UP, x, y, "")]
+
+
+def _double_click_events(a: dict) -> list:
+    x, y = a["x"], a["y"]
+    t2 = CLICK_MS + DOUBLE_CLICK_GAP_MS
+    return [(0, DOWN, x, y, ""), (CLICK_MS, UP, x, y, ""), (t2, DOWN, x, y, ""), (t2 + CLICK_MS, UP, x, y, "")]
+
+
+def _long_press_events(a: dict) -> list:
+    x, y = a["x"], a["y"]
+    return [(0, DOWN, x, y, ""), (a["ms"], UP, x, y, "")]
+
+
+def _release_events(a: dict) -> list:
+    if "x" in a:
+        return [(0, MOVE, a["x"], a["y"], ""), (1, UP, a["x"], a["y"], "")]
+    return [(0, UP, _NAN, _NAN, "")]
+
+
+def _drag_events(a: dict) -> list:
+    """A drag or swipe: press, ``steps`` moves along the segment (or the waypoints), release."""
+    if "via" in a:
+        return _path_events(a)
+    x0, y0, x1, y1, n, ms = a["x0"], a["y0"], a["x1"], a["y1"], a["steps"], a["ms"]
+    ev = [(0, DOWN, x0, y0, "")]
+    for i in range(1, n + 1):
+        f = i / n
+        ev.append((round(ms * f), MOVE, x0 + (x1 - x0) * f, y0 + (y1 - y0) * f, ""))
+    ev.append((ms, UP, x1, y1, ""))
+    return ev
+
+
+def _typetext_events(a: dict) -> list:
+    return [(i * TYPE_KEY_MS, KEY, _NAN, _NAN, _TEXT_KEYS.get(ch) or ch.lower()) for i, ch in enumerate(a["text"])]
+
+
+# action type (every one but batch) -> its timed events
+_EXPAND = {
+    "click": _click_events, "double_click": _double_click_events, "long_press": _long_press_events,
+    "press": lambda a: [(0, DOWN, a["x"], a["y"], "")],
+    "release": _release_events,
+    "move": lambda a: [(0, MOVE, a["x"], a["y"], "")],
+    "drag": _drag_events, "swipe": _drag_events,
+    "key": lambda a: [(0, KEY, _NAN, _NAN, a["name"])],
+    "typetext": _typetext_events,
+    "scroll": lambda a: [(0, WHEEL, a["x"], a["y"], f"{a['direction']}:{a['amount']}")],
+    "wait": lambda a: [(a["ms"], WAIT, _NAN, _NAN, "")],
+}
+assert set(_EXPAND) == set(SCHEMA) - {"batch"}
 
 
 def _path_events(action: dict) -> list[tuple[int, str, float, float, str]]:

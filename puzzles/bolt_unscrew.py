@@ -1694,10 +1694,9 @@ class BoltUnscrewUI(GameUI):
     def tap(self, board, a: int):
         """A tap on anchor ``a`` (intents.py: a generator of intents)."""
         ui = board.ui
-        state = board.state
         sel = ui.get("selected")
         wid = self._wids[a]
-        occupied = state.item(a) != 0
+        occupied = board.at(a) != 0
         if sel is None:
             if not occupied:
                 ui["hint"] = HINT_SELECT_FIRST
@@ -1717,10 +1716,11 @@ class BoltUnscrewUI(GameUI):
             ui["hint"] = HINT_SWITCHED
             yield Select(wid, f"anchor:{sel}")
             return
+        before = board.state
         o = yield Move(int(sel) * self.n + a)
         if o.accepted:
             ui["selected"] = None
-            ui["hint"] = self.move_hint(state, board.state, int(sel), a)
+            ui["hint"] = self.move_hint(before, board.state, int(sel), a)
         else:
             ui["hint"] = HINT_BLOCKED if o.reason == "target_blocked" else HINT_UNSETTLED
 

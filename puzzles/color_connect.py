@@ -671,10 +671,10 @@ class ColorConnectUI(GameUI):
         """Extend the active path toward (r, c) one cell at a time along the tip's row or column.
         Returns False when the walk stopped at a violation or a completion (or there is no
         active path)."""
-        st = board.state
-        if st.item(0) == 0:
+        at = board.at
+        if at(0) == 0:
             return False                       # input without an active path: nothing visible
-        tip = st.item(self.path_base + st.item(1) - 1)
+        tip = at(self.path_base + at(1) - 1)
         tr, tc = divmod(tip, self.cols)
         if r == tr and c == tc:
             return True
@@ -697,7 +697,7 @@ class ColorConnectUI(GameUI):
             if not o.accepted:
                 yield self._flash(r, c)
                 return False
-            if board.state.item(0) == 0:           # completed: the rest of the line is ignored
+            if board.at(0) == 0:           # completed: the rest of the line is ignored
                 return False
         return True
 
@@ -712,18 +712,18 @@ class ColorConnectUI(GameUI):
             return
         r, c = int(gy), int(gx)                         # floor: both are >= 0 here
         cell = r * cols + c
-        st = board.state
-        if st.item(0) == 0:
+        at = board.at
+        if at(0) == 0:
             yield GestureBegin()                        # a press with no path open begins a gesture
             ep = self.endpoint_of[cell]
             if ep == 0:
                 yield from self._refused(r, c, START_FROM_NON_ENDPOINT, "start a path at a coloured dot")
-            elif st.item(S_HEADER + ep - 1) != 0:
+            elif at(S_HEADER + ep - 1) != 0:
                 yield Move(self._remove_action[cell])
             else:
                 yield Move(self._start_action[cell])
         else:
-            if st.item(1) == 1 and st.item(self.path_base) == cell:
+            if at(1) == 1 and at(self.path_base) == cell:
                 yield Move(self.n)
                 yield self._flash(r, c)
                 yield GestureEnd()                      # cancelling the one-cell path ends the gesture
@@ -733,7 +733,7 @@ class ColorConnectUI(GameUI):
 
     def _advance(self, board, g: dict, gx: float, gy: float):
         """The pointer moved (button down) to grid point (gx, gy), not NaN and not g["prev"]."""
-        if board.state.item(0) == 0:
+        if board.at(0) == 0:
             g["prev"] = [gx, gy]
             if 0.0 <= gx < self.cols and 0.0 <= gy < self.rows:      # cell_at, as in _press
                 g["last"] = [int(gy), int(gx)]
@@ -766,12 +766,12 @@ class ColorConnectUI(GameUI):
         if moved:
             yield from self._advance(board, g, gx, gy)
         board.ui["g"] = None
-        if g["moved"] and board.state.item(0) != 0 and not board.complete:
+        if g["moved"] and board.at(0) != 0 and not board.complete:
             yield Move(self.n)                      # released before connection
             yield self._flash(g["last"][0], g["last"][1])
         # a release ends the gesture after a drag, or when no path is open any more (a click
         # that starts or extends a path keeps its gesture open, as in the original)
-        if g["moved"] or board.state.item(0) == 0:
+        if g["moved"] or board.at(0) == 0:
             yield GestureEnd()
 
     def animation_ms(self, before, after, action, code):

@@ -374,7 +374,7 @@ class NutAndBoltUI(GameUI):
         ui = board.ui
         sel = ui.get("selected")
         if sel is None:
-            if int(board.state[b]) == 0:
+            if board.at(b) == 0:
                 yield Shake(f"bolt:{b}")
                 yield Toast(TOAST_EMPTY)
                 yield Refuse("source_empty", TOAST_EMPTY, f"bolt:{b}")

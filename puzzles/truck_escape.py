@@ -351,14 +351,18 @@ class TruckEscapeUI(GameUI):
 
     def on_pointer(self, board, kind, x, y, t):
         if kind != "up":
-            return
+            return []
         w = board.hit(x, y)
         if w is None or w.kind != "target":
-            return
+            return []
         i = w.data[0]
-        if not board.state[1 + i]:
-            return                     # that truck has left: nothing is there any more
-        o = yield Move(i)
+        if not board.at(1 + i):
+            return []                  # that truck has left: nothing is there any more
+        return self.tap(w)
+
+    def tap(self, w):
+        """A tap on truck widget ``w`` (intents.py: a generator of intents)."""
+        o = yield Move(w.data[0])
         if not o.accepted:
             yield Shake(w.id)
             yield Toast(BLOCKED_TEXT)

@@ -82,6 +82,7 @@ def test_the_board_is_read_only_and_current():
     s.dispatch(s.gesture_for(m))
     assert not np.array_equal(b.state, st) and np.array_equal(b.state, s.session.state)
     assert b.ui is s.ui and b.complete is False
+    assert [b.at(i) for i in range(len(st))] == [int(v) for v in s.session.state] and type(b.at(0)) is int
 
 
 @pytest.fixture

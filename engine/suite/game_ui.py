@@ -43,7 +43,7 @@ class GameUI:
                           for the level (the suite builds each screen's layout once)
          on_pointer(board, kind, x, y, t)   kind "down" / "move" / "up", design px, at
                           clock t: ``board`` (intents.Board) is all the screen reads: the
-                          rules state (read-only), its own UI state, the press
+                          rules state (read-only; board.at(i) one value), its own UI state, the press
                           (board.pointer: x0, y0, target id), board.hit(x, y); it never acts
                           on the suite: it produces intents (intents.py: Move, Reject, Refuse,
                           Select, Deselect, Toast, Shake, GestureBegin, GestureEnd), as a

@@ -104,6 +104,11 @@ class Board:
         """The rules state (a read-only array; a new one after each move)."""
         return self._suite.session.state
 
+    def at(self, i: int) -> int:
+        """Value ``i`` of the rules state (what ``state[i]`` holds, as an int, without making
+        the read-only array)."""
+        return self._suite.session._state.item(i)
+
     @property
     def ui(self) -> dict:
         """The screen's own per-play state (GameUI.initial_state's dict): the screen edits it."""
@@ -122,7 +127,8 @@ class Board:
 
     def hit(self, x: float, y: float) -> "Widget | None":
         """The widget of the screen under the design point (x, y)."""
-        return self._suite.hit(x, y)
+        s = self._suite
+        return s.widgets.hit(s, x, y)
 
 
 def apply(suite: "Suite", produced: Intents, t: int) -> list[dict]:
@@ -144,37 +150,62 @@ def apply(suite: "Suite", produced: Intents, t: int) -> list[dict]:
 
 
 def _apply_one(suite: "Suite", i, t: int, out: list) -> Any:
-    """Apply one intent through the suite's own operations; its effect goes to ``out``."""
-    k = type(i)
-    if k is Move:
-        o = suite.try_move(i.action, t)
-        out.append(suite.move_effect(o))
-        return o
-    if k is Shake:
-        suite.start_shake(i.target, t)
-    elif k is Toast:
-        suite.show_toast(i.text, t)
-    elif k is Refuse:
-        e = {"effect": "refused", "reason": i.reason, "message": i.message}
-        if i.target is not None:
-            e["target"] = i.target
-        out.append(e)
-    elif k is Select:
-        e = {"effect": "select", "target": i.target}
-        if i.switched_from is not None:
-            e["switched_from"] = i.switched_from
-        out.append(e)
-    elif k is Deselect:
-        out.append({"effect": "deselect", "target": i.target})
-    elif k is Reject:
-        suite.session.reject(i.attempt)
-        out.append({"effect": "rejected", "move": i.attempt, "reason": i.reason, "message": i.message,
-                    "target": i.target})
-    elif k is GestureBegin:
-        suite.gesture_begin()
-    elif k is GestureEnd:
-        suite.gesture_end()
-    else:
-        raise TypeError(f"a game's screen asked for {k.__name__}, which is not an intent "
+    """Apply one intent through the suite's own operations; its effect goes to ``out``; its
+    answer (a Move's Outcome, else None)."""
+    how = _APPLY.get(type(i))
+    if how is None:
+        raise TypeError(f"a game's screen asked for {type(i).__name__}, which is not an intent "
                         f"({', '.join(c.__name__ for c in INTENTS)})")
-    return None
+    return how(suite, i, t, out)
+
+
+def _move(suite: "Suite", i: Move, t: int, out: list):
+    o = suite.try_move(i.action, t)
+    out.append(suite.move_effect(o))
+    return o
+
+
+def _reject(suite: "Suite", i: Reject, t: int, out: list) -> None:
+    suite.session.reject(i.attempt)
+    out.append({"effect": "rejected", "move": i.attempt, "reason": i.reason, "message": i.message,
+                "target": i.target})
+
+
+def _refuse(suite: "Suite", i: Refuse, t: int, out: list) -> None:
+    e = {"effect": "refused", "reason": i.reason, "message": i.message}
+    if i.target is not None:
+        e["target"] = i.target
+    out.append(e)
+
+
+def _select(suite: "Suite", i: Select, t: int, out: list) -> None:
+    e = {"effect": "select", "target": i.target}
+    if i.switched_from is not None:
+        e["switched_from"] = i.switched_from
+    out.append(e)
+
+
+def _deselect(suite: "Suite", i: Deselect, t: int, out: list) -> None:
+    out.append({"effect": "deselect", "target": i.target})
+
+
+def _toast(suite: "Suite", i: Toast, t: int, out: list) -> None:
+    suite.show_toast(i.text, t)
+
+
+def _shake(suite: "Suite", i: Shake, t: int, out: list) -> None:
+    suite.start_shake(i.target, t)
+
+
+def _gesture_begin(suite: "Suite", i: GestureBegin, t: int, out: list) -> None:
+    suite.gesture_begin()
+
+
+def _gesture_end(suite: "Suite", i: GestureEnd, t: int, out: list) -> None:
+    suite.gesture_end()
+
+
+# intent type -> how the suite applies it (every intent of INTENTS, nothing else)
+_APPLY = {Move: _move, Reject: _reject, Refuse: _refuse, Select: _select, Deselect: _deselect, Toast: _toast,
+          Shake: _shake, GestureBegin: _gesture_begin, GestureEnd: _gesture_end}
+assert set(_APPLY) == set(INTENTS)

@@ -2,7 +2,7 @@
 and runs it (run) one way, as pointer and key events in design px on the virtual clock
 (_act: a batch's actions in order, each one's events by _events, or by _click / _drag, which
 make a click's or a drag's events without listing them), sends them to the screen's buttons
-(_button) or to the game's screen, whose intents it applies (_ask), and maps moves to
+(_button) or to the game's screen, whose intents it applies (intents.apply), and maps moves to
 gestures and back (gesture_for, gesture_run, interpret)."""
 
 from __future__ import annotations
@@ -42,7 +42,10 @@ class PointerMixin:
             self.anims = []
         effects: list[dict] = []
         if until is None:
-            self._act(a, effects, None, None)
+            if a["type"] == "click":        # (the commonest action: _act's first step, inlined)
+                self._click(a["x"], a["y"], effects)
+            else:
+                self._act(a, effects, None, None)
             cut = False
         else:
             runs = [0]                      # presses that happened
@@ -180,7 +183,7 @@ class PointerMixin:
     def _key(self, name: str, t: int) -> list[dict]:
         pre = self.tick(t) if self.timer is not None or self.limits is not None else []
         if self.screen["name"] == "level" and not self.complete and not self.failed and t >= self.busy_until():
-            return pre + self._ask(self.game_ui().on_key(self.board, name, t), t)
+            return pre + apply(self, self.game_ui().on_key(self.board, name, t), t)
         return pre
 
     def _pointer(self, kind: str, x: float, y: float, t: int) -> list[dict]:
@@ -235,8 +238,9 @@ class PointerMixin:
             return (pre or []) + [{"effect": "ignored", "why": "input locked"}]
         if button or self.complete or self.failed or self.screen["name"] != "level":
             return pre or []
-        u = wp.game_ui(self.session)       # the board (as _board)
-        out = self._ask(u.on_pointer(self.board, _DOWN, x, y, t), t)
+        c = wp.cur_ui                      # the board (as _board)
+        u = c[1] if c is not None and c[0] is self.session else wp.game_ui(self.session)
+        out = apply(self, u.on_pointer(self.board, _DOWN, x, y, t), t)
         return pre + out if pre else out
 
     def _release(self, x: float, y: float, t: int) -> list[dict]:
@@ -257,8 +261,9 @@ class PointerMixin:
         elif self.complete or self.failed or self.screen["name"] != "level":
             out = []
         else:
-            u = self.widgets.game_ui(self.session)       # the board (as _board)
-            out = self._ask(u.on_pointer(self.board, _UP, x, y, t), t)
+            c = self.widgets.cur_ui        # the board (as _board)
+            u = c[1] if c is not None and c[0] is self.session else self.game_ui()
+            out = apply(self, u.on_pointer(self.board, _UP, x, y, t), t)
         if self.pointer is p:
             self.pointer = {"down": False, "x": x, "y": y}
         return out
@@ -266,12 +271,9 @@ class PointerMixin:
     def _board(self, kind: str, x: float, y: float, t: int) -> list[dict]:
         if self.complete or self.failed or self.screen["name"] != "level":
             return []
-        u = self.widgets.game_ui(self.session)
-        return self._ask(u.on_pointer(self.board, kind, x, y, t), t)
-
-    def _ask(self, produced, t: int) -> list[dict]:
-        """Apply the intents a game's screen produced at clock ``t`` (intents.apply)."""
-        return apply(self, produced, t)
+        c = self.widgets.cur_ui
+        u = c[1] if c is not None and c[0] is self.session else self.game_ui()
+        return apply(self, u.on_pointer(self.board, kind, x, y, t), t)
 
     def _button(self, wid: str, t: int) -> list[dict]:
         name = self.screen["name"]
@@ -311,7 +313,7 @@ class PointerMixin:
                 return [{"effect": "refused", "reason": e.reason, "message": str(e)}]
             self.ui = u.initial_state()
             return [{"effect": "undo"}]
-        return self._ask(u.on_button(self.board, wid, t), t)
+        return apply(self, u.on_button(self.board, wid, t), t)
 
     def _exit(self, u: GameUI) -> dict:
         g = self.level.game

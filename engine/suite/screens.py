@@ -313,7 +313,8 @@ class ScreensMixin:
             action = s.puzzle.check_action(s.level, action)
         o, solved = s._apply_solved(action)
         if o[3]:                   # accepted
-            u = self.widgets.game_ui(s)
+            c = self.widgets.cur_ui
+            u = c[1] if c is not None and c[0] is s else self.game_ui()
             code = o[2]
             dur = int(u.animation_ms(before, s._state, action, code))
             self.anims.append({"kind": "move", "t0": t, "t1": t + dur, "action": action, "code": code,
