@@ -174,3 +174,44 @@ class _Resources(HTMLParser):
         p = cls()
         p.feed(html)
         return p.found
+
+
+def _benchmark_page():
+    spec = importlib.util.spec_from_file_location("benchmark_page", ROOT / "docs" / "scripts" / "benchmark_page.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_benchmark_page_tables_a_pytest_benchmark_run(tmp_path, capsys):
+    """docs/scripts/benchmark_page.py: one table per group, throughput = ops / seconds of the
+    fastest (median) round, the ratio to the run's reference where the group is a rules-step
+    group, per CPU second and side by side where recorded; a file that is not such JSON is one
+    error line and exit status 2."""
+    import json
+
+    def bench(name, group, ops, lo, med, **extra):
+        return {"name": name, "group": group, "stats": {"min": lo, "median": med, "rounds": 9},
+                "extra_info": {"ops": ops, **extra}}
+    doc = {"datetime": "2026-12-06T10:00:00", "version": "5.2.3", "commit_info": {"id": "abcdef1234567890"},
+           "machine_info": {"cpu": {"brand_raw": "CPU X", "count": 2}, "system": "Linux",
+                            "python_implementation": "CPython", "python_version": "3.11.7"},
+           "benchmarks": [bench("test_ref", "single", 1000, 0.01, 0.02, reference=True),
+                          bench("test_fast", "single", 1000, 0.001, 0.004),
+                          bench("test_hash", "frame hash", 50, 0.5, 1.0, cpu_min=0.25, unit="frames",
+                                baseline_ops=50, baseline_min=2.0, baseline_median=2.0),
+                          bench("test_no_ops", "single", 0, 1.0, 1.0)]}
+    src = tmp_path / "bench.json"
+    src.write_text(json.dumps(doc))
+    out = tmp_path / "benchmarks.md"
+    page = _benchmark_page()
+    assert page.main([str(src), "--out", str(out)]) == 0
+    text = out.read_text()
+    assert text.startswith("# Benchmark results") and "## single" in text and "## frame hash" in text
+    assert "| `test_fast` | 1,000 | 1 M/s (250 k/s) | 9 | 10.00x (5.00x) |" in text
+    assert "| `test_ref` | 1,000 | 100 k/s (50 k/s) | 9 | 1.00x (1.00x) |" in text
+    assert "| `test_hash` | 50 | 100/s (50/s) | 9 | 200/s | 4.00x (2.00x) of baseline | frames |" in text
+    assert "test_no_ops" not in text and "`abcdef123456`" in text and "CPU X, 2 cores" in text
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    assert page.main([str(tmp_path / "bad.json")]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
