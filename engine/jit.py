@@ -152,8 +152,11 @@ def compiled(module: ModuleType) -> ModuleType:
         for k in fresh:
             k.dispatcher = numba.njit(**k.options)(k.py_func)
         cached = [k.dispatcher for k in fresh if k.options.get("cache")]
-        if cached and getattr(module, "__file__", None):
-            stat = os.stat(module.__file__)
+        try:
+            stat = os.stat(module.__file__) if cached else None
+        except (AttributeError, TypeError, OSError):  # no source file of its own: nothing numba caches by it
+            stat = None
+        if stat is not None:
             note_first_compile(f"the kernels of {module.__name__}",
                                mark_key(module.__file__, stat.st_mtime_ns, stat.st_size, numba.__version__,
                                         sys.version, os.environ.get("NUMBA_CACHE_DIR")),
