@@ -13,7 +13,10 @@ the game's action numbers (their meaning is in the game's module; ``env.unwrappe
 
 Reward: ``"progress"`` (default) the change of the benchmark's progress potential P, so an
 episode's return is P(end) - P(start) and solving always collects the rest up to 1;
-``"sparse"`` 1 on the solving step, else 0. ``terminated`` when the level is solved;
+``"sparse"`` 1 on the solving step, else 0; ``"oracle"`` the dense reward from each move's
+extra cost e(s, a) = 1 + d(s') - d(s) (agents/envs/oracle_signal.py has the formula:
+-e / max(1, d(s0)) plus 1 on the win, -1 for a fatal move, so an optimal solution returns
+exactly 1). ``terminated`` when the level is solved;
 ``truncated`` only by the TimeLimit of the registration (``max_episode_steps``, the
 benchmark's per-game step limit; change it with ``gymnasium.make(..., max_episode_steps=N)``).
 
@@ -26,6 +29,8 @@ benchmark's per-game step limit; change it with ``gymnasium.make(..., max_episod
     action_mask   int8 array of n_actions: 1 = accepted and changes the state
                   (``env.action_space.sample(mask=info["action_mask"])``); left out with
                   ``action_mask=False``, which saves finding the legal actions every step
+    oracle        with ``oracle=True``: what the exact solvers know of the new state - d, its
+                  bounds, dead end, the best moves as a mask (agents/envs/oracle_signal.py)
 
 Render modes: ``"rgb_array"`` and ``"human"`` draw the level's screen showing the state
 (``style``, ``scale`` as in pixel mode), ``"ansi"`` the game's text board.
@@ -45,7 +50,7 @@ from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.agents.envs.levels import LevelSource
 from longpuzzle.agents.envs.state_space import StateLayout
 
-REWARDS = ("progress", "sparse")
+REWARDS = ("progress", "sparse", "oracle")
 
 
 def check_reward(reward: str) -> str:
@@ -110,7 +115,7 @@ class RulesEnv(gym.Env):
     def __init__(self, level: Any = None, *, game: str | None = None, reward: str = "progress",
                  obs_type: str = "state", order: str = "random", space_levels: Any = None,
                  render_mode: str | None = None, style: str = "2d", scale: float = 1.0,
-                 action_mask: bool = True, catalog: Any = None):
+                 action_mask: bool = True, catalog: Any = None, oracle: bool = False):
         if obs_type == "dict" and not action_mask:
             raise ValueError("obs_type='dict' holds the action mask: it needs action_mask=True")
         self.want_mask = bool(action_mask)
@@ -119,6 +124,12 @@ class RulesEnv(gym.Env):
         self.puzzle = get_puzzle(self.game)
         self.reward_mode = check_reward(reward)
         self._sparse = reward == "sparse"
+        self.want_oracle = bool(oracle)
+        # the oracle's state along the episode (reward="oracle" or oracle=True only)
+        self._oracle = None
+        if reward == "oracle" or oracle:
+            from longpuzzle.agents.envs.oracle_signal import OracleTracker
+            self._oracle = OracleTracker()
         self.render_mode = check_render_mode(self, render_mode)
         self.style, self.scale = check_style(style), check_scale(scale)
         n_levels = len(self.source.levels) if self.source.finite else 1
@@ -159,7 +170,9 @@ class RulesEnv(gym.Env):
             core.reset()
         self._core, self.level, self.level_index = core, level, idx
         self._id = level.id
-        self._fast = (self._plain and level.initial.shape[0] == self.layout.length
+        if self._oracle is not None:
+            self._oracle.start(level, core.state)
+        self._fast = (not self.want_oracle and self._plain and level.initial.shape[0] == self.layout.length
                       and level.n_actions == self.layout.n_actions)
         if self._view is not None or self.render_mode in ("rgb_array", "human"):
             self._view = self._view or LevelView(self.style, self.scale, self.source.catalog)
@@ -180,6 +193,8 @@ class RulesEnv(gym.Env):
         code = core.advance(a)
         if self._sparse:
             reward = 1.0 if core.solved and code == OK else 0.0
+        elif self._oracle is not None and self.reward_mode == "oracle":
+            reward = self._oracle.reward(core.state, 1 if code <= 1 else 0, core.solved and code == OK)
         else:
             reward = core.p - p0
         if self._view is not None:
@@ -241,6 +256,8 @@ class RulesEnv(gym.Env):
         info = {"level": self._id, "level_index": self.level_index, "code": code, "P": core.p}
         if self.want_mask:
             info["action_mask"] = self.layout.pad_mask(core.mask).copy()
+        if self.want_oracle:
+            info["oracle"] = self._oracle.info(core.state, self.layout.n_actions)
         return info
 
     def describe(self, action: int) -> str:

@@ -47,6 +47,9 @@ class SuiteEnv(ScreenEnv):
     def __init__(self, objective: Any = DEFAULT_OBJECTIVE, *, style: str = "2d", scale: float = 1.0,
                  reward: str = "progress", order: str = "random", render_mode: str | None = None,
                  frames_per_move: int = 0, catalog: Any = None, lang: str = "en"):
+        if reward == "oracle":          # its episodes cross menus and levels: no one level's oracle
+            raise ValueError("reward='oracle' is the level envs' (rules, pixels), not the Suite's; "
+                             "use 'progress' or 'sparse'")
         super().__init__(style=style, scale=scale, reward=reward, render_mode=render_mode,
                          frames_per_move=frames_per_move, lang=lang)
         # the catalogue whose menus the app shows (default: the built-in one)

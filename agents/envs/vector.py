@@ -25,6 +25,11 @@ Autoreset (``autoreset_mode=``, also in ``metadata["autoreset_mode"]``):
 Observations and infos are fresh arrays on every call. ``action_mask=False`` skips the
 legal-action masks (faster for games whose masks are costly; info then has no
 "action_mask" and ``obs_type="dict"`` is not available).
+
+``reward="oracle"`` and ``oracle=True`` (agents/envs/oracle_signal.py) are the rules env's,
+sub-env by sub-env (one Oracle per level, shared by every sub-env on it): they read each
+state in Python after the compiled step, so they cost the oracle's look-ups, and ``rollout``
+does not take them. ``info["oracle"]`` is a dict of arrays of N (``best``: (N, n_actions)).
 """
 
 from __future__ import annotations
@@ -62,7 +67,8 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
     def __init__(self, num_envs: int = 1, level: Any = None, *, game: str | None = None,
                  reward: str = "progress", obs_type: str = "state", order: str = "random",
                  max_episode_steps: int | None = None, autoreset_mode: Any = AutoresetMode.NEXT_STEP,
-                 action_mask: bool = True, render_mode: str | None = None, catalog: Any = None):
+                 action_mask: bool = True, render_mode: str | None = None, catalog: Any = None,
+                 oracle: bool = False):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
         if render_mode is not None:
@@ -124,8 +130,14 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
         self._no_obs = np.zeros((1, 1, 1), self.layout.dtype)
         self._no_table = (np.zeros((0, L), self.layout.dtype), np.zeros(0, np.int64), np.zeros(n + 1, np.int64))
         self._sparse = self.reward_mode == "sparse"
+        self.want_oracle = bool(oracle)
+        self._oracles = None                          # one OracleTracker per sub-env
+        if self.want_oracle or self.reward_mode == "oracle":
+            from longpuzzle.agents.envs.oracle_signal import OracleTracker
+            self._oracles = [OracleTracker() for _ in range(N)]
         self._max = 0 if max_episode_steps is None else int(max_episode_steps)
         self._reset_rows(np.arange(N))               # a valid state before the first reset
+        self._oracle_start(np.arange(N))
 
     @property
     def levels(self):
@@ -160,6 +172,7 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
                 raise LevelSourceError(f"{lvl.id} is not one of this vector env's levels")
         self._reset_rows(rows, None if forced is None else idx)
         self._ended[rows] = False
+        self._oracle_start(rows)
         return self._obs(), self._info(np.full(N, -1, np.int64))
 
     def step(self, actions):
@@ -201,6 +214,8 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
         self._k.vec_step(self._lvs, self._lv_len, self._inits, self._st_len, self._n_act, self._level_of,
                          self._states, self._scratch, self._masks, self.want_mask, acts, reset_now,
                          self._prog, self._t, self._max, self._sparse, codes, rewards, solved, trunc)
+        if self._oracles is not None:
+            self._oracle_step(reset_now, codes, solved, rewards)
         ended = solved | trunc
         if mode is AutoresetMode.SAME_STEP and ended.any():
             rows = np.flatnonzero(ended)
@@ -211,6 +226,7 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
             final_info = self._info(codes, rows)
             self._draw_levels(rows)
             self._reset_rows(rows, draw=False)
+            self._oracle_start(rows)
             obs = self._obs()
             info = self._info(np.where(ended, -1, codes))
             info["final_obs"], info["_final_obs"] = final_obs, ended.copy()
@@ -234,6 +250,9 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
         Needs autoreset NEXT_STEP."""
         if self.autoreset_mode is not AutoresetMode.NEXT_STEP:
             raise ValueError("rollout runs with autoreset_mode NEXT_STEP only")
+        if self._oracles is not None:
+            raise ValueError("rollout chooses and grades its moves in compiled code: reward='oracle' and "
+                             "oracle=True are for step(); annotate a rollout's states with the oracle after")
         if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 1:
             raise ValueError(f"n_steps must be a positive integer, not {n_steps!r}")
         N, T = self.num_envs, int(n_steps)
@@ -330,6 +349,28 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
                           np.ascontiguousarray(rows, dtype=np.int64), self._states, self._masks, self.want_mask,
                           self._prog, self._t)
 
+    def _level_state(self, i: int) -> np.ndarray:
+        """Sub-env i's state without the padding of the batch."""
+        return self._states[i, :self._st_len[self._level_of[i]]]
+
+    def _oracle_start(self, rows) -> None:
+        if self._oracles is not None:
+            for i in rows:
+                self._oracles[i].start(self.source.levels[self._level_of[i]], self._level_state(i))
+
+    def _oracle_step(self, reset_now, codes, solved, rewards) -> None:
+        """After a compiled step: each sub-env's oracle follows its new state (a reset one
+        starts again); reward="oracle" writes the rewards (as the rules env's)."""
+        oracle_reward = self.reward_mode == "oracle"
+        for i in range(self.num_envs):
+            if reset_now[i]:
+                self._oracle_start((i,))
+                continue
+            c = int(codes[i])
+            r = self._oracles[i].reward(self._level_state(i), 1 if c <= 1 else 0, bool(solved[i]) and c == 0)
+            if oracle_reward:
+                rewards[i] = r
+
     def _obs(self):
         state = self._states.copy()
         if self.layout.obs_type == "state":
@@ -346,6 +387,8 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
                 "P": self._prog.copy()}
         if self.want_mask:
             info["action_mask"] = self._masks.copy()
+        if self.want_oracle:
+            info["oracle"] = self._oracle_info(rows)
         # the "_key" flags: one allocation, a row of it each (separate arrays, no shared elements)
         present = np.ones((len(info), N), np.bool_) if rows is None else np.zeros((len(info), N), np.bool_)
         if rows is not None:
@@ -353,6 +396,23 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
         for j, k in enumerate(list(info)):
             info["_" + k] = present[j]
         return info
+
+
+    def _oracle_info(self, rows: np.ndarray | None = None) -> dict:
+        """info["oracle"] of every sub-env (or of ``rows`` only): the rules env's keys, each an
+        array of N with its "_key" mask, as Gymnasium batches a nested info dict."""
+        N, n = self.num_envs, self.layout.n_actions
+        rows = range(N) if rows is None else rows
+        out = {"d": np.zeros(N), "lower": np.zeros(N), "upper": np.zeros(N), "exact": np.zeros(N, np.bool_),
+               "dead_end": np.zeros(N, np.bool_), "best": np.zeros((N, n), np.int8)}
+        present = np.zeros(N, np.bool_)
+        for i in rows:
+            for k, v in self._oracles[i].info(self._level_state(i), n).items():
+                out[k][i] = v
+            present[i] = True
+        for k in list(out):
+            out["_" + k] = present.copy()
+        return out
 
 
 def make_vector_env(num_envs: int = 1, *, game: str, mode: str = "rules", max_episode_steps: int | None = None,
