@@ -18,6 +18,7 @@ The modules, one job each:
     pixels.py         PixelEnv: a game's level screen, launched directly, driven by GUI actions
     suite.py          SuiteEnv: the home screen with an objective
     vector.py         PuzzleVectorEnv: N rules envs in one compiled call per step
+    oracle_signal.py  the oracle in the envs: info["oracle"] and reward="oracle"
     wrappers.py       DiscreteGUIActions: a click grid and swipes as Discrete(n)
     viewer.py         the "human" render mode's window
 
