@@ -118,6 +118,10 @@ class GameSpec:
     labels        {lang: {English text: text}}: what its screens show in other languages:
                   its own texts (title, instructions, win text, hints, toasts) and the shared
                   texts its screens word differently ("Level {n}": the level header's form)
+    difficulty_card_y  the centre y of each card of its difficulty menu (design px), or None:
+                  the menu's own placement by the number of objectives (engine/suite/screens.py)
+    back_button   (centre x, centre y, w, h) of its difficulty menu's Back button, or None:
+                  the menu's own (BACK_BUTTON)
     """
 
     id: str
@@ -133,6 +137,8 @@ class GameSpec:
     scoring: str | Mapping | None = None
     easiest: str | None = None
     labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    difficulty_card_y: tuple[float, ...] | None = None
+    back_button: tuple[float, float, float, float] | None = None
     # parts loaded so far (part name -> object): a declaration loads each part once
     _loaded: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -142,6 +148,9 @@ class GameSpec:
         if not isinstance(self.rules, str) and not hasattr(self.rules, "build_level"):
             raise DeclarationError(f"{self.id}: rules must name a Puzzle as 'module:attribute'")
         object.__setattr__(self, "tier_figures", tuple(self.tier_figures))
+        for name in ("difficulty_card_y", "back_button"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, tuple(getattr(self, name)))
         object.__setattr__(self, "labels", MappingProxyType({k: dict(v) for k, v in dict(self.labels).items()}))
 
     def _part(self, name: str, make) -> Any:

@@ -90,7 +90,7 @@ ZH_COLOR_CONNECT = {
 
 
 def _builtin(game: str, *, order: int, home: int, tier_figures: tuple[str, ...], easiest: str | None,
-             zh: dict) -> GameSpec:
+             zh: dict, **menus) -> GameSpec:
     """A built-in game's declaration: its parts are found where the package keeps them."""
     return GameSpec(
         id=game,
@@ -106,15 +106,17 @@ def _builtin(game: str, *, order: int, home: int, tier_figures: tuple[str, ...],
         scoring=SCORING,
         easiest=easiest,
         labels={"zh": zh},
+        **menus,          # difficulty_card_y, back_button: where its menu differs (RULES.md 1.2)
     )
 
 
 BOLT_UNSCREW = _builtin("bolt_unscrew", order=1, home=0, tier_figures=("optimal",), easiest="easy",
-                        zh=ZH_BOLT_UNSCREW)
+                        zh=ZH_BOLT_UNSCREW, difficulty_card_y=(365, 515))
 RUSH_HOUR = _builtin("rush_hour", order=2, home=2, tier_figures=("optimal", "states"), easiest="easy",
                      zh=ZH_RUSH_HOUR)
 NUT_AND_BOLT = _builtin("nut_and_bolt", order=3, home=3, tier_figures=("optimal", "dead_end_density"),
-                        easiest="easy", zh=ZH_NUT_AND_BOLT)
+                        easiest="easy", zh=ZH_NUT_AND_BOLT, difficulty_card_y=(260, 385, 510, 635, 760),
+                        back_button=(75, 918, 110, 42))
 # Truck Escape has one tier only: LC_hard leaves it out
 TRUCK_ESCAPE = _builtin("truck_escape", order=4, home=1, tier_figures=("optimal",), easiest=None,
                         zh=ZH_TRUCK_ESCAPE)

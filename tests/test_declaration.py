@@ -191,7 +191,7 @@ def test_a_game_installed_through_the_entry_point_has_every_part_found(installed
     from longpuzzle.agents.metrics import BENCHMARK, EASIEST, LevelRun, level_score
     from longpuzzle.engine.catalog import Catalog
     from longpuzzle.engine.labels import screen_text
-    from longpuzzle.engine.suite import HOME_CARD_Y, Suite
+    from longpuzzle.engine.suite import Suite
     from longpuzzle.render.frame import drawings, render
     from longpuzzle.solvers.core import solve
     from longpuzzle.solvers.generators import generate, generator, generators
@@ -226,7 +226,7 @@ def test_a_game_installed_through_the_entry_point_has_every_part_found(installed
     assert len(solve(level).moves) == level.data["optimal_moves"] == 7
     assert Oracle(level).graph_budget == 1234 and Oracle(cat.level("maze_paint/easy/1")).graph_budget == GRAPH_BUDGET
     home = Suite("home", catalog=cat)
-    assert home.home_games()[-1] == (FAKE, HOME_CARD_Y[-1] + 106)
+    assert home.home_games()[-1][0] == FAKE and len(home.home_games()) == 7
     suite = Suite(f"{FAKE}/easy/1", catalog=cat)
     frame = render(suite)
     same = render(Suite("maze_paint/easy/1", catalog=cat))
@@ -255,3 +255,61 @@ def test_a_broken_entry_point_is_left_out_with_a_warning(tmp_path):
         with pytest.warns(RuntimeWarning, match="entry point broken = 'no_such_module_here:GAME'.*is left out"):
             ids = registry.puzzle_ids()
         assert len(ids) == 6
+
+
+def test_a_seventh_game_has_its_home_card_inside_the_frame_and_each_card_opens_its_game(installed_game):
+    from longpuzzle.engine.catalog import Catalog
+    from longpuzzle.engine.geometry import Rect
+    from longpuzzle.engine.suite import HOME_CARD_H, HOME_CARD_W, HOME_CARD_Y, Suite, home_card_rects
+    from longpuzzle.render.frame import render
+
+    cat = Catalog()
+    home = Suite("home", catalog=cat)
+    cards = home.home_cards()
+    assert [g for g, _ in cards] == registry.home_order() and cards[-1][0] == FAKE
+    caption_top = 905 - 22 / 2          # "Tap a card to play" (render/frame/screens.py), 22 px
+    subtitle_bottom = 190 + 28 / 2      # "Choose a puzzle", 28 px
+    rects = [r for _, r in cards]
+    for i, r in enumerate(rects):
+        assert 0 <= r.x0 < r.x1 <= 540 and subtitle_bottom < r.y0 < r.y1 < caption_top
+        assert all(r.x1 <= o.x0 or o.x1 <= r.x0 or r.y1 <= o.y0 or o.y1 <= r.y0 for o in rects[i + 1:])
+    # the cards drawn are the cards hit-tested: the layout's widgets, and a tap on each opens its game
+    assert [(w.id, w.shape) for w in home.layout().widgets] == [(f"game:{g}", r) for g, r in cards]
+    assert render(home).shape[:2] == (960, 540)
+    for g, r in cards:
+        s = Suite("home", catalog=cat)
+        s.dispatch({"type": "click", "x": r.center[0], "y": r.center[1]})
+        assert s.screen.get("game", (s.level.game if s.level else None)) == g
+
+    # six slots: RULES.md's cards; any other count shares their band, inside it, none overlapping
+    assert home_card_rects(6) == [Rect.centred(270, y, HOME_CARD_W, HOME_CARD_H) for y in HOME_CARD_Y]
+    for n in (7, 10, 11, 25):
+        rs = home_card_rects(n)
+        assert len(rs) == n and min(r.y0 for r in rs) >= 250 and max(r.y1 for r in rs) <= 874
+        assert all(20 <= r.x0 < r.x1 <= 520 and r.h > 40 for r in rs)
+        assert all(a.x1 <= b.x0 or b.x1 <= a.x0 or a.y1 <= b.y0 or b.y1 <= a.y0
+                   for i, a in enumerate(rs) for b in rs[i + 1:])
+
+
+def test_a_games_difficulty_menu_is_placed_by_its_declaration(monkeypatch):
+    import dataclasses
+
+    from longpuzzle.engine.suite import BACK_BUTTON, DIFF_CARD_Y_BY_COUNT, Suite, screens
+
+    # the built-in games' own placements are declared facts (RULES.md 1.2) ...
+    assert registry.spec("bolt_unscrew").difficulty_card_y == (365, 515)
+    assert registry.spec("nut_and_bolt").back_button == (75, 918, 110, 42)
+    assert registry.spec("maze_paint").difficulty_card_y is registry.spec("maze_paint").back_button is None
+    # ... that a declaration of any game may set: the menu reads them
+    monkeypatch.setattr(screens, "_SHARED_LAYOUTS", {})
+    s = Suite("home")
+    s.open_game("maze_paint")
+    assert [w.center[1] for w in s.layout().widgets if w.kind == "card"] == list(DIFF_CARD_Y_BY_COUNT[3])
+    assert s.layout()["back"].center == BACK_BUTTON[:2]
+    monkeypatch.setitem(registry._SPECS, "maze_paint", dataclasses.replace(
+        registry.spec("maze_paint"), difficulty_card_y=[300, 450, 600], back_button=(465, 908, 110, 42)))
+    monkeypatch.setattr(screens, "_SHARED_LAYOUTS", {})
+    s = Suite("home")
+    s.open_game("maze_paint")
+    assert [w.center[1] for w in s.layout().widgets if w.kind == "card"] == [300, 450, 600]
+    assert s.layout()["back"].center == (465, 908)

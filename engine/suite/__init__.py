@@ -2,7 +2,8 @@
 
 Screens (RULES.md section 1)::
 
-    home                      six game cards (positions: HOME_CARD_Y, order: the games' declarations)
+    home                      a card per game (positions: HOME_CARD_Y for six, home_card_rects for
+                              more; order: the games' declarations)
     difficulty(game)          one card per objective of the game in the catalogue; a game with
                               a single objective (Truck Escape) goes straight to its level 1
     level(level id)           the game's board, HUD and buttons, drawn from its GameUI
@@ -57,9 +58,9 @@ from longpuzzle.engine.suite.intents import (
     INTENTS, Board, Deselect, GestureBegin, GestureEnd, Move, Refuse, Reject, Select, Shake, Toast,
 )
 from longpuzzle.engine.suite.screens import (
-    BACK_BUTTON, BACK_BUTTON_AT, CARD, CARD_MENU, CARD_NEXT, CARD_REPLAY, DIFF_CARD_H, DIFF_CARD_W, DIFF_CARD_Y,
+    BACK_BUTTON, CARD, CARD_MENU, CARD_NEXT, CARD_REPLAY, DIFF_CARD_H, DIFF_CARD_W,
     DIFF_CARD_Y_BY_COUNT, HOME_CARD_H, HOME_CARD_W, HOME_CARD_Y, HOME_SUBTITLE, HOME_TITLE, SHAKE_MS,
-    SHARED_KEPT, TOAST_MS, ScreensMixin, ScreenWidgets,
+    SHARED_KEPT, TOAST_MS, ScreensMixin, ScreenWidgets, home_card_rects,
 )
 from longpuzzle.engine.suite.pointer import PointerMixin
 from longpuzzle.engine.suite.snapshots import MAX_CLOCK, POINTER_KEYS, SNAPSHOT_FORMAT, encode_snapshot
@@ -76,9 +77,9 @@ from longpuzzle.engine.suite.snapshots import (  # noqa: F401
 
 __all__ = [
     "ACTION_GAP_MS", "BACK_BUTTON", "Board", "Deselect", "GestureBegin", "GestureEnd", "INTENTS", "Move", "Refuse",
-    "Reject", "Select", "Shake", "Toast", "BACK_BUTTON_AT", "CARD", "CARD_MENU", "CARD_NEXT", "CARD_REPLAY",
-    "DIFFICULTY_LABELS", "DIFF_CARD_H", "DIFF_CARD_W", "DIFF_CARD_Y", "DIFF_CARD_Y_BY_COUNT", "Feedback", "GameUI",
+    "Reject", "Select", "Shake", "Toast", "CARD", "CARD_MENU", "CARD_NEXT", "CARD_REPLAY",
+    "DIFFICULTY_LABELS", "DIFF_CARD_H", "DIFF_CARD_W", "DIFF_CARD_Y_BY_COUNT", "Feedback", "GameUI",
     "HOME_CARD_H", "HOME_CARD_W", "HOME_CARD_Y", "HOME_SUBTITLE", "HOME_TITLE", "MAX_CLOCK",
     "POINTER_KEYS", "PointerMixin", "SHAKE_MS", "SHARED_KEPT", "SNAPSHOT_FORMAT", "ScreenUnavailableError",
-    "ScreenWidgets", "ScreensMixin", "Suite", "TOAST_MS", "difficulty_label", "encode_snapshot",
+    "ScreenWidgets", "ScreensMixin", "Suite", "TOAST_MS", "difficulty_label", "encode_snapshot", "home_card_rects",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.geometry import Layout, Rect, Widget
 from longpuzzle.engine.protocol import Level
-from longpuzzle.engine.registry import get_puzzle, home_order
+from longpuzzle.engine.registry import get_puzzle, home_order, spec
 from longpuzzle.engine.session import Outcome, Session
 from longpuzzle.engine.suite import game_limits
 from longpuzzle.engine.suite.game_ui import GameUI, difficulty_label
@@ -21,12 +21,16 @@ HOME_TITLE = "Puzzle Workshop"
 HOME_SUBTITLE = "Choose a puzzle"
 HOME_CARD_Y = (297, 403, 509, 615, 721, 827)
 HOME_CARD_W, HOME_CARD_H = 460, 94
+# more than six home slots: the cards share the band the six fill (card tops 250 to bottoms
+# 874, between the subtitle and the "Tap a card to play" line at 905), in rows of at most
+# HOME_ROWS and as many columns as that needs, HOME_GAP apart
+HOME_BAND = (250, 874)
+HOME_GAP = 12
+HOME_ROWS = 10
 DIFF_CARD_W, DIFF_CARD_H = 460, 118
 DIFF_CARD_Y_BY_COUNT = {1: (455,), 2: (360, 515), 3: (315, 455, 595), 4: (290, 415, 540, 665),
                         5: (260, 385, 510, 635, 760)}
-DIFF_CARD_Y = {"bolt_unscrew": (365, 515), "nut_and_bolt": (260, 385, 510, 635, 760)}
 BACK_BUTTON = (75, 908, 110, 42)
-BACK_BUTTON_AT = {"nut_and_bolt": (75, 918, 110, 42)}
 CARD = Rect.centred(270, 470, 420, 300)      # completion card
 CARD_NEXT = Widget("next", Rect.centred(270, 520, 260, 60), "pill_button", "Next level")
 CARD_REPLAY = Widget("replay", Rect.centred(270, 590, 260, 52), "pill_button", "Replay")
@@ -175,23 +179,45 @@ class ScreenWidgets:
         return w
 
 
+def home_card_rects(n: int) -> list[Rect]:
+    """The home screen's card of each of ``n`` slots (slot order: rows top to bottom, each
+    left to right). Up to six, RULES.md's cards (HOME_CARD_Y); more share the six's band,
+    shorter and, past HOME_ROWS rows, side by side: all inside the frame, none over the
+    titles or the caption below."""
+    if n <= len(HOME_CARD_Y):
+        return [Rect.centred(270, y, HOME_CARD_W, HOME_CARD_H) for y in HOME_CARD_Y[:n]]
+    cols = -(-n // HOME_ROWS)
+    rows = -(-n // cols)
+    top, bottom = HOME_BAND
+    pitch = (bottom - top + HOME_GAP) / rows
+    h = min(HOME_CARD_H, pitch - HOME_GAP)
+    w = (HOME_CARD_W - HOME_GAP * (cols - 1)) / cols
+    left = 270 - HOME_CARD_W / 2
+    out = []
+    for i in range(n):
+        row, col = divmod(i, cols)
+        x0, y0 = left + col * (w + HOME_GAP), top + row * pitch
+        out.append(Rect(x0, y0, x0 + w, y0 + h))
+    return out
+
+
 def _menu_widgets(suite: "ScreensMixin") -> list[Widget]:
     """The widgets of the suite's home or difficulty screen."""
     s = suite.screen
     ws: list[Widget] = []
     if s["name"] == "home":
-        for g, y in suite.home_games():
-            ws.append(Widget(f"game:{g}", Rect.centred(270, y, HOME_CARD_W, HOME_CARD_H), "card",
-                             get_puzzle(g).title))
+        for g, r in suite.home_cards():
+            ws.append(Widget(f"game:{g}", r, "card", get_puzzle(g).title))
         return ws
     g = s["game"]
     objs = suite.catalog.objectives(g)
-    ys = DIFF_CARD_Y.get(g) or DIFF_CARD_Y_BY_COUNT.get(len(objs)) or tuple(
+    decl = spec(g)        # a game may place its difficulty cards and Back button its own way
+    ys = decl.difficulty_card_y or DIFF_CARD_Y_BY_COUNT.get(len(objs)) or tuple(
         260 + 125 * i for i in range(len(objs)))
     for o, y in zip(objs, ys):
         ws.append(Widget(f"difficulty:{o.difficulty}", Rect.centred(270, y, DIFF_CARD_W, DIFF_CARD_H),
                          "card", difficulty_label(o.difficulty), (len(o.level_ids),)))
-    bx, by, bw, bh = BACK_BUTTON_AT.get(g, BACK_BUTTON)
+    bx, by, bw, bh = decl.back_button or BACK_BUTTON
     ws.append(Widget("back", Rect.centred(bx, by, bw, bh), "pill_button", "Back"))
     return ws
 
@@ -216,18 +242,23 @@ class ScreensMixin:
     def screen_name(self) -> str:
         return self.widgets.screen_name(self)
 
-    def home_games(self) -> list[tuple[str, float]]:
-        """(game id, card centre y) of the home screen: the games with a declared home slot
-        in slot order (registry.home_order), then any other registered game with levels."""
+    def home_cards(self) -> list[tuple[str, Rect]]:
+        """(game id, its card) of the home screen: the games of the catalogue with a declared
+        home slot in slot order (registry.home_order), then the others; each in its slot's
+        card of home_card_rects (a game keeps its slot when the catalogue lacks another)."""
         have = self.catalog.games()
         home = home_order()
-        order = [g for g in home if g in have] + [g for g in have if g not in home]
-        out = []
-        for g in order:
-            slot = home.index(g) if g in home else len(home) + len(out)
-            y = HOME_CARD_Y[slot] if slot < len(HOME_CARD_Y) else HOME_CARD_Y[-1] + (slot - 5) * 106
-            out.append((g, y))
-        return out
+        extra = [g for g in have if g not in home]
+        slots = [(g, home.index(g)) for g in home if g in have] + [(g, len(home) + i) for i, g in enumerate(extra)]
+        if not slots:
+            return []
+        rects = home_card_rects(max(i for _, i in slots) + 1)
+        return [(g, rects[i]) for g, i in slots]
+
+    def home_games(self) -> list[tuple[str, float]]:
+        """(game id, its card's centre y) of the home screen (home_cards; the cards' centre x
+        is 270 while they fit in one column)."""
+        return [(g, r.center[1]) for g, r in self.home_cards()]
 
     def layout(self) -> Layout:
         """The widgets of the current screen (cached; rebuilt when the screen changes)."""

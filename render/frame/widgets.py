@@ -21,8 +21,8 @@ def draw_card(p: Painter, w: Widget, accent, sub=None) -> None:
     elif sub == "":
         p.text(w.label, cx, r.center[1] - 10, 36, MUTED, z=h)
         p.text("coming soon", cx, r.center[1] + 22, 19, MUTED, z=h)
-    else:
-        p.text(w.label, cx, r.center[1], 38, INK, z=h)
+    else:      # (narrower than its text only on a home screen of more than ten games)
+        p.text(w.label, cx, r.center[1], 38, INK, z=h, max_w=r.w - 40)
 
 
 def draw_widget(p: Painter, w: Widget, accent=ACCENT, z=0.0) -> None:
