@@ -6,7 +6,7 @@ agent's fault; ``InternalError``: the project's own).
 What an agent itself uses (BaseAgent, FinalAnswer, Observation, Feedback, the statuses,
 InfrastructureError) is the public agent API, agents/api.py: standalone, the only part of
 longpuzzle an isolated agent file sees. It is re-exported here because
-``longpuzzle.agents.base`` is the import path agent files use (README "Evaluating an agent";
+``longpuzzle.agents.base`` is the import path agent files use (docs/guides/evaluating-agents.md;
 inside the sandbox that path IS agents/api.py), so both paths give the same classes.
 
 An agent sees only frames and public feedback on its last action; it acts only through the

@@ -32,7 +32,7 @@ group ``longpuzzle.puzzles`` as ``mygame = "mygame:GAME"``)::
         order=7, home=6, labels={"zh": {"My Game": "我的游戏"}},
     )
 
-The README's section "Adding a game" walks through it.
+docs/guides/adding-a-game.md walks through it.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ and holds the game's facts. The tier data and the scoring facts of the six games
 files (solvers/generators/tiers.json, written by ``longpuzzle verify --profile --tiers-out``,
 and agents/benchmark.json, converted from the original catalogue), each declaration naming
 its entry there. A game of another distribution declares itself the same way in its own
-package (README, "Adding a game").
+package (docs/guides/adding-a-game.md).
 """
 
 from longpuzzle.engine.declaration import GameSpec

@@ -20,7 +20,7 @@ except ImportError:  # pragma: no cover - hypothesis is in the dev extra
 else:
     set_hypothesis_home_dir(_HYPOTHESIS_HOME)
 
-# The quick subset, `pytest -m "not slow"` (README "Tests"): besides the tests marked slow in their
+# The quick subset, `pytest -m "not slow"` (docs/getting-started.md, "Tests"): besides the tests marked slow in their
 # own files, these are: the longest of three measured runs of that subset (pytest --durations on
 # 2 shared cores), which together took three quarters of its time. Node ids, no parameters.
 SLOW = {

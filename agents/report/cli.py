@@ -131,7 +131,7 @@ def _annotate_with_oracle(folders, docs) -> None:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Also write leaderboard.csv, .json and .html there.")
 @click.option("--reference", "references", multiple=True, type=click.Path(dir_okay=False),
-              help="A JSON file of published reference rows (repeatable; format in the README).")
+              help="A JSON file of published reference rows (repeatable; format: docs/guides/reading-results.md).")
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
 @click.option("--unverified", is_flag=True,
               help="Show a run that does not verify (tampered, unfinished) anyway, marked '!'.")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 
-# guarantee -> (what it means, what it needs); the order is the README's
+# guarantee -> (what it means, what it needs); the order is the docs' (docs/guides/evaluating-agents.md)
 GUARANTEES = {
     "no_network": ("no socket of any kind: no address is reachable, not even 127.0.0.1",
                    "seccomp (Linux, x86_64 or aarch64) or a network namespace (root, or unprivileged user "

@@ -15,7 +15,7 @@ copied from another run (B) of the same settings.
     report = run_checks(folder)                 every tampering checked (``longpuzzle soak --results``)
 
 Fields that only record real time and are read by nothing (RECORDED_TIMINGS) cannot be
-recomputed; they are left out, and the README says so.
+recomputed; they are left out, and docs/guides/evaluating-agents.md ("What a replay proves") says so.
 """
 
 from __future__ import annotations
