@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 __version__ = "0.1.0"
 
 # numba's cache goes under longpuzzle's cache folder (before anything imports numba)
-from longpuzzle.engine.cache import use_project_numba_cache  # noqa: E402
+from longpuzzle.engine.cache import use_project_numba_cache
 
 use_project_numba_cache()
 

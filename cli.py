@@ -279,7 +279,7 @@ def _replay_folder(path, as_json: bool, prefix_ok: bool = False, catalog=None) -
             if rep.ok:
                 click.echo(f"  checked: {'; '.join(rep.checked)}")
                 click.echo(f"  not checked: {'; '.join(rep.not_checked)}")
-        if not rep.ok or not rep.complete and not prefix_ok:
+        if not rep.ok or (not rep.complete and not prefix_ok):
             sys.exit(1)
         return
     if is_run_folder(path):
@@ -305,7 +305,7 @@ def _replay_folder(path, as_json: bool, prefix_ok: bool = False, catalog=None) -
     else:
         click.echo(f"{_n(len(reports), 'episode')} replayed: {good} matched, {bad} diverged"
                    + (f", {part} incomplete (valid prefixes)" if part else ""))
-    if bad or part and not prefix_ok:
+    if bad or (part and not prefix_ok):
         sys.exit(1)
 
 

@@ -162,7 +162,8 @@ def _agent_help() -> str:
 def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout,
              invalid_action_policy, charge_agent_time, action_latency, viewport, lang, style,
              scale, frames_per_move, no_frames, certify_budget, seed, trusted_agent, agent_memory, agent_cpu,
-             agent_cpu_per_action, agent_env, agent_network, out_dir, workers, backend_name, address, ship_code, cpus_per_episode, resume_dir, infra_retries,
+             agent_cpu_per_action, agent_env, agent_network, out_dir, workers, backend_name, address, ship_code,
+             cpus_per_episode, resume_dir, infra_retries,
              model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens, reasoning_effort,
              request_timeout, max_reply_bytes, stream, max_retries, context_tokens, prompt_setting, language,
              history_images, scale_factor, resize, text_reply, as_json, catalog):

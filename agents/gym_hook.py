@@ -27,7 +27,7 @@ def _register() -> None:
     try:
         from longpuzzle.agents.envs.registration import register_envs
         register_envs()
-    except Exception as e:  # pragma: no cover - reported, not raised: the import itself must succeed
+    except Exception as e:  # noqa: BLE001  # pragma: no cover - reported, not raised: the import itself must succeed
         warnings.warn(f"longpuzzle could not register its Gymnasium environments: {type(e).__name__}: {e}",
                       stacklevel=2)
 

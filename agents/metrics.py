@@ -53,7 +53,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from longpuzzle.engine.errors import UnknownGameError
 from longpuzzle.engine.registry import spec, specs

@@ -29,7 +29,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from longpuzzle.agents.jobs.local import (  # noqa: F401 - the backends, here as before
     Backend, ProcessBackend, SequentialBackend, ThreadBackend, make_backend,
@@ -65,7 +65,7 @@ class RunConfig:
         return dict(self.__dict__)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "RunConfig":
+    def from_dict(cls, d: dict) -> RunConfig:
         return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
 
     def plan(self) -> list[dict]:
@@ -375,7 +375,7 @@ def execute(out: str | Path, run: RunConfig, *, workers: int = 1, backend: Backe
                                                 prog.episode_status(s["objective"], cat) if seq else None, cat))
                     for s in todo]
 
-            def on_done(key, res):
+            def on_done(key, res, specs=specs, again=again):   # (bound: one round's jobs)
                 spec = specs[key]
                 if res["end"] in UNSCORED_ENDS and _attempts(out, key) < run.infra_retries:
                     _set_aside(out, key)
@@ -425,7 +425,7 @@ def summarise(run: RunConfig, results: list[dict], catalog: Catalog | None = Non
         total = Usage()
         by_obj: dict[str, Usage] = {}
         for r in results:
-            u = Usage.from_dict(((r.get("model") or {}).get("usage")))
+            u = Usage.from_dict((r.get("model") or {}).get("usage"))
             total.merge(Usage.from_dict(u.as_dict()))
             by_obj.setdefault(r["objective"], Usage()).merge(u)
         cfg = ModelConfig(**run.model) if run.model else None

@@ -68,7 +68,7 @@ class RunCheck:
     source: str = "replayed"              # "replayed", or "record": a valid verification record
     checked: list = field(default_factory=list)
 
-    def fail(self, why: str) -> "RunCheck":
+    def fail(self, why: str) -> RunCheck:
         if self.ok:
             self.ok, self.first = False, why
         return self
@@ -385,7 +385,7 @@ def _check_planned(folder: Path, spec: dict, run, want_settings: dict, mcp: bool
     aside = [(x, SUPERSEDED.match(x.name)) for x in on_disk if x.parent == d.parent]
     aside = [(x, m) for x, m in aside if m and m["base"] == d.name]
     attempts = sum(m["kind"] == "attempt" for _, m in aside)
-    if not mcp and (attempts > run.infra_retries or res.get("end") in UNSCORED_ENDS and attempts < run.infra_retries):
+    if not mcp and (attempts > run.infra_retries or (res.get("end") in UNSCORED_ENDS and attempts < run.infra_retries)):
         return None, heads, (f"ended {res.get('end')!r} with {attempts} attempts set aside; the run reruns an "
                              f"unscored episode until {run.infra_retries} are")
     why = "" if mcp else _identity(heads, rel, attempts)
@@ -461,7 +461,7 @@ def _filed_right(res: dict, heads: list, spec: dict, run, want_settings: dict, m
             return "the episode ran on another catalogue than the run's"
     proto = res.get("protocol", "")
     if (proto == "objective") != (run.protocol == "objective") or \
-            run.protocol == "level" and proto != f"level:{run.mode}":
+            (run.protocol == "level" and proto != f"level:{run.mode}"):
         return f"the episode's protocol {proto!r} is not the run's"
     iso = res.get("agent_isolation")
     if iso is not None and not mcp:        # built-in and model agents run in-process, as trusted code
@@ -579,7 +579,7 @@ def write_verification(folder: Path, chk: RunCheck) -> Path:
     """The verification record of a verified run (module doc)."""
 
     body = {"format": RECORD_FORMAT, "checks": CHECKS_VERSION,
-            "verified_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "verified_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             "files": {f: file_digest(folder / f) for f in _verified_files(folder)}, "checked": chk.checked}
     doc = {**body, "seal": _seal(body)}
     tmp = folder / (RECORD_FILE + ".tmp")

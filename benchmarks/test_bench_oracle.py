@@ -16,7 +16,6 @@ import pytest
 
 from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.protocol import NOOP
-from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.solvers.oracle import Oracle
 
 STEPS = 1000

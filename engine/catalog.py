@@ -13,7 +13,7 @@ import json
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 from longpuzzle.engine import jit
 from longpuzzle.engine.textio import loads, read_text
@@ -151,11 +151,11 @@ class Catalog:
         given = dict(sources or {})
         for path in extra_files:
             path = Path(path)
-            text = read_text(path, lambda m: LevelFormatError(m, file=str(path)), "the level file")
+            text = read_text(path, lambda m, path=path: LevelFormatError(m, file=str(path)), "the level file")
             game, _, _ = parse_level_file(text, str(path))
             given[game] = (text, str(path))
             self._pending.pop(game, None)
-        for game, (text, file) in given.items():
+        for text, file in given.values():
             self._parse(text, file)
         self._hash = None
 

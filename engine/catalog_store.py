@@ -25,7 +25,7 @@ import re
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 from longpuzzle.engine.catalog import (
     BUILTIN, Catalog, builtin_catalog, builtin_sources, difficulty_order, levels_hash, parse_level_file,

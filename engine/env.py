@@ -98,7 +98,7 @@ class PuzzleEnv:
         else:
             code = self._step(self._lv, self.state, self._scratch, action, out)
         self.p = out[0]
-        self.solved = True if out[1] else False
+        self.solved = bool(out[1])
         self.t += 1
         return code
 

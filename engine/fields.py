@@ -3,6 +3,7 @@ game keeps it, so a record that validation accepts can never crash or hang the r
 screen or the renderer later (a NaN coordinate, a size of 1e30, a list where a colour name
 belongs). Each reader raises the game's LevelFormatError naming the field.
 
+    fail = level_fail(game, difficulty, number, where)   # what build_level raises
     f = Fields(record, fail)                      # fail(message, field) -> LevelFormatError
     x = f.number("x", lo=-COORD, hi=COORD)        # finite int or float within [lo, hi]
     n = f.integer("capacity", lo=1, hi=30)
@@ -15,11 +16,39 @@ Bounds used across the games: design coordinates within +-COORD, sizes within (0
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
+
+from longpuzzle.engine.errors import LevelFormatError
 
 COORD = 10_000.0        # |design or authoring px| of any position in a level record
 SIZE = 5_000.0          # largest size (width, height, step, radius) in px
 MISSING = object()
+
+
+def level_fail(game: str, difficulty: str, number: int, where: str) -> Callable[..., LevelFormatError]:
+    """``fail(message, field="")``: the LevelFormatError of one level record (read from
+    ``where``, the level ``game/difficulty/number``) - the one every game's build_level raises
+    and hands to Fields."""
+    lid = f"{game}/{difficulty}/{number}"
+
+    def fail(msg: str, field: str = "") -> LevelFormatError:
+        return LevelFormatError(msg, file=where, level=lid, field=field)
+    return fail
+
+
+def is_int(v: Any) -> bool:
+    """An int, not a bool."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def board_size(record: dict, fail: Callable[..., Exception], lo: int, hi: int) -> tuple[int, int]:
+    """The record's ``rows`` and ``cols``, each an integer from lo to hi (a grid game's board)."""
+    rows, cols = record.get("rows"), record.get("cols")
+    for key, v in (("rows", rows), ("cols", cols)):
+        if not is_int(v) or not lo <= v <= hi:
+            raise fail(f"must be an integer from {lo} to {hi}", key)
+    return rows, cols
 
 
 def is_number(v: Any) -> bool:
@@ -53,7 +82,7 @@ class Fields:
             return v
         if not is_number(v):
             raise self.fail(f"must be a finite number, not {_short(v)}", name)
-        if not lo <= v <= hi or positive and v <= 0:
+        if not lo <= v <= hi or (positive and v <= 0):
             rng = f"{'above 0' if positive else f'at least {lo:g}'} and at most {hi:g}"
             raise self.fail(f"must be {rng}, not {_short(v)}", name)
         return v
@@ -80,7 +109,7 @@ class Fields:
             return v
         if type(v) is not str:
             raise self.fail(f"must be text, not {_short(v)}", name)
-        if len(v) > max_len or not empty and not v:
+        if len(v) > max_len or (not empty and not v):
             raise self.fail(f"must be {'non-empty ' if not empty else ''}text of at most {max_len} characters", name)
         if choices is not None:
             ch = list(choices)

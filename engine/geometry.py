@@ -198,7 +198,7 @@ class Projection:
         Y = y - DESIGN_H / 2
         return self._k * self._f / (self._f - Y * self._s) * self.sx
 
-    def supersampled(self, k: int) -> "Projection":
+    def supersampled(self, k: int) -> Projection:
         """The same picture k times finer (for supersampled drawing): every px map times k."""
         if self.viewport is None:
             return supersampled_projection(self.style, self.scale, k, self.lang)
@@ -248,7 +248,7 @@ class Rect:
     y1: float
 
     @classmethod
-    def centred(cls, cx: float, cy: float, w: float, h: float) -> "Rect":
+    def centred(cls, cx: float, cy: float, w: float, h: float) -> Rect:
         return cls(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
 
     def contains(self, x: float, y: float) -> bool:
@@ -361,7 +361,7 @@ class Layout:
             X0 = np.arange(gx0, gx1 + 1) * f                   # square left / top edges
             Y0 = np.arange(gy0, gy1 + 1) * f
             if type(sh) is Rect:                                # the half-open square inside
-                inside = ((X0 >= x0) & (X0 + f <= x1))[None, :] & ((Y0 >= y0) & (Y0 + f <= y1))[:, None]
+                inside = ((x0 <= X0) & (X0 + f <= x1))[None, :] & ((y0 <= Y0) & (Y0 + f <= y1))[:, None]
             else:                                               # all four corners inside
                 lim = sh.r * sh.r - 1e-6 * (1.0 + sh.r * sh.r)  # far above float rounding
                 dx = np.maximum((X0 - sh.cx) ** 2, (X0 + f - sh.cx) ** 2)[None, :]

@@ -32,7 +32,8 @@ import threading
 import time
 from contextlib import contextmanager
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from longpuzzle.engine.cache import mark_key, note_first_compile
 

@@ -36,7 +36,8 @@ import json
 from dataclasses import dataclass
 from functools import cached_property
 from types import ModuleType
-from typing import Any, Iterable, Sequence
+from typing import Any
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -293,7 +294,7 @@ class Puzzle:
         info = np.iinfo(level.initial.dtype)
         for v in state:
             if type(v) is not int or not info.min <= v <= info.max:
-                if type(v) is int or isinstance(v, np.integer) and not isinstance(v, bool):
+                if type(v) is int or (isinstance(v, np.integer) and not isinstance(v, bool)):
                     raise ValueError("state values do not fit the state's integer type "
                                      f"({level.initial.dtype}: {info.min}..{info.max})")
                 raise ValueError(f"state values must be integers, not {type(v).__name__}")

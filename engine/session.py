@@ -22,7 +22,8 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -230,7 +231,7 @@ class Session:
         self.log.append(RESTART)
         self.counters.restarts += 1
 
-    def copy(self) -> "Session":
+    def copy(self) -> Session:
         """An independent copy: the same level, state, history and counters (what the two then
         do is their own)."""
         s = Session.__new__(Session)
@@ -267,7 +268,7 @@ class Session:
         })
 
     @classmethod
-    def from_checkpoint(cls, text: str, level: Level | None = None, catalog: Catalog | None = None) -> "Session":
+    def from_checkpoint(cls, text: str, level: Level | None = None, catalog: Catalog | None = None) -> Session:
         """Restore a checkpoint. A corrupt or mismatched one raises CheckpointError and
         nothing else is touched. Its level is looked up in ``catalog`` (default: the built-in
         one); ``level`` may supply a level that is not in a catalogue."""

@@ -142,8 +142,8 @@ import sys
 import numpy as np
 from longpuzzle.engine.jit import njit
 
-from longpuzzle.engine.fields import Fields
-from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
+from longpuzzle.engine.fields import Fields, level_fail
+from longpuzzle.engine.errors import MoveSyntaxError
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
 
 SOURCE_EMPTY, TARGET_OCCUPIED, TARGET_BLOCKED = 3, 4, 5
@@ -1107,7 +1107,7 @@ def legal_into(lv, s, mask):
 def is_solved(lv, s):
     nA = int(lv[0])
     ss = int(lv[11])
-    for p in range(int(lv[1])):
+    for p in range(int(lv[1])):  # noqa: SIM110 - numba compiles no generator
         if int(s[nA + p * ss]) != LEFT:
             return False
     return True
@@ -1121,7 +1121,7 @@ def is_dead_end(lv, s):
     nP = int(lv[1])
     cand = np.empty(nP, np.int64)
     aligned = np.empty(nP, np.int64)
-    for a in range(int(lv[0])):
+    for a in range(int(lv[0])):  # noqa: SIM110 - numba compiles no generator
         if _usable_s(lv, s, a, cand, aligned):
             return False
     return True
@@ -1249,10 +1249,7 @@ class BoltUnscrew(Puzzle):
 
     # ------------------------------------------------------------------ level
     def build_level(self, record, *, difficulty, number, where):
-        lid = f"{self.id}/{difficulty}/{number}"
-
-        def fail(msg, field=""):
-            return LevelFormatError(msg, file=where, level=lid, field=field)
+        fail = level_fail(self.id, difficulty, number, where)
 
         def num(obj, key, field, lo=None, hi=None, default=None):
             v = obj.get(key, default)

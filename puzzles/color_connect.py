@@ -67,8 +67,8 @@ import numpy as np
 from longpuzzle.engine.jit import njit
 
 from longpuzzle.engine import gui
-from longpuzzle.engine.fields import Fields
-from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
+from longpuzzle.engine.fields import Fields, board_size, is_int, level_fail
+from longpuzzle.engine.errors import MoveSyntaxError
 from longpuzzle.engine.geometry import Circle, Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
 from longpuzzle.engine.suite import GameUI
@@ -261,9 +261,6 @@ _HEX_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
 _RESERVED = {"start", "step", "remove", "cancel"}
 
 
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
 
 class ColorConnect(Puzzle):
     id = "color_connect"
@@ -290,15 +287,9 @@ class ColorConnect(Puzzle):
 
     # ---- levels --------------------------------------------------------------
     def build_level(self, record, *, difficulty, number, where):
-        lid = f"{self.id}/{difficulty}/{number}"
+        fail = level_fail(self.id, difficulty, number, where)
 
-        def fail(msg, field=""):
-            return LevelFormatError(msg, file=where, level=lid, field=field)
-
-        rows, cols = record.get("rows"), record.get("cols")
-        for key, v in (("rows", rows), ("cols", cols)):
-            if not _is_int(v) or not 1 <= v <= MAX_SIDE:
-                raise fail(f"must be an integer from 1 to {MAX_SIDE}", key)
+        rows, cols = board_size(record, fail, 1, MAX_SIDE)
         if record.get("blocked_cells"):
             raise fail("blocked cells are not supported (every board is a full rectangle)", "blocked_cells")
         if record.get("require_full_coverage", False) is not False:
@@ -336,7 +327,7 @@ class ColorConnect(Puzzle):
             cells = []
             for e, ep in enumerate(eps):
                 efield = f"{field}.endpoints[{e}]"
-                if not isinstance(ep, list) or len(ep) != 2 or not all(_is_int(v) for v in ep):
+                if not isinstance(ep, list) or len(ep) != 2 or not all(is_int(v) for v in ep):
                     raise fail("must be [row, col] (0-based integers)", efield)
                 r, c = ep
                 if not (0 <= r < rows and 0 <= c < cols):

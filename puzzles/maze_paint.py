@@ -24,8 +24,8 @@ import sys
 import numpy as np
 from longpuzzle.engine.jit import njit
 
-from longpuzzle.engine.fields import Fields
-from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
+from longpuzzle.engine.fields import Fields, level_fail
+from longpuzzle.engine.errors import MoveSyntaxError
 from longpuzzle.engine.geometry import Circle, Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, NOOP, OK, Level, Puzzle
 from longpuzzle.engine.suite import GameUI
@@ -107,10 +107,7 @@ class MazePaint(Puzzle):
     move_syntax = "one of U, D, L, R (swipe up, down, left, right)"
 
     def build_level(self, record, *, difficulty, number, where):
-        lid = f"{self.id}/{difficulty}/{number}"
-
-        def fail(msg, field=""):
-            return LevelFormatError(msg, file=where, level=lid, field=field)
+        fail = level_fail(self.id, difficulty, number, where)
 
         layout = record.get("layout")
         if not isinstance(layout, list) or not layout or not all(isinstance(r, str) for r in layout):

@@ -27,8 +27,8 @@ import sys
 import numpy as np
 from longpuzzle.engine.jit import njit
 
-from longpuzzle.engine.fields import Fields
-from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
+from longpuzzle.engine.fields import Fields, level_fail
+from longpuzzle.engine.errors import MoveSyntaxError
 from longpuzzle.engine.geometry import Circle, Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
 from longpuzzle.engine.suite import GameUI
@@ -173,10 +173,7 @@ class NutAndBolt(Puzzle):
     move_syntax = "SRC>DST with bolts numbered from 1, e.g. 3>5"
 
     def build_level(self, record, *, difficulty, number, where):
-        lid = f"{self.id}/{difficulty}/{number}"
-
-        def fail(msg, field=""):
-            return LevelFormatError(msg, file=where, level=lid, field=field)
+        fail = level_fail(self.id, difficulty, number, where)
 
         f = Fields(record, fail)
         cap = record.get("capacity")

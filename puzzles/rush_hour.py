@@ -51,8 +51,8 @@ import sys
 import numpy as np
 from longpuzzle.engine.jit import njit
 
-from longpuzzle.engine.fields import Fields
-from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
+from longpuzzle.engine.fields import Fields, board_size, is_int, level_fail
+from longpuzzle.engine.errors import MoveSyntaxError
 from longpuzzle.engine.geometry import Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
 from longpuzzle.engine.suite import GameUI
@@ -262,9 +262,6 @@ _MOVE_RE = re.compile(r"^(.+?)\s*([+-])\s*(\d+)$")
 _ID_RE = re.compile(r"^[A-Za-z0-9_]+$")
 
 
-def _is_int(x):
-    return isinstance(x, int) and not isinstance(x, bool)
-
 
 class RushHour(Puzzle):
     id = "rush_hour"
@@ -281,17 +278,11 @@ class RushHour(Puzzle):
     move_syntax = "VEHICLE+N or VEHICLE-N: slide a vehicle N cells (+ right/down, - left/up), e.g. red_target+2"
 
     def build_level(self, record, *, difficulty, number, where):
-        lid = f"{self.id}/{difficulty}/{number}"
+        fail = level_fail(self.id, difficulty, number, where)
 
-        def fail(msg, field=""):
-            return LevelFormatError(msg, file=where, level=lid, field=field)
-
-        rows, cols = record.get("rows"), record.get("cols")
-        for key, val in (("rows", rows), ("cols", cols)):
-            if not _is_int(val) or not 2 <= val <= MAX_SIDE:
-                raise fail(f"must be an integer from 2 to {MAX_SIDE}", key)
+        rows, cols = board_size(record, fail, 2, MAX_SIDE)
         exit_row = record.get("exit_row")
-        if not _is_int(exit_row) or not 0 <= exit_row < rows:
+        if not is_int(exit_row) or not 0 <= exit_row < rows:
             raise fail(f"must be a row of the board (0..{rows - 1})", "exit_row")
         side = record.get("exit_side", "right")
         if side != "right":
@@ -315,7 +306,7 @@ class RushHour(Puzzle):
             if not isinstance(b, dict):
                 raise fail("a blocker is an object {\"id\", \"row\", \"col\"}", field)
             for key in ("row", "col"):
-                if not _is_int(b.get(key)):
+                if not is_int(b.get(key)):
                     raise fail("must be an integer", f"{field}.{key}")
             bid = b.get("id", f"bush_{i}")
             if not isinstance(bid, str):
@@ -345,10 +336,10 @@ class RushHour(Puzzle):
                 raise fail(f"vehicle id {vid!r} is used twice", f"{field}.id")
             ids.append(vid)
             for key in ("row", "col"):
-                if not _is_int(veh.get(key)):
+                if not is_int(veh.get(key)):
                     raise fail("must be an integer", f"{field}.{key}")
             length = veh.get("length")
-            if not _is_int(length) or length not in (2, 3):
+            if not is_int(length) or length not in (2, 3):
                 raise fail("must be 2 or 3", f"{field}.length")
             orient = veh.get("orientation")
             if orient not in ("horizontal", "vertical"):
@@ -412,7 +403,7 @@ class RushHour(Puzzle):
                            "reference_solution")
         opt = record.get("optimal_moves")
         if opt is not None:
-            if not _is_int(opt) or opt < 0:
+            if not is_int(opt) or opt < 0:
                 raise fail("must be a non-negative integer", "optimal_moves")
             if sol is not None and opt != len(sol):
                 raise fail(f"is {opt}, but the reference solution has {len(sol)} moves", "optimal_moves")

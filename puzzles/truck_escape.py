@@ -32,8 +32,8 @@ import sys
 import numpy as np
 from longpuzzle.engine.jit import njit
 
-from longpuzzle.engine.fields import Fields
-from longpuzzle.engine.errors import LevelFormatError, MoveSyntaxError
+from longpuzzle.engine.fields import Fields, board_size, is_int, level_fail
+from longpuzzle.engine.errors import MoveSyntaxError
 from longpuzzle.engine.geometry import Rect, Widget
 from longpuzzle.engine.protocol import BAD_ACTION, OK, Level, Puzzle, Rejection
 from longpuzzle.engine.suite import GameUI
@@ -99,9 +99,6 @@ def progress(lv, s):
     return (n - int(s[0])) / n
 
 
-def _is_int(x):
-    return isinstance(x, int) and not isinstance(x, bool)
-
 
 def _is_num(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool)
@@ -122,22 +119,16 @@ class TruckEscape(Puzzle):
     move_syntax = "the id of a truck to tap, e.g. t3"
 
     def build_level(self, record, *, difficulty, number, where):
-        lid = f"{self.id}/{difficulty}/{number}"
+        fail = level_fail(self.id, difficulty, number, where)
 
-        def fail(msg, field=""):
-            return LevelFormatError(msg, file=where, level=lid, field=field)
-
-        rows, cols = record.get("rows"), record.get("cols")
-        for key, val in (("rows", rows), ("cols", cols)):
-            if not _is_int(val) or not 1 <= val <= MAX_SIDE:
-                raise fail(f"must be an integer from 1 to {MAX_SIDE}", key)
+        rows, cols = board_size(record, fail, 1, MAX_SIDE)
         trucks = record.get("trucks")
         if not isinstance(trucks, list) or not 1 <= len(trucks) <= MAX_TRUCKS:
             raise fail(f"must be a list of 1..{MAX_TRUCKS} trucks", "trucks")
         n = len(trucks)
 
         def cell_of(value, field):
-            if (not isinstance(value, list) or len(value) != 2 or not all(_is_int(x) for x in value)):
+            if (not isinstance(value, list) or len(value) != 2 or not all(is_int(x) for x in value)):
                 raise fail("must be [row, col]", field)
             r, c = value
             if not (0 <= r < rows and 0 <= c < cols):

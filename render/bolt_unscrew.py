@@ -98,7 +98,7 @@ class BoltUnscrewDrawing(GameDrawing):
                 self.z0[p] = LAYER_DZ * min(ranks.index(int(self.pieces[p]["order"])), 8)
         self.holes = []          # local hole centres (y down)
         self.outline = []        # local outline (y down, clockwise on screen)
-        for p, pc in enumerate(self.pieces):
+        for pc in self.pieces:
             self.holes.append([(hx, -hy) for hx, hy in pc["holes"]])
             if pc["kind"] == 0:
                 hw, hh = pc["w"] / 2, pc["h"] / 2

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import threading
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pygame
@@ -71,7 +71,7 @@ def _op_bounds(ops) -> np.ndarray:
     return np.concatenate([np.minimum.reduceat(q, at), np.maximum.reduceat(q, at)], axis=1)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _owner_kernel():
     from numba import njit
 

@@ -141,8 +141,8 @@ class RushHourDrawing(GameDrawing):
         if is3:
             p.shadow(rounded_rect_points(r, rad), alpha=70, dx=hgt * 0.35, dy=hgt * 0.55)
         if style == "semi":
-            cab = lr(0.76 if L > 2 * u.cell else 0.66, 1.0, -0.5, 0.5)
-            trailer = lr(0.0, 0.73 if L > 2 * u.cell else 0.62, -0.5, 0.5)
+            cab = lr(0.76 if 2 * u.cell < L else 0.66, 1.0, -0.5, 0.5)
+            trailer = lr(0.0, 0.73 if 2 * u.cell < L else 0.62, -0.5, 0.5)
             tc = mix(c, (255, 255, 255), 0.25)
             p.rrect(trailer, W * 0.08, shade(tc, 0.8), height=hgt * 1.15, top=tc)
             zt = hgt * 1.15 if is3 else 0.0

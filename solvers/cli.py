@@ -89,7 +89,7 @@ def verify_cmd(game, as_json, budget, with_profile, tiers_out, catalog):
             lb = d.get("lower_bound")
             opt = "optimal" if d["optimal"] else (f"lb {lb}" if lb is not None else "not proven optimal")
             mark = "ok " if d["ok"] else "BAD"
-            _line(f"{mark} {lid:<28} {d['status']:<10} {str(d['length']):>4} moves ({opt}) "
+            _line(f"{mark} {lid:<28} {d['status']:<10} {d['length']!s:>4} moves ({opt}) "
                   f"{d['states']:>10,} states {d['seconds']:8.3f} s", bar)
         if bar is not None:
             bar.set_postfix_str(lid)

@@ -191,8 +191,8 @@ class Raw:
         return self.memory_bytes / max(self.n, 1) * 1e6
 
 
-_AUX: "weakref.WeakKeyDictionary[Level, tuple[np.ndarray, int]]" = weakref.WeakKeyDictionary()
-_WORKSPACES: "weakref.WeakKeyDictionary[Level, dict]" = weakref.WeakKeyDictionary()
+_AUX: weakref.WeakKeyDictionary[Level, tuple[np.ndarray, int]] = weakref.WeakKeyDictionary()
+_WORKSPACES: weakref.WeakKeyDictionary[Level, dict] = weakref.WeakKeyDictionary()
 _MEM = [0.0, 0]
 
 
@@ -630,8 +630,19 @@ def informed_solve(level: Level, state, budget: int, weights=(3,), *, prune_aux=
     if best is not None and not shortest:
         return _result(level, "solvable", best, optimal=False, states=total, seconds=time.perf_counter() - t0,
                        method="wastar")
+    return finish_with_astar(level, state, best, total, max(budget - total, 1000), t0, "wastar")
+
+
+
+def finish_with_astar(level: Level, state: np.ndarray, best: list | None, total: int, budget: int, t0: float,
+                      found_by: str) -> Result:
+    """The A* phase that ends a search: admissible A* over the states with g + h < U (U: the
+    length of ``best``, the solution the phase ``found_by`` found, or none) within ``budget``
+    states. A goal it pops is optimal; exhausting the space proves ``best`` optimal (or the
+    level unsolvable); out of budget, its smallest open f is a proven lower bound. ``total``:
+    the states searched before; ``t0``: when the search began."""
     upper = len(best) if best is not None else 1 << 30
-    raw = run(level, state, BEST_FIRST, weight=1, budget=max(budget - total, 1000), upper=upper)
+    raw = run(level, state, BEST_FIRST, weight=1, budget=budget, upper=upper)
     total += raw.n
     secs = time.perf_counter() - t0
     if raw.status == 1:
@@ -642,9 +653,9 @@ def informed_solve(level: Level, state, budget: int, weights=(3,), *, prune_aux=
         if best is None:
             return _result(level, "unsolvable", states=total, seconds=secs, method="astar")
         return _result(level, "solvable", best, optimal=True, lower_bound=len(best), states=total,
-                       seconds=secs, method="wastar+astar")
+                       seconds=secs, method=f"{found_by}+astar")
     lower = raw.lower if raw.lower >= 0 else None
     if best is None:
         return _result(level, "unknown", states=total, seconds=secs, method="astar", lower_bound=lower)
     return _result(level, "solvable", best, optimal=lower == len(best), lower_bound=lower,
-                   states=total, seconds=secs, method="wastar+astar")
+                   states=total, seconds=secs, method=f"{found_by}+astar")

@@ -170,7 +170,7 @@ class Browser:
             if self.proc.poll() is None:
                 try:
                     self.send("Browser.close")
-                except Exception:          # noqa: BLE001 - closing anyway
+                except Exception:
                     pass
                 try:
                     self.proc.wait(timeout=10)

@@ -15,7 +15,7 @@ from longpuzzle.engine.errors import LongPuzzleError
 def test_names_are_unique_and_of_a_known_kind():
     assert len({a.name for a in AGENTS}) == len(AGENTS)
     assert {a.kind for a in AGENTS} == {SCRIPTED, MODEL, TOOL}
-    assert registry.MODEL_AGENTS == registry.names(MODEL) + registry.names(TOOL)
+    assert registry.names(MODEL) + registry.names(TOOL) == registry.MODEL_AGENTS
 
 
 @pytest.mark.parametrize("name", registry.names(SCRIPTED))

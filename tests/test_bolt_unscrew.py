@@ -527,7 +527,7 @@ def test_kept_steps_from_several_threads_stay_the_kernels(monkeypatch):
                 checked.append(1)
                 if code <= protocol.NOOP and rng.random() < 0.5:
                     s = nxt
-        except BaseException as e:  # noqa: BLE001 - reported below
+        except BaseException as e:
             errors.append(e)
     threads = [threading.Thread(target=walk, args=(k,)) for k in range(4)]
     for t in threads:

@@ -39,7 +39,7 @@ def test_level_ids_and_errors():
     assert lvl.id == "maze_paint/hard/3" and lvl.number == 3 and lvl.name == "hard_03"
     with pytest.raises(UnknownGameError, match="registered games"):
         load_level("chess/easy/1")
-    with pytest.raises(UnknownLevelError, match="levels 1..10"):
+    with pytest.raises(UnknownLevelError, match=r"levels 1\.\.10"):
         load_level("maze_paint/hard/11")
     with pytest.raises(UnknownLevelError, match="no difficulty"):
         load_level("maze_paint/insane/1")

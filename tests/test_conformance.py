@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 from longpuzzle.agents.testing import CHECKS, ConformanceError, check_puzzle, random_walk, sample_levels, walk_states
-from longpuzzle.engine.batch import kernels
 from longpuzzle.engine.catalog import builtin_catalog, load_level
 from longpuzzle.engine.errors import MoveSyntaxError, UnknownGameError
 from longpuzzle.engine.registry import get_puzzle, puzzle_ids

@@ -65,7 +65,7 @@ def test_deltas_give_the_same_pngs_and_cache_with_fewer_bands_hashed(captured, c
     # fewer than a frame's 15, a frame's own bands drop out of the cache while it is written
     plain = PngStream(cache_bands=cache_bands, reproducible=True)
     fast = PngStream(cache_bands=cache_bands, reproducible=True)
-    for k, (meta, frame, delta) in enumerate(captured.steps):
+    for k, (_meta, frame, delta) in enumerate(captured.steps):
         png = fast.encode(frame, delta)
         assert png == plain.encode(frame), k
         assert list(fast._cache) == list(plain._cache), k        # the same recent bands, in the same order
@@ -83,7 +83,7 @@ def test_frames_kept_by_key_give_the_same_pngs(captured):
     pixels looked at, and becomes the frame encoded last (its delta usable next): the same
     PNGs as encoding every frame, with every band hashed, whatever was dropped."""
     plain, deltas = PngStream(cache_bands=40, reproducible=True), PngStream(cache_bands=40, reproducible=True)
-    for k, (meta, frame, delta) in enumerate(captured.steps):
+    for _meta, frame, delta in captured.steps:
         deltas.encode(frame, delta)
     for frame_bytes in (1 << 30, 200_000):                 # everything kept; a few frames only
         keyed = PngStream(cache_bands=40, frame_bytes=frame_bytes, reproducible=True)
@@ -106,7 +106,7 @@ def test_the_default_deflate_gives_the_same_pixels(captured):
     """The default stream (ISA-L's deflate where it is installed: VISTA's and the model
     agents' images) with deltas and cached bands: every frame decodes to its pixels."""
     s = PngStream(cache_bands=40)
-    for k, (meta, frame, delta) in enumerate(captured.steps):
+    for k, (_meta, frame, delta) in enumerate(captured.steps):
         png = s.encode(frame, delta)
         if k % 5 == 0:
             assert np.array_equal(_pixels(png), frame), k
@@ -190,7 +190,7 @@ def test_webdataset_shards_are_the_bytes_tarfile_writes(tmp_path, n):
     rng = np.random.default_rng(n)
     rows = []
     for i in range(n):
-        row = {k: None for k in COLUMNS}
+        row = dict.fromkeys(COLUMNS)
         size = [0, 512, 1024, 3, 700, 5000, 12345][i]
         row.update(key=f"e{i:05d}-s{i * 7:06d}", image=rng.integers(0, 255, size, dtype=np.uint8).tobytes(),
                    moves=["R"] * i, step=i, level="g/é/1")

@@ -280,7 +280,7 @@ def test_the_png_level_and_deflate_are_recorded_and_only_the_bytes_differ(tmp_pa
     standard library's zlib with a note when zlib-ng cannot be imported; dataset-check
     shows it and finds a recorded level other than the settings' a problem."""
     from longpuzzle.agents.media import deflate as deflate_mod
-    base = dict(objectives=["rush_hour/easy"], format="webdataset", settings={"max_actions": 6})
+    base = {"objectives": ["rush_hour/easy"], "format": "webdataset", "settings": {"max_actions": 6}}
     made = {}
     for name, level in (("fast", 1), ("small", 9)):
         made[name] = build(tmp_path / name, DatasetConfig(png_level=level, **base))

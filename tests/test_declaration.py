@@ -72,7 +72,7 @@ def test_reading_the_declarations_imports_no_rules_no_numpy_and_no_numba():
 
 
 def test_a_declaration_names_its_parts_as_strings():
-    with pytest.raises(DeclarationError, match="package.module:attribute"):
+    with pytest.raises(DeclarationError, match=r"package\.module:attribute"):
         load_object("longpuzzle.puzzles.maze_paint")
     with pytest.raises(DeclarationError, match="has no attribute"):
         load_object("longpuzzle.puzzles.declarations:NOPE")

@@ -642,7 +642,7 @@ def test_masks_off_steps_as_masks_on_without_the_mask(game):
     lid = builtin_catalog().levels(game)[0].id
     on = gym.make(env_id(game), level=lid, max_episode_steps=60)
     off = gym.make(env_id(game), level=lid, max_episode_steps=60, action_mask=False)
-    (o1, i1), (o2, i2) = on.reset(seed=4), off.reset(seed=4)
+    (o1, _), (o2, i2) = on.reset(seed=4), off.reset(seed=4)
     assert np.array_equal(o1, o2) and "action_mask" not in i2 and off.unwrapped._fast
     acts = np.random.default_rng(3).integers(0, on.action_space.n, 60).tolist()
     for a in acts:

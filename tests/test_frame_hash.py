@@ -75,7 +75,7 @@ def test_the_definition_every_pixel_and_the_shape_count():
         frame_hash(np.zeros((4, 4), np.uint8))
     with pytest.raises(ValueError):
         frame_hash(np.zeros((4, 4, 3), np.float32))
-    with pytest.raises(F.FrameStoreError, match="unknown frame hash 'xxh3-129'.*newer version"):
+    with pytest.raises(F.FrameStoreError, match=r"unknown frame hash 'xxh3-129'.*newer version"):
         F.hasher("xxh3-129")
 
 
@@ -303,7 +303,7 @@ def test_datasets_name_their_frame_hash_and_old_manifests_mean_whole_frame(tmp_p
     from longpuzzle.agents.datasets.check import check_dataset
     from longpuzzle.agents.datasets.shards import DatasetError, read_rows
 
-    cfg = dict(objectives=["maze_paint/easy"], episodes=1, settings={"max_actions": 12})
+    cfg = {"objectives": ["maze_paint/easy"], "episodes": 1, "settings": {"max_actions": 12}}
     new = tmp_path / "new"
     m = build(new, DatasetConfig(**cfg))
     assert m["format"] == "longpuzzle-dataset/2" and m["frame_hash"] == "xxh3-128-b32"

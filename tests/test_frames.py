@@ -27,7 +27,7 @@ FAST = Settings(budget=120, action_timeout=None)
 def _frames(n, seed=0, shape=(48, 32, 3)):
     rng = np.random.default_rng(seed)
     out = []
-    for i in range(n):
+    for _i in range(n):
         f = np.full(shape, 200, np.uint8)
         f[rng.integers(shape[0]), :, :] = rng.integers(0, 256, (shape[1], 3))   # one random row
         out.append(f)

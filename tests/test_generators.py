@@ -18,7 +18,7 @@ from longpuzzle.render.frame import renderer
 from longpuzzle.solvers.core import check_solution
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import generated_levels  # noqa: E402
+import generated_levels
 
 GAMES = [g.game for g in generators()]
 # tiers whose 20 levels take more than a second or two: the slow test below
@@ -128,14 +128,14 @@ def test_beyond_lies_above_the_catalogues_hardest_tier(game):
 
 
 def test_defining_figures_of_the_tiers_are_the_catalogue_ranges():
-    for game, g in tier_data()["games"].items():
-        for tier, t in g["tiers"].items():
+    for _game, g in tier_data()["games"].items():
+        for _tier, t in g["tiers"].items():
             for fig, rng in t["accept"].items():
                 lo, hi = t["figures"][fig]
                 if fig == "optimal":      # levels only bounded: up to the largest upper bound
                     hi = max(hi, t["figures"]["upper_bound"][1])
                 # an open upper end: the tier's largest value is only a bound (a search cut off)
-                assert rng[0] <= lo and (rng[1] is None and fig == "states" or rng[1] >= hi)
+                assert rng[0] <= lo and ((rng[1] is None and fig == "states") or rng[1] >= hi)
                 if rng[1] is None:
                     rng = [rng[0], hi]
                 if t["levels"] >= 3:
@@ -175,7 +175,7 @@ def _fits_the_design_frame(suite):
     buttons = [w for w in lay.widgets if w.kind != "target"]
     for w in lay.widgets:
         x0, y0, x1, y1 = _bounds(w.shape)
-        assert 0 <= x0 and x1 <= DESIGN_W and 0 <= y0 and y1 <= DESIGN_H, (w.id, (x0, y0, x1, y1))
+        assert x0 >= 0 and x1 <= DESIGN_W and y0 >= 0 and y1 <= DESIGN_H, (w.id, (x0, y0, x1, y1))
         if w.kind == "target":
             for b in buttons:
                 bx0, by0, bx1, by1 = _bounds(b.shape)

@@ -143,7 +143,7 @@ def test_projection_frame_sizes_and_3d_shape():
     # the tilted plane: its far (top) edge is narrower than its near (bottom) edge, and it fits the frame
     (tl, _), (tr, _) = p.to_px(0, 0), p.to_px(DESIGN_W, 0)
     (bl, by), (br, _) = p.to_px(0, DESIGN_H), p.to_px(DESIGN_W, DESIGN_H)
-    assert tr - tl < br - bl <= 540 and 0 <= bl and by <= 960
+    assert tr - tl < br - bl <= 540 and bl >= 0 and by <= 960
     # raised points move up the screen
     assert p.to_px(270, 500, 20)[1] < p.to_px(270, 500, 0)[1]
     with pytest.raises(SettingsError):

@@ -310,7 +310,7 @@ def test_drags_on_games_acting_on_the_release_alone_skip_the_moves_unchanged(mon
         rng = random.Random(g)
         plan = []
         s = Suite(lid)
-        for i in range(40):
+        for _i in range(40):
             legal = s.session.legal_moves() if s.session is not None else []
             if rng.random() < 0.5 and legal and not s.complete:
                 gs = s.gesture_for(int(rng.choice(legal)))

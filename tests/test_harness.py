@@ -120,7 +120,7 @@ def test_the_agent_cannot_reach_the_game_state_or_the_evaluator(tmp_path):
     assert obs[0].frame is None and obs[0].feedback is None and obs[0].time_left == FAST.budget
     assert obs[1].feedback.status == "wait_completed"
     obs = obs[1:]
-    assert all(not o.frame.flags.writeable and o.frame.base is None or not o.frame.flags.writeable for o in obs)
+    assert all((not o.frame.flags.writeable and o.frame.base is None) or not o.frame.flags.writeable for o in obs)
     # frames are copies: they differ between steps (the agent navigates) and are not shared buffers
     assert len({id(o.frame) for o in obs}) == len(obs)
     assert obs[1].feedback.status == "screen_changed"

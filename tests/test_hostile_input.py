@@ -348,7 +348,7 @@ def test_checkpoints_and_snapshots_refuse_bad_input_with_a_clear_message(tmp_pat
         "complete": _rechecksum(snap, complete=True),
         "toast": _rechecksum(snap, toast={"text": 5, "t0": 0, "until": 1}),
     }
-    for what, text in bad_snapshots.items():
+    for _what, text in bad_snapshots.items():
         with pytest.raises(CheckpointError):
             Suite.restore(text)
     bad_checkpoints = {
@@ -357,7 +357,7 @@ def test_checkpoints_and_snapshots_refuse_bad_input_with_a_clear_message(tmp_pat
         "counters": _rechecksum(cp, counters={"moves": -1}), "utf-16": cp.encode("utf-16"),
         "nested": "[" * 100_000,
     }
-    for what, text in bad_checkpoints.items():
+    for _what, text in bad_checkpoints.items():
         with pytest.raises(CheckpointError):
             Session.from_checkpoint(text)
     t = Suite.restore(snap)                           # the untouched ones still work

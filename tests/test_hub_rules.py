@@ -10,7 +10,6 @@ import numpy as np
 
 import pytest
 
-from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.suite import Suite
 from longpuzzle.engine.suite.game_limits import MAZE_LIMITS, cycle_repetitions, record, start
 from longpuzzle.solvers import solve
@@ -97,7 +96,7 @@ def test_maze_paint_four_identical_wall_bumps_end_the_level_on_the_hub():
     for k in range(3):
         s.dispatch(s.gesture_for(d))
         assert not s.failed, k
-    fb = s.dispatch(s.gesture_for(d))
+    s.dispatch(s.gesture_for(d))
     assert s.failed == "repeated_action_cycle" and s.screen_name() == "level:maze_paint/easy/1:failed"
     assert [w.id for w in s.layout().widgets] == ["replay", "menu"]
     before = s.session.state.copy()
@@ -207,7 +206,7 @@ def test_a_click_built_path_is_one_gesture_and_a_completed_pair_is_progress():
     s = _color_hub()
     acts = [int(a) for a in solve(s.session.level).actions]
     n = s.game_ui().n
-    first = [acts[0]] + [a for a in acts[1:]][:next(i for i, a in enumerate(acts[1:]) if a > n)]
+    first = [acts[0]] + list(acts[1:])[:next(i for i, a in enumerate(acts[1:]) if a > n)]
     for a in first:                                  # the start click, then one click per step
         s.dispatch(s.gesture_for(a))
     assert s.session.state[2] == 1                   # one pair connected

@@ -24,8 +24,8 @@ from longpuzzle.agents.scripted import SolverAgent
 from longpuzzle.agents.harness import instruction_for, replay_episode
 
 pytest.importorskip("mcp")
-from mcp import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters  # noqa: E402
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
 
 def _not_json(name):
@@ -205,7 +205,7 @@ def test_the_vista_tools_have_the_papers_signatures_through_the_sdk_client(tmp_p
 
             async def call(name, args):
                 r = await client.call_tool(name, args)
-                return r.is_error, r.content[0].text, [c for c in r.content[1:]]
+                return r.is_error, r.content[0].text, list(r.content[1:])
             got["first"] = await call("play", {"action": "wait", "ms": 0})
             got["batch"] = await call("play", {"action": "batch", "actions": [{"type": "wait"}]})
             for k in range(3):

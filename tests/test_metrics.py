@@ -119,7 +119,7 @@ def test_unscored_episodes_are_left_out_of_every_metric():
 def test_per_and_smr_pool_episodes_within_each_scope_while_completion_metrics_are_macro():
     # nut easy: 3 episodes, 1 premature exit, 1 mismatch; nut hard: 1 episode, a premature exit
     # with a mismatch; maze easy: 1 clean success
-    quit_ = dict(end="final_answer", budget_remaining=True)
+    quit_ = {"end": "final_answer", "budget_remaining": True}
     eps = [ep("nut_and_bolt", "easy", 1, 3, **quit_), ep("nut_and_bolt", "easy", 3, 3, end="completed"),
            ep("nut_and_bolt", "easy", 3, 3, end="completed", mismatch=True),
            ep("nut_and_bolt", "hard", 0, 3, mismatch=True, **quit_),

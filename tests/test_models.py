@@ -407,7 +407,7 @@ def test_429_and_500_are_retried_and_counted_other_4xx_are_not(tmp_path):
         assert s["metrics"]["OSR"] == 100.0
         assert s["usage"]["retries"] == 3 and srv.statuses[429] == 2 and srv.statuses[500] == 1
         conv = conversation(tmp_path / s["episodes"][0]["folder"])
-        assert [r["retries"] for r in conv if r["type"] == "call"][0] == 3
+        assert next(r["retries"] for r in conv if r["type"] == "call") == 3
         # a 400 is refused at once: one request, no retry, an infrastructure failure
         client = make_client(cfg_for(srv))
         n = srv.requests

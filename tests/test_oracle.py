@@ -35,7 +35,7 @@ COSTS = SMALL + ["nut_and_bolt/medium/3", "color_connect/easy/4"]
 STARTS = SMALL + ["color_connect/easy/4", "rush_hour/medium/1", "rush_hour/hard/6", "maze_paint/hard/9", "nut_and_bolt/hard/1"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def rules_space(lid, limit=60_000):
     """{state bytes: distance to the nearest win (None: a dead end)} of every state reachable
     from the start of a small level, by the rules alone (independent of the solvers: states
@@ -353,7 +353,7 @@ def test_hint_prints_the_best_moves_and_whether_the_position_is_lost():
     r = run("hint", lid, "--json", "--moves", " ".join(lost + ["undo", lost[-1]]))
     assert json.loads(r.output)["lost_at"] == len(lost) + 2
     # bad input: one error line each, exit 2
-    for args, what in ((("hint", "nut_and_bolt/easy/99"), "error:"), (("hint", lid, "--moves", "zz"), "error:"),
+    for args, _what in ((("hint", "nut_and_bolt/easy/99"), "error:"), (("hint", lid, "--moves", "zz"), "error:"),
                        (("hint", lid, "--moves", p.format_move(level, next(
                            a for a in range(level.n_actions) if a not in p.legal_moves(level, level.initial)))),
                         "error:")):

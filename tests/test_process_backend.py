@@ -22,7 +22,7 @@ from longpuzzle.cli import cli
 from longpuzzle.agents.jobs import env_episodes, gather, random_walks, solve_levels
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from eval_runs import placeless, solver_run  # noqa: E402
+from eval_runs import placeless, solver_run
 
 pytestmark = pytest.mark.slow
 

@@ -229,7 +229,7 @@ def test_rows_pool_one_identity_and_recompute_the_metrics_as_eval_does(runs):
     a, b, c = (load_run(runs[k]) for k in ("solver_a", "solver_b", "solver_c"))
     for r in (a, b, c):                       # recomputing one run gives exactly its own summary
         m, objs = run_metrics(r.episodes)
-        mine = {k: v for k, v in r.summary["metrics"].items()}
+        mine = dict(r.summary["metrics"].items())
         assert {k: m[k] for k in ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "SMR")} == \
                {k: mine[k] for k in ("OSR", "LC", "FGP", "LPR", "H50", "LC_hard", "PER", "SMR")}
         assert m["score"] == pytest.approx(mine["score"])
@@ -316,11 +316,11 @@ def test_report_html_links_every_episode_video_and_writes_analytics(report):
 def test_report_of_one_run_goes_into_the_run_folder_and_missing_runs_are_errors(runs, tmp_path):
     dst = tmp_path / "one"
     shutil.copytree(runs["solver_c"], dst)
-    before = set(p.name for p in dst.iterdir())
+    before = {p.name for p in dst.iterdir()}
     r = run("report", dst)                          # videos on demand: none by default
     assert r.exit_code == 0 and (dst / "report.html").is_file() and not (dst / "videos").exists()
     # the page and its analytics, nothing else (its figures are embedded: no report_files/)
-    assert set(p.name for p in dst.iterdir()) - before == {"report.html", "analytics.json"}
+    assert {p.name for p in dst.iterdir()} - before == {"report.html", "analytics.json"}
     html = (dst / "report.html").read_text()
     assert "<code>longpuzzle video " in html and "report: video" not in r.stderr
     assert "Figure 3a: easiest-tier LC against harder-tier LC (LC_hard), one point per agent: not drawn" in html

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from longpuzzle.agents.registry import load_agent
 from longpuzzle.agents.harness import AgentFile, Settings, run_objective
 from longpuzzle.agents.sandbox import Limits, live_sandboxes
 

@@ -168,7 +168,7 @@ def truck_levels(draw):
     used = set()
     trucks = []
     dirs = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
-    for i in range(draw(st.integers(1, 7))):
+    for _i in range(draw(st.integers(1, 7))):
         r, c = draw(st.integers(0, rows - 1)), draw(st.integers(0, cols - 1))
         d = draw(st.sampled_from(sorted(dirs)))
         hr, hc = r + dirs[d][0], c + dirs[d][1]

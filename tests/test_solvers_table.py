@@ -265,7 +265,7 @@ def test_table_grows_in_place_with_clusters_at_both_ends(ids):
     tk = np.zeros(1 << 9, np.uint64)
     tid = np.zeros(1 << 9 if ids else 1, np.int32)
     meta = np.array([8, 0, 0, 0], np.int64)
-    entries = [(np.uint64(((255 << 56) | (j + 1))), j) for j in range(6)] + [(np.uint64((0 << 56) | (j + 1)), 10 + j)
+    entries = [(np.uint64((255 << 56) | (j + 1)), j) for j in range(6)] + [(np.uint64((0 << 56) | (j + 1)), 10 + j)
                                                                          for j in range(5)]
     for h, i in entries:                                      # linear probing in the 2**8 table
         p = int(h) >> 56

@@ -7,7 +7,6 @@ is refused before it costs memory."""
 import json
 import shutil
 import tracemalloc
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner

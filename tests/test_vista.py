@@ -110,7 +110,7 @@ def test_the_solver_completes_an_objective_through_play_and_every_call_is_logged
     for grid in out["samples"]:
         for i, y in enumerate(grid["y"]):
             for j, x in enumerate(grid["x"]):
-                assert out["palette"][SYMBOLS.index(grid["grid"][i][j])] == "#%02x%02x%02x" % tuple(shot[y, x])
+                assert out["palette"][SYMBOLS.index(grid["grid"][i][j])] == "#{:02x}{:02x}{:02x}".format(*tuple(shot[y, x]))
     assert out["samples"][0]["y"][0] == 60 and out["samples"][0]["x"][0] == 67          # cell centres
     assert len(out["palette"]) == len(set(out["palette"]))
     h = json.loads(seen["hist"].text)                          # turns [2, 4)

@@ -115,7 +115,7 @@ class DatasetConfig:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict, catalog: Catalog | None = None) -> "DatasetConfig":
+    def from_dict(cls, d: dict, catalog: Catalog | None = None) -> DatasetConfig:
         """The config of a plan; ``catalog``: its catalogue, where the caller has it."""
         kw = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
         if catalog is not None and kw.get("catalog") == catalog.identity():

@@ -111,7 +111,8 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
         cfg = DatasetConfig(objectives=objs, episodes=episodes, agent=agent_spec,
                             styles=_list(styles, str, "--style"), scales=_list(scales, float, "--scale"),
                             detours=detours, restarts=restarts, gestures=gestures, seed=seed, format=fmt,
-                            shard_size=shard_size, png_level=DEFAULT_LEVEL if png_level is None else png_level, jobs=jobs, settings=settings,
+                            shard_size=shard_size, png_level=DEFAULT_LEVEL if png_level is None else png_level, jobs=jobs,
+                            settings=settings,
                             catalog=catalog)
         from longpuzzle.agents.datasets.agents import make_agent
         make_agent(agent_spec, detours=detours, restarts=restarts, gestures=gestures)   # bad agent: now

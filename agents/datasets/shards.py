@@ -21,7 +21,7 @@ import json
 import os
 import tarfile
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 from longpuzzle.agents.datasets.columns import column, record_arrays
 from longpuzzle.agents.datasets.schema import COLUMNS, META_COLUMNS
@@ -62,7 +62,7 @@ def check_format(fmt: str) -> str:
 def _pyarrow():
     try:
         import pyarrow
-        import pyarrow.parquet  # noqa: F401
+        import pyarrow.parquet
     except ImportError:
         raise DatasetError("the parquet format needs pyarrow, a dependency of longpuzzle (pip install pyarrow); "
                            "--format webdataset needs nothing more") from None
@@ -80,7 +80,7 @@ class _HashedFile:
     the file back (the tar shards', which this module writes itself)."""
 
     def __init__(self, path: Path):
-        self._f = open(path, "wb")
+        self._f = open(path, "wb")  # noqa: SIM115 - the object owns the file (close())
         self._h = hashlib.sha256()
         self.size = 0
         self.closed = False

@@ -129,7 +129,7 @@ class StepWriter:
             except queue.Full:
                 self._raise()
                 if not self._thread.is_alive():
-                    raise DatasetError("the dataset writer thread stopped")
+                    raise DatasetError("the dataset writer thread stopped") from None
 
     def _raise(self) -> None:
         if self._error is not None:

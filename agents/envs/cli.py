@@ -42,7 +42,7 @@ def envs_cmd(check, as_json, catalog):
             rows.append({"id": eid, "mode": None, "max_episode_steps": spec.max_episode_steps,
                          "skipped": f"no {game} levels in catalogue {catalog.label}"})
             continue
-        modes = ["suite"] if eid == lpe.SUITE_ID else list(("rules", "pixels"))
+        modes = ["suite"] if eid == lpe.SUITE_ID else ["rules", "pixels"]
         for mode in modes:
             kw = {} if mode == "suite" else {"mode": mode}
             env = gym.make(eid, catalog=catalog, **kw)
@@ -55,7 +55,7 @@ def envs_cmd(check, as_json, catalog):
                     try:
                         check_env(env.unwrapped)
                         row["check"] = "ok"
-                    except Exception as e:                 # report every env, not just the first failure
+                    except Exception as e:  # noqa: BLE001 - report every env, not just the first failure
                         row["check"] = f"FAILED: {type(e).__name__}: {e}"
                 row["warnings"] = sorted({str(w.message) for w in caught})
             env.close()
@@ -67,7 +67,7 @@ def envs_cmd(check, as_json, catalog):
             if r["mode"] is None:
                 click.echo(f"{r['id']:<28} (skipped: {r['skipped']})")
                 continue
-            line = (f"{r['id']:<28} {r['mode']:<7} max steps {str(r['max_episode_steps']):<5} "
+            line = (f"{r['id']:<28} {r['mode']:<7} max steps {r['max_episode_steps']!s:<5} "
                     f"obs {r['observation_space']:<22} actions {r['action_space'] if r['mode'] == 'rules' else 'GUI Dict'}")
             if check:
                 line += f"  [{r['check']}]"

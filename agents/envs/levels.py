@@ -181,7 +181,7 @@ class LevelSource:
         lvl = levels[0]
         if self.levels is not None:
             for i, other in enumerate(self.levels):
-                if other is lvl or other.id == lvl.id and other.sha256 == lvl.sha256:
+                if other is lvl or (other.id == lvl.id and other.sha256 == lvl.sha256):
                     return other, i
         return lvl, -1
 

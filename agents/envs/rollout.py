@@ -81,7 +81,7 @@ class ExpertTable:
             self.moves[key] = (states, actions)
 
     @classmethod
-    def from_oracle(cls, levels: Any, *, graph_budget: int | None = None) -> "ExpertTable":
+    def from_oracle(cls, levels: Any, *, graph_budget: int | None = None) -> ExpertTable:
         """The exact oracle's best move of every state of each level whose whole reachable
         state graph fits ``graph_budget`` states (default: the oracle's own budget of the
         game, longpuzzle.solvers.oracle): the move of least action index among those that

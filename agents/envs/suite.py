@@ -85,7 +85,7 @@ class SuiteEnv(ScreenEnv):
             self._pos += 1
         self.objective = obj
         self.suite = Suite("home", style=self.style, scale=self.scale, lang=self.lang, catalog=self.catalog)
-        self._best = {lid: 0.0 for lid in obj.level_ids}
+        self._best = dict.fromkeys(obj.level_ids, 0.0)
         self._won = set()
         self._mismatch = False
         return {"objective": obj.id, "instruction": instruction_for(obj.game, obj.difficulty), **self._progress()}

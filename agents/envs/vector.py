@@ -184,9 +184,8 @@ class PuzzleVectorEnv(gym.vector.VectorEnv):
             acts = np.asarray(actions)
             if acts.shape != (N,):
                 raise ValueError(f"need {N} actions, got shape {acts.shape}")
-            if acts.dtype.kind not in "iu":
-                if acts.dtype.kind != "f" or not np.array_equal(acts, np.round(acts)):
-                    raise ValueError(f"actions must be integers, not {acts.dtype}")
+            if acts.dtype.kind not in "iu" and (acts.dtype.kind != "f" or not np.array_equal(acts, np.round(acts))):
+                raise ValueError(f"actions must be integers, not {acts.dtype}")
             acts = np.ascontiguousarray(acts, dtype=np.int64)
         # the range: two numpy reductions cost more than Python's min / max over a few envs
         if N <= 32:

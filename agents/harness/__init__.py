@@ -58,7 +58,8 @@ from longpuzzle.agents.harness.trajectory import EVENTS_FORMAT, Trajectory, read
 
 __all__ = [
     "AgentCaller", "AgentFile", "CycleDetector", "DEFAULT_ACTION_TIMEOUT", "DEFAULT_BUDGET", "EVENTS_FORMAT", "EpisodeResult",
-    "FRAME_HASH", "FeedbackTracker", "FrameHasher", "FrameStore", "ObjectiveEpisode", "StepOutcome", "FrameStoreError", "HarnessError", "IsolatedAgentCaller", "LevelEpisode", "ReplayReport", "Settings", "Trajectory",
+    "FRAME_HASH", "FeedbackTracker", "FrameHasher", "FrameStore", "ObjectiveEpisode", "StepOutcome", "FrameStoreError",
+    "HarnessError", "IsolatedAgentCaller", "LevelEpisode", "ReplayReport", "Settings", "Trajectory",
     "continue_episode", "frame_hash", "instruction_for", "make_caller", "open_frames", "read_episode", "read_events",
     "replay_episode", "restore_step", "run_level_chain", "run_objective", "step_frame_indices",
 ]

@@ -148,7 +148,7 @@ class _Alarm:
     prev = None
 
     @classmethod
-    def take(cls) -> "type[_Alarm] | None":
+    def take(cls) -> type[_Alarm] | None:
         if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
             return None
         try:
@@ -240,7 +240,7 @@ def _guarded(fn, args):
         return fn(*args)
     except (InfrastructureError, AgentError, InternalError):    # (InternalError: our own bug stops the run)
         raise
-    except (Exception, SystemExit) as e:     # noqa: BLE001 - any agent failure ends its episode (sys.exit too;
+    except (Exception, SystemExit) as e:
         raise AgentError("raised", f"{type(e).__name__}: {e}") from e      # Ctrl+C still stops the run)
 
 

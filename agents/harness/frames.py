@@ -37,7 +37,7 @@ from __future__ import annotations
 import os
 import struct
 from pathlib import Path
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import xxhash
@@ -191,7 +191,7 @@ class FrameStore:
         self.format = "lpf"
         self.version = VERSION
         self.frame_hash = FRAME_HASH        # the hash the records' digests are (by the version)
-        f = self._file = open(path, "rb")
+        f = self._file = open(path, "rb")  # noqa: SIM115 - the store owns the file (close())
         head = f.read(FILE_HEAD.size)
         if len(head) < FILE_HEAD.size:          # killed before the first frame was written
             if head[:8] != MAGIC[:len(head)]:

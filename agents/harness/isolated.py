@@ -79,7 +79,7 @@ class AgentFile:
     def __repr__(self) -> str:
         return f"AgentFile({str(self.path)!r})"
 
-    def caller(self, timeout: float | None = None) -> "IsolatedAgentCaller":
+    def caller(self, timeout: float | None = None) -> IsolatedAgentCaller:
         return IsolatedAgentCaller(self, timeout)
 
     def check(self, timeout: float = 60.0) -> str:

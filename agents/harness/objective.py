@@ -142,7 +142,7 @@ class ObjectiveEpisode:
     def submit(self, action, t_agent: float, *, count: bool = True) -> StepOutcome:
         """One agent step: after ``t_agent`` seconds of its own the agent returned ``action``
         (an action dict, possibly malformed, or a FinalAnswer)."""
-        run, clock, st = self.run, self.clock, self.settings
+        run, clock = self.run, self.clock
         if self.end is not None:
             raise HarnessError(f"the episode has ended ({self.end})")
         clock.agent_call(t_agent)

@@ -128,7 +128,7 @@ class Settings:
         if self.preset is not None and not isinstance(self.preset, str):
             bad("preset", "a preset's name (or None)", self.preset)
 
-    def resolved(self, protocol: str) -> "Settings":
+    def resolved(self, protocol: str) -> Settings:
         """A copy with every protocol-dependent setting left at None filled in."""
         d = PROTOCOL_DEFAULTS[protocol]
         return dataclasses.replace(self, **{k: v for k, v in d.items() if getattr(self, k) is None})

@@ -200,8 +200,8 @@ class StateRebuilder:
         if sd is None:
             self.session = None
             return
-        sha = sd["level_sha256"] if "level_sha256" in sd else None
-        if prev is None or prev.get("level") != sd["level"] or sha is not None and prev.get("level_sha256") != sha:
+        sha = sd.get("level_sha256", None)
+        if prev is None or prev.get("level") != sd["level"] or (sha is not None and prev.get("level_sha256") != sha):
             if sha is None:
                 raise ValueError("a new level's session needs its level_sha256")
             prev = {"moves": [], "log": [], "level_sha256": sha}

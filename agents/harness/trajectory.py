@@ -124,7 +124,7 @@ def write_result(folder: Path, res: dict) -> None:
     os.replace(tmp, Path(folder) / "result.json")
 
 
-_OPEN: "weakref.WeakSet[_Writer]" = weakref.WeakSet()
+_OPEN: weakref.WeakSet[_Writer] = weakref.WeakSet()
 
 
 @atexit.register

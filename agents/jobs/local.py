@@ -28,7 +28,8 @@ import signal
 import sys
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from longpuzzle.engine.errors import LongPuzzleError
 

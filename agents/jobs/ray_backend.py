@@ -41,7 +41,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from longpuzzle.agents.jobs.local import Backend, BackendError  # noqa: F401
+from longpuzzle.agents.jobs.local import Backend, BackendError
 
 FOLDER_MODES = ("auto", "shared", "return")
 MARKER = ".longpuzzle-ray-{token}"

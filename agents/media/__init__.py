@@ -5,4 +5,6 @@
     images.py     frames as the lossless PNG a model is sent, the resize rules (longest side,
                   smart_resize) and the model's coordinates back to frame pixels
     resample.py   Pillow's bicubic resize bit for bit, updated where the frame changed (UI-TARS)
+    framehash.py  the identity of a frame (a hash over every pixel, banded), which the harness's
+                  frame file stores and the Gymnasium envs' feedback compares
 """

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import xxhash

@@ -268,7 +268,7 @@ class Resampler:
 
     def __init__(self, frame_size: tuple[int, int], size: tuple[int, int]):
         (W, H), (w, h) = frame_size, size
-        if min(W, H, w, h) <= 0 or (W, H) == (w, h):
+        if min(W, H, w, h) <= 0 or (w, h) == (W, H):
             raise ValueError(f"not a resize: {frame_size} -> {size}")
         self.frame_size, self.size = (W, H), (w, h)
         self._lock = threading.Lock()

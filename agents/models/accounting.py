@@ -30,7 +30,7 @@ class Prices:
         return (input_uncached * self.input + input_cached * cached + output * self.output) / PER_MILLION
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Prices":
+    def from_dict(cls, d: dict) -> Prices:
         try:
             p = cls(float(d["input"]), float(d["output"]),
                     None if d.get("cached_input") is None else float(d["cached_input"]))
@@ -108,7 +108,7 @@ class Usage:
         self.cost = None if (c is None or self.cost is None) else self.cost + c
         return c
 
-    def merge(self, o: "Usage") -> "Usage":
+    def merge(self, o: Usage) -> Usage:
         for f in fields(self):
             if f.name in ("cost", "by_kind"):
                 continue
@@ -126,7 +126,7 @@ class Usage:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict | None) -> "Usage":
+    def from_dict(cls, d: dict | None) -> Usage:
         u = cls()
         for f in fields(cls):
             if d and f.name in d:

@@ -18,8 +18,8 @@ summary that replaces the earlier turns (compaction); the conversation log recor
 The conversation is saved as ``conversation.jsonl`` in the episode folder: a header (the
 protocol, the model settings without any key, the system prompt and tools), every message
 as it was added (images as references to the episode's stored frames: ``{"frame": N}`` is
-frame N of the folder's frame store, ``open_frames(folder).read(N)``; never copies), every call (usage, latency, retries, cost, the reply) and every parse
-failure, claim and compaction, then an end record with the totals.
+frame N of the folder's frame store, ``open_frames(folder).read(N)``; never copies), every call
+(usage, latency, retries, cost, the reply) and every parse failure, claim and compaction, then an end record with the totals.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from functools import lru_cache
+from functools import cache
 from typing import Any
 import inspect
 
@@ -166,7 +166,7 @@ def _retry_after(headers) -> float | None:
         return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def sdk_parameters(api: str) -> frozenset[str]:
     """The keyword parameters that the installed SDK's create method of ``api`` takes."""
     if api == "anthropic":
@@ -255,7 +255,7 @@ class ModelClient:
         limit = max_tokens or self.cfg.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
         try:                                 # our own code: any error here is a bug, never retried
             kw = self._request(system, rest, tools, limit)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             raise InternalError(f"{self.api}: the request could not be built: {type(e).__name__}: {e}") from e
         extra = sorted(set(kw) - sdk_parameters(self.api))
         if extra:
@@ -268,7 +268,7 @@ class ModelClient:
                 with bounded(self.cfg.timeout, self.cfg.max_reply_bytes) as b:
                     try:
                         reply = self._post(sdk, kw)
-                    except Exception as e:  # noqa: BLE001
+                    except Exception as e:
                         if not b.sent and b.failure is None and not self._is_sdk_error(e):
                             raise InternalError(f"{self.api}: the {self.sdk_module} SDK refused the request before "
                                                 f"sending it: {type(e).__name__}: {_short(e)}") from e
@@ -334,7 +334,8 @@ def _openai_classify(e: Exception):
 def _openai_usage(u, *, responses: bool) -> CallUsage:
     if u is None:
         return CallUsage(reported=False)
-    g = (lambda o, k: getattr(o, k, None) if o is not None else None)
+    def g(o, k):
+        return getattr(o, k, None) if o is not None else None
     if responses:
         inp, out = g(u, "input_tokens") or 0, g(u, "output_tokens") or 0
         cached = g(g(u, "input_tokens_details"), "cached_tokens") or 0

@@ -135,7 +135,7 @@ class ModelConfig:
         d["api_key_env"] = self.key_env
         return d
 
-    def with_(self, **kw) -> "ModelConfig":
+    def with_(self, **kw) -> ModelConfig:
         return replace(self, **{k: v for k, v in kw.items() if v is not None})
 
 

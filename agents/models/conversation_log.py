@@ -18,7 +18,7 @@ class ConversationLog:
 
     def __init__(self, folder: Path, header: dict, *, flush_each: bool = False):
         folder.mkdir(parents=True, exist_ok=True)
-        self._f = open(folder / "conversation.jsonl", "w", encoding="utf-8")
+        self._f = open(folder / "conversation.jsonl", "w", encoding="utf-8")  # noqa: SIM115 - the log owns the file (close())
         self._lock = threading.Lock()
         self.flush_each = flush_each
         self.event({"type": "header", "format": CONVERSATION_FORMAT, **header})

@@ -29,7 +29,7 @@ from urllib.request import getproxies, proxy_bypass
 
 import httpx2
 
-_CURRENT: contextvars.ContextVar["Bounds | None"] = contextvars.ContextVar("model_request_bounds", default=None)
+_CURRENT: contextvars.ContextVar[Bounds | None] = contextvars.ContextVar("model_request_bounds", default=None)
 
 
 class BoundExceeded(httpx2.TransportError):

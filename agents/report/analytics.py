@@ -406,7 +406,7 @@ def bolt_summary(attempts: list[dict]) -> dict:
         h = m.get("holes_before")
         if h is None:
             continue
-        row = by_holes.setdefault(h, {"holes_before": h, "transfers": 0, **{k: 0 for k in kinds}})
+        row = by_holes.setdefault(h, {"holes_before": h, "transfers": 0, **dict.fromkeys(kinds, 0)})
         row["transfers"] += 1
         row[m["did"]] += 1
     return {"transfers": len(moves), "by_kind": {k: sum(m["did"] == k for m in moves) for k in kinds},

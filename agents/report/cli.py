@@ -38,7 +38,9 @@ def report_cmd(folders, out_dir, videos, video_format, references, merge_catalog
     from longpuzzle.agents.report.page import make_report
 
     refs = [r for f in references for r in load_reference(f)]
-    click.echo(f"wrote {make_report(list(folders), out_dir, videos=videos, video_format=video_format, references=refs, merge_catalogs=merge_catalogs, mixed_presets=mixed_presets, unverified=unverified)}")
+    page = make_report(list(folders), out_dir, videos=videos, video_format=video_format, references=refs,
+                       merge_catalogs=merge_catalogs, mixed_presets=mixed_presets, unverified=unverified)
+    click.echo(f"wrote {page}")
 
 
 @click.command("analyze")

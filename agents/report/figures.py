@@ -191,7 +191,7 @@ def figure_4a(analysis: dict, path: Path) -> Path | None:
                            label="dead end" if "dead end" not in labelled else None)
                 labelled.add("dead end")
     ax.set_ylim(-0.3, ymax + 0.6)
-    ax.set_yticks(range(0, int(ymax) + 1))
+    ax.set_yticks(range(int(ymax) + 1))
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("transfer within the attempt")
     ax.set_ylabel("usable free holes before it")

@@ -209,7 +209,8 @@ def write_html(rows: list[Row], path: Path) -> None:
              "restarts for each coverage); an H50 marked partial reads fewer than the benchmark's eight ten-level "
              "objectives.</p>")
     h.append("<p class='note'>Runs are pooled only when model, provider, harness configuration, protocol, "
-             f"setting, catalogue and preset all match (the harness column names the preset); {MISSING} marks a value that does not exist.</p><dl>")
+             f"setting, catalogue and preset all match (the harness column names the preset); {MISSING} marks a value "
+             "that does not exist.</p><dl>")
     h += [f"<dt>{e(k)}</dt><dd>{e(METRIC_HELP[k])}</dd>" for k in cols if k in METRIC_HELP]
     h.append("</dl></body></html>")
     path.write_text("\n".join(h), encoding="utf-8")

@@ -365,7 +365,7 @@ def _analytics_section(page: _Page, run: RunData, a: dict, work: Path, out: Path
                     "moves on the lost board: median", "mean"], rows)
     page.add("<h3>Episodes</h3>")
     eps = a["episodes"]
-    for i, (e, entry) in enumerate(zip(eps, [x for x in run.episodes if x.get("dir") is not None])):
+    for _i, (e, entry) in enumerate(zip(eps, [x for x in run.episodes if x.get("dir") is not None])):
         _episode(page, run, e, entry, work, out, videos, video_format, fps, open_=len(eps) <= 3)
 
 

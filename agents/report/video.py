@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 import importlib.util
 
 import numpy as np

@@ -33,7 +33,7 @@ from . import channel, harden
 class Context:
     """What a program's handle() gets besides the call: ``request`` calls the harness back."""
 
-    def __init__(self, ep: "channel.Endpoint", conf: dict):
+    def __init__(self, ep: channel.Endpoint, conf: dict):
         self._ep = ep
         self._id = None
         self.conf = conf

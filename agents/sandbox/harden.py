@@ -261,7 +261,8 @@ def _namespaces(conf: dict, rep: dict, root: bool) -> None:
 
 
 def _mount(src, target, fstype, flags, data=None) -> int:
-    enc = (lambda v: None if v is None else v.encode())
+    def enc(v):
+        return None if v is None else v.encode()
     return _sys().mount(enc(src), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data))
 
 
@@ -519,7 +520,8 @@ def _bpf(prog: list) -> bytes:
         if ins[0] == "label":
             continue
         code, k, jt, jf = ins
-        rel = (lambda lab: 0 if lab is None else labels[lab] - pos - 1)
+        def rel(lab, pos=pos):
+            return 0 if lab is None else labels[lab] - pos - 1
         out.append(struct.pack("<HBBI", code, rel(jt), rel(jf), k & 0xFFFFFFFF))
         pos += 1
     return b"".join(out)

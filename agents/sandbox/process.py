@@ -20,7 +20,8 @@ import weakref
 from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.agents.sandbox import channel
@@ -116,8 +117,8 @@ class Limits:
 def project_paths() -> list[str]:
     """Paths of this project that a sandboxed process must not see: the package folder, its
     installed metadata and editable-install hooks, the kernel cache, the current folder."""
-    import longpuzzle
-    out = [str(Path(longpuzzle.__file__).resolve().parent), os.getcwd()]
+    package = Path(__file__).resolve().parents[2]   # (agents/sandbox/process.py in the package folder)
+    out = [str(package), os.getcwd()]
     cache = os.environ.get("LONGPUZZLE_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "longpuzzle")
     out.append(cache)
     for site in _site_dirs():

@@ -51,7 +51,8 @@ import random
 import traceback
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -671,7 +672,7 @@ def check_puzzle(game_id: str, *, levels: Iterable[str | Level] | None = None, s
                     break                              # the same for every level
             except _Failed as e:
                 report.failures.append(Failure(name, where, ctx.seed, str(e)))
-            except Exception as e:                     # a crash is a failure too, with where it happened
+            except Exception as e:  # noqa: BLE001 - a crash is a failure too, with where it happened
                 tb = traceback.extract_tb(e.__traceback__)[-1]
                 report.failures.append(Failure(name, where, ctx.seed, f"raised {type(e).__name__}: {e} "
                                                f"({tb.filename}:{tb.lineno})"))

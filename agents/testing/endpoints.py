@@ -32,7 +32,7 @@ import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
+from collections.abc import Callable
 
 from longpuzzle.agents.media.images import UITARS_MAX_PIXELS, UITARS_MIN_PIXELS, smart_resize
 
@@ -239,7 +239,7 @@ class ScriptedServer:
         with self._lock:
             self.faults.extend([(status, h, message or f"scripted {status}")] * count)
 
-    def start(self) -> "ScriptedServer":
+    def start(self) -> ScriptedServer:
         srv = self
 
         class Handler(BaseHTTPRequestHandler):

@@ -18,12 +18,12 @@ from __future__ import annotations
 import json
 import re
 import typing
-from functools import lru_cache
+from functools import lru_cache, cache
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
-@lru_cache(maxsize=None)
+@cache
 def known_parameters(api: str, beta: bool = False) -> frozenset[str]:
     """The request body's top-level parameters the API knows (from the SDK's request type).
     ``beta``: a Messages request that names beta features in its ``anthropic-beta`` header
@@ -51,7 +51,7 @@ def _type_literals(union) -> frozenset[str]:
     return frozenset(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def known_types(what: str) -> frozenset[str]:
     """Kinds the API takes beyond those the model clients send (the CLIs attached to the
     scripted server send some): content parts, input items, blocks and tools, read from the
@@ -69,20 +69,20 @@ def known_types(what: str) -> frozenset[str]:
     return _type_literals(U)
 
 
-@lru_cache(maxsize=None)
+@cache
 def anthropic_tool_fields() -> frozenset[str]:
     from anthropic.types.tool_param import ToolParam
     return frozenset(ToolParam.__required_keys__ | ToolParam.__optional_keys__)
 
 
-@lru_cache(maxsize=None)
+@cache
 def openai_efforts() -> frozenset[str]:
     from openai.types.shared_params.reasoning_effort import ReasoningEffort
     lit = next(a for a in typing.get_args(ReasoningEffort) if typing.get_args(a))
     return frozenset(typing.get_args(lit))
 
 
-@lru_cache(maxsize=None)
+@cache
 def anthropic_efforts() -> frozenset[str]:
     from anthropic.types.output_config_param import OutputConfigParam
     t = typing.get_type_hints(OutputConfigParam)["effort"]
@@ -279,8 +279,8 @@ def _responses(p: _Problems, body: dict) -> None:
                 isinstance(x, dict) and x.get("type") in kinds and
                 (isinstance(x.get("text") if x["type"] != "refusal" else x.get("refusal"), str)
                  if x.get("type") not in ("input_image", "input_file") else x["type"] == "input_file" or
-                 isinstance(x.get("image_url") or x.get("file_id"), str)
-                 and x.get("detail", "auto") in ("low", "high", "auto", "original"))
+                 (isinstance(x.get("image_url") or x.get("file_id"), str)
+                 and x.get("detail", "auto") in ("low", "high", "auto", "original")))
                 for x in c)
             p.need(bool(ok), f"input[{i}].content: parts of type {' or '.join(kinds)} expected")
         elif kind == "function_call":

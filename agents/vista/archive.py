@@ -136,7 +136,7 @@ def view_box(view: dict, size: tuple[int, int]) -> tuple[int, int, int, int]:
         raise ArchiveError(f"a region is {{\"x\", \"y\", \"w\", \"h\"}} in integer pixels, not {region!r}")
     x, y, w, h = region["x"], region["y"], region["w"], region["h"]
     W, H = size
-    if not (0 <= x and 0 <= y and w >= 1 and h >= 1 and x + w <= W and y + h <= H):
+    if not (x >= 0 and y >= 0 and w >= 1 and h >= 1 and x + w <= W and y + h <= H):
         raise ArchiveError(f"region {region} is not inside the {W} x {H} frame (x >= 0, y >= 0, w >= 1, h >= 1, "
                            f"x + w <= {W}, y + h <= {H})")
     return x, y, x + w, y + h

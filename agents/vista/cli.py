@@ -153,7 +153,7 @@ def mcp_cmd(objective, setting, out_dir, http, budget, action_timeout, charge_ag
         else:
             say(f"serving {obj.id} ({setting}) over stdio; episode folder {folder}")
             anyio.run(serve_stdio, c)
-    except BaseException as e:               # noqa: BLE001 - a signal, possibly inside the server's task group
+    except BaseException as e:
         if _client_gone(e):                  # the stdio client left while a reply was on its way: one line
             say(f"the MCP client disconnected ({_leaf(e)})")
         elif not _interrupted(e):

@@ -123,7 +123,7 @@ def handle(call, arrays, ctx):
     if len(out) > OUTPUT_CAP:
         out = out[:OUTPUT_CAP // 2] + "\n... (%%d characters left out) ...\n" %% (len(out) - OUTPUT_CAP) + out[-OUTPUT_CAP // 2:]
     return {"status": status, "output": out}
-''' % OUTPUT_CAP
+''' % OUTPUT_CAP  # noqa: UP031 - the kernel's own % formats stay in the template
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@
 
 Run once; the output (puzzles/levels/nut_and_bolt.json) is the project's data from then on.
 """
+import re
 import json
 import sys
 from pathlib import Path
@@ -29,9 +30,8 @@ doc = {
 out = Path(__file__).with_name("nut_and_bolt.json")
 text = json.dumps(doc, indent=1, ensure_ascii=False)
 # keep each bolt on one line so that a person can read and edit the file
-import re
 text = re.sub(r'\{\n\s+"x": ([^,]+),\n\s+"base_y": ([^,]+),\n\s+"nuts": \[([^\]]*)\]\n\s+\}',
-              lambda m: '{"x": %s, "base_y": %s, "nuts": [%s]}' % (
+              lambda m: '{{"x": {}, "base_y": {}, "nuts": [{}]}}'.format(
                   m.group(1), m.group(2), ", ".join(x.strip() for x in m.group(3).split(",") if x.strip())),
               text)
 out.write_text(text + "\n", encoding="utf-8")

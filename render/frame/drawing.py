@@ -61,7 +61,7 @@ class GameDrawing:
         (a Changes; None: frames copy all of it)."""
         return None
 
-    base_changes: "Changes | None" = None
+    base_changes: Changes | None = None
     # the level screen's HUD (difficulty label, instructions, buttons) may be drawn into the
     # game's cached base, under the level's own static drawing: no pixel of one touches the
     # other. False for a drawing whose static parts cover the HUD's place (then the HUD is

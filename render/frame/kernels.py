@@ -6,7 +6,7 @@ pygame's smoothscale (smooth_surface, _smooth_into, _smooth_restore)."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pygame
@@ -29,7 +29,7 @@ def outline_rects(quads: np.ndarray, width: int, size: tuple[int, int]) -> np.nd
             & (x0 >= 0) & (y0 >= 0) & (x1 < size[0]) & (y1 < size[1])).all():
         return None
     X0, Y0, X1, Y1 = (np.floor(v).astype(np.int64) for v in (x0, y0, x1, y1))
-    if not ((X1 - X0 >= 2) & (Y1 - Y0 >= 2) & (X1 + 2 <= size[0]) & (Y1 + 2 <= size[1])).all():
+    if not ((X1 - X0 >= 2) & (Y1 - Y0 >= 2) & (size[0] >= X1 + 2) & (size[1] >= Y1 + 2)).all():
         return None
     w, h, one = X1 - X0, Y1 - Y0, np.ones_like(X0)
     if width == 1:          # the four sides
@@ -40,7 +40,7 @@ def outline_rects(quads: np.ndarray, width: int, size: tuple[int, int]) -> np.nd
     return np.ascontiguousarray(np.stack([np.stack(p, axis=1) for p in parts], axis=1))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fill_rects_kernel():
     from numba import njit
 
@@ -76,7 +76,7 @@ def fill_rects(surf: pygame.Surface, color, rects: np.ndarray) -> pygame.Rect | 
     return pygame.Rect(x0, y0, int((r[:, 0] + r[:, 2]).max()) - x0, int((r[:, 1] + r[:, 3]).max()) - y0)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _enlarge_kernel():
     from numba import njit, types
 
@@ -120,7 +120,7 @@ def enlarged_surface(pixels: np.ndarray, k: int) -> pygame.Surface:
                                   (w * k, h * k))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _halve_pixels_kernel():
     from numba import njit
 
@@ -204,7 +204,7 @@ def _smooth_restore(out: np.ndarray, work: pygame.Surface, base: pygame.Surface,
         del src, org, dst
 
 
-@lru_cache(maxsize=None)
+@cache
 def _smooth_restore_kernel():
     from numba import njit
 
@@ -253,7 +253,7 @@ def smooth_surface(work: pygame.Surface) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _halve_kernel():
     from numba import njit
 

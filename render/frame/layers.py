@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 import pygame
@@ -128,7 +129,7 @@ class LayerBase:
         return out
 
 
-_BASES: "dict[tuple, LayerBase]" = {}
+_BASES: dict[tuple, LayerBase] = {}
 _BASES_LOCK = threading.Lock()
 BASES_KEPT = 6                  # about 18 MB each at scale 1
 

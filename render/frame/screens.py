@@ -114,7 +114,7 @@ class Renderer:
         return arr
 
     def _draw_widgets(self, p: Painter, widgets, accent=ACCENT) -> None:
-        for i, w in enumerate(widgets):
+        for _i, w in enumerate(widgets):
             draw_widget(p, w, accent)
 
     def _draw_home(self, p: Painter, suite: Suite) -> None:
@@ -253,7 +253,7 @@ class Renderer:
                 self._text_sprite(f, line, 270, u.header_y + 62 + 26 * i, 22)
             if suite.toast and suite.toast["t0"] <= t < suite.toast["until"]:
                 self._toast(f, suite.toast["text"], getattr(suite.game_ui(), "toast_y", TOAST_Y))
-            if (suite.complete or suite.failed and u.limits.card) and anim is None:
+            if (suite.complete or (suite.failed and u.limits.card)) and anim is None:
                 self._card(f, suite)
         return f.finish()
 

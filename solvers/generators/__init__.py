@@ -23,7 +23,7 @@ ones its declaration names (GameSpec.generator, GameSpec.tiers: engine/declarati
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from longpuzzle.engine.errors import UnknownGameError
 from longpuzzle.engine.registry import get_puzzle, spec, specs

@@ -1,7 +1,8 @@
 """Nut and Bolt levels: random deals in the catalogue's form, certified and graded.
 
 Like every catalogue level: K colours of ``capacity`` nuts each, dealt at random onto K full
-bolts, plus two empty bolts (see ``deal``: a drawn "clump" share spreads deals over the tiers). Reverse play cannot guarantee solvability more cheaply than the
+bolts, plus two empty bolts (see ``deal``: a drawn "clump" share spreads deals over the tiers).
+Reverse play cannot guarantee solvability more cheaply than the
 exhaustive search that grades the level anyway (a move's inverse is only sometimes a legal
 move), so every deal is certified by the solvers; unsolvable deals are drawn again.
 
@@ -51,7 +52,7 @@ def deal(rng: random.Random, colours: list[str], cap: int, clump: float) -> list
     colour drawn in proportion to the nuts left. clump 0 is a uniform shuffle; larger values
     deal longer runs of one colour, which give shorter solutions and fewer dead ends, so a
     draw of clump spreads the deals over every tier's figures."""
-    left = {c: cap for c in colours}
+    left = dict.fromkeys(colours, cap)
     out: list[str] = []
     while len(out) < cap * len(colours):
         prev = out[-1] if out else None

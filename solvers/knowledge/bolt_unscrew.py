@@ -287,7 +287,7 @@ class BoltUnscrewKnowledge(Knowledge):
         the budget (at most ``astar_cap`` states, and what ``time_limit`` allows at ``rate``):
         exhausting proves U optimal, a goal popped is optimal, otherwise the smallest open f
         is a proven lower bound. ``shortest=False``: no A* phase once step 1 found one."""
-        from longpuzzle.solvers.core import BEST_FIRST, _result, path_actions, run
+        from longpuzzle.solvers.core import _result, finish_with_astar
 
         t0 = time.perf_counter()
         budget = max(int(budget), 1)
@@ -317,24 +317,7 @@ class BoltUnscrewKnowledge(Knowledge):
                 return _result(level, "unknown", states=total, seconds=secs, method="best-first")
             return _result(level, "solvable", best, optimal=False, states=total, seconds=secs,
                            method="best-first")
-        upper = len(best) if best is not None else 1 << 30
-        raw = run(level, state, BEST_FIRST, weight=1, budget=left, upper=upper)
-        total += raw.n
-        secs = time.perf_counter() - t0
-        if raw.status == 1:
-            acts = path_actions(level, state, raw)
-            return _result(level, "solvable", acts, optimal=True, lower_bound=len(acts), states=total,
-                           seconds=secs, method="astar")
-        if raw.status == 0:
-            if best is None:
-                return _result(level, "unsolvable", states=total, seconds=secs, method="astar")
-            return _result(level, "solvable", best, optimal=True, lower_bound=len(best), states=total,
-                           seconds=secs, method="best-first+astar")
-        lower = raw.lower if raw.lower >= 0 else None
-        if best is None:
-            return _result(level, "unknown", states=total, seconds=secs, method="astar", lower_bound=lower)
-        return _result(level, "solvable", best, optimal=lower == len(best), lower_bound=lower,
-                       states=total, seconds=secs, method="best-first+astar")
+        return finish_with_astar(level, state, best, total, left, t0, "best-first")
 
     def certify(self, level, state, budget=None):
         """solvable / unsolvable / unknown for any state, fast enough to run after every move:

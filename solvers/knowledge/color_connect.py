@@ -73,10 +73,7 @@ def route_search(rows, cols, pairs, blocked=0, node_budget=2_000_000):
 
     def others_ok(i, occupied):
         free = bd.full & ~occupied & ~endpoints
-        for _, a, b in order[i:]:
-            if not bd.reaches(a, b, free):
-                return False
-        return True
+        return all(bd.reaches(a, b, free) for _, a, b in order[i:])
 
     def place(i, occupied):
         nonlocal nodes
@@ -167,7 +164,7 @@ class ColorConnectKnowledge(Knowledge):
             return _result(level, "unsolvable", states=nodes, seconds=secs, method="routes")
         acts = list(prefix)
         texts = []
-        for ci, a, b in eps:
+        for ci, a, _b in eps:
             if ci in done:
                 continue
             cells = routes[ci]

@@ -109,7 +109,7 @@ def unpack(lv, aux, key, off, s):
 def _mono(s, n, cap, b):
     h = int(s[b])
     c = s[n + b * cap]
-    for i in range(1, h):
+    for i in range(1, h):  # noqa: SIM110 - numba compiles no generator
         if s[n + b * cap + i] != c:
             return False
     return True
@@ -278,7 +278,7 @@ def successors(lv, aux, s, keys, off, succ, skeys, acts, solved, hv, want_h, row
     bad = NE - popcount64(complete)
     # the first empty bolt (index NE, if any): code 0
     empty_bit = np.int64(0)
-    if NE < n:
+    if n > NE:
         empty_bit = np.int64(1) << NE
     for j in range(NE, npow):
         aux[_U(CO + j)] = 0

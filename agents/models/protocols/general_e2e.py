@@ -70,7 +70,7 @@ class BuiltinProtocol(Protocol):
     def parse(self, reply) -> Decision:
         text = reply.text or ""
         m = None
-        for m in _ACTION.finditer(text):
+        for m in _ACTION.finditer(text):   # noqa: B007 - the last match is kept
             pass
         if m is None:
             raise ParseError("the reply has no 'Action:' line")

@@ -16,7 +16,8 @@ import copy
 import json
 import math
 import random
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from longpuzzle.engine import gui
 from longpuzzle.engine.errors import LevelFormatError
@@ -127,7 +128,7 @@ def check_record(game: str, record: dict, difficulty: str = "easy", number: int 
     try:
         s = Session(level)
         s.legal_moves()
-        s.progress
+        _ = s.progress                  # (a property: computed, so that it may fail)
         s.show()
     except Exception as e:
         raise AssertionError(f"the session failed: {type(e).__name__}: {e}") from e
@@ -153,7 +154,7 @@ def exercise_screen(level, actions: int = 12, seed: int = 0) -> None:
         rend = renderer(style, 1.0)
         rend.render(suite)
         w, h = suite.frame_size
-        for i in range(actions):
+        for _i in range(actions):
             legal = suite.session.legal_moves() if suite.session is not None and not suite.complete else []
             if legal and rng.random() < 0.6:
                 a = suite.gesture_for(rng.choice(legal))

@@ -24,7 +24,7 @@ import json
 import random
 import shutil
 from pathlib import Path
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 EPISODE = "maze_paint_easy/episode_001"
 OTHER = "maze_paint_easy/episode_002"
@@ -165,7 +165,7 @@ def tamperings(a: Path, b: Path) -> Iterator[tuple[str, Callable[[Path], None]]]
             if path[-1] in ("stream", "type") or path[-1] in RECORDED_TIMINGS:
                 continue
             yield f"{kind} record {'.'.join(path)} changed", edit_events(EPISODE, which, _set(path, changed))
-            if len(path) == 1 or kind == "private" and path[0] == "record":
+            if len(path) == 1 or (kind == "private" and path[0] == "record"):
                 yield f"{kind} record {'.'.join(path)} deleted", edit_events(EPISODE, which, _delete(path))
         yield f"{kind} record extra field", edit_events(EPISODE, which, _add("extra", 1))
     yield "private record effects emptied (the analytics read them)", edit_events(

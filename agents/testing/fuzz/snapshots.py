@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from typing import Iterator
+from collections.abc import Iterator
 
 from longpuzzle.agents.testing.fuzz.levels import mutate
 from longpuzzle.engine import gui
@@ -71,7 +71,7 @@ def tampered_snapshots(game: str, n: int, seed: int) -> Iterator[tuple[str, str]
     """n tampered snapshot texts of ``game`` (with what was done), seeded."""
     rng = random.Random(f"snap:{game}:{seed}")
     snaps = play_snapshots(game, seed)
-    for i in range(n):
+    for _i in range(n):
         text = rng.choice(snaps)
         r = rng.random()
         if r < 0.05:

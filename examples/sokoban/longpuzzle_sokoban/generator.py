@@ -25,7 +25,7 @@ WALKS = 24                    # backward walks a draw chooses from
 def _pull_distances(floor: set, goals) -> dict:
     """(r, c) -> the fewest pushes from there to some goal for a lone box (pulls backwards
     from the goals; knowledge.pushes does the same on a built level)."""
-    dist = {g: 0 for g in goals}
+    dist = dict.fromkeys(goals, 0)
     frontier = list(goals)
     while frontier:
         nxt = []
