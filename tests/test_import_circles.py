@@ -3,8 +3,9 @@ source - module level and function-local alike, so a circle hidden inside a func
 too - and the modules they name must form no circle. (Issue 37: agent_call <-> isolated, vista
 code <-> controller <-> records, catalog <-> catalog_store, the suite's mixins, generators base
 <-> tiers, engine.protocol <-> specialize and one of 13 modules through the root package and the
-Gymnasium hook were circles.) import-linter (pyproject.toml, run by .ci/run) checks the layers;
-it has no contract against circles, hence this test.
+Gymnasium hook were circles.) import-linter (pyproject.toml, run by .ci/run) checks the layers
+and, with acyclic_siblings, circles between the parts of some packages; this test finds a
+circle between any two modules of the whole package.
 
 What counts as an import of module M: ``import M``, ``from M import name`` (of M.name when that
 is a module), relative imports resolved. Not counted: imports under ``if TYPE_CHECKING:``, which
