@@ -301,23 +301,27 @@ class LevelRun:
     repeated: int = 0                 # consecutive identical actions without progress
     noop: int = 0                     # steps with no visible effect
     max_steps: int | None = None
-    optimal_moves: int | None = None  # Maze Paint: optimal, Rush Hour: reference moves
-    moves: int | None = None          # Maze Paint: move count incl. bumps; Rush Hour: accepted
-    rush: dict = field(default_factory=dict)   # Rush Hour tracker counters (see level_score)
+    optimal_moves: int | None = None  # the level's optimal (Rush Hour: reference) number of moves
+    moves: int | None = None          # moves played (Maze Paint: incl. bumps; Rush Hour: accepted)
+    rush: dict = field(default_factory=dict)   # an operation tracker's counters (Rush Hour's: action_quality)
 
 
 def step_efficiency(r: LevelRun) -> float:
-    if r.game == "maze_paint" and r.optimal_moves is not None and r.moves is not None:
-        return r.optimal_moves / max(r.optimal_moves, r.moves, 1)
-    if r.game == "rush_hour" and r.optimal_moves is not None and r.moves is not None:
-        return r.optimal_moves / max(r.optimal_moves, r.moves, 1)
+    """A game whose scoring facts say ``"step_efficiency": "optimal_moves"`` (Maze Paint,
+    Rush Hour) is scored by its moves against the level's optimal number; any other by its
+    steps against its step budget."""
     cfg = BENCHMARK["games"][r.game]
+    if cfg.get("step_efficiency") == "optimal_moves" and r.optimal_moves is not None and r.moves is not None:
+        return r.optimal_moves / max(r.optimal_moves, r.moves, 1)
     max_steps = r.max_steps or cfg["max_steps"]
     return _clamp(1.0 - r.steps / max_steps)
 
 
 def action_quality(r: LevelRun) -> float:
-    if r.game == "rush_hour" and r.rush:
+    """A game whose scoring facts say ``"action_quality": "operations"`` (Rush Hour) is scored
+    by its operation tracker's counters (``r.rush``) when it has them; any other by the share
+    of its steps that were not invalid, repeated or without effect."""
+    if r.rush and BENCHMARK["games"][r.game].get("action_quality") == "operations":
         c = r.rush
         accepted = c.get("acceptedMoves", 0)
         bad = min(accepted, max(c.get("repeatedOperations", 0), c.get("repeatedStates", 0),

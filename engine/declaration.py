@@ -113,7 +113,10 @@ class GameSpec:
     tier_figures  the profile figures that define its tiers (the first one: the primary)
     scoring       its scoring facts: "package:path" of {"games": {id: entry}} or the entry as
                   a dict (max_steps, timeout_seconds, time_budget_seconds, components,
-                  penalties, instructions_original: agents/benchmark.json), or None
+                  penalties, instructions_original: agents/benchmark.json; optionally
+                  "step_efficiency": "optimal_moves" to score moves against the level's optimal
+                  number instead of steps against max_steps, "action_quality": "operations" to
+                  score by an operation tracker's counters: agents/metrics.py), or None
     easiest       its easiest tier (LC_hard scores the objectives above it), or None
     labels        {lang: {English text: text}}: what its screens show in other languages:
                   its own texts (title, instructions, win text, hints, toasts) and the shared

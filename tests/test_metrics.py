@@ -137,3 +137,33 @@ def test_per_and_smr_pool_episodes_within_each_scope_while_completion_metrics_ar
     assert by_obj["nut_and_bolt/easy"]["PER"] == pytest.approx(100 / 3)
     unscored = ep("maze_paint", "easy", 0, 10, end="infrastructure_error")
     assert aggregate(eps + [unscored])["PER"] == pytest.approx(out["PER"])   # unscored: left out
+
+
+def test_how_a_game_is_scored_is_a_fact_of_its_declaration():
+    """Step efficiency against the optimal moves and action quality from an operation tracker
+    are scoring facts (agents/benchmark.json "step_efficiency", "action_quality"), not game
+    names: a game of another package that declares them is scored the same way, one that
+    declares neither by its steps and its refused/repeated/idle share."""
+    import dataclasses
+
+    from longpuzzle.agents.metrics import action_quality, step_efficiency
+    from longpuzzle.engine import registry
+
+    facts = dict(registry.spec("rush_hour").scoring_facts())
+    assert facts["step_efficiency"] == "optimal_moves" and facts["action_quality"] == "operations"
+    assert registry.spec("maze_paint").scoring_facts()["step_efficiency"] == "optimal_moves"
+    tracker = {"acceptedMoves": 5, "immediateReversals": 1, "totalOperationAttempts": 6, "totalRestarts": 0}
+    try:
+        for game, scoring in (("outside_like_rush", facts),
+                              ("outside_plain", {k: v for k, v in facts.items()
+                                                 if k not in ("step_efficiency", "action_quality")})):
+            registry.register(dataclasses.replace(registry.spec("rush_hour"), id=game, scoring=scoring,
+                                                  _loaded={}))
+        for game in ("rush_hour", "outside_like_rush", "outside_plain"):
+            r = LevelRun(game, True, 1.0, steps=8, elapsed=10, optimal_moves=4, moves=5, invalid=2, rush=tracker)
+            declared = game != "outside_plain"
+            assert step_efficiency(r) == pytest.approx(4 / 5 if declared else 1 - 8 / 200)
+            assert action_quality(r) == pytest.approx((5 - 1) / 6 if declared else 1 - 2 / 8)
+    finally:
+        registry.unregister("outside_like_rush")
+        registry.unregister("outside_plain")

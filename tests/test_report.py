@@ -474,3 +474,31 @@ def test_leaderboard_ranks_only_rows_of_the_same_coverage_and_marks_a_partial_h5
     assert "covers" in r.output.splitlines()[0] and "(partial: 1 of 8)" in r.output
     html = (tmp_path / "lb" / "leaderboard.html").read_text()
     assert "(partial: 1 of 8)" in html and "ranked only against rows that cover the same objectives" in html
+
+
+def test_the_games_with_dead_ends_are_those_whose_rules_say_so():
+    """The dead-end summaries cover the games whose rules declare dead ends (Puzzle.dead_ends),
+    in the benchmark's order, a game of another package too; no list of game names."""
+    from longpuzzle.agents.report.analytics import dead_end_games, dead_ends_by_game
+    from longpuzzle.engine import registry
+    from longpuzzle.puzzles.maze_paint import MazePaint
+
+    class Cornered(MazePaint):          # an outside game whose boards can be lost
+        id = "cornered"
+        dead_ends = True
+        catalog_order = 9
+
+    def att(level, dead):
+        return {"level": level, "dead_end_step": 3 if dead else None, "lost_moves": 2 if dead else None}
+
+    attempts = [att("maze_paint/easy/1", False), att("nut_and_bolt/easy/1", True), att("bolt_unscrew/easy/1", False),
+                att("cornered/easy/1", True), att("cornered/easy/2", False)]
+    assert dead_end_games(attempts) == ["bolt_unscrew", "nut_and_bolt"]     # not yet installed: left out
+    registry.register(Cornered())
+    try:
+        assert dead_end_games(attempts) == ["bolt_unscrew", "nut_and_bolt", "cornered"]
+        rows = dead_ends_by_game(attempts)
+        assert [(r["game"], r["attempts"], r["exhaustive"]["dead_end_attempts"]) for r in rows] == [
+            ("bolt_unscrew", 1, 0), ("nut_and_bolt", 1, 1), ("cornered", 2, 1)]
+    finally:
+        registry.unregister("cornered")

@@ -354,7 +354,7 @@ def analyze_episode(folder: str | Path, result: dict | None = None, name: str | 
         out["maze_paint"] = maze_paint_bins(attempts)
     if game == "bolt_unscrew":
         out["bolt_unscrew"] = bolt_summary(attempts)
-    if any(a["dead_spells"] for a in attempts) or game in DEAD_END_GAMES:
+    if any(a["dead_spells"] for a in attempts) or (game and game in dead_end_games([{"level": game}])):
         out["dead_ends"] = dead_end_summary(attempts)
         out["dead_ends_by_game"] = dead_ends_by_game(attempts)
     return out
@@ -413,7 +413,21 @@ def bolt_summary(attempts: list[dict]) -> dict:
             "by_holes_before": [by_holes[h] for h in sorted(by_holes)]}
 
 
-DEAD_END_GAMES = ("bolt_unscrew", "nut_and_bolt")     # the games whose boards can become unsolvable
+def dead_end_games(attempts: list[dict]) -> list[str]:
+    """The games of these attempts whose boards can become unsolvable (their rules say so:
+    Puzzle.dead_ends), in the benchmark's game order."""
+    from longpuzzle.engine.errors import UnknownGameError
+    from longpuzzle.engine.registry import get_puzzle, puzzle_ids
+
+    games = {a["level"].split("/")[0] for a in attempts}
+    out = []
+    for g in sorted(games, key=lambda g: (puzzle_ids().index(g) if g in puzzle_ids() else len(games), g)):
+        try:
+            if get_puzzle(g).dead_ends:
+                out.append(g)
+        except UnknownGameError:          # a game no longer installed: no certificate to read
+            pass
+    return out
 
 
 def _spread(xs: list) -> dict:
@@ -429,7 +443,7 @@ def dead_ends_by_game(attempts: list[dict]) -> list[dict]:
     catches boards that still have a hole but no way out); Nut and Bolt has the exhaustive
     one, which is the paper's."""
     rows = []
-    for game in DEAD_END_GAMES:
+    for game in dead_end_games(attempts):
         at = [a for a in attempts if a["level"].split("/")[0] == game]
         if not at:
             continue
@@ -486,8 +500,9 @@ def analyze_run(run: RunData | str | Path) -> dict:
         out["maze_paint"] = maze_paint_bins(attempts)
     if any(a["level"].startswith("bolt_unscrew/") for a in attempts):
         out["bolt_unscrew"] = bolt_summary(attempts)
-    if any(a["level"].split("/")[0] in DEAD_END_GAMES for a in attempts):
-        out["dead_ends"] = dead_end_summary([a for a in attempts if a["level"].split("/")[0] in DEAD_END_GAMES])
+    dead_games = dead_end_games(attempts)
+    if dead_games:
+        out["dead_ends"] = dead_end_summary([a for a in attempts if a["level"].split("/")[0] in dead_games])
         out["dead_ends_by_game"] = dead_ends_by_game(attempts)
     if not deficits:
         out["lc_deficit"] = {}
