@@ -80,6 +80,11 @@ def _get(url: str) -> tuple[int, str]:
         return e.code, ""
 
 
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):          # no line per request on stderr
+        pass
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The site built strictly into a temporary folder and served on 127.0.0.1 (a free port)."""
@@ -90,8 +95,7 @@ def site(tmp_path_factory):
                        cwd=ROOT, capture_output=True, text=True, timeout=600,
                        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SDL_VIDEODRIVER": "dummy"})
     assert r.returncode == 0, "mkdocs build --strict failed:\n" + r.stderr[-4000:]
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(out))
-    handler.log_message = lambda *a, **k: None
+    handler = functools.partial(_QuietHandler, directory=str(out))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -215,3 +219,31 @@ def test_the_benchmark_page_tables_a_pytest_benchmark_run(tmp_path, capsys):
     (tmp_path / "bad.json").write_text("[1, 2]")
     assert page.main([str(tmp_path / "bad.json")]) == 2
     assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_the_cli_reference_shows_every_command_and_its_help_as_written(site, browser):
+    """The CLI reference is the commands' own: every command and subcommand of ``longpuzzle``
+    has its section, and each one's help text reads in the browser as ``--help`` says it
+    (``<level id>``, ``<Game>`` ... included, which Markdown would take for HTML tags)."""
+    import click
+
+    from longpuzzle.cli import cli
+
+    shown = " ".join(browser.load(site + "reference/cli/").text.split())
+    status, html = _get(site + "reference/cli/")
+    ids = _parse(html).ids
+    cli.list_commands(click.Context(cli))
+
+    def walk(cmd, path):
+        yield path, cmd
+        for name, sub in sorted(getattr(cmd, "commands", {}).items()):
+            yield from walk(sub, path + [name])
+    seen = 0
+    for path, cmd in walk(cli, ["longpuzzle"]):
+        assert "-".join(path) in ids, path                  # mkdocs-click's heading id
+        # its first paragraph, as read on the page (``code`` marks show as code, not as marks)
+        first = " ".join((cmd.help or "").split("\n\n")[0].replace("`", "").split())
+        assert first and first in shown, (path, first)
+        seen += 1
+    assert seen > 20
+    assert "longpuzzle/<Game>-v0" in shown

@@ -41,3 +41,20 @@ def on_startup(command, dirty, **kwargs):
     import click
     from longpuzzle.cli import cli
     cli.list_commands(click.Context(cli))
+    _escape_angle_brackets(cli)
+
+
+def _escape_angle_brackets(command) -> None:
+    """The help texts say ``<level id>``, ``<Game>``, ``<time>`` ...; mkdocs-click passes them to
+    Markdown as they are, where ``<Game>`` is an HTML tag and vanishes. In this build process only
+    (the commands' real --help is untouched), each ``<`` of a help text becomes ``&lt;``: none of
+    them is inside a code span."""
+    if command.help:
+        command.help = command.help.replace("<", "&lt;")
+    if command.short_help:
+        command.short_help = command.short_help.replace("<", "&lt;")
+    for param in command.params:
+        if getattr(param, "help", None):
+            param.help = param.help.replace("<", "&lt;")
+    for sub in getattr(command, "commands", {}).values():
+        _escape_angle_brackets(sub)
