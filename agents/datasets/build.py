@@ -35,7 +35,7 @@ from longpuzzle.agents.harness.frames import FRAME_HASH
 from longpuzzle.agents.jobs.local import SequentialBackend
 from longpuzzle.agents.datasets.agents import GESTURES
 from longpuzzle.agents.media.deflate import DEFAULT_LEVEL, check_level
-from longpuzzle.agents.datasets.schema import CONVENTIONS, FORMAT, FORMATS, episode_key, schema_doc
+from longpuzzle.agents.datasets.schema import CONVENTIONS, FORMAT, FORMATS, columns, episode_key, schema_doc
 from longpuzzle.agents.datasets.shards import DatasetError, check_format, file_sha256
 from longpuzzle.agents.datasets.writer import DEFAULT_SHARD_SIZE, StepWriter
 from longpuzzle.engine.catalog import Catalog, builtin_catalog
@@ -62,6 +62,7 @@ class DatasetConfig:
     jobs: int = 1
     settings: dict = field(default_factory=dict)     # harness settings: budget, max_actions, viewport ...
     png_level: int = DEFAULT_LEVEL         # the PNGs' deflate level: 1 fastest ... 9 smallest
+    oracle: bool = False                   # the rows carry the oracle's columns (schema.ORACLE_COLUMNS)
     # the level catalogue: given as a Catalog (or None: the built-in one), kept as its identity
     # (name, version, hash); a plan read back holds the identity only (build resolves it)
     catalog: dict | None = None
@@ -137,11 +138,11 @@ def run_job(config: dict, job: int, episodes: list[dict], out: str, catalog: Cat
     cfg = DatasetConfig.from_dict(config)
     out_p = Path(out)
     t0, c0 = time.perf_counter(), time.thread_time()
-    w = StepWriter(out_p, cfg.format, job, cfg.shard_size, png_level=cfg.png_level)
+    w = StepWriter(out_p, cfg.format, job, cfg.shard_size, png_level=cfg.png_level, columns=columns(cfg.oracle))
     done = []
     try:
         for spec in episodes:
-            done.append(play_episode(spec, cfg.settings, w, catalog))
+            done.append(play_episode(spec, cfg.settings, w, catalog, oracle=cfg.oracle))
     finally:
         shards = w.close()
     # the job plays and writes in this thread: its CPU time is what the job cost one core
@@ -262,7 +263,7 @@ def make_manifest(out: Path, config: DatasetConfig, parts: list[dict], seconds: 
     return {
         "format": FORMAT, "longpuzzle": __version__, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "settings": config.as_dict(), "shard_format": config.format, "frame_hash": FRAME_HASH,
-        "conventions": list(CONVENTIONS), "schema": schema_doc(),
+        "conventions": list(CONVENTIONS), "schema": schema_doc(config.oracle),
         "counts": {"rows": rows, "episodes": len(episodes), "shards": len(shards),
                    "bytes": sum(s["bytes"] for s in shards), "objectives": by_obj,
                    "detours": sum(e["detours"] for e in episodes), "restarts": sum(e["restarts"] for e in episodes),

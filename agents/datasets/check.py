@@ -9,7 +9,8 @@
                row's action; before it the screen must be the row's frame (by hash), after it
                the moves made, P, the solved state and the next frame must be the row's.
                (An episode that ended at its budget may have had its last action cut at the
-               deadline: its last row's after-state is not compared.)
+               deadline: its last row's after-state is not compared.) A dataset built with
+               ``oracle`` has its oracle columns computed again from the replayed boards.
     deflate    the PNGs' deflate the manifest records (``png_deflate``: library, version,
                level, jobs; absent in manifests written before it was recorded) is in the
                report; a level other than the settings' ``png_level`` is a problem
@@ -35,7 +36,7 @@ MAX_PROBLEMS = 20
 class _Replay:
     """One episode played again in a fresh suite."""
 
-    def __init__(self, ep: dict, frame_hash, catalog):
+    def __init__(self, ep: dict, frame_hash, catalog, oracle: bool = False):
         from longpuzzle.engine.suite import Suite
         from longpuzzle.render.frame import renderer
         vp = tuple(ep["viewport"]) if ep.get("viewport") else None
@@ -45,14 +46,28 @@ class _Replay:
             self.suite.dispatch(ep["opening"])
         self.frame_hash = frame_hash
         self.hash = frame_hash(self.rend.render(self.suite))
+        self.labels = None
+        if oracle:
+            from longpuzzle.agents.datasets.oracle_columns import OracleLabels
+            self.labels = OracleLabels(catalog)
+
+    def _board(self) -> tuple[str | None, np.ndarray | None]:
+        s = self.suite
+        if s.session is None or s.screen.get("name") != "level":
+            return None, None
+        return s.session.level.id, np.array(s.session.state)
 
     def step(self, action: dict) -> dict:
+        lvl, state = self._board() if self.labels is not None else (None, None)
         fb = self.suite.dispatch(action)
         s = self.suite
         on_level = s.session is not None and s.screen.get("name") == "level"
         self.hash = self.frame_hash(self.rend.render(s))
-        return {"moves": fb.moves, "P": s.session.progress if on_level else None,
-                "solved": bool(on_level and s.session.solved), "next_frame_hash": self.hash}
+        got = {"moves": fb.moves, "P": s.session.progress if on_level else None,
+               "solved": bool(on_level and s.session.solved), "next_frame_hash": self.hash}
+        if self.labels is not None:
+            got.update(self.labels.row(lvl, state, *self._board(), fb.effects))
+        return got
 
 
 def check_dataset(folder: str | Path, *, replay: bool = True, frames: bool = True, catalog=None) -> dict:
@@ -78,6 +93,7 @@ def _check(folder: Path, m: dict, replay: bool, frames: bool, cat) -> dict:
         if len(problems) < MAX_PROBLEMS:
             problems.append(text)
     episodes = {e["id"]: e for e in m["episodes"]}
+    oracle = bool(m.get("settings", {}).get("oracle"))
     replays: dict[str, _Replay] = {}
     next_index: dict[str, int] = {}
     rows = checked_frames = replayed = 0
@@ -114,7 +130,7 @@ def _check(folder: Path, m: dict, replay: bool, frames: bool, cat) -> dict:
                 if isinstance(r, _Dead):
                     continue
                 if r is None:
-                    r = replays[row["episode"]] = _Replay(ep, frame_hash, cat)
+                    r = replays[row["episode"]] = _Replay(ep, frame_hash, cat, oracle)
                 if r.hash != row["frame_hash"]:
                     problem(f"{where}: the replayed screen before the action is not the row's frame")
                     replays[row["episode"]] = _Dead()

@@ -56,6 +56,10 @@ def _list(values, conv, what):
 @click.option("--png-level", type=int, default=None,
               help="The frames' PNG deflate level: 1 fastest ... 9 smallest (the same pixels either way) "
               "[default: 1].")
+@click.option("--oracle", is_flag=True,
+              help="Rows carry the exact oracle's columns too: d(s) of the board the frame shows, dead end, the "
+              "best moves and the action's extra cost (costs each level's state graph, and the best moves of "
+              "every row).")
 @click.option("--jobs", type=int, default=None,
               help="Jobs the episodes are split into [default: 1; the workers with --backend processes; the Ray "
               "cluster's CPUs with --backend ray].")
@@ -74,7 +78,7 @@ def _list(values, conv, what):
 @click.option("--json", "as_json", is_flag=True, help="Print the manifest's counts as JSON.")
 @catalog_option
 def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales, detours, restarts, gestures, fmt,
-                shard_size, png_level, jobs, seed, budget, max_actions, viewport, backend_name, workers, address, ship_code,
+                shard_size, png_level, oracle, jobs, seed, budget, max_actions, viewport, backend_name, workers, address, ship_code,
                 resume_dir, as_json, catalog):
     """Play objectives through the GUI and write every step as training data: the frame (a
     lossless PNG), the action in frame pixels and in the model conventions (general_e2e,
@@ -93,6 +97,8 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
     if resume_dir:
         if png_level is not None:
             raise click.UsageError("--png-level is the plan's when resuming (it is not given again)")
+        if oracle:
+            raise click.UsageError("--oracle is the plan's when resuming (it is not given again)")
         out = Path(resume_dir)
         cfg = None
     else:
@@ -113,7 +119,7 @@ def dataset_cmd(objectives, all_, episodes, out_dir, agent_spec, styles, scales,
                             detours=detours, restarts=restarts, gestures=gestures, seed=seed, format=fmt,
                             shard_size=shard_size, png_level=DEFAULT_LEVEL if png_level is None else png_level, jobs=jobs,
                             settings=settings,
-                            catalog=catalog)
+                            catalog=catalog, oracle=oracle)
         from longpuzzle.agents.datasets.agents import make_agent
         make_agent(agent_spec, detours=detours, restarts=restarts, gestures=gestures)   # bad agent: now
         out = Path(out_dir)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from longpuzzle.agents.base import FinalAnswer
 from longpuzzle.agents.harness import ObjectiveEpisode, Settings
 from longpuzzle.agents.harness.isolated import make_caller
@@ -26,10 +28,11 @@ def _screen(name: str) -> str:
     return name.split(":", 1)[0]
 
 
-def play_episode(spec: dict, settings: dict, writer, catalog=None) -> dict:
+def play_episode(spec: dict, settings: dict, writer, catalog=None, oracle: bool = False) -> dict:
     """Play the planned episode ``spec`` (id, objective, seed, style, scale, and the agent's
     options) on the levels of ``catalog`` (default: the built-in catalogue) and queue its rows
-    on ``writer``; returns the episode's manifest entry."""
+    on ``writer``; returns the episode's manifest entry. ``oracle``: the rows carry the
+    oracle's columns too (oracle_columns.py)."""
     game, diff = spec["objective"].split("/")
     # no clock unless asked (reproducible episodes); no dead-end certificates unless asked: a
     # row holds none, and certifying each new state searches (tens of ms a Bolt Unscrew state)
@@ -43,7 +46,11 @@ def play_episode(spec: dict, settings: dict, writer, catalog=None) -> dict:
     ep = ObjectiveEpisode(game, diff, settings=st, folder=None, agent_name=getattr(agent, "name", "agent"),
                           on_action=lambda step, rec, left: recs.append(rec), catalog=catalog)
     caller = make_caller(agent, ep.settings.action_timeout)
-    before = {"screen": "home", "level": None, "P": None}
+    before = {"screen": "home", "level": None, "P": None, "state": None}
+    labels = None
+    if oracle:
+        from longpuzzle.agents.datasets.oracle_columns import OracleLabels
+        labels = OracleLabels(catalog)
     rows = detours = restarts = 0
     last_frame = None
     opening = None
@@ -63,7 +70,9 @@ def play_episode(spec: dict, settings: dict, writer, catalog=None) -> dict:
         if out.action is None or isinstance(action, FinalAnswer):
             continue                                   # refused, late or a final answer: no row
         rec = recs[-1]
-        after = {"screen": _screen(rec["screen"]), "level": rec.get("level"), "P": rec.get("P")}
+        after = {"screen": _screen(rec["screen"]), "level": rec.get("level"), "P": rec.get("P"), "state": None}
+        if labels is not None and after["level"] is not None and ep.suite.session is not None:
+            after["state"] = np.array(ep.suite.session.state)      # the board after, for the oracle
         last_frame = out.frames[-1]
         h_before, h_after = h_after, out.hashes[-1]    # the harness hashed every frame already
         if shown is not None and out.ended is None:
@@ -91,6 +100,8 @@ def play_episode(spec: dict, settings: dict, writer, catalog=None) -> dict:
                 "P_before": before["P"], "P": after["P"], "solved": solved, "win": bool(rec.get("win")),
                 "objective_complete": ep.ev.complete, "feedback": out.feedback.status,
                 "frame_hash": h_before, "next_frame_hash": h_after}
+        if labels is not None:
+            meta.update(labels.row(lvl, before["state"], after["level"], after["state"], effects))
         writer.add(meta, obs.frame, delta)
         # let go of the frames before the one on screen before the next is drawn: the
         # renderer reuses the arrays of frames nobody holds, and each array in its rotation

@@ -57,8 +57,30 @@ COLUMNS: dict[str, tuple[str, str]] = {
     "last": ("bool", "the episode's last row"),
 }
 
+# With ``oracle`` (DatasetConfig.oracle, ``longpuzzle dataset --oracle``): what the exact solvers
+# know of the board the row's frame shows (solvers/oracle.py, issue 38) - process supervision
+# beside the action. Optional because it costs time: each level's state graph once, then the
+# best moves of every row's board (and levels too large for a graph: a search per state).
+ORACLE_COLUMNS: dict[str, tuple[str, str]] = {
+    "oracle_d": ("float64?", "d(s) of the board before the action: the fewest moves to win it, by the exact "
+                             "oracle (inf on a certified dead end; null off a level or where only bounds are known)"),
+    "oracle_dead_end": ("bool", "the board before the action is a certified dead end (false off a level)"),
+    "oracle_best": ("list<str>", "the best next moves from the board before the action (extra cost 0; empty off "
+                                 "a level, on a solved or lost board, or where only bounds are known)"),
+    "oracle_best_ids": ("list<int32>", "the same best moves as the game's action numbers"),
+    "oracle_cost": ("float64?", "the action's extra cost e(s, a) = its moves + d(after) - d(before): 0 on a "
+                                "shortest path, k a detour of k moves, inf a fatal action (a solvable board "
+                                "lost); null when it made no move, undid or restarted, left the level, was "
+                                "played on a lost board, or d is known only by bounds"),
+}
+
 # the columns of the WebDataset .json member (everything but the image)
 META_COLUMNS = tuple(c for c in COLUMNS if c != "image")
+
+
+def columns(oracle: bool = False) -> dict[str, tuple[str, str]]:
+    """The columns of a dataset's rows (with the oracle's where it was asked for)."""
+    return {**COLUMNS, **ORACLE_COLUMNS} if oracle else COLUMNS
 
 
 def manifest_frame_hash(manifest: dict) -> str:
@@ -66,9 +88,9 @@ def manifest_frame_hash(manifest: dict) -> str:
     return manifest.get("frame_hash") or OLD_FRAME_HASH
 
 
-def schema_doc() -> list[dict]:
+def schema_doc(oracle: bool = False) -> list[dict]:
     """The columns as manifest entries: name, type, meaning."""
-    return [{"name": k, "type": t, "description": d} for k, (t, d) in COLUMNS.items()]
+    return [{"name": k, "type": t, "description": d} for k, (t, d) in columns(oracle).items()]
 
 
 def episode_key(n: int) -> str:

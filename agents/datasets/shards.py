@@ -141,10 +141,11 @@ def _arrow_type(pa, t: str):
             "binary": pa.binary(), "list<str>": pa.list_(pa.string()), "list<int32>": pa.list_(pa.int32())}[t]
 
 
-def arrow_schema():
-    """The Parquet shards' Arrow schema (nullable exactly where the type ends in '?')."""
+def arrow_schema(cols: dict = COLUMNS):
+    """The Parquet shards' Arrow schema (nullable exactly where the type ends in '?');
+    ``cols``: the dataset's columns (schema.columns)."""
     pa = _pyarrow()
-    return pa.schema([pa.field(k, _arrow_type(pa, t), nullable=t.endswith("?")) for k, (t, _) in COLUMNS.items()])
+    return pa.schema([pa.field(k, _arrow_type(pa, t), nullable=t.endswith("?")) for k, (t, _) in cols.items()])
 
 
 class ParquetShard(ShardWriter):
@@ -164,16 +165,17 @@ class ParquetShard(ShardWriter):
 
     ext = ".parquet"
 
-    def __init__(self, path):
+    def __init__(self, path, cols: dict = COLUMNS):
         pa = _pyarrow()
         self._pa = pa
+        self._names = tuple(cols)
         super().__init__(path)
         import pyarrow.parquet as pq
-        self.schema = arrow_schema()
+        self.schema = arrow_schema(cols)
         self._image = self.schema.get_field_index("image")
         self._write_schema = self.schema.set(self._image, pa.field("image", pa.dictionary(pa.int32(), pa.binary()),
                                                                    nullable=False))
-        comp = {k: ("none" if k == "image" else "snappy") for k in COLUMNS}
+        comp = {k: ("none" if k == "image" else "snappy") for k in cols}
         self._w = pq.ParquetWriter(self._f, self._write_schema, compression=comp, write_statistics=False,
                                    store_schema=False)
         self._new_group()
@@ -185,7 +187,7 @@ class ParquetShard(ShardWriter):
         return self.tmp.stat().st_size, file_sha256(self.tmp)
 
     def _new_group(self):
-        self._cols: dict[str, list] = {k: [] for k in COLUMNS if k != "image"}
+        self._cols: dict[str, list] = {k: [] for k in self._names if k != "image"}
         self._pngs: list[bytes] = []                  # the row group's distinct PNGs, in order
         self._by_size: dict[int, list] = {}           # a PNG's length -> the indices of those PNGs there
         self._picks: list[int] = []                   # each row's PNG, by that index
@@ -233,9 +235,10 @@ class WebDatasetShard(ShardWriter):
 
     ext = ".tar"
 
-    def __init__(self, path):
+    def __init__(self, path, cols: dict = COLUMNS):
         super().__init__(path)
         self._size = 0
+        self._meta = META_COLUMNS if cols is COLUMNS else tuple(c for c in cols if c != "image")
 
     def _member(self, name: str, data: bytes) -> None:
         n = len(data)
@@ -249,7 +252,7 @@ class WebDatasetShard(ShardWriter):
     def add(self, row):
         key = row["key"]
         self._member(f"{key}.png", row["image"])
-        meta = {k: row[k] for k in META_COLUMNS}
+        meta = {k: row[k] for k in self._meta}
         self._member(f"{key}.json", compact_json(meta).encode())
         self.rows += 1
 
@@ -276,8 +279,9 @@ def ustar_header(name: str, size: int) -> bytes:
     return head[:148] + b"%06o\0 " % sum(head) + head[156:]
 
 
-def open_shard(fmt: str, path: str | Path) -> ShardWriter:
-    return ParquetShard(path) if fmt == "parquet" else WebDatasetShard(path)
+def open_shard(fmt: str, path: str | Path, cols: dict = COLUMNS) -> ShardWriter:
+    """A shard writer of ``fmt`` for rows of the columns ``cols`` (schema.columns)."""
+    return ParquetShard(path, cols) if fmt == "parquet" else WebDatasetShard(path, cols)
 
 
 def read_rows(path: str | Path) -> Iterator[dict]:

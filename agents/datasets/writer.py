@@ -37,7 +37,7 @@ from longpuzzle.agents.harness.frames import BAND_ROWS
 from longpuzzle.agents.datasets.conventions import Conventions
 from longpuzzle.agents.media.deflate import DEFAULT_LEVEL, reproducible_deflate
 from longpuzzle.agents.media.png import PngStream
-from longpuzzle.agents.datasets.schema import sample_key
+from longpuzzle.agents.datasets.schema import COLUMNS, sample_key
 from longpuzzle.agents.datasets.shards import EXTENSIONS, DatasetError, compact_json, open_shard
 from longpuzzle.engine.lru import LRU
 
@@ -53,7 +53,8 @@ def shard_name(job: int, k: int, fmt: str) -> str:
 
 class StepWriter:
     def __init__(self, out: str | Path, fmt: str, job: int, shard_size: int = DEFAULT_SHARD_SIZE,
-                 threaded: bool = False, queue_size: int = 64, png_level: int = DEFAULT_LEVEL):
+                 threaded: bool = False, queue_size: int = 64, png_level: int = DEFAULT_LEVEL,
+                 columns: dict | None = None):
         if shard_size < 1:
             raise DatasetError("the shard size must be at least 1 row")
         try:
@@ -61,6 +62,7 @@ class StepWriter:
         except ValueError as e:
             raise DatasetError(str(e)) from None
         self.out, self.fmt, self.job, self.shard_size = Path(out), fmt, job, shard_size
+        self.columns = columns or COLUMNS             # the rows' columns (schema.columns: the oracle's too?)
         self.shards: list[dict] = []
         self.rows = 0
         self.cpu_seconds = 0.0
@@ -205,7 +207,8 @@ class StepWriter:
 
     def _write(self, row: dict) -> None:
         if self._shard is None:
-            self._shard = open_shard(self.fmt, self.out / shard_name(self.job, len(self.shards), self.fmt))
+            self._shard = open_shard(self.fmt, self.out / shard_name(self.job, len(self.shards), self.fmt),
+                                     self.columns)
         self._shard.add(row)
         self.rows += 1
         if self._shard.rows >= self.shard_size:
