@@ -247,3 +247,27 @@ def test_the_cli_reference_shows_every_command_and_its_help_as_written(site, bro
         seen += 1
     assert seen > 20
     assert "longpuzzle/<Game>-v0" in shown
+
+
+# the main public objects the API reference must document, by mkdocstrings' anchor (the path)
+API_OBJECTS = [
+    "longpuzzle.engine.session.Session", "longpuzzle.engine.registry.get_puzzle",
+    "longpuzzle.engine.declaration.GameSpec", "longpuzzle.engine.catalog.Catalog",
+    "longpuzzle.solvers.solve", "longpuzzle.solvers.oracle.Oracle", "longpuzzle.solvers.generators.generate",
+    "longpuzzle.agents.testing.conformance.check_puzzle", "longpuzzle.agents.envs.rules.RulesEnv",
+    "longpuzzle.agents.envs.vector.PuzzleVectorEnv", "longpuzzle.agents.jobs.rollouts",
+    "longpuzzle.agents.api.BaseAgent", "longpuzzle.agents.harness.objective.ObjectiveEpisode",
+    "longpuzzle.agents.harness.level.LevelEpisode", "longpuzzle.agents.harness.replay.replay_episode",
+]
+
+
+def test_the_api_reference_documents_the_main_public_objects(site):
+    """Each main public object has its section, with the text of its docstring under it."""
+    status, html = _get(site + "reference/api/")
+    assert status == 200
+    ids = _parse(html).ids
+    missing = [o for o in API_OBJECTS if o not in ids]
+    assert not missing, missing
+    from longpuzzle.engine.session import Session
+    first = " ".join(Session.__doc__.split())[:40]
+    assert first in " ".join(html.split())
