@@ -271,3 +271,28 @@ def test_the_api_reference_documents_the_main_public_objects(site):
     from longpuzzle.engine.session import Session
     first = " ".join(Session.__doc__.split())[:40]
     assert first in " ".join(html.split())
+
+
+SETUP_LINES = ['python3 -m pip install -e . && python3 -m longpuzzle eval',
+               'python3 -m pip install -e ".[dev]" && python3 -m pytest']
+
+
+def test_the_readme_is_short_keeps_its_two_lines_and_every_link_of_it_resolves():
+    """The README opens with the two set-up lines (the main job; the tests, which .ci/run runs as
+    written there, after building the site strictly), stays short (the rest is on the site), and
+    each of its relative links and pictures names a file of the checkout."""
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    first_block = text.split("```\n", 2)[1].strip().splitlines()
+    assert first_block == SETUP_LINES
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert SETUP_LINES[1] in ci
+    build = [i for i, l in enumerate(ci) if "mkdocs build --strict" in l]
+    assert build and build[0] < ci.index(SETUP_LINES[1])
+    assert len(text.splitlines()) < 200, "the README's details belong on the site (docs/)"
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    local = [t for t in targets if not re.match(r"[a-z]+:", t)]
+    assert len(local) > 10 and any(t.endswith(".png") for t in local)
+    missing = [t for t in local if not (ROOT / t).is_file()]
+    assert not missing, missing
