@@ -125,6 +125,9 @@ class GameSpec:
                   the menu's own placement by the number of objectives (engine/suite/screens.py)
     back_button   (centre x, centre y, w, h) of its difficulty menu's Back button, or None:
                   the menu's own (BACK_BUTTON)
+    fonts         {lang: "package:path" or a list of them}: font files for its texts in that
+                  language where longpuzzle's own font lacks their glyphs (the shipped CJK font
+                  holds only longpuzzle's texts' characters: render/frame/paint.py font_file)
     """
 
     id: str
@@ -142,6 +145,7 @@ class GameSpec:
     labels: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     difficulty_card_y: tuple[float, ...] | None = None
     back_button: tuple[float, float, float, float] | None = None
+    fonts: Mapping[str, str | tuple[str, ...]] = field(default_factory=dict)
     # parts loaded so far (part name -> object): a declaration loads each part once
     _loaded: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -154,6 +158,8 @@ class GameSpec:
         for name in ("difficulty_card_y", "back_button"):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "fonts", MappingProxyType({k: (v,) if isinstance(v, str) else tuple(v)
+                                                           for k, v in dict(self.fonts).items()}))
         object.__setattr__(self, "labels", MappingProxyType({k: dict(v) for k, v in dict(self.labels).items()}))
 
     def _part(self, name: str, make) -> Any:
@@ -215,6 +221,23 @@ class GameSpec:
             warnings.warn(f"{self.id}: its level file {self.levels!r} cannot be read ({e}); it has no built-in levels",
                           RuntimeWarning, stacklevel=2)
             return None
+
+    def font_files(self, lang: str) -> list[str]:
+        """The paths of the font files it declares for ``lang`` (those that exist)."""
+        out = []
+        for ref in self.fonts.get(lang, ()):
+            package, sep, path = ref.partition(":")
+            if not sep:
+                raise DeclarationError(f"{self.id}: font {ref!r} is not named as 'package:relative/path'")
+            try:
+                f = resources.files(package).joinpath(path)
+            except ModuleNotFoundError:
+                continue
+            if f.is_file():
+                out.append(str(f))
+            else:
+                warnings.warn(f"{self.id}: its font {ref!r} is not there", RuntimeWarning, stacklevel=2)
+        return out
 
     def label(self, text: str, lang: str) -> str | None:
         """What its screens show for ``text`` in ``lang`` where its own wording differs."""

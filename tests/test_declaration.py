@@ -313,3 +313,49 @@ def test_a_games_difficulty_menu_is_placed_by_its_declaration(monkeypatch):
     s.open_game("maze_paint")
     assert [w.center[1] for w in s.layout().widgets if w.kind == "card"] == [300, 450, 600]
     assert s.layout()["back"].center == (465, 908)
+
+
+def test_a_games_chinese_texts_are_drawn_in_its_own_font_and_checked(installed_game, monkeypatch):
+    """The shipped CJK font holds longpuzzle's own texts' glyphs only: a game's label with
+    others is reported by the conformance check "labels", and drawn once the game declares a
+    font that has them (GameSpec.fonts; the Sokoban example's subset is used here)."""
+    import dataclasses
+    from pathlib import Path
+
+    from longpuzzle.agents.testing import check_puzzle
+    from longpuzzle.engine.catalog import Catalog
+    from longpuzzle.engine.suite import Suite
+    from longpuzzle.render.frame import layers, render
+    from longpuzzle.render.frame import screens as frame_screens
+    from longpuzzle.render.frame.paint import CJK_FONT, font_file, missing_glyphs
+
+    ref = "longpuzzle:examples/sokoban/longpuzzle_sokoban/fonts/NotoSansCJKsc-Bold.sokoban.otf"
+    if not (Path(__file__).parents[1] / ref.partition(":")[2]).is_file():
+        pytest.skip("the Sokoban example's font is not beside this checkout")
+    base = registry.spec(FAKE)
+    title = "\u63a8\u7bb1\u5b50"            # 推箱子: not among longpuzzle's texts
+    frames = {}
+    try:
+        for fonts in ({}, {"zh": ref}):
+            registry.register(dataclasses.replace(base, labels={"zh": {"Fake Paint": title}}, fonts=fonts,
+                                                  _loaded={}))
+            font_file.cache_clear()
+            report = check_puzzle(FAKE, checks=["labels"], levels=[f"{FAKE}/easy/1"], raise_on_failure=False)
+            if not fonts:
+                assert missing_glyphs(title, "zh", FAKE) == "\u63a8\u7bb1"      # 子 is one of longpuzzle's
+                assert [f.check for f in report.failures] == ["labels"]
+                assert "'Fake Paint'" in report.failures[0].message and "GameSpec.fonts" in report.failures[0].message
+            else:
+                assert report.ok and missing_glyphs(title, "zh", FAKE) == ""
+                assert font_file(title, "zh", FAKE) == font_file(title, "zh") != str(CJK_FONT)
+                assert font_file("\u64a4\u9500", "zh", FAKE) == str(CJK_FONT)   # 撤销: longpuzzle's own font
+            # (fresh renderers and layer bases: a declaration does not change within a process)
+            monkeypatch.setattr(layers, "_BASES", {})
+            monkeypatch.setattr(frame_screens, "_RENDERERS", {})
+            frames[bool(fonts)] = render(Suite(f"{FAKE}/easy/1", catalog=Catalog(), lang="zh"))
+    finally:
+        registry.unregister(FAKE)
+        font_file.cache_clear()
+    # the header's title is drawn with its glyphs; the board below is the same
+    assert not np.array_equal(frames[False][:80], frames[True][:80])
+    assert np.array_equal(frames[False][80:], frames[True][80:])

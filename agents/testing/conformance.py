@@ -39,6 +39,9 @@ test: the game is looked up in the registry (built-in or registered through the
                  search's expansions are the legal moves (up to the packing's symmetry)
     generator    (if the game declares a generator) levels are deterministic in the seed,
                  their records rebuild the same level, their certified solutions win
+    labels       every text its declaration gives for another language (GameSpec.labels)
+                 can be drawn: some available font (the shipped one, or one a game declares:
+                 GameSpec.fonts) has all its glyphs
 
 Each check depends only on (level, seed): a failure names both, and
 ``check_puzzle(game, levels=[level], seed=seed, checks=[check])`` reproduces it.
@@ -616,6 +619,19 @@ def _check_generator(ctx: _Ctx) -> None:
 
 
 # name -> (check, per level?)
+def _check_labels(ctx: _Ctx) -> None:
+    from longpuzzle.engine.registry import spec
+    from longpuzzle.render.frame.paint import missing_glyphs
+    labels = spec(ctx.game).labels
+    if not labels:
+        raise _Skip("the game declares no texts in other languages", game_wide=True)
+    blank = {(lang, english, text): gone for lang, texts in labels.items() for english, text in texts.items()
+             if (gone := missing_glyphs(text, lang, ctx.game))}
+    _expect(not blank, "; ".join(f"{lang} {english!r} -> {text!r}: no available font has {gone!r}"
+                                 for (lang, english, text), gone in blank.items())
+            + " (declare a font with these glyphs: GameSpec.fonts)")
+
+
 CHECKS: dict[str, tuple[Callable, bool]] = {
     "declaration": (_check_declaration, False),
     "move_text": (_check_move_text, True),
@@ -631,6 +647,7 @@ CHECKS: dict[str, tuple[Callable, bool]] = {
     "env": (_check_env, True),
     "knowledge": (_check_knowledge, True),
     "generator": (_check_generator, False),
+    "labels": (_check_labels, False),
 }
 
 

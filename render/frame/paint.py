@@ -45,11 +45,63 @@ CJK_SIZE = 0.8
 
 
 @lru_cache(maxsize=256)
-def font(px: int, lang: str = "en") -> pygame.font.Font:
+def font(px: int, lang: str = "en", file: str | None = None) -> pygame.font.Font:
+    """The font of a text at ``px`` in ``lang``; ``file``: a non-English text's font file
+    (font_file; default the shipped CJK_FONT)."""
     _init()
     if lang == "en":
         return pygame.font.Font(None, max(6, int(px)))
-    return pygame.font.Font(str(CJK_FONT), max(6, int(round(px * CJK_SIZE))))
+    return pygame.font.Font(file or str(CJK_FONT), max(6, int(round(px * CJK_SIZE))))
+
+
+# ---- fonts a game brings (GameSpec.fonts) ------------------------------------------------
+# The shipped CJK font holds the glyphs of longpuzzle's own texts only. A game of another
+# package may declare font files of its own per language: a text the shipped font cannot draw
+# whole is drawn in the first declared font that can (the game's own first, then the other
+# games', for texts of menus, which show every game's title).
+
+@lru_cache(maxsize=64)
+def _face(file: str):
+    import pygame.freetype     # (reads a font's character map: get_metrics is None for a missing glyph)
+    pygame.freetype.init()
+    return pygame.freetype.Font(file, 12)
+
+
+@lru_cache(maxsize=8192)
+def _has_glyph(file: str, ch: str) -> bool:
+    return _face(file).get_metrics(ch)[0] is not None
+
+
+def _missing(file: str, text: str) -> str:
+    return "".join(dict.fromkeys(ch for ch in text if not ch.isspace() and not _has_glyph(file, ch)))
+
+
+def declared_fonts(lang: str, game: str | None = None) -> list[str]:
+    """The font files the games declare for ``lang`` (GameSpec.fonts): ``game``'s first,
+    then every other game's, in the benchmark's order."""
+    from longpuzzle.engine.registry import spec, specs
+    ordered = ([spec(game)] if game is not None else []) + [s for s in specs() if s.id != game]
+    out: list[str] = []
+    for s in ordered:
+        for f in s.font_files(lang):
+            if f not in out:
+                out.append(f)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def font_file(text: str, lang: str, game: str | None = None) -> str:
+    """The font file a text shown in ``lang`` is drawn in: the shipped CJK_FONT when it has
+    every glyph of the text (always, for longpuzzle's own texts), else the first declared font
+    that has them all (declared_fonts), else the one that lacks the fewest."""
+    files = [str(CJK_FONT)] + declared_fonts(lang, game)
+    return min(files, key=lambda f: (len(_missing(f, text)), files.index(f)))
+
+
+def missing_glyphs(text: str, lang: str, game: str | None = None) -> str:
+    """The characters of ``text`` (as shown in ``lang``) that its font (font_file) has no
+    glyph for: drawn as blanks. Empty when the text can be drawn."""
+    return _missing(font_file(text, lang, game), text)
 
 
 def mix(c1, c2, f: float):
@@ -222,10 +274,11 @@ class Painter:
         if lang != "en":
             s = screen_text(s, lang, self.game)
         k = self.scale_at(x, y)
-        f = font(round(size * k), lang)
+        file = None if lang == "en" else font_file(s, lang, self.game)
+        f = font(round(size * k), lang, file)
         img = f.render(s, True, color)
         if max_w is not None and img.get_width() > max_w * k:
-            f = font(round(size * k * max_w * k / img.get_width()), lang)
+            f = font(round(size * k * max_w * k / img.get_width()), lang, file)
             img = f.render(s, True, color)
         px, py = self.px(x, y, z)
         w, h = img.get_size()

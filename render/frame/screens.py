@@ -22,7 +22,7 @@ from longpuzzle.render.frame.drawing import GameDrawing, drawings, level_key
 from longpuzzle.render.frame.layers import draw_layer, draw_patch, draw_sprite, layer_base, px_box
 from longpuzzle.render.frame.paint import (
     ACCENT, BG_BOTTOM, BG_TOP, CARD_ACCENTS, INK, MUTED, TABLE_BOTTOM, TABLE_TOP, TOAST_Y, WHITE, Painter, _init,
-    font, mix, shade,
+    font, font_file, mix, shade,
 )
 from longpuzzle.render.frame.widgets import draw_card, draw_widget
 
@@ -277,7 +277,8 @@ class Renderer:
             if lang == "en":
                 w = min(480, 30 + 11 * len(text))
             else:                   # the pill fits the text as shown (a Chinese glyph is square)
-                w = min(480, 36 + font(24, lang).size(screen_text(text, lang))[0])
+                shown = screen_text(text, lang)
+                w = min(480, 36 + font(24, lang, font_file(shown, lang)).size(shown)[0])
             r = Rect.centred(270, y, w, 48)
             box = px_box(self.proj, rounded_rect_points(r, 24), zmax=4, margin=3)
 

@@ -20,8 +20,15 @@ GAME = GameSpec(
     tier_figures=("optimal", "states"),
     scoring=f"{PACKAGE}:scoring.json",
     easiest="easy",
-    # its screens' texts in Chinese, where longpuzzle's font has the glyphs: the shipped CJK
-    # font is a subset made from longpuzzle's own texts (render/frame/fonts/make_subset.py),
-    # so "推箱子" and most of the instructions would draw as blanks; those stay in English
-    labels={"zh": {"Undo": "撤销"}},
+    # its screens' texts in Chinese; longpuzzle's own CJK font is a subset of longpuzzle's
+    # texts, so the glyphs it lacks ("推箱子", ...) come from the game's own subset of the same
+    # face (fonts/make_subset.py makes it from these labels; fonts/OFL.txt is its licence)
+    labels={"zh": {
+        "Sokoban": "推箱子",
+        "Push every box onto a goal. Tap a square next to the keeper, or swipe.":
+            "把每个箱子推到目标上。点击小人旁边的格子，或者滑动。",
+        "Every box is on a goal": "每个箱子都在目标上",
+        "Undo": "撤销",
+    }},
+    fonts={"zh": f"{PACKAGE}:fonts/NotoSansCJKsc-Bold.sokoban.otf"},
 )
