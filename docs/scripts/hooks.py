@@ -1,5 +1,5 @@
 """mkdocs hook of the site (mkdocs.yml ``hooks:``): the checkout being built is what the API and
-CLI references document.
+CLI references document, and the home page is the README.
 
 The repository's top level *is* the package ``longpuzzle`` (pyproject's ``package-dir``), so no
 folder of the checkout is named ``longpuzzle``; griffe (the API reference) and the import of
@@ -58,3 +58,11 @@ def _escape_angle_brackets(command) -> None:
             param.help = param.help.replace("<", "&lt;")
     for sub in getattr(command, "commands", {}).values():
         _escape_angle_brackets(sub)
+
+
+def on_page_markdown(markdown, page, **kwargs):
+    """The home page (docs/index.md, a placeholder) is README.md, so the two never drift apart:
+    its links into ``docs/`` become the site's own (the strict build then checks each of them)."""
+    if page.file.src_uri != "index.md":
+        return markdown
+    return (ROOT / "README.md").read_text(encoding="utf-8").replace("](docs/", "](")
