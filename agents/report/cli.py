@@ -29,7 +29,12 @@ import click
               "rows stay apart and the page says so).")
 @click.option("--unverified", is_flag=True,
               help="Show a run that does not verify (tampered, unfinished) anyway, marked UNVERIFIED.")
-def report_cmd(folders, out_dir, videos, video_format, references, merge_catalogs, mixed_presets, unverified):
+@click.option("--oracle", "with_oracle", is_flag=True,
+              help="Annotate every recorded step with the exact oracle: this project's step metrics (optimal-move "
+              "share, fatal-action rate, mean extra cost) in a table of their own, and each episode's d(s) "
+              "timeline under its progress P curve.")
+def report_cmd(folders, out_dir, videos, video_format, references, merge_catalogs, mixed_presets, unverified,
+               with_oracle):
     """Write report.html for eval output folders (or episode folders): the paper's tables and
     figures, trajectory analytics, and each episode's video. Only verified numbers are shown:
     each run by its verification record (``longpuzzle replay RUN_DIR`` writes it) or by
@@ -39,7 +44,8 @@ def report_cmd(folders, out_dir, videos, video_format, references, merge_catalog
 
     refs = [r for f in references for r in load_reference(f)]
     page = make_report(list(folders), out_dir, videos=videos, video_format=video_format, references=refs,
-                       merge_catalogs=merge_catalogs, mixed_presets=mixed_presets, unverified=unverified)
+                       merge_catalogs=merge_catalogs, mixed_presets=mixed_presets, unverified=unverified,
+                       oracle=with_oracle)
     click.echo(f"wrote {page}")
 
 
@@ -79,7 +85,8 @@ def analyze_cmd(folders, as_json, out_file, with_oracle):
         if "oracle" in d:
             x = d["oracle"]
             click.echo(f"  oracle (this project's step metrics): {x['judged_moves']} of {x['moves']} moves judged, "
-                       f"optimal {fmt(x['optimal_share'])}%, fatal actions {x['fatal_actions']}, "
+                       f"optimal {fmt(x['optimal_share'])}%, mean extra cost {fmt(x['mean_extra_cost'])}, "
+                       f"fatal actions {x['fatal_actions']} ({fmt(x['fatal_rate'])}%), "
                        f"moves on a lost board {x['lost_board_moves']}, known only by bounds {x['inexact_moves']}")
             for ep in d["episodes"]:
                 f = ep["oracle"]["first_fatal"]
@@ -118,14 +125,11 @@ def _annotate_with_oracle(folders, docs) -> None:
     """Each episode's oracle annotation (agents/report/oracle_steps.py) into its analytics, and
     the run's step metrics beside them; one oracle per level for all runs."""
     from longpuzzle.agents.report.data import load_run
-    from longpuzzle.agents.report.oracle_steps import oracle_steps, summary
+    from longpuzzle.agents.report.oracle_steps import annotate_run
 
     shared: dict = {}
-    for f, d in zip(folders, docs):
-        dirs = [e["dir"] for e in load_run(f).episodes if e.get("dir") is not None]
-        for ep, folder in zip(d["episodes"], dirs):        # analyze_run's episodes, in the same order
-            ep["oracle"] = oracle_steps(folder, shared)
-        d["oracle"] = summary([ep["oracle"] for ep in d["episodes"]])
+    for f, d in zip(folders, docs):                        # analyze_run's episodes, in the same order
+        annotate_run(d, [e["dir"] for e in load_run(f).episodes if e.get("dir") is not None], shared)
 
 
 @click.command("leaderboard")

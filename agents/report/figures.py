@@ -4,7 +4,9 @@
     figure_3b   Maze Paint LC per tier against the tier's mean optimal number of slides
     figure_3c   share of episodes that clear the first k levels of the ten-level objectives
     progress    one episode: progress P over actions, one line per level, restarts and
-                certified dead ends marked
+                certified dead ends marked; with the oracle's annotation (``analysis["oracle"]``,
+                oracle_steps.py) a second panel under it: d(s) over the same actions, the fatal
+                actions and the moves on a lost board marked (this project's, not the paper's)
     figure_4a   one Bolt Unscrew episode: usable free holes before each transfer along every
                 attempt, dead ends marked
 
@@ -132,8 +134,15 @@ def progress(analysis: dict, path: Path) -> Path | None:
     if not pts:
         return None
     levels = list(dict.fromkeys(l for _, l, _ in pts))
+    orc = analysis.get("oracle")
+    if orc and orc.get("steps"):
+        levels += [l for l in dict.fromkeys(s[1] for s in orc["steps"]) if l not in levels]
     colours = dict(zip(levels, _colours(len(levels))))
-    fig, ax = _figure(WIDE)
+    if orc and orc.get("steps"):
+        fig, ax, low = _figure_two(WIDE)
+    else:
+        fig, ax = _figure(WIDE)
+        low = None
     for lid in levels:
         xs = [x for x, l, _ in pts if l == lid]
         ys = [p for _, l, p in pts if l == lid]
@@ -151,14 +160,62 @@ def progress(analysis: dict, path: Path) -> Path | None:
     ax.set_ylim(-0.04, 1.06)
     ax.set_yticks([0, 0.25, 0.5, 0.75, 1.0])
     ax.xaxis.get_major_locator().set_params(integer=True)      # actions are counted: no 2.5
-    ax.set_xlabel("actions")
+    ax.set_xlabel("actions" if low is None else "")
     ax.set_ylabel("progress P")
     handles, labels = ax.get_legend_handles_labels()
     if len(levels) > 12:           # keep the legend readable: markers, first and last levels
         keep = [i for i, lab in enumerate(labels) if lab in ("restart", "dead end")]
         handles, labels = [handles[i] for i in keep], [labels[i] for i in keep]
     ax.legend(handles, labels, **LEGEND)
+    if low is not None:
+        _oracle_panel(low, orc, colours)
     return _save(fig, path)
+
+
+def _figure_two(size):
+    """A figure of two panels sharing the x axis: P above, the oracle's d(s) below."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(size[0], size[1] * 1.6), dpi=DPI)
+    FigureCanvasAgg(fig)
+    top, low = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1.0, 0.8], "hspace": 0.12})
+    for ax in (top, low):
+        ax.grid(True, color="#e4e4e4", linewidth=0.7)
+        ax.set_axisbelow(True)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+    return fig, top, low
+
+
+def _oracle_panel(ax, orc: dict, colours: dict) -> None:
+    """d(s) after each action, one line per level (steps: [action, level, d, status, exact,
+    cost]); the board lost: a grey band at the top, the action that lost it a red cross;
+    states known only by bounds leave gaps."""
+    steps = orc["steps"]
+    finite = [s[2] for s in steps if s[2] is not None]
+    top = max(finite + [1])
+    lost_y = top * 1.12 + 0.5
+    for lid, c in colours.items():
+        xs = [s[0] for s in steps if s[1] == lid]
+        if not xs:
+            continue
+        ys = [float(s[2]) if s[2] is not None else float("nan") for s in steps if s[1] == lid]
+        ax.plot(xs, ys, color=c, linewidth=1.4, drawstyle="steps-post")
+    lost = [s[0] for s in steps if s[3] == "dead_end"]
+    if lost:
+        ax.scatter(lost, [lost_y] * len(lost), marker="s", s=10, color="#888888", zorder=3,
+                   label="on a lost board")
+    fatal = orc.get("fatal") or []
+    if fatal:
+        ax.scatter([x for x, _ in fatal], [lost_y] * len(fatal), marker="X", s=60, color="#d62728", zorder=5,
+                   edgecolors="black", linewidths=0.4, label="fatal action")
+    ax.set_ylim(-0.04 * top, lost_y + 0.08 * top + 0.3)
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.set_xlabel("actions")
+    ax.set_ylabel("oracle d(s)")
+    if lost or fatal:
+        ax.legend(**LEGEND)
 
 
 def figure_4a(analysis: dict, path: Path) -> Path | None:

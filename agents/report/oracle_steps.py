@@ -89,7 +89,19 @@ def oracle_steps(folder: str | Path, oracles: dict | None = None) -> dict:
     return {"steps": steps, "moves": moves, "first_fatal": fatal[0] if fatal else None, "fatal": fatal,
             "lost_board_moves": lost, "optimal_moves": optimal, "inexact_moves": inexact, "judged_moves": judged,
             "optimal_share": round(100.0 * optimal / judged, 2) if judged else None,
-            "mean_extra_cost": round(extra / costed, 4) if costed else None}
+            "mean_extra_cost": round(extra / costed, 4) if costed else None,
+            "extra_cost": extra, "costed_moves": costed}
+
+
+def annotate_run(doc: dict, episode_dirs: list, oracles: dict | None = None) -> dict:
+    """Each episode's annotation into a run's analytics (analytics.analyze_run's document, its
+    episodes in the order of ``episode_dirs``) and the run's step metrics beside them
+    (``doc["oracle"]``); ``oracles`` shared between runs. Returns ``doc``."""
+    oracles = {} if oracles is None else oracles
+    for ep, folder in zip(doc["episodes"], episode_dirs):
+        ep["oracle"] = oracle_steps(folder, oracles)
+    doc["oracle"] = summary([ep["oracle"] for ep in doc["episodes"] if "oracle" in ep])
+    return doc
 
 
 def summary(docs: list[dict]) -> dict:
@@ -97,8 +109,10 @@ def summary(docs: list[dict]) -> dict:
     shares among the judged moves (neither on a lost board nor known only by bounds)."""
     judged = sum(d["judged_moves"] for d in docs)
     fatal = sum(len(d["fatal"]) for d in docs)
+    costed = sum(d.get("costed_moves", 0) for d in docs)
     return {"moves": sum(d["moves"] for d in docs), "judged_moves": judged, "fatal_actions": fatal,
             "lost_board_moves": sum(d["lost_board_moves"] for d in docs),
             "inexact_moves": sum(d["inexact_moves"] for d in docs),
             "optimal_share": round(100.0 * sum(d["optimal_moves"] for d in docs) / judged, 2) if judged else None,
-            "fatal_rate": round(100.0 * fatal / judged, 2) if judged else None}
+            "fatal_rate": round(100.0 * fatal / judged, 2) if judged else None,
+            "mean_extra_cost": round(sum(d.get("extra_cost", 0) for d in docs) / costed, 4) if costed else None}

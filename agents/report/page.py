@@ -9,11 +9,13 @@ can be mailed or archived alone) shows, in order:
     the runs: folder, agent, protocol, settings, scored and unscored episodes, score, SMR
     the paper's Table 18 layout: per agent and objective, solved, LC, FGP, premature exit,
         mismatch
+    with ``oracle``: this project's step metrics from the exact oracle (optimal-move share,
+        fatal-action rate, mean extra cost; oracle_steps.py), in a table of their own
     Figures 3a, 3b and 3c from the runs' own numbers (or why one cannot be drawn)
     trajectory analytics (analytics.py): the LC deficit split, Maze Paint coverage bins,
         Bolt Unscrew transfers by free holes, dead ends and their delay
     per episode: outcome, level attempts, progress P over actions with restarts and dead
-        ends marked, Bolt Unscrew free holes along each attempt (Figure 4a), and a link to
+        ends marked (with ``oracle``, d(s) under it: the oracle timeline), Bolt Unscrew free holes along each attempt (Figure 4a), and a link to
         the episode's video
 
 Beside the page: analytics.json (every figure the analytics computed) and videos/ (one
@@ -116,13 +118,14 @@ def merge_catalog_identities(runs: list) -> None:
 
 def make_report(dirs, out: str | Path | None = None, *, videos: bool = False, video_format: str | None = None,
                 references: list | None = None, fps: float = 4.0, merge_catalogs: bool = False,
-                mixed_presets: bool = False, unverified: bool = False) -> Path:
+                mixed_presets: bool = False, unverified: bool = False, oracle: bool = False) -> Path:
     """Write report.html for eval output folders (or lone episode folders); returns its path.
     ``out``: the folder for the page (default: the run folder when there is one, else
     required). ``references``: leaderboard reference rows to show in Table 2. Runs on
     different level catalogues (their recorded name and content hash) are never pooled into
     one row unless ``merge_catalogs``. Each run must verify (data.load_verified_run);
-    ``unverified``: show one that does not, marked."""
+    ``unverified``: show one that does not, marked. ``oracle``: annotate every recorded step
+    with the exact oracle (oracle_steps.py) for the step metrics and the timelines."""
     if isinstance(dirs, (str, Path)):
         dirs = [dirs]
     runs = load_verified_runs(dirs, unverified)
@@ -143,10 +146,11 @@ def make_report(dirs, out: str | Path | None = None, *, videos: bool = False, vi
     out.mkdir(parents=True, exist_ok=True)
     # figures are drawn into a temporary folder: the page embeds them, so nothing else is left
     with tempfile.TemporaryDirectory(prefix="longpuzzle-report-") as tmp:
-        return _write_report(runs, out, Path(tmp), presets, videos, video_format, references, fps)
+        return _write_report(runs, out, Path(tmp), presets, videos, video_format, references, fps, oracle)
 
 
-def _write_report(runs, out: Path, work: Path, presets, videos, video_format, references, fps) -> Path:
+def _write_report(runs, out: Path, work: Path, presets, videos, video_format, references, fps,
+                  oracle: bool = False) -> Path:
     rows = group_runs(runs)
     page = _Page(out)
     stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
@@ -165,12 +169,19 @@ def _write_report(runs, out: Path, work: Path, presets, videos, video_format, re
         page.add("<p class='sub'><strong>UNVERIFIED</strong> (shown with --unverified): "
                  + "; ".join(f"<code>{_e(r.folder)}</code>: {_e(r.verified)}" for r in bad) + "</p>")
     analyses = [an.analyze_run(r) for r in runs]
+    if oracle:
+        from longpuzzle.agents.report.oracle_steps import annotate_run     # lazy: the solvers' kernels
+        shared: dict = {}
+        for r, a in zip(runs, analyses):
+            annotate_run(a, [x["dir"] for x in r.episodes if x.get("dir") is not None], shared)
     if videos:          # the slow part (a film per episode): said as it goes, on stderr
         page.videos_total = sum(len(a.get("episodes") or []) for a in analyses)
     _metrics_legend(page, rows)
     _table2(page, rows + list(references or []))
     _runs_section(page, runs)
     _usage_section(page, runs)
+    if oracle:
+        _oracle_section(page, runs, analyses)
     _table18(page, rows)
     _paper_figures(page, rows, work)
     for run, a in zip(runs, analyses):
@@ -260,6 +271,24 @@ def _usage_section(page: _Page, runs: list[RunData]) -> None:
         page.add("<p class='note'>Input tokens uncached and cached, output tokens (reasoning tokens are part of "
                  "them, where reported), latency in seconds including retries; cost from the price table "
                  "(agents/models/prices.json) or the provider file, a dash where no price is known.</p>")
+
+
+def _oracle_section(page: _Page, runs: list[RunData], analyses: list[dict]) -> None:
+    """This project's step metrics (not the paper's: kept out of its tables)."""
+    page.add("<h2>Step metrics from the oracle (this project's, not the paper's)</h2>"
+             "<p class='note'>Every recorded action judged by the exact oracle: its extra cost = its moves + "
+             "d(after) - d(before), d the fewest moves to win. Optimal: extra cost 0; fatal: it lost a "
+             "solvable board. Shares among the judged moves (neither on a lost board nor known only by "
+             "bounds). Not part of the paper's metrics above.</p>")
+    body = []
+    for r, a in zip(runs, analyses):
+        x = a.get("oracle") or {}
+        body.append([(r.label,), (r.folder.name,), fmt(x.get("moves")), fmt(x.get("judged_moves")),
+                     fmt(x.get("optimal_share")), fmt(x.get("fatal_actions")), fmt(x.get("fatal_rate")),
+                     (MISSING if x.get("mean_extra_cost") is None else f"{x['mean_extra_cost']:.2f}",),
+                     fmt(x.get("lost_board_moves")), fmt(x.get("inexact_moves"))])
+    page.table(["agent", "run", "moves", "judged", "optimal (%)", "fatal actions", "fatal rate (%)",
+                "mean extra cost", "moves on a lost board", "bounds only"], body)
 
 
 def _table18(page: _Page, rows: list[Row]) -> None:
@@ -407,8 +436,14 @@ def _episode(page: _Page, run: RunData, e: dict, entry: dict, work: Path, out: P
                          fmt(a["dead_end_recovered"]) if a["dead_end_step"] is not None else MISSING])
         page.table(["level", "attempt", "ended", "actions", "moves", "rejected", "undos", "P", "best P",
                     "dead end", "delay", "recovered"], body)
-    page.figure(figures.progress(e, work / f"{slug}_progress.png"),
-                f"{name}: progress P per level over actions (triangles: restarts, crosses: certified dead ends)")
+    cap = f"{name}: progress P per level over actions (triangles: restarts, crosses: certified dead ends)"
+    if e.get("oracle"):
+        o = e["oracle"]
+        f = o["first_fatal"]
+        cap += ("; under it the oracle timeline (this project's): d(s), the fewest moves left to win, after "
+                "each action; grey squares: actions on a lost board, red crosses: fatal actions"
+                + (f" (the first at action {f[0]})" if f else "") + f"; optimal moves {fmt(o['optimal_share'])}%")
+    page.figure(figures.progress(e, work / f"{slug}_progress.png"), cap)
     page.figure(figures.figure_4a(e, work / f"{slug}_holes.png"),
                 f"{name}: Figure 4a, Bolt Unscrew usable free holes before each transfer along each attempt "
                 "(crosses: the transfer that made the board a dead end)")
