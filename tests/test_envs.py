@@ -651,3 +651,30 @@ def test_masks_off_steps_as_masks_on_without_the_mask(game):
         assert {k: v for k, v in r1[4].items() if k != "action_mask"} == r2[4] and "action_mask" in r1[4]
         if r1[2] or r1[3]:
             break
+
+
+def test_a_step_validates_its_action_once(monkeypatch):
+    """Validate once (issue 37): a pixel env's step validates its action (a space sample or an
+    action dict) once, with Suite.validate, and runs it with Suite.run."""
+    from longpuzzle.engine import gui
+    env = gym.make(env_id("maze_paint"), mode="pixels", scale=0.25, level="maze_paint/easy/1")
+    env.reset(seed=0)
+    size = env.unwrapped.frame_size
+    sample = from_gui({"type": "click", "x": 10, "y": 10}, size)
+    calls = []
+    real = gui.validate
+
+    def spy(action, size):
+        calls.append(action)
+        return real(action, size)
+
+    monkeypatch.setattr(gui, "validate", spy)
+    for action in (sample, {"type": "click", "x": 10, "y": 10}, {"type": "wait", "ms": 300}):
+        calls.clear()
+        env.step(action)
+        assert len(calls) == 1
+    calls.clear()
+    with pytest.raises(gui.ActionError):
+        env.step({"type": "click", "x": 10})
+    assert len(calls) == 1
+    env.close()

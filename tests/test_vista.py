@@ -489,3 +489,25 @@ def test_the_docs_figures_of_the_tools_are_the_codes():
     r = c.call("screenshot")
     assert c.context_estimate - before == (len('{}') + len(r.text)) // 4 + 540 * 960 // controller.IMAGE_TOKEN_PIXELS
     c.close()
+
+
+def test_a_play_validates_its_action_once(tmp_path, monkeypatch):
+    """Validate once (issue 37): the controller checks a play's action and the episode runs
+    that checked action; it is not validated again (one call of the engine's validation per
+    action; a bad action is validated once too, and refused)."""
+    from longpuzzle.engine import gui
+    calls = []
+    real = gui.validate
+
+    def spy(action, size):
+        calls.append(action)
+        return real(action, size)
+
+    monkeypatch.setattr(gui, "validate", spy)
+    c = Controller("nut_and_bolt", "easy", setting="vista", settings=FAST, folder=tmp_path)
+    for args, error in ((WAIT, False), ({"action": "click", "x": 270, "y": 615}, False),
+                        ({"action": "click", "x": 270}, True)):
+        calls.clear()
+        assert c.call("play", args).error is error
+        assert len(calls) == 1
+    c.close()

@@ -97,7 +97,15 @@ def _int(sample: Mapping, part: str, lo: int, hi: int, default: int) -> int:
 
 def to_gui(sample: Mapping, size: tuple[int, int]) -> dict:
     """The GUI action dict of a space sample (parts a type does not use are ignored, and may
-    be missing). Raises gui.ActionError for a type index out of range or a missing part."""
+    be missing), validated. Raises gui.ActionError for a type index out of range or a missing
+    part."""
+    return gui.validate(sample_action(sample, size), size)
+
+
+def sample_action(sample: Mapping, size: tuple[int, int]) -> dict:
+    """The GUI action dict of a space sample, not yet validated (to_gui validates it; the
+    env gives it to Suite.validate, its one validation). Raises gui.ActionError for a type
+    index out of range or a missing part."""
     t = _int(sample, "type", -1, len(GUI_TYPES), -1)
     if not 0 <= t < len(GUI_TYPES):
         raise gui.ActionError(f"action type {sample.get('type')!r} is not an index of {', '.join(GUI_TYPES)}")
@@ -138,7 +146,7 @@ def to_gui(sample: Mapping, size: tuple[int, int]) -> dict:
                "amount": _int(sample, "amount", 1, MAX_AMOUNT, 400)}
     else:
         out = {"type": "wait", "ms": _int(sample, "ms", 0, gui.MAX_MS, 1000)}
-    return gui.validate(out, size)
+    return out
 
 
 def from_gui(action: dict, size: tuple[int, int]) -> dict:

@@ -3,8 +3,8 @@ GUI action space, the benchmark's public feedback, and the human window.
 
 Observation: the rendered frame, (H, W, 3) uint8 (``style`` "2d" / "3d" and ``scale`` fix
 H x W: 960 x 540 at scale 1). Action: a sample of ``gui_action_space`` (agents/envs/gui_space.py)
-or any GUI action dict as an agent would send it (batches included); either goes through
-``Suite.dispatch``, the path every agent's action takes. A malformed action dict raises
+or any GUI action dict as an agent would send it (batches included); either is validated
+once (``Suite.validate``) and run by ``Suite.run``, the path every agent's action takes. A malformed action dict raises
 engine.gui.ActionError (nothing is dispatched). ``frames_per_move`` > 0 also puts that many
 intermediate animation frames per move into ``info["frames"]``.
 
@@ -27,7 +27,7 @@ import numpy as np
 from gymnasium import spaces
 
 from longpuzzle.engine.geometry import projection
-from longpuzzle.agents.envs.gui_space import gui_action_space, is_sample, to_gui
+from longpuzzle.agents.envs.gui_space import gui_action_space, is_sample, sample_action
 from longpuzzle.agents.envs.rules import check_render_mode, check_reward
 
 
@@ -80,8 +80,9 @@ class ScreenEnv(gym.Env):
     def step(self, action: Any):
         if self.suite is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        a = to_gui(action, self.frame_size) if is_sample(action) else action
-        fb = self.suite.dispatch(a)               # raises gui.ActionError for a malformed action
+        a = sample_action(action, self.frame_size) if is_sample(action) else action
+        # the action's one validation (raises gui.ActionError for a malformed one), then the run
+        fb = self.suite.run(self.suite.validate(a))
         frames, chain = self._intermediate()
         h = self._render_hashed(chain)
         typ = a.get("type", a.get("action_type")) if isinstance(a, dict) else None

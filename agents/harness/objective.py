@@ -139,9 +139,11 @@ class ObjectiveEpisode:
         """Count one agent step for NGAR: ``kind`` "native" or "other"."""
         self.steps[kind] += 1
 
-    def submit(self, action, t_agent: float, *, count: bool = True) -> StepOutcome:
+    def submit(self, action, t_agent: float, *, count: bool = True, checked: dict | None = None) -> StepOutcome:
         """One agent step: after ``t_agent`` seconds of its own the agent returned ``action``
-        (an action dict, possibly malformed, or a FinalAnswer)."""
+        (an action dict, possibly malformed, or a FinalAnswer). ``checked``: what
+        ``run.check(action)`` already gave for it (the caller checked it first), so that the
+        action is validated once."""
         run, clock = self.run, self.clock
         if self.end is not None:
             raise HarnessError(f"the episode has ended ({self.end})")
@@ -157,7 +159,7 @@ class ObjectiveEpisode:
             self.end = "final_answer"
             run.traj.write({"stream": "public", "step": run.step + 1, "final_answer": action.text})
             return StepOutcome(None, [], None, "", self.end)
-        a, why = run.check(action)
+        a, why = (checked, "") if checked is not None else run.check(action)
         if a is None:
             self.feedback, _ = run.refuse(action, why, t_agent)
             self.invalid_total += 1

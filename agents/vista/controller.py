@@ -310,7 +310,7 @@ class Controller:
         if a is None:
             raise ToolError(why)
         t_agent = time.perf_counter() - self.t_ready
-        step = ep.submit(action, t_agent, count=False)
+        step = ep.submit(action, t_agent, count=False, checked=a)   # (not validated again)
         if step.feedback is None:                       # returned after the deadline: not executed
             return {"text": {"ended": ep.end, "message": step.message}, "image": None, "error": True, "frames": []}
         turn = self.turn
