@@ -222,7 +222,10 @@ def hint_cmd(level_id, moves, show_all, as_json, budget, catalog):
         up = "?" if a.upper is None else str(a.upper)
         click.echo(f"{where}: between {a.lower} and {up} moves to win (bounds: the searches ran out of budget)")
     if a.exact:
-        click.echo("best next moves: " + " ".join(m.move for m in best))
+        per = {m.presses for m in best}
+        press = f" ({per.pop()} pointer presses each, as the paper counts a person's)" \
+            if len(per) == 1 and best[0].presses not in (None, 1) else ""
+        click.echo("best next moves: " + " ".join(m.move for m in best) + press)
         shown = ms if show_all else [m for m in ms if m.fatal or m in best]
     else:
         # bounds say little about which move is best: no claim, the moves' cost bounds instead

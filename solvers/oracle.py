@@ -11,6 +11,12 @@
 Moves are counted as the rules count them (one accepted action is one move, the winning move
 included, as the catalogue's ``optimal_moves`` and the solvers' lengths count; an accepted move
 that changes nothing costs 1). d(s) = 0 on a solved state; a certified dead end has d = inf.
+Where the paper counts a person's pointer presses instead (its human reference, Table 4: one
+per click, drag or swipe), ``o.presses(action)`` is a move's press cost - the presses of the
+GUI gesture that makes it from the idle screen: 2 in Nut and Bolt and Bolt Unscrew (a
+selection press, then the target's), 1 elsewhere - and each MoveCost carries it (``presses``);
+the fewest presses to win is then ``presses_per_move * d(s)`` where every move costs the same
+(Color Connect's drags may join several one-cell moves into one press: fewer there).
 
 How it knows (all searches are bounded by stored states, never by time, so every answer is
 deterministic):
@@ -123,6 +129,7 @@ class MoveCost:
     lower: float | None
     upper: float | None
     after: Answer                     # what is known of the successor
+    presses: int | None = None        # pointer presses of the move's GUI gesture (Oracle.presses)
 
     @property
     def fatal(self) -> bool:
@@ -132,7 +139,7 @@ class MoveCost:
         c = self.cost
         return {"move": self.move, "action": self.action, "cost": None if c is None or c == INF else int(c),
                 "fatal": self.fatal, "lower": _num(self.lower), "upper": _num(self.upper),
-                "after": self.after.as_dict()}
+                "presses": self.presses, "after": self.after.as_dict()}
 
 
 def _num(v):
@@ -181,6 +188,8 @@ class Oracle:
         self.level_graph_states = 0          # states of the level's graph (a lower bound when it did not fit)
         self._local: list[_Graph] = []
         self._memo: dict[bytes, Answer] = {}
+        self._presses: dict[int, int] = {}      # action -> pointer presses of its gesture
+        self._gui = None                        # the level on a direct-launch Suite (for its gestures)
 
     @property
     def stored_states(self) -> int:
@@ -285,6 +294,28 @@ class Oracle:
 
     # ---- moves -------------------------------------------------------------------------------
 
+    def presses(self, action: int) -> int | None:
+        """Pointer presses of the GUI gesture that makes ``action`` from the idle level screen,
+        counted as the paper counts a person's (engine.gui.presses: one per click, drag or
+        swipe): a move's press cost (None for a game without a screen). The gesture's presses
+        do not depend on the board (tested over reachable states), so they are found once per
+        action on the level's start."""
+        if action in self._presses:
+            return self._presses[action]
+        from longpuzzle.engine import gui
+        if self._gui is None:
+            from longpuzzle.engine.suite import Suite              # lazy: only where presses are asked
+            self._gui = Suite("home", direct=True)
+            self._gui = self._gui if self._gui.open_level(self.level)["effect"] != "unavailable" else False
+        got = self._presses[action] = gui.presses(self._gui.gesture_for(int(action))) if self._gui else None
+        return got
+
+    @property
+    def presses_per_move(self) -> int | None:
+        """The press cost every move of the level shares (None if its moves differ)."""
+        ps = {self.presses(a) for a in range(self.level.n_actions)}
+        return ps.pop() if len(ps) == 1 else None
+
     def actions_of(self, move) -> list[int]:
         """The actions of a move: an action number or a move text (MoveSyntaxError if it is not
         a move of this level; a text may stand for several actions)."""
@@ -342,7 +373,9 @@ class Oracle:
             t, code = self.puzzle.step(self.level, s, a)
             if code > NOOP:
                 continue
-            out.append(self._cost(before, self.at(t), 1, self.puzzle.format_move(self.level, a), a))
+            m = self._cost(before, self.at(t), 1, self.puzzle.format_move(self.level, a), a)
+            m.presses = self.presses(a)
+            out.append(m)
 
         def order(m: MoveCost):
             c = m.cost if m.cost is not None else (m.lower if m.lower is not None else INF)
