@@ -72,12 +72,7 @@ class RushHourDrawing(GameDrawing):
         h = 10.0 if p.is_3d else 0.0
         p.rrect(outer, 16, RIM, height=h, top=RIM_TOP)
         p.poly([(b.x0, b.y0), (b.x1, b.y0), (b.x1, b.y1), (b.x0, b.y1)], ASPHALT, z=h)
-        for r in range(u.rows + 1):
-            y = b.y0 + r * u.cell
-            p.line((b.x0, y), (b.x1, y), ASPHALT_LINE, 1.5, z=h)
-        for c in range(u.cols + 1):
-            x = b.x0 + c * u.cell
-            p.line((x, b.y0), (x, b.y1), ASPHALT_LINE, 1.5, z=h)
+        p.grid(b, u.rows, u.cols, u.cell, ASPHALT_LINE, 1.5, z=h)
         # the exit: a gap in the rim at the right end of the exit row, with arrows
         ey0, ey1 = b.y0 + u.exit_row * u.cell + 3, b.y0 + (u.exit_row + 1) * u.cell - 3
         gap = [(b.x1, ey0), (outer.x1 + 0.5, ey0), (outer.x1 + 0.5, ey1), (b.x1, ey1)]

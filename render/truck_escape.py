@@ -84,12 +84,7 @@ class TruckEscapeDrawing(GameDrawing):
         p.rrect(outer, 14, YARD_RIM, height=8 if p.is_3d else 0, top=YARD_RIM_TOP)
         z = 8.0 if p.is_3d else 0.0
         p.poly([(fr.x0, fr.y0), (fr.x1, fr.y0), (fr.x1, fr.y1), (fr.x0, fr.y1)], YARD, z=z)
-        for r in range(u.rows + 1):
-            y = fr.y0 + r * u.cell
-            p.line((fr.x0, y), (fr.x1, y), YARD_LINE, 1.2, z=z)
-        for c in range(u.cols + 1):
-            x = fr.x0 + c * u.cell
-            p.line((x, fr.y0), (x, fr.y1), YARD_LINE, 1.2, z=z)
+        p.grid(fr, u.rows, u.cols, u.cell, YARD_LINE, 1.2, z=z)
         # progress bar frame (the fill is dynamic) and the item buttons
         for k, name, x in ITEMS:
             r = Rect.centred(x, ITEM_Y, ITEM_SIZE, ITEM_SIZE)

@@ -25,7 +25,7 @@ from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.protocol import OK, Level
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.specialize import specialize
-from longpuzzle.solvers.knowledge import knowledge
+from longpuzzle.solvers.game_knowledge import knowledge
 from longpuzzle.solvers import template as template_module
 from longpuzzle.solvers.template import MAX_IDS, MAX_TABLE_BITS, table_arrays, table_bytes
 

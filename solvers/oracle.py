@@ -56,7 +56,7 @@ SOLVE_BUDGET = 1_000_000       # states of one solver call (way 3)
 LOCAL_KEPT = 4_000_000         # states of local graphs kept per level (oldest dropped first)
 INF = math.inf
 # a game's own budgets and whether way 2 is worth it are its solver knowledge's
-# (Knowledge.graph_budget, solve_budget, local_graphs: solvers/knowledge/__init__.py)
+# (Knowledge.graph_budget, solve_budget, local_graphs: solvers/game_knowledge.py)
 
 
 class _Budgets(Mapping):

@@ -42,7 +42,7 @@ from longpuzzle.engine.catalog import load_level
 from longpuzzle.engine.protocol import OK, Level
 from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.engine.specialize import specialize
-from longpuzzle.solvers.knowledge import knowledge
+from longpuzzle.solvers.game_knowledge import knowledge
 
 DEFAULT_PROFILE_BUDGET = 10_000_000
 SAMPLE_WALKS = 200           # random-play dead-end sampling (spaces past the budget)

@@ -267,6 +267,16 @@ class Painter:
         wpx = max(1, int(round(width * self.scale_at(*a))))
         self._mark(pygame.draw.line(self.surf, color, pa, pb, wpx))
 
+    def grid(self, r: Rect, rows: int, cols: int, cell, color, width, z=0.0):
+        """The lines of a board of rows x cols cells of ``cell`` px from r's top-left corner:
+        the rows' lines top to bottom, then the columns' left to right."""
+        for i in range(rows + 1):
+            y = r.y0 + i * cell
+            self.line((r.x0, y), (r.x1, y), color, width, z=z)
+        for j in range(cols + 1):
+            x = r.x0 + j * cell
+            self.line((x, r.y0), (x, r.y1), color, width, z=z)
+
     def text(self, s: str, x, y, size, color=INK, z=0.0, anchor="center", max_w=None):
         if not s:
             return
