@@ -260,7 +260,7 @@ def _generic_until(suite, action, until):
     def generic(a):
         if a["type"] == "batch":
             return any(generic(sub) for sub in a["actions"])
-        return suite._events(a, effects, until, runs)
+        return suite.input._events(a, effects, until, runs)
     a = gui.validate(action, suite.proj.size)
     suite.anims = []
     effects, runs = [], [0]
@@ -299,7 +299,7 @@ def test_a_deadline_near_an_action_cuts_it_as_the_generic_event_path_does():
 
 
 def test_drags_on_games_acting_on_the_release_alone_skip_the_moves_unchanged(monkeypatch):
-    """GameUI.pointer_up_only: Suite._drag sends such a game no moves between press and
+    """GameUI.pointer_up_only: Pointer._drag sends such a game no moves between press and
     release. The same drags with the moves sent give the same effects and snapshots (the
     release does again what the moves did), from targets, buttons and empty places."""
     from longpuzzle.engine.suite import GameUI
@@ -343,7 +343,7 @@ def test_drags_on_games_acting_on_the_release_alone_skip_the_moves_unchanged(mon
 
 def test_a_drag_released_off_the_plane_gets_its_moves(monkeypatch):
     """A release above a 3d plane's horizon has no position: Rush Hour's vehicle then settles
-    where the last move left it, so Suite._drag sends the moves (pointer_up_only or not)."""
+    where the last move left it, so Pointer._drag sends the moves (pointer_up_only or not)."""
     from longpuzzle.puzzles.rush_hour import RushHourUI
     lid = builtin_catalog().objectives("rush_hour")[0].level_ids[0]
     page = (300, 3000)                       # tall: the top rows of the page are above the horizon

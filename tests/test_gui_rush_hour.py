@@ -135,17 +135,17 @@ def test_the_range_is_taken_at_the_press_and_only_the_release_counts():
     s.dispatch({"type": "batch", "actions": [{"type": "wait", "ms": 10}]})
     for p in ((x + 400, y), (x - 500, y), (x + 20, y)):
         c = s.clone()
-        ev = c._pointer(gui.MOVE, p[0], p[1], c.clock)
+        ev = c.input._pointer(gui.MOVE, p[0], p[1], c.clock)
         assert ev == []
         off = c.ui["drag"]["off"]
         assert -2 <= off <= 1
     drag_points = [(x + 400, y), (x - 500, y)]
     for p in drag_points:
-        s._pointer(gui.MOVE, p[0], p[1], s.clock)
+        s.input._pointer(gui.MOVE, p[0], p[1], s.clock)
     assert s.ui["drag"]["off"] == -2.0
-    s._pointer(gui.MOVE, x + 20, y, s.clock)
+    s.input._pointer(gui.MOVE, x + 20, y, s.clock)
     assert math.isclose(s.ui["drag"]["off"], 20 / 90)
-    out = s._pointer(gui.UP, x + 20, y, s.clock)
+    out = s.input._pointer(gui.UP, x + 20, y, s.clock)
     assert out[-1]["effect"] == "rejected" and s.session.moves == []
 
 
@@ -153,12 +153,12 @@ def test_cancel_without_a_position_commits_the_last_offset():
     s = Suite(E1)
     u = s.game_ui()
     x, y = u.vehicle_center(1, 2)
-    s._pointer(gui.DOWN, x, y, 100)
-    s._pointer(gui.MOVE, x - 100, y, 120)
-    out = s._pointer(gui.UP, float("nan"), float("nan"), 140)
+    s.input._pointer(gui.DOWN, x, y, 100)
+    s.input._pointer(gui.MOVE, x - 100, y, 120)
+    out = s.input._pointer(gui.UP, float("nan"), float("nan"), 140)
     assert out[-1]["effect"] == "move" and s.session.move_texts() == ["cream_coupe-1"]
-    s._pointer(gui.DOWN, x - 90, y, 1000)
-    out = s._pointer(gui.UP, float("nan"), float("nan"), 1040)
+    s.input._pointer(gui.DOWN, x - 90, y, 1000)
+    out = s.input._pointer(gui.UP, float("nan"), float("nan"), 1040)
     assert out[-1]["reason"] == "cancelled" and s.session.move_texts() == ["cream_coupe-1"]
 
 
@@ -168,7 +168,7 @@ def test_snapshot_restore_mid_drag():
     x, y = u.vehicle_center(1, 2)
     (a, b), (c, d) = _px(s, x, y), _px(s, x - 100, y)
     s.dispatch({"type": "press", "x": a, "y": b})
-    s._pointer(gui.MOVE, x - 100, y, s.clock + 10)
+    s.input._pointer(gui.MOVE, x - 100, y, s.clock + 10)
     snap = s.snapshot()
     r = Suite.restore(snap)
     assert r.snapshot() == snap and r.ui["drag"]["v"] == 1
@@ -244,7 +244,7 @@ def test_frames_deterministic_and_the_vehicle_follows_the_drag(style):
     x, y = u.vehicle_center(1, 2)
     (px, py), (qx, qy) = _px(s, x, y), _px(s, x - 60, y)
     s.dispatch({"type": "press", "x": px, "y": py})
-    s._pointer(gui.MOVE, x - 60, y, s.clock + 5)
+    s.input._pointer(gui.MOVE, x - 60, y, s.clock + 5)
     mid = render(s)
     assert (mid != base).any(axis=2).sum() > 300                 # the coupe moved 2/3 of a cell
     s.dispatch({"type": "release", "x": qx, "y": qy})

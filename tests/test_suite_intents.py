@@ -24,10 +24,11 @@ OWN_ATTRIBUTES = {
 
 
 def _private_names() -> set[str]:
-    """The private attribute and method names of Session and Suite (their instances' too)."""
+    """The private attribute and method names of Session and Suite (their instances' too) and
+    of the Suite's input part (Pointer)."""
     s = Suite(LEVEL)
     names = set(vars(s)) | set(vars(s.session))
-    for cls in Suite.__mro__ + Session.__mro__:
+    for cls in Suite.__mro__ + Session.__mro__ + type(s.input).__mro__:
         names |= set(vars(cls))
     return {n for n in names if n.startswith("_") and not n.startswith("__")}
 

@@ -32,10 +32,10 @@ are done the clock runs on to the end of any animation it started, so every acti
 in a settled screen. Toasts stay visible for TOAST_MS, shakes last SHAKE_MS.
 
 Layout (each module imports only those above it; app.py all of them). The Suite is its app
-state (the screen, session, UI state, pointer, transient feedback, animations, clock) with
-parts that each keep their own state or none: ScreenWidgets (what each screen is made of),
-the snapshots, the intents' application; ScreensMixin and PointerMixin are the operations
-on the app state itself (navigation and moves; input).
+state (the screen, session, UI state, transient feedback, animations, clock) with parts
+that each keep their own state or none: ScreenWidgets (what each screen is made of), Pointer
+(the press state; an action's events), the snapshots, the intents' application; ScreensMixin
+holds the operations on the app state itself (navigation, moves, what input does on a screen).
 
     intents.py     the intents a game's screen produces (Move, Select, Toast, ...), the
                    read-only Board it reads the level through, and apply (the suite applies them)
@@ -44,11 +44,13 @@ on the app state itself (navigation and moves; input).
     game_limits.py the games' own failure limits on the hub (Maze Paint, Color Connect)
     screens.py     the menus' layout data, the GameUIs and layouts shared by every suite,
                    ScreenWidgets (a part: GameUIs, layouts, hit-testing, screen names, cached)
-                   and ScreensMixin: navigation, toasts, shakes, try_move, the clock's events
-    pointer.py     PointerMixin: validate once, dispatch one way (pointer and key events, buttons,
-                   the game's intents), moves <-> gestures, interpret
+                   and ScreensMixin: navigation, toasts, shakes, try_move, the clock's events,
+                   what a button, a board event or a key does (press_button, board_event, key_event)
+    pointer.py     Pointer (a part: the press state; runs a validated action one way, as pointer
+                   and key events on the clock, handing each to the screen)
     snapshots.py   snapshot, restore and the checks it makes, encode_snapshot (no state of its own)
-    app.py         Suite (its state, settings, clone, snapshots) = ScreensMixin + PointerMixin
+    app.py         Suite (its state, settings, clone, snapshots; validate once, run, moves <->
+                   gestures, interpret) = ScreensMixin + its parts
 
 Every name that engine/suite.py defined before it became this package is importable here.
 """
@@ -62,7 +64,7 @@ from longpuzzle.engine.suite.screens import (
     DIFF_CARD_Y_BY_COUNT, HOME_CARD_H, HOME_CARD_W, HOME_CARD_Y, HOME_SUBTITLE, HOME_TITLE, SHAKE_MS,
     SHARED_KEPT, TOAST_MS, ScreensMixin, ScreenWidgets, home_card_rects,
 )
-from longpuzzle.engine.suite.pointer import PointerMixin
+from longpuzzle.engine.suite.pointer import Pointer
 from longpuzzle.engine.suite.snapshots import MAX_CLOCK, POINTER_KEYS, SNAPSHOT_FORMAT, encode_snapshot
 from longpuzzle.engine.suite.app import ACTION_GAP_MS, ScreenUnavailableError, Suite
 # the private helpers too, as before (tests read _SHARED_LAYOUTS; SHARED_KEPT and the caches
@@ -80,6 +82,6 @@ __all__ = [
     "Reject", "Select", "Shake", "Toast", "CARD", "CARD_MENU", "CARD_NEXT", "CARD_REPLAY",
     "DIFFICULTY_LABELS", "DIFF_CARD_H", "DIFF_CARD_W", "DIFF_CARD_Y_BY_COUNT", "Feedback", "GameUI",
     "HOME_CARD_H", "HOME_CARD_W", "HOME_CARD_Y", "HOME_SUBTITLE", "HOME_TITLE", "MAX_CLOCK",
-    "POINTER_KEYS", "PointerMixin", "SHAKE_MS", "SHARED_KEPT", "SNAPSHOT_FORMAT", "ScreenUnavailableError",
+    "POINTER_KEYS", "Pointer", "SHAKE_MS", "SHARED_KEPT", "SNAPSHOT_FORMAT", "ScreenUnavailableError",
     "ScreenWidgets", "ScreensMixin", "Suite", "TOAST_MS", "difficulty_label", "encode_snapshot", "home_card_rects",
 ]

@@ -1,18 +1,22 @@
 """The Suite class: the app's state (__init__), its settings (style, scale, viewport, frame
-size), clone and snapshots, composed of its parts (ScreenWidgets, snapshots.py, intents.py)
-with the operations on its state (ScreensMixin: navigation and moves; PointerMixin: input)."""
+size), clone and snapshots, its input (validate once, run one way), composed of its parts
+(ScreenWidgets, Pointer: the press state and the running of an action's events, snapshots.py,
+intents.py) with the operations on its state (ScreensMixin: navigation and moves)."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
+from longpuzzle.engine import gui
 from longpuzzle.engine.catalog import Catalog, builtin_catalog, load_level
 from longpuzzle.engine.errors import LongPuzzleError
 from longpuzzle.engine.geometry import Projection, projection
 from longpuzzle.engine.session import Session
 from longpuzzle.engine.suite import game_limits
+from longpuzzle.engine.suite.game_ui import Feedback
 from longpuzzle.engine.suite.intents import Board
-from longpuzzle.engine.suite.pointer import PointerMixin
+from longpuzzle.engine.suite.pointer import Pointer
 from longpuzzle.engine.suite.screens import ScreensMixin, ScreenWidgets
 from longpuzzle.engine.suite import snapshots
 
@@ -23,7 +27,7 @@ class ScreenUnavailableError(LongPuzzleError):
     """A level of a game that has no screen (no GameUI) was asked for."""
 
 
-class Suite(ScreensMixin, PointerMixin):
+class Suite(ScreensMixin):
     """The app. ``start`` is "home" or a level id; ``style``/``scale`` fix the frame the
     action coordinates refer to; ``direct`` is the benchmark's direct launch (no way back
     to the menus, completion card offers only "Replay"); ``lang`` the language its screens
@@ -42,7 +46,8 @@ class Suite(ScreensMixin, PointerMixin):
         self.screen: dict = {"name": "home"}
         self.session: Session | None = None
         self.ui: dict = {}
-        self.pointer: dict = {"down": False}
+        # the input part: the pointer's press state, and an action's events on the clock
+        self.input = Pointer(self)
         self.toast: dict | None = None
         self.shake: dict | None = None
         self.anims: list[dict] = []
@@ -72,6 +77,50 @@ class Suite(ScreensMixin, PointerMixin):
         u = self.game_ui()
         if u is not None and u.limits is not None and self.limits is None:
             self.limits = game_limits.start(self.clock, u.limits, self.session.state)
+
+    # ---- input (pointer.py) ------------------------------------------------------------
+    @property
+    def pointer(self) -> dict:
+        """The pointer's press state (the Pointer part's ``state``)."""
+        return self.input.state
+
+    def validate(self, action: Any) -> dict:
+        """The one validation of a GUI action (gui.validate for this suite's frame): the action
+        normalised, ready for ``run``. Raises gui.ActionError if malformed."""
+        return gui.validate(action, self.proj.size)
+
+    def dispatch(self, action: Any, until: int | None = None) -> Feedback:
+        """Validate and run one GUI action (frame px): ``run(validate(action), until)``.
+        Raises gui.ActionError if malformed."""
+        return self.input.run(gui.validate(action, self.proj.size), until)
+
+    def run(self, a: dict, until: int | None = None) -> Feedback:
+        """Run one validated GUI action (what ``validate`` returned; it is not checked again):
+        Pointer.run. ``until`` is a deadline on the virtual clock (ms): events due at or after
+        it do not happen, the clock stops there, and the Feedback is marked ``cut`` (with the
+        presses that did happen). An action that ends before it runs exactly as without it."""
+        return self.input.run(a, until)
+
+    # ---- moves <-> gestures ------------------------------------------------------------
+    def gesture_for(self, action: int) -> dict:
+        return self.game_ui().gesture_for(int(action), self.proj, self)
+
+    def gesture_run(self, actions) -> tuple[dict, int]:
+        """One gesture for the first k of ``actions`` (GameUI.gesture_run): (gesture, k)."""
+        return self.game_ui().gesture_run(list(actions), self.proj, self)
+
+    def interpret(self, gui_action: Any) -> list[int]:
+        """The moves (action ints) a GUI action would apply, without changing this suite."""
+        c = self.clone()
+        n0 = len(c.session.moves) if c.session else 0
+        log0 = len(c.session.log) if c.session else 0
+        c.dispatch(gui_action)
+        if c.session is None or c.session is not None and self.session is not None and c.level.id != self.level.id:
+            return []
+        s = c.session
+        if len(s.log) < log0:
+            return []
+        return [int(a) for a in s.moves[n0:]]
 
     # ---- settings ----------------------------------------------------------------
     @property
@@ -117,7 +166,7 @@ class Suite(ScreensMixin, PointerMixin):
         c.__dict__.update(self.__dict__)
         c.screen = dict(self.screen)
         c.ui = json.loads(json.dumps(self.ui))
-        c.pointer = dict(self.pointer)
+        c.input = self.input.copy(c)
         c.toast = dict(self.toast) if self.toast else None
         c.shake = dict(self.shake) if self.shake else None
         c.anims = [dict(a) for a in self.anims]

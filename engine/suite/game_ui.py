@@ -66,7 +66,7 @@ class GameUI:
     exit_to = "difficulty"            # where the in-game back button goes: "difficulty" | "home"
     # True: what a drag's moves do, a release with a position does again from that position
     # alone (on_pointer acts on "up" alone, or, as Rush Hour's vehicle, follows the pointer
-    # and settles where it is released): Suite._drag, a whole drag whose release is on the
+    # and settles where it is released): Pointer._drag, a whole drag whose release is on the
     # plane, does not send it the moves between press and release
     pointer_up_only = False
     instructions = ""                 # the game's short instruction text (drawn by render)

@@ -6,12 +6,14 @@ hit-testing, navigation (open_level, open_game, go_home) and the helpers the gam
 from __future__ import annotations
 
 from longpuzzle.engine.catalog import load_level
+from longpuzzle.engine.errors import UndoNotAllowedError
 from longpuzzle.engine.geometry import Layout, Rect, Widget
 from longpuzzle.engine.protocol import Level
 from longpuzzle.engine.registry import get_puzzle, home_order, spec
 from longpuzzle.engine.session import Outcome, Session
 from longpuzzle.engine.suite import game_limits
 from longpuzzle.engine.suite.game_ui import GameUI, difficulty_label
+from longpuzzle.engine.suite.intents import apply
 
 TOAST_MS = 1400
 SHAKE_MS = 360
@@ -276,7 +278,7 @@ class ScreensMixin:
 
     def _go(self, screen: dict) -> dict:
         self.screen = screen
-        self.pointer = {"down": False}
+        self.input.lift()
         self.toast = self.shake = None
         self.complete = False
         self.timer = None
@@ -402,6 +404,70 @@ class ScreensMixin:
             self.fail("timeout")
             out.append({"effect": "failed", "reason": "timeout"})
         return out
+
+    # ---- input on the screens (the Pointer part's events land here) -------------------------
+    def key_event(self, name: str, t: int) -> list[dict]:
+        """A key pressed at t (the clock's own events due by then first): to the game's screen."""
+        pre = self.tick(t) if self.timer is not None or self.limits is not None else []
+        if self.screen["name"] == "level" and not self.complete and not self.failed and t >= self.busy_until():
+            return pre + apply(self, self.game_ui().on_key(self.board, name, t), t)
+        return pre
+
+    def board_event(self, kind: str, x: float, y: float, t: int) -> list[dict]:
+        """A pointer event on the game's board (not on a button), design px: the intents its
+        screen returns, applied (none off a level, or once it is won or failed)."""
+        if self.complete or self.failed or self.screen["name"] != "level":
+            return []
+        c = self.widgets.cur_ui
+        u = c[1] if c is not None and c[0] is self.session else self.game_ui()
+        return apply(self, u.on_pointer(self.board, kind, x, y, t), t)
+
+    def press_button(self, wid: str, t: int) -> list[dict]:
+        """A click on the button ``wid`` of the screen (pressed and released on it) at t."""
+        name = self.screen["name"]
+        if name == "home":
+            return [self.open_game(wid.split(":", 1)[1], t)]
+        if name == "difficulty":
+            if wid == "back":
+                return [self.go_home()]
+            d = wid.split(":", 1)[1]
+            obj = self.catalog.objective(f"{self.screen['game']}/{d}")
+            return [self.open_level(obj.level_ids[0], t)]
+        u = self.game_ui()
+        lvl = self.level
+        if wid == "replay":        # the Level itself: its id may name another level in the suite's catalogue
+            return [self.open_level(lvl, t), {"effect": "restart"}]
+        if wid == "next":
+            ids = self.catalog.objective(f"{lvl.game}/{lvl.difficulty}").level_ids
+            i = ids.index(lvl.id)
+            if i + 1 < len(ids):
+                return [self.open_level(ids[i + 1], t)]
+            return [self._exit(u)]
+        if wid == "menu":
+            return [self._exit(u)]
+        if wid == "restart":
+            self.session.restart()
+            self.ui = u.initial_state()
+            self.shake = self.toast = None
+            if self.limits is not None:         # the original reloads the level: its limits start again
+                self.limits = game_limits.start(t, u.limits, self.session._state)
+                self.failed = None
+                self.widgets.stale()
+            return [{"effect": "restart"}]
+        if wid == "undo":
+            try:
+                self.session.undo()
+            except UndoNotAllowedError as e:
+                return [{"effect": "refused", "reason": e.reason, "message": str(e)}]
+            self.ui = u.initial_state()
+            return [{"effect": "undo"}]
+        return apply(self, u.on_button(self.board, wid, t), t)
+
+    def _exit(self, u: GameUI) -> dict:
+        g = self.level.game
+        if u.exit_to == "difficulty" and len(self.catalog.objectives(g)) > 1:
+            return self._go({"name": "difficulty", "game": g})
+        return self.go_home()
 
     def move_effect(self, o: Outcome) -> dict:
         if o.accepted:

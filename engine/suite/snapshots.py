@@ -100,7 +100,7 @@ def restore(cls: type, text: str, catalog: Catalog | None = None) -> "Suite":
         if why:
             raise CheckpointError(f"suite snapshot: {why}")
         s.ui = body["ui"]
-        s.pointer = _check_pointer(body["pointer"])
+        s.input.state = _check_pointer(body["pointer"])
         s.toast = _check_transient(body["toast"], "toast", "text")
         s.shake = _check_transient(body["shake"], "shake", "target")
         s.anims = _check_anims(body["anims"], s)
