@@ -116,8 +116,8 @@ def test_a_fatal_move_costs_one_and_moves_on_a_lost_board_nothing():
 
 @pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP], ids=["next-step", "same-step"])
 def test_vector_env_with_the_oracle_equals_sync_vector_env(mode):
-    kw = dict(level=["maze_paint/easy/1", "maze_paint/easy/2", "maze_paint/medium/9"], max_episode_steps=12,
-              reward="oracle", oracle=True)
+    kw = {"level": ["maze_paint/easy/1", "maze_paint/easy/2", "maze_paint/medium/9"], "max_episode_steps": 12,
+          "reward": "oracle", "oracle": True}
     v = gym.make_vec(env_id("maze_paint"), 4, vectorization_mode="vector_entry_point", autoreset_mode=mode, **kw)
     s = gym.make_vec(env_id("maze_paint"), 4, vectorization_mode="sync", vector_kwargs={"autoreset_mode": mode}, **kw)
     r1, r2 = v.reset(seed=3), s.reset(seed=3)

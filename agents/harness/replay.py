@@ -200,7 +200,7 @@ def _check_structure(lines: EpisodeRecords, folder) -> dict:
                                    "was due (records missing or out of order)")
             if "action" in rec:
                 for k, t in _PUBLIC.items():
-                    if k not in rec or t is not object and type(rec[k]) is not t:
+                    if k not in rec or (t is not object and type(rec[k]) is not t):
                         raise HarnessError(f"{where}: line {i}: step {rec['step']} has no {k!r}")
                 kind = "dispatched" if rec["feedback"].get("executed") is not False else "refused"
                 step = rec["step"]
@@ -388,7 +388,7 @@ def _replay(recs: EpisodeRecords, shape: dict, head, hf, store, result: dict | N
             hashes = run.traj.recent
             if hashes != rec["frames"]:
                 return ReplayReport(False, steps, f"step {rec['step']}: frames differ", frames=n_frames)
-            want_fb = {k: v for k, v in rec["feedback"].items()}
+            want_fb = dict(rec["feedback"])
             if fb.__dict__ != want_fb and not (summary_refusals and not fb.executed
                                                and {**fb.__dict__, "message": ""} == {**want_fb, "message": ""}):
                 return ReplayReport(False, steps, f"step {rec['step']}: public feedback differs",
@@ -451,7 +451,8 @@ def _replay(recs: EpisodeRecords, shape: dict, head, hf, store, result: dict | N
     tally["sim_ms"] = sim_ms
     tally["invalid"] = ep.invalid_total
     rep = ReplayReport(True, steps, note=note, frames=n_frames)
-    rep.checked += ["the header recomputed from the catalogue and the settings (the start state, the evaluator's start, the instruction) and the first frame", f"{steps} actions validated and dispatched again",
+    rep.checked += ["the header recomputed from the catalogue and the settings (the start state, the evaluator's start, "
+                    "the instruction) and the first frame", f"{steps} actions validated and dispatched again",
                     f"{n_frames} frame hashes", "every public feedback", "every private evaluator record and suite "
                     "snapshot", "the end record's result"]
     if store is not None:
@@ -773,7 +774,8 @@ def continue_episode(folder: str | Path, step: int, agent: BaseAgent, *, note: s
     text = head["instruction"] + (f"\n{note}" if note else "")
     # where it continues from, for a replay to derive its start (the source as a path from
     # the new folder, and the digest of its events)
-    import hashlib, os
+    import hashlib
+    import os
     src = None
     if out is not None:
         src = {"folder": os.path.relpath(Path(folder).resolve(), Path(out).resolve()), "step": step,

@@ -15,8 +15,8 @@ can be mailed or archived alone) shows, in order:
     trajectory analytics (analytics.py): the LC deficit split, Maze Paint coverage bins,
         Bolt Unscrew transfers by free holes, dead ends and their delay
     per episode: outcome, level attempts, progress P over actions with restarts and dead
-        ends marked (with ``oracle``, d(s) under it: the oracle timeline), Bolt Unscrew free holes along each attempt (Figure 4a), and a link to
-        the episode's video
+        ends marked (with ``oracle``, d(s) under it: the oracle timeline), Bolt Unscrew free holes along
+        each attempt (Figure 4a), and a link to the episode's video
 
 Beside the page: analytics.json (every figure the analytics computed) and videos/ (one
 film per episode, video.py; MP4 with imageio-ffmpeg, else GIF). Missing values print "-".

@@ -115,7 +115,7 @@ class Suite(ScreensMixin):
         n0 = len(c.session.moves) if c.session else 0
         log0 = len(c.session.log) if c.session else 0
         c.dispatch(gui_action)
-        if c.session is None or c.session is not None and self.session is not None and c.level.id != self.level.id:
+        if c.session is None or (c.session is not None and self.session is not None and c.level.id != self.level.id):
             return []
         s = c.session
         if len(s.log) < log0:
@@ -155,13 +155,13 @@ class Suite(ScreensMixin):
         return snapshots.snapshot_fields(self)
 
     @classmethod
-    def restore(cls, text: str, catalog: Catalog | None = None) -> "Suite":
+    def restore(cls, text: str, catalog: Catalog | None = None) -> Suite:
         """The app a snapshot text holds, its level ids those of ``catalog`` (default: the
         built-in catalogue); CheckpointError if it is not one."""
         return snapshots.restore(cls, text, catalog)
 
     # ---- copies ------------------------------------------------------------------
-    def clone(self) -> "Suite":
+    def clone(self) -> Suite:
         c = Suite.__new__(Suite)
         c.__dict__.update(self.__dict__)
         c.screen = dict(self.screen)

@@ -81,7 +81,7 @@ def check(lim, cfg: GameLimits) -> bool:
     hist, op = lim.get("hist"), lim.get("open")
     return (set(lim) == {"t0", "n", "quiet", "best", "hist", "open"} and whole(lim["best"], 10 ** 6)
             and type(hist) is list and 1 <= len(hist) <= cfg.max_steps + 1 and all(whole(v, 2 ** 32) for v in hist)
-            and (op is None or type(op) is list and len(op) == 2 and all(whole(v, 2 ** 32) for v in op)))
+            and (op is None or (type(op) is list and len(op) == 2 and all(whole(v, 2 ** 32) for v in op))))
 
 
 def copy(lim: dict) -> dict:

@@ -133,11 +133,11 @@ class GameUI:
         """How long the move's animation runs (input is locked meanwhile)."""
         return 0
 
-    def gesture_for(self, action: int, proj: Projection, suite: "Suite | None" = None) -> dict:
+    def gesture_for(self, action: int, proj: Projection, suite: Suite | None = None) -> dict:
         """A GUI action (frame px of ``proj``) that makes this move from the idle UI state."""
         raise NotImplementedError
 
-    def gesture_run(self, actions, proj: Projection, suite: "Suite | None" = None) -> tuple[dict, int]:
+    def gesture_run(self, actions, proj: Projection, suite: Suite | None = None) -> tuple[dict, int]:
         """(gesture, k): ONE gesture that makes the first k >= 1 of ``actions`` in order from
         the idle UI state, as a person would (e.g. a whole Color Connect route in one drag).
         By default one gesture per move."""

@@ -33,7 +33,8 @@ try_move, show_toast, start_shake, Session.reject, gesture_begin / gesture_end).
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Generator, NamedTuple, Union
+from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Generator
 
 if TYPE_CHECKING:
     import numpy as np
@@ -86,7 +87,7 @@ class GestureEnd(NamedTuple):
 
 INTENTS = (Move, Reject, Refuse, Select, Deselect, Toast, Shake, GestureBegin, GestureEnd)
 # what a handler gives: a list of intents, or a generator of them sent each one's answer
-Intents = Union[list, Generator[Any, Any, Any]]
+Intents = list | Generator[Any, Any, Any]
 
 
 class Board:
@@ -96,11 +97,11 @@ class Board:
 
     __slots__ = ("_suite",)
 
-    def __init__(self, suite: "Suite"):
+    def __init__(self, suite: Suite):
         self._suite = suite
 
     @property
-    def state(self) -> "np.ndarray":
+    def state(self) -> np.ndarray:
         """The rules state (a read-only array; a new one after each move)."""
         return self._suite.session.state
 
@@ -125,13 +126,13 @@ class Board:
         """Whether the level is won (its completion card shows)."""
         return self._suite.complete
 
-    def hit(self, x: float, y: float) -> "Widget | None":
+    def hit(self, x: float, y: float) -> Widget | None:
         """The widget of the screen under the design point (x, y)."""
         s = self._suite
         return s.widgets.hit(s, x, y)
 
 
-def apply(suite: "Suite", produced: Intents, t: int) -> list[dict]:
+def apply(suite: Suite, produced: Intents, t: int) -> list[dict]:
     """Apply the intents a game's screen produced (a list, or a generator sent each intent's
     answer: a Move's Outcome) to ``suite`` at clock ``t``, in order; the effects they make."""
     out: list[dict] = []
@@ -149,7 +150,7 @@ def apply(suite: "Suite", produced: Intents, t: int) -> list[dict]:
     return out
 
 
-def _apply_one(suite: "Suite", i, t: int, out: list) -> Any:
+def _apply_one(suite: Suite, i, t: int, out: list) -> Any:
     """Apply one intent through the suite's own operations; its effect goes to ``out``; its
     answer (a Move's Outcome, else None)."""
     how = _APPLY.get(type(i))
@@ -159,49 +160,49 @@ def _apply_one(suite: "Suite", i, t: int, out: list) -> Any:
     return how(suite, i, t, out)
 
 
-def _move(suite: "Suite", i: Move, t: int, out: list):
+def _move(suite: Suite, i: Move, t: int, out: list):
     o = suite.try_move(i.action, t)
     out.append(suite.move_effect(o))
     return o
 
 
-def _reject(suite: "Suite", i: Reject, t: int, out: list) -> None:
+def _reject(suite: Suite, i: Reject, t: int, out: list) -> None:
     suite.session.reject(i.attempt)
     out.append({"effect": "rejected", "move": i.attempt, "reason": i.reason, "message": i.message,
                 "target": i.target})
 
 
-def _refuse(suite: "Suite", i: Refuse, t: int, out: list) -> None:
+def _refuse(suite: Suite, i: Refuse, t: int, out: list) -> None:
     e = {"effect": "refused", "reason": i.reason, "message": i.message}
     if i.target is not None:
         e["target"] = i.target
     out.append(e)
 
 
-def _select(suite: "Suite", i: Select, t: int, out: list) -> None:
+def _select(suite: Suite, i: Select, t: int, out: list) -> None:
     e = {"effect": "select", "target": i.target}
     if i.switched_from is not None:
         e["switched_from"] = i.switched_from
     out.append(e)
 
 
-def _deselect(suite: "Suite", i: Deselect, t: int, out: list) -> None:
+def _deselect(suite: Suite, i: Deselect, t: int, out: list) -> None:
     out.append({"effect": "deselect", "target": i.target})
 
 
-def _toast(suite: "Suite", i: Toast, t: int, out: list) -> None:
+def _toast(suite: Suite, i: Toast, t: int, out: list) -> None:
     suite.show_toast(i.text, t)
 
 
-def _shake(suite: "Suite", i: Shake, t: int, out: list) -> None:
+def _shake(suite: Suite, i: Shake, t: int, out: list) -> None:
     suite.start_shake(i.target, t)
 
 
-def _gesture_begin(suite: "Suite", i: GestureBegin, t: int, out: list) -> None:
+def _gesture_begin(suite: Suite, i: GestureBegin, t: int, out: list) -> None:
     suite.gesture_begin()
 
 
-def _gesture_end(suite: "Suite", i: GestureEnd, t: int, out: list) -> None:
+def _gesture_end(suite: Suite, i: GestureEnd, t: int, out: list) -> None:
     suite.gesture_end()
 
 

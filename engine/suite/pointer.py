@@ -75,10 +75,7 @@ class Pointer:
         building their list (_click, _drag: the benchmarks' commonest actions)."""
         typ = a["type"]
         if typ == "batch":
-            for sub in a["actions"]:
-                if self._act(sub, effects, until, runs):
-                    return True
-            return False
+            return any(self._act(sub, effects, until, runs) for sub in a["actions"])
         if typ == "click":
             if until is None or self.app.clock + self.app.action_gap_ms + _CLICK_MS < until:
                 self._click(a["x"], a["y"], effects)

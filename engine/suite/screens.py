@@ -84,7 +84,7 @@ class ScreenWidgets:
         self.cur_ui = None               # (session, its GameUI)
         self.sname = None                # (screen, (complete, failed), name)
 
-    def copy(self) -> "ScreenWidgets":
+    def copy(self) -> ScreenWidgets:
         c = ScreenWidgets.__new__(ScreenWidgets)
         for k in ScreenWidgets.__slots__:
             setattr(c, k, getattr(self, k))
@@ -116,7 +116,7 @@ class ScreenWidgets:
                                                        lambda: cls(get_puzzle(level.game), level)))
         return u
 
-    def screen_name(self, suite: "ScreensMixin") -> str:
+    def screen_name(self, suite: ScreensMixin) -> str:
         s = suite.screen
         done = (suite.complete, suite.failed)
         c = self.sname
@@ -131,7 +131,7 @@ class ScreenWidgets:
         self.sname = (s, done, name)    # screens are replaced, never edited in place
         return name
 
-    def layout(self, suite: "ScreensMixin") -> Layout:
+    def layout(self, suite: ScreensMixin) -> Layout:
         """The widgets of the suite's current screen (cached; rebuilt when the screen changes)."""
         if self.key is not None and self.current is not None:
             return self.current
@@ -167,7 +167,7 @@ class ScreenWidgets:
         self.key = key
         return lay
 
-    def hit(self, suite: "ScreensMixin", x: float, y: float) -> Widget | None:
+    def hit(self, suite: ScreensMixin, x: float, y: float) -> Widget | None:
         """The widget of the suite's current screen under the design point (the last answer is
         kept, since one event is usually hit-tested by the suite and then by the game)."""
         lay = self.current if self.key is not None else None
@@ -203,7 +203,7 @@ def home_card_rects(n: int) -> list[Rect]:
     return out
 
 
-def _menu_widgets(suite: "ScreensMixin") -> list[Widget]:
+def _menu_widgets(suite: ScreensMixin) -> list[Widget]:
     """The widgets of the suite's home or difficulty screen."""
     s = suite.screen
     ws: list[Widget] = []

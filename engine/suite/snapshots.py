@@ -21,12 +21,12 @@ if TYPE_CHECKING:
 SNAPSHOT_FORMAT = "longpuzzle-suite/1"
 
 
-def snapshot(suite: "Suite") -> str:
+def snapshot(suite: Suite) -> str:
     """The exact app as JSON text."""
     return encode_snapshot(snapshot_fields(suite), suite.session.checkpoint() if suite.session else None)
 
 
-def snapshot_fields(suite: "Suite") -> dict:
+def snapshot_fields(suite: Suite) -> dict:
     """The snapshot's body but its session and checksum, as plain data (the app's screen,
     UI state, pointer, transient feedback, animations and clock; containers are the
     suite's own, to be encoded at once): ``encode_snapshot(fields, checkpoint)`` is
@@ -53,7 +53,7 @@ def snapshot_fields(suite: "Suite") -> dict:
     return body
 
 
-def restore(cls: type, text: str, catalog: Catalog | None = None) -> "Suite":
+def restore(cls: type, text: str, catalog: Catalog | None = None) -> Suite:
     """The Suite (of class ``cls``) a snapshot() text describes, its level ids those of
     ``catalog`` (default: the built-in catalogue); CheckpointError for anything that is not
     exactly a snapshot this suite could have written."""
@@ -73,7 +73,7 @@ def restore(cls: type, text: str, catalog: Catalog | None = None) -> "Suite":
             raise CheckpointError(f"suite snapshot is missing {', '.join(missing)}")
         vp = body.get("viewport")
         if type(body["direct"]) is not bool or not _int_in(body["action_gap_ms"], 0, 60_000) \
-                or vp is not None and type(vp) is not list:
+                or (vp is not None and type(vp) is not list):
             raise CheckpointError("suite snapshot: direct, action_gap_ms or viewport has the wrong type")
         s = cls("home", style=body["style"], scale=body["scale"], direct=body["direct"],
                 action_gap_ms=body["action_gap_ms"], viewport=None if vp is None else tuple(vp),
@@ -89,8 +89,8 @@ def restore(cls: type, text: str, catalog: Catalog | None = None) -> "Suite":
         if not _int_in(body["clock"], 0, MAX_CLOCK):
             raise CheckpointError(f"suite snapshot: clock must be whole ms from 0 to {MAX_CLOCK}")
         s.clock = body["clock"]
-        if type(body["complete"]) is not bool or body["complete"] and not (s.session is not None
-                                                                           and s.session.solved):
+        if type(body["complete"]) is not bool or (body["complete"] and not (s.session is not None
+                                                                           and s.session.solved)):
             raise CheckpointError("suite snapshot: 'complete' says the level is won, but its board is not "
                                   "solved")
         s.complete = body["complete"]
@@ -141,7 +141,7 @@ def _int_in(v: Any, lo: int, hi: int) -> bool:
 
 
 def _num_or_nan(v: Any) -> bool:
-    return v is None or type(v) in (int, float) and (v != v or -1e9 < v < 1e9)
+    return v is None or (type(v) in (int, float) and (v != v or -1e9 < v < 1e9))
 
 
 def _check_screen(screen: Any, catalog: Catalog) -> dict:
@@ -171,11 +171,11 @@ def _check_pointer(p: Any) -> dict:
     if type(p) is not dict or type(p.get("down")) is not bool or not set(p) <= set(POINTER_KEYS):
         raise bad
     need = set(POINTER_KEYS) if p["down"] else {"down"}
-    if not need <= set(p) or not p["down"] and set(p) - {"down", "x", "y"}:
+    if not need <= set(p) or (not p["down"] and set(p) - {"down", "x", "y"}):
         raise bad
     for k, v in p.items():
         t = POINTER_KEYS[k]
-        ok = (_num_or_nan(v) if t == "num" else v is None or type(v) is str and len(v) <= 200 if t == "text"
+        ok = (_num_or_nan(v) if t == "num" else v is None or (type(v) is str and len(v) <= 200) if t == "text"
               else _int_in(v, -MAX_CLOCK, MAX_CLOCK) if t is int else type(v) is t)
         if not ok:
             raise CheckpointError(f"suite snapshot: pointer field {k!r} has the wrong type or value")
@@ -191,7 +191,7 @@ def _check_transient(v: Any, what: str, text_key: str) -> dict | None:
     return dict(v)
 
 
-def _check_anims(anims: Any, s: "Suite") -> list[dict]:
+def _check_anims(anims: Any, s: Suite) -> list[dict]:
     if type(anims) is not list or len(anims) > 1000:
         raise CheckpointError("suite snapshot: anims must be a list")
     if s.session is None:
