@@ -24,14 +24,16 @@ EXPECTED = {  # the original benchmark's objectives (the games built so far must
 
 
 def test_objectives_match_the_benchmark():
-    games = builtin_catalog().games()
+    # the built-in games (a game of another installed distribution may be in the catalogue too)
+    games = [g for g in builtin_catalog().games() if g in EXPECTED]
     assert {"nut_and_bolt", "maze_paint"} <= set(games)
     for g in games:
         assert {o.difficulty: len(o.level_ids) for o in builtin_catalog().objectives(g)} == EXPECTED[g]
     order = list(EXPECTED)
     assert games == sorted(games, key=order.index)
     if set(games) == set(EXPECTED):
-        assert len(builtin_catalog().objectives()) == 16 and len(builtin_catalog().level_ids()) == 114
+        assert sum(len(builtin_catalog().objectives(g)) for g in games) == 16
+        assert sum(len(builtin_catalog().level_ids(g)) for g in games) == 114
 
 
 def test_level_ids_and_errors():
