@@ -107,10 +107,11 @@ def _own(game: str | None, text: str, lang: str = "zh") -> str | None:
         return None
 
 
-def all_texts(lang: str) -> set[str]:
+def all_texts(lang: str, games=None) -> set[str]:
     """Every fixed text of the table and of the games' declared labels in ``lang`` (the
-    shipped font must cover their glyphs)."""
-    own = [s.labels.get("zh", {}) for s in specs()]
+    shipped font must cover their glyphs); ``games``: the ids of the games whose labels count
+    (default every registered game; the shipped font is made from the built-in games')."""
+    own = [s.labels.get("zh", {}) for s in specs() if games is None or s.id in games]
     if lang == "en":
         return set(ZH) | {k for o in own for k in o if "{" not in k}
     return set(ZH.values()) | {v for o in own for k, v in o.items() if "{" not in k} | {

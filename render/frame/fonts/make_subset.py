@@ -22,7 +22,9 @@ OUT = Path(__file__).with_name("NotoSansCJKsc-Bold.subset.otf")
 
 def glyph_text() -> str:
     from longpuzzle.engine.labels import all_texts
-    chars = set("".join(all_texts("zh")))
+    from longpuzzle.puzzles.declarations import BUILTIN
+    # longpuzzle's own texts only: a game of another distribution brings its own font (GameSpec.fonts)
+    chars = set("".join(all_texts("zh", games={s.id for s in BUILTIN})))
     chars |= {chr(c) for c in range(0x20, 0x7F)}          # printable ASCII (numbers, item names)
     chars |= set("\u00b7\u2026\u00d7")                    # middle dot, ellipsis, times
     return "".join(sorted(chars))
