@@ -1,6 +1,6 @@
 """A small solver eval run on a given backend, and the part of its summary that must not
-depend on where its episodes ran: what tests/test_cluster.py (Ray) and
-tests/test_process_backend.py (worker processes) compare with a sequential run."""
+depend on where its episodes ran: what tests/agents/jobs/test_cluster.py (Ray) and
+tests/agents/jobs/test_process_backend.py (worker processes) compare with a sequential run."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ full flush zlib-ng's level 1 (deflate_quick) looks for a match only at the posit
 cleared hash table names, inside the band, and clips a match at the band's end; its other
 levels' match search clipped a match that reached the end of the input only from zlib-ng
 2.3.3 on (its issue #2100: before, a later candidate could win by the stale bytes past the
-end, left by a longer input before). tests/test_dataset_writer.py compresses bands fresh and
+end, left by a longer input before). tests/agents/datasets/test_dataset_writer.py compresses bands fresh and
 after others, in several orders and after longer, shorter and random inputs, at every level.
 ``checksums`` (Adler-32 and CRC-32) are zlib-ng's, else ISA-L's, whatever the deflate: the
 fastest, and the same numbers.

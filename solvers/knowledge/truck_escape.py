@@ -1,6 +1,6 @@
 """Truck Escape: greedy is exact.
 
-Lemma (tested in tests/test_solvers.py): removing a truck never blocks another. Whether j
+Lemma (tested in tests/solvers/test_solvers.py): removing a truck never blocks another. Whether j
 blocks i is fixed by the layout (lv's blocking matrix); a truck is free when no REMAINING
 truck blocks it, so removals only shrink the set of blockers of every truck. Hence the set of
 free trucks only grows, any free truck may be removed at once, and if the greedy order gets

@@ -1,5 +1,5 @@
 """Fuzzing and soak testing: bounded, seeded generators of hostile input for the engine, the
-screens, the harness and its files, shared by the test suite (tests/test_fuzz.py) and the
+screens, the harness and its files, shared by the test suite (tests/agents/testing/test_fuzz.py) and the
 long soak run (``longpuzzle soak``).
 
     gui.py        GUI actions of every type, well-formed and malformed, on every screen; soak()

@@ -1,7 +1,7 @@
 """Rebuild the Chinese screens' font: Noto Sans CJK SC Bold (SIL Open Font License 1.1),
 subset to the glyphs the screens use (every Chinese text of engine/labels.py, printable
 ASCII, a few punctuation marks). A dev-time step, run after a label is added or changed
-(tests/test_lang.py fails while a glyph is missing):
+(tests/render/test_lang.py fails while a glyph is missing):
 
     apt-get install fonts-noto-cjk          # Debian's package of the upstream fonts
     python3 render/frame/fonts/make_subset.py

@@ -17,7 +17,7 @@ CONFIGS = [("2d", 1.0), ("2d", 2.0), ("3d", 1.0), ("3d", 2.0)]
 VIEWPORT = (1280, 900)      # the paper's page: the game letterboxed in it, coordinates in page px
 GESTURE_CONFIGS = [(a, b, None) for a, b in CONFIGS] + [("2d", 1.0, VIEWPORT), ("3d", 1.0, VIEWPORT)]
 GESTURE_IDS = [f"{a}-x{b:g}" + ("-page" if v else "") for a, b, v in GESTURE_CONFIGS]
-SOLUTIONS = json.loads((Path(__file__).parent / "data" / "bolt_unscrew_solutions.json").read_text())
+SOLUTIONS = json.loads((Path(__file__).resolve().parents[1] / "data" / "bolt_unscrew_solutions.json").read_text())
 E3 = "bolt_unscrew/easy/3"
 # easy 3:  gate (200, 260) screw, gate_park (430, 220) empty + usable,
 #          main_park (270, 260) empty but under gate_b (blocked), main_l / main_r screws

@@ -363,7 +363,7 @@ def test_hint_prints_the_best_moves_and_whether_the_position_is_lost():
 
 # ---- analyze --oracle ---------------------------------------------------------------------
 
-SCRIPTED = str(Path(__file__).parent / "data" / "scripted_agent.py")
+SCRIPTED = str(Path(__file__).resolve().parents[1] / "data" / "scripted_agent.py")
 
 
 def test_analyze_annotates_every_recorded_step_with_the_oracle(tmp_path):

@@ -23,7 +23,7 @@ from longpuzzle.cli import cli  # noqa: E402
 from longpuzzle.agents.jobs import RayBackend, env_episodes, gather, random_walks, solve_levels  # noqa: E402
 from longpuzzle.agents.jobs.ray_backend import ClusterError  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from eval_runs import placeless, solver_run  # noqa: E402
 
 pytestmark = pytest.mark.slow

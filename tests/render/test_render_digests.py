@@ -7,7 +7,7 @@ Replay checks every stored frame's hash, and stored episodes and datasets depend
 pixels: a drawing speed-up must give the same bytes. A deliberate change of the drawing
 regenerates the file (and says so in its commit):
 
-    python3 tests/test_render_digests.py > tests/data/render_digests.json
+    python3 tests/render/test_render_digests.py > tests/data/render_digests.json
 """
 
 import hashlib
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-DATA = Path(__file__).parent / "data" / "render_digests.json"
+DATA = Path(__file__).resolve().parents[1] / "data" / "render_digests.json"
 # (style, scale, moves played after the first screen)
 CONFIGS = [("2d", 1.0, 2), ("3d", 1.0, 2), ("2d", 0.75, 0), ("3d", 1.37, 0), ("2d", 540.5 / 540, 0)]
 

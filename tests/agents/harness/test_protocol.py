@@ -304,7 +304,7 @@ def readme_presses() -> tuple[dict, dict]:
     import re
     from pathlib import Path
     from longpuzzle.engine.catalog import builtin_catalog
-    page = Path(__file__).resolve().parents[1] / "docs" / "guides" / "evaluating-agents.md"
+    page = Path(__file__).resolve().parents[3] / "docs" / "guides" / "evaluating-agents.md"
     text = " ".join(page.read_text(encoding="utf-8").split())
     m = re.search(r"Pointer presses per objective, solver agent vs the paper's human \(Table 4\): (.+?) \(tests/", text)
     assert m, "the guide's sentence of pointer presses is gone"
@@ -339,7 +339,7 @@ def test_the_solver_agent_needs_no_more_presses_than_the_papers_human():
     searching (the same gestures, without ~30 s of search)."""
     from pathlib import Path
     from longpuzzle.engine.catalog import builtin_catalog
-    data = json.loads((Path(__file__).parent / "data" / "bolt_unscrew_solutions.json").read_text())
+    data = json.loads((Path(__file__).resolve().parents[2] / "data" / "bolt_unscrew_solutions.json").read_text())
     bolt_hard = {f"bolt_unscrew/{k}": v["moves"] for k, v in data.items() if k.startswith("hard/")}
     got = {o.id: solver_presses(o.id, bolt_hard if o.id == "bolt_unscrew/hard" else None)
            for o in builtin_catalog().objectives() if o.id in HUMAN_PRESSES}      # the paper's objectives

@@ -21,7 +21,7 @@ from longpuzzle.agents.runner import RunConfig, execute
 from longpuzzle.cli import cli
 from longpuzzle.agents.jobs import env_episodes, gather, random_walks, solve_levels
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from eval_runs import placeless, solver_run
 
 pytestmark = pytest.mark.slow

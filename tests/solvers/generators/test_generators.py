@@ -17,7 +17,7 @@ from longpuzzle.solvers.generators.tiers import DEFINING, catalog_tiers, tier_da
 from longpuzzle.render.frame import renderer
 from longpuzzle.solvers.core import check_solution
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import generated_levels
 
 GAMES = [g.game for g in generators()]

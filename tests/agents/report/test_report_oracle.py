@@ -15,7 +15,7 @@ from PIL import Image
 
 from longpuzzle.cli import cli
 
-SCRIPTED = str(Path(__file__).parent / "data" / "scripted_agent.py")
+SCRIPTED = str(Path(__file__).resolve().parents[2] / "data" / "scripted_agent.py")
 
 
 def run(*args):

@@ -19,7 +19,7 @@ from longpuzzle.puzzles.color_connect import PALETTE
 
 P = get_puzzle("color_connect")
 LEVELS = builtin_catalog().levels("color_connect")
-LEVEL_FILE = Path(__file__).resolve().parents[1] / "puzzles" / "levels" / "color_connect.json"
+LEVEL_FILE = Path(__file__).resolve().parents[2] / "puzzles" / "levels" / "color_connect.json"
 
 
 def make_level(rows, cols, pairs, **more):

@@ -2,7 +2,7 @@
 every game and screen; mutated level records of every game; tampered suite snapshots and
 checkpoints; tampered episode folders; randomised hostile agent files. Nothing may crash or
 hang: every input is refused with the library's own error or works. (Each hostile act on its
-own: tests/test_isolation.py. The long run of 10^6 actions per game: ``longpuzzle soak``.)"""
+own: tests/agents/sandbox/test_isolation.py. The long run of 10^6 actions per game: ``longpuzzle soak``.)"""
 
 import json
 import random

@@ -374,7 +374,7 @@ def _solve(level):
 
 @pytest.mark.parametrize("lid", ["maze_paint/easy/1", "rush_hour/easy/1"])
 def test_completion_card_next_and_replay(lid):
-    # (Nut and Bolt's card on the hub has no buttons: it goes on by itself, tests/test_hub_rules.py)
+    # (Nut and Bolt's card on the hub has no buttons: it goes on by itself, tests/engine/test_hub_rules.py)
     s = Suite(lid)
     for a in _solve(s.level):
         s.dispatch(s.gesture_for(a))

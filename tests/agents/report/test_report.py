@@ -18,7 +18,7 @@ from longpuzzle.agents.report.data import load_run, run_metrics
 from longpuzzle.agents.report.tables import group_runs
 from longpuzzle.cli import cli
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(HERE))
 from browser import Browser  # noqa: E402
 

@@ -5,7 +5,7 @@ and the language carried by snapshots, settings and the command line.
 
 A deliberate change of the Chinese drawing regenerates the digests (and says so in its commit):
 
-    python3 tests/test_lang.py > tests/data/render_digests_zh.json
+    python3 tests/render/test_lang.py > tests/data/render_digests_zh.json
 """
 
 import hashlib
@@ -21,7 +21,7 @@ from longpuzzle.engine.errors import CheckpointError
 from longpuzzle.engine.labels import LanguageError, all_texts, screen_text
 from longpuzzle.engine.suite import Suite
 
-DATA = Path(__file__).parent / "data" / "render_digests_zh.json"
+DATA = Path(__file__).resolve().parents[1] / "data" / "render_digests_zh.json"
 PAGE = (1280, 900)
 # levels whose solution the solver finds at once: their completion cards are checked too
 QUICK = ("nut_and_bolt/easy/1", "maze_paint/easy/1", "color_connect/easy/1")

@@ -3,8 +3,8 @@
 The recorded solutions (tests/data/bolt_unscrew_solutions.json) were found by the
 solvers (``longpuzzle.solvers.solve``: compiled best-first, then A*); regenerate them with
 
-    python tests/test_bolt_unscrew.py --record            (all levels, a few minutes)
-    python tests/test_bolt_unscrew.py --record hard/3     (one level)
+    python tests/puzzles/test_bolt_unscrew.py --record            (all levels, a few minutes)
+    python tests/puzzles/test_bolt_unscrew.py --record hard/3     (one level)
 """
 
 import hashlib
@@ -27,7 +27,7 @@ from longpuzzle.engine.registry import get_puzzle
 from longpuzzle.puzzles import bolt_unscrew as M
 
 P = get_puzzle("bolt_unscrew")
-SOLUTIONS = Path(__file__).with_name("data") / "bolt_unscrew_solutions.json"
+SOLUTIONS = Path(__file__).resolve().parents[1] / "data" / "bolt_unscrew_solutions.json"
 _CAT = None
 
 
@@ -194,7 +194,7 @@ def write_solutions(data):
 
 ABOUT = ("one winning move list per level under the quasi-static model of puzzles/bolt_unscrew.py "
          "(released pieces fall onto pegs), found by longpuzzle.solvers.solve (python "
-         "tests/test_bolt_unscrew.py --record); final_state_sha256 = sha256 of "
+         "tests/puzzles/test_bolt_unscrew.py --record); final_state_sha256 = sha256 of "
          "the final int32 state bytes (settling must stay bit-identical)")
 
 

@@ -319,7 +319,7 @@ def test_every_kind_of_move_has_a_gesture_mid_game(style, scale, viewport):
     seen = set()
     for lid in ("color_connect/easy/1", "color_connect/hard/2", "color_connect/hard/10"):
         # a direct launch: 40 random moves on the hub may run into the game's own limits
-        # (tests/test_hub_rules.py), after which the board takes no input
+        # (tests/engine/test_hub_rules.py), after which the board takes no input
         s = Suite(lid, style=style, scale=scale, viewport=viewport, direct=True)
         n = s.level.lv[0] * s.level.lv[1]
         routes = s.level.extra["solution"]

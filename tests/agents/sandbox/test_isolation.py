@@ -211,7 +211,7 @@ def _final_answer(folder) -> dict:
 
 def test_an_agent_file_cannot_cheat(tmp_path):
     levels = str(Path(builtin_catalog().file_of("maze_paint")).resolve()) if Path(builtin_catalog().file_of("maze_paint")).is_file() \
-        else str(Path(__file__).resolve().parents[1] / "puzzles" / "levels" / "maze_paint.json")
+        else str(Path(__file__).resolve().parents[3] / "puzzles" / "levels" / "maze_paint.json")
     out = tmp_path / "episode"
     src = tmp_path / "cheater.py"
     src.write_text(CHEATS.format(levels=levels, out=str(out)))

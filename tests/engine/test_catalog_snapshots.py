@@ -18,7 +18,7 @@ from longpuzzle.engine.registry import puzzle_ids
 from longpuzzle.engine.catalog_store import CatalogError, list_catalogs, open_catalog, snapshot
 from longpuzzle.solvers.generators import generate, level_file
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

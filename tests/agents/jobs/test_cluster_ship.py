@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("ray", reason="Ray is an optional extra (pip install 'longpuzzle[ray]')")
 pytestmark = pytest.mark.slow
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[2]
 
 SCRIPT = r'''
 import json, os, sys

@@ -465,7 +465,7 @@ def test_the_docs_figures_of_the_tools_are_the_codes():
     from longpuzzle.agents.vista import controller, tools
     from longpuzzle.agents.vista.cli import CHECKPOINT_TOKENS
     from longpuzzle.agents.vista.code import OUTPUT_CAP
-    text = (Path(__file__).resolve().parents[1] / "docs" / "guides" / "tools.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[3] / "docs" / "guides" / "tools.md").read_text(encoding="utf-8")
     text = " ".join(text[text.index("# Tools: the VISTA harness"):].split())
 
     def num(pattern):

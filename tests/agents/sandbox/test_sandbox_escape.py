@@ -8,7 +8,7 @@ netlink, named and abstract unix sockets), metadata changes and observation of f
 its folder (chmod, utime, setxattr, stat, inotify, as uid 0), threads without bound, threads
 that go on running between calls, the host's System V IPC, dropping the parent-death signal,
 and a harness killed outright leaving its sandboxed process and folder (the code setting's
-pause and CPU budget per episode: tests/test_vista_code.py)."""
+pause and CPU budget per episode: tests/agents/vista/test_vista_code.py)."""
 
 import json
 import os
