@@ -326,7 +326,6 @@ def test_a_games_chinese_texts_are_drawn_in_its_own_font_and_checked(installed_g
     others is reported by the conformance check "labels", and drawn once the game declares a
     font that has them (GameSpec.fonts; the Sokoban example's subset is used here)."""
     import dataclasses
-    from pathlib import Path
 
     from longpuzzle.agents.testing import check_puzzle
     from longpuzzle.engine.catalog import Catalog
@@ -336,7 +335,7 @@ def test_a_games_chinese_texts_are_drawn_in_its_own_font_and_checked(installed_g
     from longpuzzle.render.frame.paint import CJK_FONT, font_file, missing_glyphs
 
     ref = "longpuzzle:examples/sokoban/longpuzzle_sokoban/fonts/NotoSansCJKsc-Bold.sokoban.otf"
-    if not (Path(__file__).parents[2] / ref.partition(":")[2]).is_file():
+    if not resources.files("longpuzzle").joinpath(ref.partition(":")[2]).is_file():
         pytest.skip("the Sokoban example's font is not beside this checkout")
     base = registry.spec(FAKE)
     title = "\u63a8\u7bb1\u5b50"            # 推箱子: not among longpuzzle's texts
