@@ -162,7 +162,12 @@ def _click_design(s: Suite, x, y):
 @pytest.mark.parametrize("style", ["2d", "3d"])
 @pytest.mark.parametrize("viewport", [None, VIEWPORT], ids=["own-frame", "page"])
 def test_menu_navigation_home_to_level_and_back(style, viewport):
-    s = Suite("home", style=style, viewport=viewport)
+    # the original's home screen of the six built-in games (a game of another installed
+    # distribution would add a card and change the layout)
+    from longpuzzle.engine.catalog import Catalog, builtin_sources
+    from longpuzzle.puzzles.declarations import BUILTIN
+    six = Catalog(sources={g: t for g, t in builtin_sources().items() if g in {d.id for d in BUILTIN}})
+    s = Suite("home", style=style, viewport=viewport, catalog=six)
     assert s.screen_name() == "home"
     ids = [w.id for w in s.layout().widgets]
     assert ids == [f"game:{g}" for g in ("bolt_unscrew", "truck_escape", "rush_hour", "nut_and_bolt",
@@ -188,9 +193,11 @@ def test_menu_navigation_home_to_level_and_back(style, viewport):
 
 def test_press_and_release_on_different_buttons_does_nothing():
     s = Suite("home")
-    s.dispatch({"type": "drag", "x0": 270, "y0": 615, "x1": 270, "y1": 721, "steps": 3, "ms": 90})
+    card = dict(s.home_games())            # (615: Nut and Bolt, 721: Maze Paint with the six games)
+    s.dispatch({"type": "drag", "x0": 270, "y0": card["nut_and_bolt"], "x1": 270, "y1": card["maze_paint"],
+                "steps": 3, "ms": 90})
     assert s.screen_name() == "home"
-    s.dispatch({"type": "press", "x": 270, "y": 721})
+    s.dispatch({"type": "press", "x": 270, "y": card["maze_paint"]})
     assert s.screen_name() == "home"
     s.dispatch({"type": "release"})
     assert s.screen_name() == "difficulty:maze_paint"
@@ -200,7 +207,7 @@ def test_single_objective_game_skips_the_difficulty_screen():
     s = Suite("home")
     single = [g for g in builtin_catalog().games() if len(builtin_catalog().objectives(g)) == 1]
     assert "truck_escape" in single
-    fb = _click_design(s, 270, 403)
+    fb = _click_design(s, 270, dict(s.home_games())["truck_escape"])       # (403 with the six games)
     # Truck Escape goes straight to its level 1 - or, while it has no screen yet, nowhere
     from longpuzzle.engine.registry import get_puzzle
     if getattr(get_puzzle("truck_escape"), "ui", None) is None:
@@ -394,7 +401,7 @@ def test_completion_card_next_and_replay(lid):
 
 def test_snapshot_restore_is_exact():
     s = Suite("home", style="3d", scale=2)
-    _click_design(s, 270, 615)
+    _click_design(s, 270, dict(s.home_games())["nut_and_bolt"])
     _click_design(s, 270, 385)
     _tap_bolt(s, 0)
     _tap_bolt(s, 1)          # may be rejected -> toast, shake, sticky selection
