@@ -29,8 +29,8 @@ REMAKE_S = 1.0
 
 
 def test_every_game_has_a_generator_and_tiers():
-    have = set(GAMES)
-    assert have == {"bolt_unscrew", "maze_paint", "rush_hour", "nut_and_bolt", "truck_escape", "color_connect"}
+    have = set(GAMES)         # the built-in games' (and those of any other installed distribution)
+    assert have >= {"bolt_unscrew", "maze_paint", "rush_hour", "nut_and_bolt", "truck_escape", "color_connect"}
     for g in GAMES:
         gen = generator(g)
         cat_tiers = [o.difficulty for o in builtin_catalog().objectives(g)]
