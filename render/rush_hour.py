@@ -17,6 +17,7 @@ import pygame
 
 from longpuzzle.engine.geometry import Rect, circle_points, rounded_rect_points
 from longpuzzle.puzzles.rush_hour import DRIVE_OUT_MS, SNAP_MS
+from longpuzzle.render.frame.paint import piece_frame
 from longpuzzle.render.frame import (
     BoxCache, Changes, GameDrawing, Painter, draw_sprite, mix, px_box, shade, trim_sprite,
 )
@@ -115,15 +116,8 @@ class RushHourDrawing(GameDrawing):
         L = r.w if horiz else r.h
         W = r.h if horiz else r.w
         front_plus = not self.flip[v]          # the front is at the right / bottom end
-        cx, cy = r.center
 
-        def lr(a0, a1, w0, w1) -> Rect:
-            """A rectangle in vehicle coordinates: along 0 (rear) .. 1 (front), across -0.5..0.5."""
-            if not front_plus:
-                a0, a1 = 1 - a1, 1 - a0
-            if horiz:
-                return Rect(r.x0 + a0 * L, cy + w0 * W, r.x0 + a1 * L, cy + w1 * W)
-            return Rect(cx + w0 * W, r.y0 + a0 * L, cx + w1 * W, r.y0 + a1 * L)
+        lr = piece_frame(r, horiz, front_plus)   # a rectangle in vehicle coordinates
 
         c = self.colour[v]
         style = self.style[v]

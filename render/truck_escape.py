@@ -16,6 +16,7 @@ import math
 
 from longpuzzle.engine.geometry import Rect, rounded_rect_points
 from longpuzzle.puzzles.truck_escape import ITEM_SIZE, ITEM_Y, ITEMS, PROGRESS_BAR
+from longpuzzle.render.frame.paint import piece_frame
 from longpuzzle.render.frame import (
     Changes, GameDrawing, INK, MUTED, WHITE, Painter, draw_patch, draw_sprite, mix, px_box, shade,
 )
@@ -124,13 +125,7 @@ class TruckEscapeDrawing(GameDrawing):
         cx, cy = r.center
         fwd = d in (1, 3)                       # the head is at the bottom / right end
 
-        def lr(a0, a1, w0, w1) -> Rect:
-            """Truck coordinates: along 0 (tail) .. 1 (head), across -0.5 .. 0.5."""
-            if not fwd:
-                a0, a1 = 1 - a1, 1 - a0
-            if horiz:
-                return Rect(r.x0 + a0 * L, cy + w0 * W, r.x0 + a1 * L, cy + w1 * W)
-            return Rect(cx + w0 * W, r.y0 + a0 * L, cx + w1 * W, r.y0 + a1 * L)
+        lr = piece_frame(r, horiz, fwd)         # truck coordinates: along 0 (tail) .. 1 (head)
 
         def at(a, w):
             if not fwd:

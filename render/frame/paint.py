@@ -307,6 +307,23 @@ class Painter:
             self.poly([(0, y0), (DESIGN_W, y0), (DESIGN_W, y1), (0, y1)], mix(top, bottom, (i + 0.5) / strips))
 
 
+def piece_frame(r: Rect, horiz: bool, forward: bool):
+    """``lr(a0, a1, w0, w1) -> Rect``: a rectangle in the coordinates of a piece lying in r
+    (a vehicle, a truck) - along its long side 0 (rear) .. 1 (front), across -0.5 .. 0.5;
+    ``forward``: the front at the right / bottom end."""
+    L = r.w if horiz else r.h
+    W = r.h if horiz else r.w
+    cx, cy = r.center
+
+    def lr(a0, a1, w0, w1) -> Rect:
+        if not forward:
+            a0, a1 = 1 - a1, 1 - a0
+        if horiz:
+            return Rect(r.x0 + a0 * L, cy + w0 * W, r.x0 + a1 * L, cy + w1 * W)
+        return Rect(cx + w0 * W, r.y0 + a0 * L, cx + w1 * W, r.y0 + a1 * L)
+    return lr
+
+
 class Recorder(Painter):
     """A Painter that draws nothing and records its polygons (``ops``) in px, to be drawn
     by ``Painter.replay`` as often as needed (shapes drawn several times in different
