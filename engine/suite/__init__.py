@@ -31,11 +31,13 @@ animation runs are ignored (input is locked, as in the original); when an action
 are done the clock runs on to the end of any animation it started, so every action ends
 in a settled screen. Toasts stay visible for TOAST_MS, shakes last SHAKE_MS.
 
-Layout (each module imports only those above it; app.py all of them). The Suite is its app
-state (the screen, session, UI state, transient feedback, animations, clock) with parts
-that each keep their own state or none: ScreenWidgets (what each screen is made of), Pointer
-(the press state; an action's events), the snapshots, the intents' application; ScreensMixin
-holds the operations on the app state itself (navigation, moves, what input does on a screen).
+Layout (each module imports only those above it; app.py all of them). The Suite is its
+settings and a composition of parts that each keep their own state or none: Navigator (the
+app state - screen, session, UI state, transient feedback, animations, clock, timer, limits,
+failure - and the operations on it: navigation, moves, what input does on a screen; the
+Suite's attributes and methods of those names delegate to it), ScreenWidgets (what each
+screen is made of), Pointer (the press state; an action's events), the snapshots, the
+intents' application.
 
     intents.py     the intents a game's screen produces (Move, Select, Toast, ...), the
                    read-only Board it reads the level through, and apply (the suite applies them)
@@ -44,13 +46,14 @@ holds the operations on the app state itself (navigation, moves, what input does
     game_limits.py the games' own failure limits on the hub (Maze Paint, Color Connect)
     screens.py     the menus' layout data, the GameUIs and layouts shared by every suite,
                    ScreenWidgets (a part: GameUIs, layouts, hit-testing, screen names, cached)
-                   and ScreensMixin: navigation, toasts, shakes, try_move, the clock's events,
-                   what a button, a board event or a key does (press_button, board_event, key_event)
+    navigator.py   Navigator (a part: the app state; navigation, toasts, shakes, try_move, the
+                   clock's events, what a button, a board event or a key does: press_button,
+                   board_event, key_event)
     pointer.py     Pointer (a part: the press state; runs a validated action one way, as pointer
                    and key events on the clock, handing each to the screen)
     snapshots.py   snapshot, restore and the checks it makes, encode_snapshot (no state of its own)
-    app.py         Suite (its state, settings, clone, snapshots; validate once, run, moves <->
-                   gestures, interpret) = ScreensMixin + its parts
+    app.py         Suite (its settings, clone, snapshots; validate once, run, moves <->
+                   gestures, interpret; delegates to the Navigator) = its parts
 
 Every name that engine/suite.py defined before it became this package is importable here.
 """
@@ -62,8 +65,9 @@ from longpuzzle.engine.suite.intents import (
 from longpuzzle.engine.suite.screens import (
     BACK_BUTTON, CARD, CARD_MENU, CARD_NEXT, CARD_REPLAY, DIFF_CARD_H, DIFF_CARD_W,
     DIFF_CARD_Y_BY_COUNT, HOME_CARD_H, HOME_CARD_W, HOME_CARD_Y, HOME_SUBTITLE, HOME_TITLE, SHAKE_MS,
-    SHARED_KEPT, TOAST_MS, ScreensMixin, ScreenWidgets, home_card_rects,
+    SHARED_KEPT, TOAST_MS, ScreenWidgets, home_card_rects,
 )
+from longpuzzle.engine.suite.navigator import Navigator
 from longpuzzle.engine.suite.pointer import Pointer
 from longpuzzle.engine.suite.snapshots import MAX_CLOCK, POINTER_KEYS, SNAPSHOT_FORMAT, encode_snapshot
 from longpuzzle.engine.suite.app import ACTION_GAP_MS, ScreenUnavailableError, Suite
@@ -83,5 +87,5 @@ __all__ = [
     "DIFFICULTY_LABELS", "DIFF_CARD_H", "DIFF_CARD_W", "DIFF_CARD_Y_BY_COUNT", "Feedback", "GameUI",
     "HOME_CARD_H", "HOME_CARD_W", "HOME_CARD_Y", "HOME_SUBTITLE", "HOME_TITLE", "MAX_CLOCK",
     "POINTER_KEYS", "Pointer", "SHAKE_MS", "SHARED_KEPT", "SNAPSHOT_FORMAT", "ScreenUnavailableError",
-    "ScreenWidgets", "ScreensMixin", "Suite", "TOAST_MS", "difficulty_label", "encode_snapshot", "home_card_rects",
+    "ScreenWidgets", "Navigator", "Suite", "TOAST_MS", "difficulty_label", "encode_snapshot", "home_card_rects",
 ]

@@ -129,7 +129,7 @@ class Board:
     def hit(self, x: float, y: float) -> Widget | None:
         """The widget of the screen under the design point (x, y)."""
         s = self._suite
-        return s.widgets.hit(s, x, y)
+        return s.widgets.hit(s.nav, x, y)
 
 
 def apply(suite: Suite, produced: Intents, t: int) -> list[dict]:

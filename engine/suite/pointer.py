@@ -2,9 +2,10 @@
 and runs one validated GUI action (run: validated once by Suite.validate, gui.validate) one way,
 as pointer and key events in design px on the app's virtual clock (_act: a batch's actions in
 order, each one's events by _events, or by _click / _drag, which make a click's or a drag's
-events without listing them). What an event does on the screen is the app's: a press and
-release on a button (app.press_button), an event on the game's board (app.board_event), a key
-(app.key_event); besides those it reads the app's clock, projection, animations and widgets."""
+events without listing them). What an event does on the screen is the app's Navigator's
+(navigator.py): a press and release on a button (nav.press_button), an event on the game's
+board (nav.board_event), a key (nav.key_event); besides those it reads the Navigator's clock
+and animations and the app's projection and widgets."""
 
 from __future__ import annotations
 
@@ -26,10 +27,11 @@ class Pointer:
     (the press), "target" (the widget id it hit, or None), "button" (whether that widget is
     a button, not the board), "locked" (pressed while an animation locked the input)}."""
 
-    __slots__ = ("app", "state")
+    __slots__ = ("app", "nav", "state")
 
     def __init__(self, app: Suite, state: dict | None = None):
         self.app = app
+        self.nav = app.nav          # the app's state and what an event does on a screen
         self.state: dict = state if state is not None else {"down": False}
 
     def copy(self, app: Suite) -> Pointer:
@@ -46,8 +48,8 @@ class Pointer:
         ``until`` is a deadline on the virtual clock (ms): events due at or after it do not
         happen, the clock stops there, and the Feedback is marked ``cut`` (with the presses
         that did happen). An action that ends before it runs exactly as without it."""
-        if self.app.anims:
-            self.app.anims = []
+        if self.nav.anims:
+            self.nav.anims = []
         effects: list[dict] = []
         if until is None:
             if a["type"] == "click":        # (the commonest action: _act's first step, inlined)
@@ -58,9 +60,9 @@ class Pointer:
         else:
             runs = [0]                      # presses that happened
             cut = self._act(a, effects, int(until), runs)
-        if self.app.timer is not None or self.app.limits is not None:
-            effects.extend(self.app.tick(self.app.clock))
-        fb = Feedback(effects, self.app.screen_name(), self.app.clock)
+        if self.nav.timer is not None or self.nav.limits is not None:
+            effects.extend(self.nav.tick(self.nav.clock))
+        fb = Feedback(effects, self.nav.screen_name(), self.nav.clock)
         if until is not None:
             fb.cut = cut
             fb.presses = runs[0]
@@ -77,11 +79,11 @@ class Pointer:
         if typ == "batch":
             return any(self._act(sub, effects, until, runs) for sub in a["actions"])
         if typ == "click":
-            if until is None or self.app.clock + self.app.action_gap_ms + _CLICK_MS < until:
+            if until is None or self.nav.clock + self.app.action_gap_ms + _CLICK_MS < until:
                 self._click(a["x"], a["y"], effects)
                 return self._settled(until, runs)
         elif (typ == "drag" or typ == "swipe") and "via" not in a:
-            if until is None or self.app.clock + self.app.action_gap_ms + a["ms"] < until:
+            if until is None or self.nav.clock + self.app.action_gap_ms + a["ms"] < until:
                 self._drag(a["x0"], a["y0"], a["x1"], a["y1"], a["steps"], a["ms"], effects)
                 return self._settled(until, runs)
         return self._events(a, effects, until, runs)
@@ -91,14 +93,14 @@ class Pointer:
         animation it started ran into the deadline (the clock then stops there)."""
         if runs is not None:
             runs[0] += 1
-        if until is not None and self.app.clock > until:
-            self.app.clock = until
+        if until is not None and self.nav.clock > until:
+            self.nav.clock = until
             return True
         return False
 
     def _click(self, px: float, py: float, effects: list) -> None:
         """One click at frame px (px, py): press, and release CLICK_MS later, in place."""
-        start = self.app.clock + self.app.action_gap_ms
+        start = self.nav.clock + self.app.action_gap_ms
         end = start + _CLICK_MS
         proj = self.app.proj
         if proj.is_3d:
@@ -111,18 +113,18 @@ class Pointer:
         out = self._release(x, y, end)
         if out:
             effects.extend(out)
-        an = self.app.anims
+        an = self.nav.anims
         if an:
-            b = an[0]["t1"] if len(an) == 1 else self.app.busy_until()
-            self.app.clock = end if end >= b else b
+            b = an[0]["t1"] if len(an) == 1 else self.nav.busy_until()
+            self.nav.clock = end if end >= b else b
         else:
-            self.app.clock = end
+            self.nav.clock = end
 
     def _drag(self, x0: float, y0: float, x1: float, y1: float, n: int, ms: int, effects: list) -> None:
         """A validated drag or swipe from (x0, y0) to (x1, y1) frame px in n steps over ms:
         the events of gui.expand (press, n moves along the segment, release at the end),
         without building the event list."""
-        start = self.app.clock + self.app.action_gap_ms
+        start = self.nav.clock + self.app.action_gap_ms
         from_px = self.app.proj.from_px
         x, y = from_px(x0, y0)
         out = self._down(x, y, start)
@@ -130,8 +132,8 @@ class Pointer:
             effects.extend(out)
         c = self.app.widgets.cur_ui
         xe, ye = from_px(x1, y1)             # the release's point (NaN off a 3d plane)
-        if not (c is not None and c[0] is self.app.session and c[1].pointer_up_only and not self.app.complete
-                and self.app.screen["name"] == "level" and xe == xe and ye == ye):
+        if not (c is not None and c[0] is self.nav.session and c[1].pointer_up_only and not self.nav.complete
+                and self.nav.screen["name"] == "level" and xe == xe and ye == ye):
             # (a game that acts on the release alone sees nothing of the moves: the pointer's
             # position they set is the release's, hit-tested again there; a release without
             # a position may leave things where the last move put them)
@@ -146,20 +148,20 @@ class Pointer:
         out = self._release(xe, ye, end)
         if out:
             effects.extend(out)
-        b = self.app.busy_until() if self.app.anims else 0
-        self.app.clock = end if end >= b else b
+        b = self.nav.busy_until() if self.nav.anims else 0
+        self.nav.clock = end if end >= b else b
 
     def _events(self, a: dict, effects: list, until: int | None, runs: list | None = None) -> bool:
         """The timed events of one non-batch action (gui.expand), then the clock runs on to the
         end of the animations it started. With ``until``: events due at or after it are dropped
         and the clock stops there (returns True when that cut the action short)."""
-        start = self.app.clock + self.app.action_gap_ms
+        start = self.nav.clock + self.app.action_gap_ms
         end = start
         from_px = self.app.proj.from_px
         for (dt, kind, px, py, key) in gui.expand(a):
             t = start + dt
             if until is not None and t >= until:
-                self.app.clock = max(self.app.clock, until)
+                self.nav.clock = max(self.nav.clock, until)
                 return True
             end = t
             if kind is _DOWN and runs is not None:
@@ -167,7 +169,7 @@ class Pointer:
             if kind is _WAIT:
                 continue
             if kind is _KEY:
-                effects.extend(self.app.key_event(key, t))
+                effects.extend(self.nav.key_event(key, t))
                 continue
             if kind is _WHEEL:
                 continue          # no screen of the suite scrolls
@@ -178,10 +180,10 @@ class Pointer:
             out = self._pointer(kind, x, y, t)
             if out:
                 effects.extend(out)
-        b = self.app.busy_until() if self.app.anims else 0
-        self.app.clock = end if end >= b else b
-        if until is not None and self.app.clock > until:        # the deadline fell in an animation
-            self.app.clock = until
+        b = self.nav.busy_until() if self.nav.anims else 0
+        self.nav.clock = end if end >= b else b
+        if until is not None and self.nav.clock > until:        # the deadline fell in an animation
+            self.nav.clock = until
             return True
         return False
 
@@ -201,7 +203,7 @@ class Pointer:
         p["y"] = y
         if p.get("locked") or p["button"]:
             return []
-        return self.app.board_event(_MOVE, x, y, t)
+        return self.nav.board_event(_MOVE, x, y, t)
 
     def _down(self, x: float, y: float, t: int) -> list[dict]:
         """Pointer DOWN at design (x, y)."""
@@ -209,16 +211,16 @@ class Pointer:
         pre = None
         if p.get("down"):            # a second press without release: release where it is first
             pre = self._release(p["x"], p["y"], t)
-        if self.app.timer is not None or self.app.limits is not None:       # the clock's own events come first
-            due = self.app.tick(t)
+        if self.nav.timer is not None or self.nav.limits is not None:       # the clock's own events come first
+            due = self.nav.tick(t)
             if due:
                 pre = (pre or []) + due
-        an = self.app.anims
-        locked = bool(an) and t < (an[0]["t1"] if len(an) == 1 else self.app.busy_until())
+        an = self.nav.anims
+        locked = bool(an) and t < (an[0]["t1"] if len(an) == 1 else self.nav.busy_until())
         wp = self.app.widgets
         lay = wp.current if wp.key is not None else None     # app.hit(x, y), inlined
         if lay is None:
-            lay = self.app.layout()
+            lay = self.nav.layout()
         h = wp.last_hit
         if h is not None and h[0] == x and h[1] == y and h[2] is lay:
             w = h[3]
@@ -237,7 +239,7 @@ class Pointer:
             return (pre or []) + [{"effect": "ignored", "why": "input locked"}]
         if button:
             return pre or []
-        out = self.app.board_event(_DOWN, x, y, t)
+        out = self.nav.board_event(_DOWN, x, y, t)
         return pre + out if pre else out
 
     def _release(self, x: float, y: float, t: int) -> list[dict]:
@@ -252,11 +254,11 @@ class Pointer:
             return []
         if p["button"]:
             out: list[dict] = []
-            w = self.app.hit(x, y)
+            w = self.nav.hit(x, y)
             if w is not None and w.id == p["target"]:
-                out = self.app.press_button(w.id, t)
+                out = self.nav.press_button(w.id, t)
         else:
-            out = self.app.board_event(_UP, x, y, t)
+            out = self.nav.board_event(_UP, x, y, t)
         if self.state is p:
             self.state = {"down": False, "x": x, "y": y}
         return out
