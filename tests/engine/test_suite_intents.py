@@ -25,10 +25,10 @@ OWN_ATTRIBUTES = {
 
 def _private_names() -> set[str]:
     """The private attribute and method names of Session and Suite (their instances' too) and
-    of the Suite's input part (Pointer)."""
+    of the Suite's parts: its input (Pointer) and its state and navigation (Navigator)."""
     s = Suite(LEVEL)
     names = set(vars(s)) | set(vars(s.session))
-    for cls in Suite.__mro__ + Session.__mro__ + type(s.input).__mro__:
+    for cls in Suite.__mro__ + Session.__mro__ + type(s.input).__mro__ + type(s.nav).__mro__:
         names |= set(vars(cls))
     return {n for n in names if n.startswith("_") and not n.startswith("__")}
 
