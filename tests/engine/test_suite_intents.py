@@ -151,3 +151,30 @@ def test_what_is_not_an_intent_is_refused(scripted):
     s, use, _ = scripted
     with pytest.raises(TypeError, match="not an intent"):
         use(lambda: [{"effect": "move"}])
+
+
+def test_the_navigator_is_a_part_the_suite_delegates_to_and_clone_copies_exactly():
+    from longpuzzle.engine.suite import Navigator
+    s = Suite("home")
+    s.open_level("maze_paint/easy/1")            # on the hub: the game's own limits run
+    s.show_toast("hello", 5)
+    s.start_shake("board", 5)
+    s.try_move(0, 10)                            # an animation (or a rejection), and the limits' record
+    assert s.limits is not None and s.nav.limits is s.limits and s.toast is s.nav.toast
+    s.clock = 1234                               # the Suite's attributes are the part's, read and written
+    assert s.nav.clock == 1234 and s.input.nav is s.nav and s.nav.app is s
+    before = s.snapshot()
+    c = s.clone()
+    assert c.nav is not s.nav and c.nav.app is c and c.input.nav is c.nav
+    assert c.snapshot() == before
+    for name in Navigator.__slots__:             # nothing mutable shared between the two
+        v = getattr(s.nav, name)
+        if isinstance(v, (dict, list)) and name != "app":
+            assert getattr(c.nav, name) is not v, name
+    assert c.session is not s.session
+    c.limits["t0"] = -1
+    c.anims.clear()
+    c.screen["x"] = 1
+    c.dispatch({"type": "click", "x": 270, "y": 900})
+    c.go_home()
+    assert s.snapshot() == before and c.screen_name() == "home" and s.screen_name() == "level:maze_paint/easy/1"
