@@ -385,6 +385,10 @@ class ScriptedServer:
 
     def _send(self, h, status: int, payload: dict, headers: dict | None = None) -> None:
         data = json.dumps(payload).encode()
+        # counted before the bytes go out, so a client that has read its reply always finds it
+        # counted (counting after the write raced with the client's next look); a reply the
+        # client never took is taken back
+        self._count(status, +1)
         try:
             h.send_response(status)
             h.send_header("Content-Type", "application/json")
@@ -394,11 +398,15 @@ class ScriptedServer:
             h.end_headers()
             h.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
-            return
+            self._count(status, -1)
+
+    def _count(self, status: int, n: int) -> None:
         with self._lock:
-            self.statuses[status] = self.statuses.get(status, 0) + 1
+            self.statuses[status] = self.statuses.get(status, 0) + n
+            if not self.statuses[status]:
+                del self.statuses[status]
             if status == 200:
-                self.replies += 1
+                self.replies += n
 
     def _send_events(self, h, events: list[tuple[str | None, dict | str]]) -> None:
         """A streamed reply (``"stream": true``): server-sent events, all written at once."""
@@ -407,6 +415,7 @@ class ScriptedServer:
             head = f"event: {name}\n" if name else ""
             parts.append(f"{head}data: {data if isinstance(data, str) else json.dumps(data)}\n\n")
         raw = "".join(parts).encode()
+        self._count(200, +1)            # before the write, as in _send
         try:
             h.send_response(200)
             h.send_header("Content-Type", "text/event-stream")
@@ -415,10 +424,7 @@ class ScriptedServer:
             h.end_headers()
             h.wfile.write(raw)
         except (BrokenPipeError, ConnectionResetError):
-            return
-        with self._lock:
-            self.statuses[200] = self.statuses.get(200, 0) + 1
-            self.replies += 1
+            self._count(200, -1)
 
     def _wrap(self, api: str, body: dict, r: dict) -> dict:
         u = {**DEFAULT_USAGE, **(r.get("usage") or {})}
