@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from longpuzzle.agents.base import (
-    NO_VISIBLE_EFFECT, AgentError, BaseAgent, Feedback, FinalAnswer, InfrastructureError, Observation, action_spec,
+    NO_VISIBLE_EFFECT, BaseAgent, Feedback, FinalAnswer, Observation, action_spec,
     make_frame,
 )
 from longpuzzle.agents.evaluator import Evaluator
@@ -21,7 +21,7 @@ from longpuzzle.agents.harness.agent_call import caller_isolation, save_agent_lo
 from longpuzzle.agents.harness.clock import BudgetClock
 from longpuzzle.agents.harness.cycles import CycleDetector
 from longpuzzle.agents.harness.isolated import make_caller
-from longpuzzle.agents.harness.objective import StepOutcome
+from longpuzzle.agents.harness.objective import StepOutcome, drive
 from longpuzzle.agents.harness.results import EpisodeResult
 from longpuzzle.agents.harness.run import Run
 from longpuzzle.agents.harness.trajectory import write_result
@@ -176,28 +176,7 @@ class LevelEpisode:
         """The agent loop (as ObjectiveEpisode.play): reset the caller, then until the level
         ends ask it for each step and submit what it returns, yielding (observation, action,
         StepOutcome); the caller is closed and the clock stopped at the end."""
-        a_timeout = self.settings.action_timeout or None
-        try:
-            caller.reset(self.instruction, self.action_spec)
-            while not self.poll():
-                obs = self.observation()
-                timeout, by_budget = self.agent_timeout(a_timeout)
-                t_a = time.perf_counter()
-                try:
-                    action = caller.act(obs, timeout)
-                except AgentError as e:
-                    if e.kind == "timeout" and by_budget:
-                        self.stop("timeout")
-                        break
-                    raise
-                yield obs, action, self.submit(action, time.perf_counter() - t_a)
-        except AgentError as e:
-            self.stop("agent_error", str(e))
-        except InfrastructureError as e:
-            self.stop("infrastructure_error", f"{type(e).__name__}: {e}")
-        finally:
-            caller.close()
-            self.clock.stop()
+        yield from drive(self, caller, lambda waited: self.stop("timeout"))
 
     # ---- the end ----------------------------------------------------------------------------
     def outcome(self, termination: str, elapsed: float) -> dict:

@@ -197,28 +197,7 @@ class ObjectiveEpisode:
         returns, yielding (observation, action, StepOutcome) after each step. An agent error
         or an infrastructure failure ends the episode; the caller is closed and the clock
         stopped at the end, also when the driver stops iterating early."""
-        a_timeout = self.settings.action_timeout or None
-        try:
-            caller.reset(self.instruction, self.action_spec)
-            while not self.poll():
-                obs = self.observation()
-                timeout, by_budget = self.agent_timeout(a_timeout)
-                t_a = time.perf_counter()
-                try:
-                    action = caller.act(obs, timeout)
-                except AgentError as e:
-                    if e.kind == "timeout" and by_budget:       # still thinking at the deadline
-                        self.stop("budget", agent_seconds=time.perf_counter() - t_a)
-                        break
-                    raise
-                yield obs, action, self.submit(action, time.perf_counter() - t_a)
-        except AgentError as e:
-            self.stop("agent_error", str(e))
-        except InfrastructureError as e:
-            self.stop("infrastructure_error", f"{type(e).__name__}: {e}")
-        finally:
-            caller.close()
-            self.clock.stop()
+        yield from drive(self, caller, lambda waited: self.stop("budget", agent_seconds=waited))
 
     def record(self, rec: dict) -> None:
         """A line of the driver's own in the episode's events (e.g. a tool call)."""
@@ -310,3 +289,32 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
     return ep.finish({"agent_isolation": caller_isolation(caller)})
 
 
+def drive(ep, caller, stop_at_deadline):
+    """The agent loop of a stepper (ObjectiveEpisode, LevelEpisode: their ``play``): reset the
+    caller, then until the episode ends ask it for each step under the action timeout and the
+    deadline and submit what it returns, yielding (observation, action, StepOutcome). An agent
+    still thinking at the deadline calls ``stop_at_deadline(seconds it waited)`` (each stepper
+    ends its own way); an agent error or an infrastructure failure ends the episode; the caller
+    is closed and the clock stopped at the end, also when the driver stops iterating early."""
+    a_timeout = ep.settings.action_timeout or None
+    try:
+        caller.reset(ep.instruction, ep.action_spec)
+        while not ep.poll():
+            obs = ep.observation()
+            timeout, by_budget = ep.agent_timeout(a_timeout)
+            t_a = time.perf_counter()
+            try:
+                action = caller.act(obs, timeout)
+            except AgentError as e:
+                if e.kind == "timeout" and by_budget:       # still thinking at the deadline
+                    stop_at_deadline(time.perf_counter() - t_a)
+                    break
+                raise
+            yield obs, action, ep.submit(action, time.perf_counter() - t_a)
+    except AgentError as e:
+        ep.stop("agent_error", str(e))
+    except InfrastructureError as e:
+        ep.stop("infrastructure_error", f"{type(e).__name__}: {e}")
+    finally:
+        caller.close()
+        ep.clock.stop()
