@@ -436,6 +436,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "longpuzzle.agents.testing.fuzz.cli": ("soak",),
     "longpuzzle.solvers.generators.cli": ("generate", "catalog"),
     "longpuzzle.agents.datasets.cli": ("dataset", "dataset-check"),
+    "longpuzzle.agents.diagnose.cli": ("diagnose",),
 }
 _loaded: list[str] = []
 
