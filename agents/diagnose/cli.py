@@ -12,6 +12,7 @@ import click
 
 # command name -> "module:attribute" of its click command
 SUBCOMMANDS: dict[str, str] = {
+    "checkpoints": "longpuzzle.agents.diagnose.checkpoint_sources:checkpoints_cmd",
 }
 
 
