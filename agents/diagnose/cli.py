@@ -13,6 +13,7 @@ import click
 # command name -> "module:attribute" of its click command
 SUBCOMMANDS: dict[str, str] = {
     "checkpoints": "longpuzzle.agents.diagnose.checkpoint_sources:checkpoints_cmd",
+    "branch": "longpuzzle.agents.diagnose.branch_cli:branch_cmd",
 }
 
 

@@ -16,11 +16,16 @@ Bolt Unscrew (section 5.1, figure 4a)
     ``dead_end`` (the transfer that made the board unsolvable), ``freed_board`` (P rose: a
     board was released or left), ``filled_hole`` (fewer usable holes), ``opened_hole``
     (more), or ``other`` (a screw moved between holes and nothing else changed).
+Bolt capacity (section 5.1, figure 4b)
+    The transfers binned by the usable free holes before them: those that free a board, fill
+    a hole, or deadlock (the board after them carries the no-free-hole certificate); and the
+    first transfers from one-hole starts (``bolt_capacity``).
 Maze Paint (section 5.2)
     Valid moves (accepted swipes that moved the ball) binned by the board's coverage before
     the move (coverage = P = painted cells beyond the start cell / paintable cells beyond
     it): the share that painted new cells and the share that returned the board to an exact
-    state seen earlier in the same attempt; for all attempts and for unsolved attempts alone.
+    state seen earlier in the same attempt; for all attempts, unsolved attempts alone and
+    solved attempts alone.
 LC deficit (section 5.1)
     100 - LC of an episode, split into target levels never reached (100 - R) and levels
     reached but not solved (R - LC), in percent of the target levels; for a run, game-macro
@@ -378,22 +383,92 @@ def _level_rows(attempts: list[dict], result: dict) -> list[dict]:
 
 # ---- summaries over attempts ------------------------------------------------------------
 
+def coverage_bin(P: float | None, bins=COVERAGE_BINS) -> int | None:
+    """The index of the coverage bin holding P (the last bin closed), None outside them."""
+    if P is None:
+        return None
+    for i, (lo, hi) in enumerate(zip(bins[:-1], bins[1:])):
+        if lo <= P < hi or (hi == bins[-1] == P):
+            return i
+    return None
+
+
 def maze_paint_bins(attempts: list[dict], bins=COVERAGE_BINS) -> dict:
-    """Per coverage bin: valid moves, share painting new cells, share returning to an earlier
-    state; for all attempts and for the unsolved ones."""
+    """Per coverage bin (of the board before the move): valid moves, share painting new
+    cells, share returning to an exact earlier state (and the counts behind both shares:
+    ``new_cell_moves``, ``revisit_moves``); for all attempts, the unsolved ones and the
+    solved ones (section 5.1 compares the last two)."""
     def table(sel):
-        rows = []
-        for lo, hi in zip(bins[:-1], bins[1:]):
-            last = hi == bins[-1]
-            ms = [m for a in sel for m in a["move_log"] if "new_cells" in m and m["P_before"] is not None
-                  and lo <= m["P_before"] and (m["P_before"] < hi or (last and m["P_before"] <= hi))]
-            n = len(ms)
-            rows.append({"coverage": [lo, hi], "valid_moves": n,
-                         "new_cells": 100.0 * sum(m["new_cells"] for m in ms) / n if n else None,
-                         "revisits": 100.0 * sum(m["revisit"] for m in ms) / n if n else None})
+        rows = [{"coverage": [lo, hi], "valid_moves": 0, "new_cell_moves": 0, "revisit_moves": 0}
+                for lo, hi in zip(bins[:-1], bins[1:])]
+        for m in (m for a in sel for m in a["move_log"] if "new_cells" in m):
+            i = coverage_bin(m["P_before"], bins)
+            if i is not None:
+                rows[i]["valid_moves"] += 1
+                rows[i]["new_cell_moves"] += bool(m["new_cells"])
+                rows[i]["revisit_moves"] += bool(m["revisit"])
+        for r in rows:
+            n = r["valid_moves"]
+            r["new_cells"] = 100.0 * r["new_cell_moves"] / n if n else None
+            r["revisits"] = 100.0 * r["revisit_moves"] / n if n else None
         return rows
     mp = [a for a in attempts if a["level"].startswith("maze_paint/")]
-    return {"all": table(mp), "unsolved": table([a for a in mp if a["end"] != "won"])}
+    return {"all": table(mp), "unsolved": table([a for a in mp if a["end"] != "won"]),
+            "solved": table([a for a in mp if a["end"] == "won"])}
+
+
+BOLT_OUTCOMES = ("frees", "fills", "deadlocks")
+
+
+def bolt_move_outcomes(move: dict) -> dict | None:
+    """What one Bolt Unscrew transfer did, as the paper's Figure 4b counts it (not exclusive):
+    ``frees`` a board (progress rose: a board released or exited), ``fills`` a hole (fewer
+    usable free holes and no board freed), ``deadlocks`` (the board after it carries the
+    paper's certificate: unsolved, settled, no usable free hole); ``fatal``: the exhaustive
+    certificate called this transfer the one that made the board unsolvable. None for a
+    move that changed nothing or whose holes were not recorded."""
+    if not move.get("changed", True) or move.get("holes_before") is None or move.get("holes_after") is None:
+        return None
+    P0, P1, h0, h1 = move["P_before"], move["P_after"], move["holes_before"], move["holes_after"]
+    frees = P0 is not None and P1 is not None and P1 > P0
+    return {"frees": frees, "fills": h1 < h0 and not frees,
+            "deadlocks": h1 == 0 and P1 is not None and P1 < 1.0,
+            "fatal": move.get("did") == DEAD}
+
+
+def bolt_capacity(attempts: list[dict]) -> dict:
+    """Section 5.1's Bolt capacity analysis (Figure 4b): the transfers binned by the usable
+    free holes before them, each bin's moves that free a board, fill a hole, deadlock
+    (bolt_move_outcomes); and the first transfers of attempts that started with one free hole
+    (how many of them deadlock at once). Each move carries its level and step (``moves``),
+    for the source-level intervals and the stated reasons of the diagnostics (RQ1)."""
+    moves, firsts = [], []
+    for a in attempts:
+        if not a["level"].startswith("bolt_unscrew/"):
+            continue
+        first = True
+        for m in a["move_log"]:
+            o = bolt_move_outcomes(m)
+            if o is None:
+                continue
+            row = {"level": a["level"], "attempt": a["number"], "step": m["step"],
+                   "holes_before": m["holes_before"], "first": first, **o}
+            if "episode" in a:               # attempts pooled over episodes name theirs
+                row["episode"] = a["episode"]
+            moves.append(row)
+            if first and m["holes_before"] == 1:
+                firsts.append(row)
+            first = False
+    bins: dict[int, dict] = {}
+    for m in moves:
+        b = bins.setdefault(m["holes_before"], {"holes_before": m["holes_before"], "moves": 0,
+                                                **dict.fromkeys(BOLT_OUTCOMES, 0)})
+        b["moves"] += 1
+        for k in BOLT_OUTCOMES:
+            b[k] += m[k]
+    return {"by_holes_before": [bins[h] for h in sorted(bins, reverse=True)],
+            "one_hole_starts": {"moves": len(firsts), "deadlocks": sum(m["deadlocks"] for m in firsts)},
+            "moves": moves}
 
 
 def bolt_summary(attempts: list[dict]) -> dict:

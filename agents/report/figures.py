@@ -9,6 +9,8 @@
                 actions and the moves on a lost board marked (this project's, not the paper's)
     figure_4a   one Bolt Unscrew episode: usable free holes before each transfer along every
                 attempt, dead ends marked
+    figure_4b   Bolt Unscrew moves by the usable free holes before them: the shares that free
+                a board, fill a hole, deadlock (analytics.bolt_capacity)
 
 Each returns the path it wrote, or None when the data has nothing to draw. matplotlib is used
 through its object API (Figure + the Agg canvas): no pyplot state, no display, no backend
@@ -252,5 +254,30 @@ def figure_4a(analysis: dict, path: Path) -> Path | None:
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("transfer within the attempt")
     ax.set_ylabel("usable free holes before it")
+    ax.legend(**LEGEND)
+    return _save(fig, path)
+
+
+def figure_4b(capacity: dict, path: Path) -> Path | None:
+    """Bolt Unscrew moves binned by the usable free holes before them: per bin, the share that
+    frees a board, fills a hole, deadlocks (analytics.bolt_capacity), the bin's moves on top."""
+    bins = capacity.get("by_holes_before") or []
+    if not bins:
+        return None
+    fig, ax = _figure(SQUARE)
+    kinds = (("frees", "frees a board", "#2ca02c"), ("fills", "fills a hole", "#ff7f0e"),
+             ("deadlocks", "deadlocks", "#d62728"))
+    xs = list(range(len(bins)))
+    width = 0.26
+    for i, (k, label, colour) in enumerate(kinds):
+        ys = [100.0 * b[k] / b["moves"] if b["moves"] else 0.0 for b in bins]
+        ax.bar([x + (i - 1) * width for x in xs], ys, width, color=colour, label=label)
+    for x, b in zip(xs, bins):
+        ax.annotate(f"n = {b['moves']}", (x, 102), ha="center", fontsize=8)
+    ax.set_xticks(xs)
+    ax.set_xticklabels([str(b["holes_before"]) for b in bins])
+    ax.set_ylim(0, 110)
+    ax.set_xlabel("usable free holes before the move")
+    ax.set_ylabel("moves (%)")
     ax.legend(**LEGEND)
     return _save(fig, path)

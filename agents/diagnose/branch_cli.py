@@ -1,0 +1,134 @@
+"""``longpuzzle diagnose branch``: RQ1 (branch.py, the same-state action intervention; rq1.py,
+the analyses over recorded runs).
+
+    diagnose branch run --from RUN_DIR... --agent A --out STUDY     states the agent was seen at
+    diagnose branch run --level maze_paint/easy/1 --agent A --out STUDY     states from scratch
+    diagnose branch run --check STUDY                               re-derive a study's tables
+    diagnose branch analyze RUN_DIR... --out STUDY                  the RQ1 analyses
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from longpuzzle.agents.diagnose.stats import DRAWS, SEED
+
+
+def _fail(msg: str, code: int = 1):
+    click.echo(f"error: {msg}", err=True)
+    raise SystemExit(code)
+
+
+def _print_tables(tables: list[dict]) -> None:
+    for t in tables:
+        click.echo(f"\n{t['title']}")
+        rows = [[str(c) for c in t["columns"]]] + [[str(c) for c in r] for r in t["rows"]]
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        for r in rows:
+            click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+
+
+def _empty_or_new(out: Path) -> None:
+    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not (out / "study.json").is_file() \
+            and not (out / "units.jsonl").is_file():
+        _fail(f"{out} exists and is not a study folder (give a new or empty folder)", 2)
+
+
+@click.group("branch")
+def branch_cmd():
+    """RQ1: the same-state action intervention (run) and the analyses of recorded runs (analyze)."""
+
+
+@branch_cmd.command("run")
+@click.option("--from", "from_dirs", multiple=True, type=click.Path(), metavar="RUN_DIR",
+              help="Recorded runs (or episode folders): states where the agent played a costly move.")
+@click.option("--level", default=None, help="From scratch: states along the solver's verified solution of this level "
+                                            "(or, with --from, only states of this level).")
+@click.option("--agent", "agent_name", default=None, help="The agent that continues (a scripted agent or an agent file).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None, help="The study folder to write.")
+@click.option("--states", type=click.IntRange(1, 1000), default=3, show_default=True, help="States to branch from.")
+@click.option("--repeats", type=click.IntRange(1, 100), default=3, show_default=True, help="Repeats per state.")
+@click.option("--max-actions", type=click.IntRange(1), default=600, show_default=True,
+              help="Actions per continuation (the paper's ceiling).")
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=300.0, show_default=True,
+              help="Charged seconds per continuation.")
+@click.option("--draws", type=click.IntRange(1), default=DRAWS, show_default=True, help="Bootstrap draws.")
+@click.option("--seed", type=int, default=SEED, show_default=True, help="Bootstrap seed.")
+@click.option("--check", "check_dir", type=click.Path(), default=None,
+              help="Re-derive a branch study: every folder replays, endpoints and tables are the recorded ones.")
+def run_cmd(from_dirs, level, agent_name, out_dir, states, repeats, max_actions, budget, draws, seed, check_dir):
+    """Same-state action intervention: from each state, a costly branch move (e(s, a) > 0)
+    and a shortest-path one, both successors verified solvable; then the agent continues."""
+    from longpuzzle.agents.diagnose.branch import BranchError, find_states, generate_states, run_study
+    from longpuzzle.agents.harness.settings import Settings
+    from longpuzzle.engine.errors import LongPuzzleError
+
+    if check_dir:
+        from longpuzzle.agents.diagnose.branch import check_study
+
+        try:
+            ok, problems = check_study(check_dir)
+        except LongPuzzleError as e:
+            _fail(str(e))
+        for p in problems:
+            click.echo(f"  {p}")
+        click.echo("ok: the study re-derives exactly" if ok else "NOT OK")
+        raise SystemExit(0 if ok else 1)
+    if not from_dirs and not level:
+        _fail("give --from RUN_DIR... (recorded runs) or --level LEVEL (from scratch)", 2)
+    if not agent_name or not out_dir:
+        _fail("give --agent and --out", 2)
+    out = Path(out_dir)
+    _empty_or_new(out)
+    try:
+        from longpuzzle.agents.registry import load_agent
+        from longpuzzle.engine.catalog import load_level
+
+        load_agent(agent_name)                     # an unknown agent fails here, before any work
+        if level:
+            load_level(level)
+        if from_dirs:
+            found = find_states(from_dirs, limit=states, level=level)
+        else:
+            found = generate_states(level, out / "sources" / level.replace("/", "_"), limit=states)
+        if not found:
+            _fail("no state qualifies (no costly, non-fatal move with a shortest-path alternative was found)")
+        st = Settings(budget=budget, max_actions=max_actions, action_timeout=None)
+        doc = run_study(found, lambda: load_agent(agent_name), out, repeats=repeats, settings=st,
+                        agent_label=agent_name, draws=draws, seed=seed)
+    except (BranchError, LongPuzzleError) as e:
+        _fail(str(e))
+    _print_tables(doc["tables"])
+    click.echo(f"\nstudy written to {out}")
+
+
+@branch_cmd.command("analyze")
+@click.argument("folders", nargs=-1, required=True, type=click.Path())
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Write the analyses as a study folder (study.json, figures/figure4b.png, rq1.json).")
+@click.option("--draws", type=click.IntRange(1), default=DRAWS, show_default=True, help="Bootstrap draws.")
+@click.option("--seed", type=int, default=SEED, show_default=True, help="Bootstrap seed.")
+def analyze_cmd(folders, out_dir, draws, seed):
+    """The RQ1 analyses of recorded runs: the LC-deficit split, Bolt moves by free holes
+    (Figure 4b), Maze Paint moves by coverage fifths, stated reasons."""
+    from longpuzzle.agents.diagnose.rq1 import rq1_analysis, write_rq1_study
+    from longpuzzle.engine.errors import LongPuzzleError
+
+    for f in folders:
+        if not Path(f).is_dir():
+            _fail(f"{f} is not a folder", 2)
+    try:
+        if out_dir:
+            _empty_or_new(Path(out_dir))
+            doc = write_rq1_study(folders, out_dir, draws=draws, seed=seed)
+        else:
+            doc = rq1_analysis(folders, draws=draws, seed=seed)
+    except LongPuzzleError as e:
+        _fail(str(e))
+    if not doc["tables"]:
+        click.echo("nothing to analyse: no level was reached in these runs")
+    _print_tables(doc["tables"])
+    if out_dir:
+        click.echo(f"\nstudy written to {out_dir}")

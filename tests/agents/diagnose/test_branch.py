@@ -1,0 +1,162 @@
+"""RQ1's same-state action intervention (agents/diagnose/branch.py): states from scratch and
+from a recorded run, branch moves verified by the oracle, the balanced schedule, replaced
+infrastructure failures, a study folder that re-derives."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+
+import pytest
+from click.testing import CliRunner
+
+from longpuzzle.agents.base import BaseAgent, InfrastructureError, first_action
+from longpuzzle.agents.diagnose.branch import (
+    BranchError, check_study, find_states, generate_states, play_branch, run_study, schedule,
+)
+from longpuzzle.agents.harness import Settings, replay_episode, restore_step
+from longpuzzle.agents.report.data import load_trajectory
+from longpuzzle.cli import cli
+from longpuzzle.solvers.oracle import Oracle
+
+LEVEL = "maze_paint/easy/1"
+LIMIT = Settings(budget=300.0, max_actions=12, action_timeout=None)
+
+
+class Swiper(BaseAgent):
+    """Swipes right, down, left, up in turn: it needs no model of the app, so it plays on from
+    any state it is handed (and it detours: its moves have a cost)."""
+    name = "swiper"
+
+    def __init__(self):
+        self.i = 0
+
+    def act(self, obs):
+        if obs.frame is None:
+            return first_action(obs)
+        self.i += 1
+        return {"type": "swipe", "direction": ("right", "down", "left", "up")[self.i % 4]}
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    root = tmp_path_factory.mktemp("branch")
+    states = generate_states(LEVEL, root / "study" / "sources" / "src", limit=2)
+    doc = run_study(states, Swiper, root / "study", repeats=2, settings=LIMIT, agent_label="swiper", draws=500)
+    return root / "study", states, doc
+
+
+def test_states_from_scratch_have_a_costly_and_a_shortest_move_by_the_oracle(study):
+    folder, states, _ = study
+    assert len(states) == 2 and len({s.step for s in states}) == 2
+    o = Oracle(LEVEL)
+    for s in states:
+        suite = restore_step(s.episode, s.step)
+        assert suite.level.id == LEVEL
+        st = suite.session.state
+        assert o.at(st).distance == s.distance >= 2
+        assert o.cost(st, s.costly["move"]).cost == s.costly["cost"] > 0
+        assert o.cost(st, s.shortest["move"]).cost == 0 and not s.costly["seen"]
+
+
+def test_each_branch_episode_plays_exactly_its_move_and_replays(study):
+    folder, states, doc = study
+    o = Oracle(LEVEL)
+    for s in states:
+        before = restore_step(s.episode, s.step).session.state
+        for arm in ("costly", "shortest"):
+            b = doc["branches"][f"{s.id}-{arm}"]
+            assert replay_episode(folder / b["folder"]).ok
+            after = restore_step(folder / b["folder"], b["step"]).session.state
+            assert (after == o.after(before, getattr(s, arm)["move"])[0]).all()
+            assert b["distance_after"] == s.distance - 1 + getattr(s, arm)["cost"]
+
+
+def test_the_schedule_balances_the_branch_order_and_every_unit_has_both_arms(study):
+    folder, states, doc = study
+    sched = doc["schedule"]
+    assert len(sched) == 4 and sched == schedule(states, 2)
+    firsts = [u["order"][0] for u in sched]
+    assert firsts.count("costly") == firsts.count("shortest") == 2
+    units = [json.loads(x) for x in (folder / "units.jsonl").read_text().splitlines()]
+    assert len(units) == 8 and all(u["status"] == "valid" for u in units)
+    for u in units:           # units.jsonl follows the schedule: order 0 is the arm played first
+        s = next(x for x in sched if x["unit"] == u["unit"])
+        assert s["order"][u["order"]] == u["condition"]
+        assert replay_episode(folder / u["folder"]).ok
+
+
+def test_the_tables_are_the_paired_counts_of_the_continuations(study):
+    folder, states, doc = study
+    units = [json.loads(x) for x in (folder / "units.jsonl").read_text().splitlines()]
+    won = {arm: sum(u["endpoints"]["completed"] for u in units if u["condition"] == arm) for arm in ("costly", "shortest")}
+    t = doc["tables"][0]
+    assert t["rows"][-1][-2:] == [f"{won['costly']}/4", f"{won['shortest']}/4"]
+    assert doc["tables"][1]["rows"][0][0] == 4
+    ok, problems = check_study(folder)
+    assert ok, problems
+
+
+def test_check_finds_a_tampered_study(study, tmp_path):
+    folder = tmp_path / "copy"
+    shutil.copytree(study[0], folder, symlinks=True)
+    lines = (folder / "units.jsonl").read_text().splitlines()
+    u = json.loads(lines[0])
+    u["endpoints"]["completed"] = not u["endpoints"]["completed"]
+    (folder / "units.jsonl").write_text("\n".join([json.dumps(u)] + lines[1:]) + "\n")
+    ok, problems = check_study(folder)
+    assert not ok and any("endpoints differ" in p for p in problems) and any("tables" in p for p in problems)
+
+
+def test_a_branch_whose_successor_is_not_what_the_oracle_says_is_refused(study, tmp_path):
+    s = study[1][0]
+    wrong = replace(s, costly={**s.costly, "cost": s.costly["cost"] + 1})
+    with pytest.raises(BranchError, match="not solvable at distance"):
+        play_branch(wrong, "costly", tmp_path / "b")
+
+
+def test_states_the_agent_was_seen_in_come_from_a_recorded_run(tmp_path):
+    src = generate_states(LEVEL, tmp_path / "src", limit=1)[0]
+    from longpuzzle.agents.harness import continue_episode
+
+    continue_episode(src.episode, src.step, Swiper(), settings=LIMIT, out=tmp_path / "seen")
+    (tmp_path / "elsewhere").mkdir()
+    assert find_states([tmp_path / "elsewhere"]) == []            # no episode: no state
+    found = find_states([tmp_path / "seen"], limit=2)
+    assert found and all(s.costly["seen"] for s in found)
+    o = Oracle(LEVEL)
+    steps = {st.step: st for st in load_trajectory(tmp_path / "seen").steps}
+    for s in found:           # the costly move is the move the agent played right after s
+        played = [e["move"] for e in steps[s.step + 1].record["effects"] if e["effect"] == "move"]
+        assert played == [s.costly["move"]]
+        assert o.cost(restore_step(s.episode, s.step).session.state, s.costly["move"]).cost == s.costly["cost"] > 0
+
+
+def test_an_infrastructure_failure_is_replaced_under_the_same_assignment(study, tmp_path):
+    calls = []
+
+    class Flaky(Swiper):
+        def act(self, obs):
+            if obs.frame is not None and not calls:
+                calls.append(1)
+                raise InfrastructureError("the endpoint went away")
+            return super().act(obs)
+    s = study[1][0]
+    doc = run_study([s], Flaky, tmp_path / "s", repeats=1, settings=LIMIT, draws=100)
+    units = [json.loads(x) for x in (tmp_path / "s" / "units.jsonl").read_text().splitlines()]
+    assert [u["status"] for u in units] == ["replaced", "valid", "valid"]
+    assert units[0]["condition"] == units[1]["condition"] and units[1]["attempt"] == 2
+    assert doc["tables"][1]["rows"][0][0] == 1               # one paired unit, counted once
+
+
+def test_the_command_refuses_bad_input_with_one_error_line(tmp_path):
+    r = CliRunner().invoke(cli, ["diagnose", "branch", "run", "--agent", "greedy", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and r.output.strip().splitlines() == [
+        "error: give --from RUN_DIR... (recorded runs) or --level LEVEL (from scratch)"]
+    r = CliRunner().invoke(cli, ["diagnose", "branch", "run", "--level", LEVEL, "--agent", "nobody",
+                                 "--out", str(tmp_path / "o")])
+    assert r.exit_code == 1 and r.output.startswith("error: unknown agent 'nobody'")
+    assert not (tmp_path / "o").exists()
+    r = CliRunner().invoke(cli, ["diagnose", "branch", "run", "--check", str(tmp_path)])
+    assert r.exit_code == 1 and r.output.startswith("error: ") and "study.json" in r.output

@@ -1,0 +1,143 @@
+"""RQ1's analyses over recorded runs (agents/diagnose/rq1.py over agents/report/analytics.py):
+small runs recorded here by scripted agents through the real harness."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from longpuzzle.cli import cli
+
+from longpuzzle.agents.diagnose.rq1 import REASONS, code_reasons, rq1_analysis, write_rq1_study
+from longpuzzle.agents.diagnose.texts import step_texts
+from longpuzzle.agents.harness import Settings, run_objective
+from longpuzzle.agents.report.analytics import analyze_episode, bolt_move_outcomes
+from longpuzzle.agents.scripted import AppModelAgent, GreedyAgent
+
+
+class UpDown(AppModelAgent):
+    """Enters its objective as the scripted agents do, then swipes up and down for ever: the
+    Maze Paint loop the paper describes (no new paint, exact earlier states again and again)."""
+    name = "updown"
+
+    def choose(self, obs):
+        self.i = getattr(self, "i", 0) + 1
+        return self.i % 2                    # Maze Paint's moves 0 and 1: up, down
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("rq1")
+    st = Settings(max_actions=60, action_timeout=None)
+    run_objective(GreedyAgent(), "bolt_unscrew", "hard", settings=st, folder=root / "bolt")
+    run_objective(GreedyAgent(), "maze_paint", "easy", settings=Settings(max_actions=40, action_timeout=None),
+                  folder=root / "maze")
+    return root
+
+
+def test_a_bolt_move_is_coded_as_figure_4b_counts_it():
+    m = {"changed": True, "P_before": 0.2, "P_after": 0.2, "holes_before": 1, "holes_after": 0, "did": "dead_end"}
+    assert bolt_move_outcomes(m) == {"frees": False, "fills": True, "deadlocks": True, "fatal": True}
+    # a board freed into the last hole: frees and deadlocks at once, never "fills"
+    m = {"changed": True, "P_before": 0.2, "P_after": 0.4, "holes_before": 1, "holes_after": 0, "did": "freed_board"}
+    assert bolt_move_outcomes(m) == {"frees": True, "fills": False, "deadlocks": True, "fatal": False}
+    # the last board freed leaves no hole but a solved level: no deadlock
+    m = {"changed": True, "P_before": 0.9, "P_after": 1.0, "holes_before": 1, "holes_after": 0}
+    assert not bolt_move_outcomes(m)["deadlocks"]
+    assert bolt_move_outcomes({**m, "changed": False}) is None
+    assert bolt_move_outcomes({**m, "holes_after": None}) is None
+
+
+def test_figure_4b_bins_every_bolt_transfer_and_its_deadlocks_are_the_certificates(runs):
+    res = rq1_analysis([runs / "bolt"], draws=200)
+    ep = analyze_episode(runs / "bolt")
+    transfers = [m for a in ep["attempts"] for m in a["move_log"] if m.get("changed") and m.get("holes_before") is not None]
+    t = next(t for t in res["tables"] if t["id"] == "figure4b")
+    bins = [r for r in t["rows"] if isinstance(r[0], int)]
+    assert sum(r[1] for r in bins) == len(transfers) > 20
+    assert [r[0] for r in bins] == sorted((r[0] for r in bins), reverse=True)
+    # a deadlocking move is exactly the move after which the paper's certificate first held
+    dead = [m for m in res["data"]["bolt_moves"] if m["deadlocks"]]
+    certified = [a["no_free_hole_step"] for a in ep["attempts"] if a["no_free_hole_step"] is not None]
+    assert dead and sorted(m["step"] for m in dead) == sorted(certified)
+    assert sum(r[4] for r in bins) == len(dead)
+    by_h = {r[0]: r for r in bins}
+    assert by_h[1][4] >= 1                      # greedy fills the last free hole
+    assert all(m["holes_before"] == 1 for m in dead)
+
+
+def test_maze_moves_by_coverage_fifths_solved_and_unsolved_and_a_looping_agent_revisits(runs, tmp_path):
+    res = rq1_analysis([runs / "maze"], draws=200)
+    mp = res["data"]["maze_paint"]
+    for i in range(5):
+        assert mp["all"][i]["valid_moves"] == mp["solved"][i]["valid_moves"] + mp["unsolved"][i]["valid_moves"]
+    assert sum(r["valid_moves"] for r in mp["solved"]) > 10          # greedy solves the first levels
+    # a looping agent: after its first swipe, every move returns to an exact earlier state
+    run_objective(UpDown(), "maze_paint", "easy", settings=Settings(max_actions=12, action_timeout=None),
+                  folder=tmp_path / "loop")
+    loop = rq1_analysis([tmp_path / "loop"], draws=200)["data"]["maze_paint"]
+    moves = sum(r["valid_moves"] for r in loop["unsolved"])
+    assert moves >= 5 and sum(r["revisit_moves"] for r in loop["unsolved"]) >= moves - 2
+    assert sum(r["new_cell_moves"] for r in loop["unsolved"]) <= 2
+
+
+def test_the_lc_deficit_split_adds_up(runs):
+    res = rq1_analysis([runs / "bolt", runs / "maze"], draws=200)
+    t = next(t for t in res["tables"] if t["id"] == "lc_deficit")
+    games = [r[0] for r in t["rows"]]
+    assert games == ["bolt_unscrew", "maze_paint", "all games (game-macro)"]
+    for r in t["rows"]:
+        assert r[4] == pytest.approx(100 - r[2], abs=0.11) and r[4] == pytest.approx(r[5] + r[6], abs=0.11)
+    # game-macro: the overall row is the mean of the games' rows
+    assert t["rows"][2][2] == pytest.approx((t["rows"][0][2] + t["rows"][1][2]) / 2, abs=0.11)
+
+
+def test_stated_reasons_are_coded_by_the_fixed_expressions():
+    assert code_reasons("Moving this screw will release the red plank.")["release"]
+    assert code_reasons("这一步会让木板掉落")["release"]
+    assert code_reasons("Put it into the empty hole on the left")["capacity"]
+    assert not any(code_reasons("Click the top-left screw.").values())
+    assert code_reasons(None) == dict.fromkeys(REASONS, False)
+    # "free" as an adjective of holes is capacity, not a release
+    assert code_reasons("use the free hole") == {"release": False, "capacity": True}
+
+
+def test_the_reason_of_a_deadlocking_move_is_read_from_the_agent_s_conversation(runs, tmp_path):
+    import shutil
+
+    ep = tmp_path / "bolt"
+    shutil.copytree(runs / "bolt", ep)
+    dead = [m for m in rq1_analysis([ep], draws=100)["data"]["bolt_moves"] if m["deadlocks"]]
+    step = dead[0]["step"]
+    # a model agent's log: the call that saw step - 1 chose the fatal step (texts.py)
+    calls = [{"type": "header", "format": "longpuzzle-conversation/1"},
+             {"type": "call", "n": 1, "kind": "step", "images_sent": [{"frame": 0, "step": step - 2},
+                                                                      {"frame": 3, "step": step - 1}],
+              "reply": {"text": "Moving this screw there will release the blue board.", "tool_calls": [],
+                        "reasoning": None}},
+             {"type": "call", "n": 2, "kind": "compaction", "images_sent": [{"frame": 3, "step": step}],
+              "reply": {"text": "Summary: released boards.", "tool_calls": []}},
+             {"type": "call", "n": 3, "kind": "step", "images_sent": [{"frame": 4, "step": step}],
+              "reply": {"text": "", "tool_calls": [{"name": "click", "arguments": {"x": 3, "y": 4}}]}}]
+    (ep / "conversation.jsonl").write_text("\n".join(json.dumps(c) for c in calls) + "\n{cut off", encoding="utf-8")
+    texts = step_texts(ep)
+    assert set(texts) == {step, step + 1} and "release" in texts[step] and '"x": 3' in texts[step + 1]
+    t = next(t for t in rq1_analysis([ep], draws=100)["tables"] if t["id"] == "reasons")
+    fatal = t["rows"][0]
+    assert fatal[0] == "deadlocking moves" and fatal[2] == 1 and fatal[3].startswith("1/1")
+
+
+def test_the_analyses_are_written_as_a_study_folder_and_bad_input_is_one_error_line(runs, tmp_path):
+    doc = write_rq1_study([runs / "bolt"], tmp_path / "s", draws=100)
+    disk = json.loads((tmp_path / "s" / "study.json").read_text())
+    assert disk == json.loads(json.dumps(doc)) and disk["kind"] == "longpuzzle-study" and disk["experiment"] == "rq1"
+    assert [f["id"] for f in disk["figures"]] == ["figure4b"]
+    assert (tmp_path / "s" / "figures" / "figure4b.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    r = CliRunner().invoke(cli, ["diagnose", "branch", "analyze", str(tmp_path / "missing")])
+    assert r.exit_code == 2 and r.output.strip().splitlines() == [f"error: {tmp_path / 'missing'} is not a folder"]
+    (tmp_path / "x").mkdir()
+    r = CliRunner().invoke(cli, ["diagnose", "branch", "analyze", str(tmp_path / "x"), "--out", str(tmp_path / "o")])
+    assert r.exit_code == 1 and r.output.startswith("error: ") and len(r.output.strip().splitlines()) == 1
+    assert not (tmp_path / "o").exists()                    # nothing half-written
