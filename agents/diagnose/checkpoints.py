@@ -470,7 +470,8 @@ def load_checkpoints(folder: str | Path, catalog: Catalog | None = None, *, vali
         have = cat
     out = []
     for rec in read_records(folder):
-        cp = Checkpoint(**rec, folder=folder, catalog=have)
+        # fields a later version may add are kept out of the object (FIELDS are all checked)
+        cp = Checkpoint(**{k: rec[k] for k in FIELDS}, folder=folder, catalog=have)
         if validate:
             check(cp)
         out.append(cp)

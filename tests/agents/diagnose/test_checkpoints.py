@@ -182,3 +182,11 @@ def test_malformed_folders_get_one_line(made, tmp_path, damage, match):
 def test_a_folder_is_never_overwritten(made):
     with pytest.raises(ck.CheckpointError, match="already exists"):
         ck.staging(made)
+
+
+def test_a_field_a_later_version_adds_is_ignored(made, tmp_path):
+    dst = _copy(made, tmp_path)
+    recs = [json.loads(l) for l in (dst / "checkpoints.jsonl").read_text().splitlines()]
+    recs[0]["added_later"] = {"x": 1}
+    (dst / "checkpoints.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    assert [c.id for c in ck.load_checkpoints(dst)] == ["D01", "N01", "N02"]
