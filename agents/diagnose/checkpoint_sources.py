@@ -31,6 +31,7 @@ checkpoints are steps of an ordinary episode folder and continuations replay wit
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 from pathlib import Path
@@ -396,9 +397,10 @@ def _table(cps: list[ck.Checkpoint]) -> str:
 @click.option("--max-controls", type=click.IntRange(0), default=DEFAULT_COUNT["control"], show_default=True)
 @click.option("--out", type=click.Path(file_okay=False), help="The new checkpoints folder.")
 @click.option("--check", "check_dir", type=click.Path(), help="Re-validate an existing checkpoints folder.")
+@click.option("--json", "as_json", is_flag=True, help="Print the checkpoints as JSON.")
 @catalog_option
 def checkpoints_cmd(more_runs, runs, levels, policy, count, seed, preset, kind, max_dead_ends, max_controls, out,
-                    check_dir, catalog):
+                    check_dir, as_json, catalog):
     """Fix the checkpoints of the diagnostics: validated dead ends and solvable controls, from
     recorded runs (--from RUN_DIR...) or from scratch (--level L --policy P), written whole
     into a new folder before any continuation; --check re-validates a folder."""
@@ -406,6 +408,9 @@ def checkpoints_cmd(more_runs, runs, levels, policy, count, seed, preset, kind, 
         if out or runs or more_runs or levels:
             raise click.UsageError("--check takes no other source or --out")
         cps = ck.load_checkpoints(check_dir, catalog)
+        if as_json:
+            click.echo(json.dumps({"folder": str(check_dir), "checkpoints": [c.as_dict() for c in cps]}, indent=1))
+            return
         click.echo(_table(cps))
         click.echo(f"{len(cps)} checkpoints validated ({check_dir})")
         return
@@ -420,6 +425,10 @@ def checkpoints_cmd(more_runs, runs, levels, policy, count, seed, preset, kind, 
                               log=lambda m: click.echo(m, err=True))
     except LongPuzzleError as e:
         raise ck.CheckpointError(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+    if as_json:
+        click.echo(json.dumps({"folder": str(out), "checkpoints": [c.as_dict() for c in cps], "rejected": rejected},
+                              indent=1))
+        return
     click.echo(_table(cps))
     tally = {k: sum(c.kind == k for c in cps) for k in ck.KINDS}
     click.echo(f"{tally['dead_end']} dead ends, {tally['control']} controls written to {out}")

@@ -163,6 +163,11 @@ class Checkpoint:
         """The exact app (engine Suite) at the checkpoint: restore_step of its episode."""
         return restore_step(self.episode_dir, self.step, self.catalog)
 
+    def screenshot(self) -> np.ndarray:
+        """The checkpoint's screenshot, drawn again from the restored state with the episode's
+        screen settings (its pixels' SHA-256 is ``frame_sha256``)."""
+        return screenshot(self.restore())
+
     def continue_with(self, agent, *, note: str = "", out: str | Path | None = None, settings=None,
                       takeover=True, **kw):
         """Continue the checkpoint's episode from its step with ``agent`` (replay.continue_episode):

@@ -65,6 +65,8 @@ def test_from_runs_finds_the_dead_end_and_the_controls_of_the_won_attempt(runs, 
     assert all((out / x["episode"] / "events.jsonl").is_file() for x in recs)
     assert len(ck.load_checkpoints(out)) == len(recs)
     assert "validated" in run("diagnose", "checkpoints", "--check", out).output
+    doc = json.loads(run("diagnose", "checkpoints", "--check", out, "--json").output)
+    assert doc["checkpoints"] == recs
 
 
 def test_limits_spread_the_kept_states(runs, tmp_path):
