@@ -275,13 +275,30 @@ def record(level_id: str, policy: str, count: int, seed: int, folder: Path, cata
     agent = PolicyAgent(level.id, [m for m, _ in segs], catalog=catalog)
     run_objective(agent, level.game, level.difficulty, settings=settings, folder=folder, catalog=catalog)
     at = {(s, k): step for s, k, step in agent.marks}
+    boards = _boards(folder)
+    p = get_puzzle(level.game)
     out = []
-    for i, (_, ks) in enumerate(segs):
+    for i, (moves, ks) in enumerate(segs):
         for k in ks:
-            if (i, k) not in at:
+            s = level.initial
+            for a in moves[:k]:
+                s, _ = p.step(level, s, a)
+            if (i, k) not in at or boards.get(at[(i, k)]) != (level.id, tuple(int(v) for v in s)):
                 raise ck.CheckpointError(f"the recorded episode did not reach planned state {k} of segment {i + 1}")
             out.append((POLICY_KIND[policy], at[(i, k)],
                         {"policy": policy, "seed": seed, "segment": i + 1, "moves": k}))
+    return out
+
+
+def _boards(folder: Path) -> dict[int, tuple]:
+    """step -> (level id, board) of every recorded step of an episode that shows a level."""
+    from longpuzzle.agents.report.data import load_trajectory, snapshot_state
+
+    out = {}
+    for st in load_trajectory(folder).steps:
+        board = snapshot_state(st.snapshot)
+        if board is not None and st.record.get("level"):
+            out[st.step] = (st.record["level"], board)
     return out
 
 

@@ -172,3 +172,18 @@ def test_check_of_a_malformed_folder_gets_one_error_line(tmp_path):
     (tmp_path / "manifest.json").write_text('{"kind": "longpuzzle-checkpoints", "version": 1, "catalog": "x"}')
     r = run("diagnose", "checkpoints", "--check", tmp_path)
     assert r.exit_code == 2 and r.output.count("error:") == 1 and "another catalogue" in r.output
+
+
+def test_a_recording_that_misses_the_planned_states_is_refused(tmp_path, monkeypatch):
+    from longpuzzle.agents.diagnose import checkpoint_sources as src
+    from longpuzzle.agents.scripted import SolverAgent
+
+    def miscount(self, action):             # the agent's count of its steps drifts by one per action
+        self.steps += 1
+        return SolverAgent.emit(self, action)
+    monkeypatch.setattr(src.PolicyAgent, "emit", miscount)
+    out = tmp_path / "ck"
+    r = run("diagnose", "checkpoints", "--level", HARD1, "--policy", "greedy", "--count", 1, "--preset", "fast",
+            "--out", out)
+    assert r.exit_code == 2 and "did not reach planned state" in r.output
+    assert not out.exists()
