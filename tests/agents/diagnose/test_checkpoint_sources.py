@@ -179,7 +179,7 @@ def test_a_recording_that_misses_the_planned_states_is_refused(tmp_path, monkeyp
     from longpuzzle.agents.scripted import SolverAgent
 
     def miscount(self, action):             # the agent's count of its steps drifts by one per action
-        self.steps += 1
+        self.steps += 2
         return SolverAgent.emit(self, action)
     monkeypatch.setattr(src.PolicyAgent, "emit", miscount)
     out = tmp_path / "ck"
