@@ -304,16 +304,17 @@ def replayed_steps(episode: str | Path, events_sha256: str, catalog: Catalog) ->
     return _REPLAYS[key]
 
 
-def recorded_frame(episode: str | Path, step: int) -> str:
-    """The episode's recorded hash of the screenshot after step ``step`` (the last of its frames)."""
+def recorded_frame(lines: list[dict], step: int) -> str:
+    """The recorded hash of the screenshot after step ``step`` (the last of its frames), from
+    an episode's events (read_events)."""
     last = None
-    for rec in read_events(episode):
+    for rec in lines:
         if rec.get("type") == "header":
             last = rec.get("frame")
         elif rec.get("stream") == "public" and "action" in rec and rec["step"] <= step and rec.get("frames"):
             last = rec["frames"][-1]
     if last is None:
-        raise CheckpointError(f"{episode} records no screenshot up to step {step}")
+        raise CheckpointError(f"the episode records no screenshot up to step {step}")
     return last
 
 
@@ -329,10 +330,10 @@ def pin(episode: str | Path, step: int, catalog: Catalog) -> dict:
     suite = restore_step(episode, step, catalog)
     if suite.session is None:
         raise CheckpointError(f"step {step} of {episode} shows no level")
-    head = read_events(episode)[0]
+    lines = read_events(episode)
     frame = screenshot(suite)
-    want = recorded_frame(episode, step)
-    if hasher(header_frame_hash(head))(frame) != want:
+    want = recorded_frame(lines, step)
+    if hasher(header_frame_hash(lines[0]))(frame) != want:
         raise CheckpointError(f"step {step} of {episode}: the restored state does not draw the recorded screenshot")
     return {"suite": suite, "events_sha256": events, "state_sha256": board_digest(suite),
             "suite_sha256": suite_digest(suite), "frame_sha256": pixels_digest(frame), "frame": want}
