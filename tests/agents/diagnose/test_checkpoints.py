@@ -190,3 +190,24 @@ def test_a_field_a_later_version_adds_is_ignored(made, tmp_path):
     recs[0]["added_later"] = {"x": 1}
     (dst / "checkpoints.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     assert [c.id for c in ck.load_checkpoints(dst)] == ["D01", "N01", "N02"]
+
+
+def test_a_screen_drawn_differently_is_refused(made, monkeypatch):
+    real = ck.screenshot
+
+    def other(suite):                        # the renderer changed one pixel since
+        f = real(suite).copy()
+        f[0, 0] ^= 1
+        return f
+    monkeypatch.setattr(ck, "screenshot", other)
+    with pytest.raises(ck.CheckpointError, match="does not draw the recorded screenshot"):
+        ck.load_checkpoints(made)
+
+
+def test_a_recorded_digest_that_differs_is_refused(made, tmp_path):
+    dst = _copy(made, tmp_path)
+    recs = [json.loads(l) for l in (dst / "checkpoints.jsonl").read_text().splitlines()]
+    recs[2]["state_sha256"] = "0" * 64
+    (dst / "checkpoints.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    with pytest.raises(ck.CheckpointError, match=r"N02.*state_sha256 differs"):
+        ck.load_checkpoints(dst)
