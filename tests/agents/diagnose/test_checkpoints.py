@@ -211,3 +211,24 @@ def test_a_recorded_digest_that_differs_is_refused(made, tmp_path):
     (dst / "checkpoints.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     with pytest.raises(ck.CheckpointError, match=r"N02.*state_sha256 differs"):
         ck.load_checkpoints(dst)
+
+
+def test_continue_with_passes_the_takeover_where_continue_episode_takes_it(made, monkeypatch):
+    seen = {}
+
+    def with_takeover(folder, step, agent, *, note="", settings=None, out=None, catalog=None, takeover=False):
+        seen.update(folder=folder, step=step, takeover=takeover, note=note)
+        return "result"
+    monkeypatch.setattr(ck, "continue_episode", with_takeover)
+    d = ck.load_checkpoints(made)[0]
+    assert d.continue_with(GreedyAgent(), note="n") == "result"
+    assert seen == {"folder": d.episode_dir, "step": DEAD, "takeover": True, "note": "n"}
+    marker = object()
+    d.continue_with(GreedyAgent(), takeover=marker)
+    assert seen["takeover"] is marker
+
+    def without(folder, step, agent, *, note="", settings=None, out=None, catalog=None):
+        seen["without"] = True
+    monkeypatch.setattr(ck, "continue_episode", without)
+    d.continue_with(GreedyAgent())                     # (no takeover argument where none is taken)
+    assert seen["without"]
