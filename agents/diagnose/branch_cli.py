@@ -16,11 +16,6 @@ import click
 from longpuzzle.agents.diagnose.stats import DRAWS, SEED
 
 
-def _fail(msg: str, code: int = 1):
-    click.echo(f"error: {msg}", err=True)
-    raise SystemExit(code)
-
-
 def _print_tables(tables: list[dict]) -> None:
     for t in tables:
         click.echo(f"\n{t['title']}")
@@ -31,9 +26,10 @@ def _print_tables(tables: list[dict]) -> None:
 
 
 def _empty_or_new(out: Path) -> None:
+    """A study is written into a new or empty folder, or resumed in its own."""
     if out.exists() and (not out.is_dir() or any(out.iterdir())) and not (out / "study.json").is_file() \
             and not (out / "units.jsonl").is_file():
-        _fail(f"{out} exists and is not a study folder (give a new or empty folder)", 2)
+        raise click.UsageError(f"{out} exists and is not a study folder (give a new or empty folder)")
 
 
 @click.group("branch")
@@ -63,43 +59,35 @@ def run_cmd(from_dirs, level, agent_name, out_dir, states, repeats, max_actions,
     and a shortest-path one, both successors verified solvable; then the agent continues."""
     from longpuzzle.agents.diagnose.branch import BranchError, find_states, generate_states, run_study
     from longpuzzle.agents.harness.settings import Settings
-    from longpuzzle.engine.errors import LongPuzzleError
+    from longpuzzle.agents.registry import load_agent
+    from longpuzzle.engine.catalog import load_level
 
     if check_dir:
         from longpuzzle.agents.diagnose.branch import check_study
 
-        try:
-            ok, problems = check_study(check_dir)
-        except LongPuzzleError as e:
-            _fail(str(e))
+        ok, problems = check_study(check_dir)
         for p in problems:
             click.echo(f"  {p}")
         click.echo("ok: the study re-derives exactly" if ok else "NOT OK")
         raise SystemExit(0 if ok else 1)
     if not from_dirs and not level:
-        _fail("give --from RUN_DIR... (recorded runs) or --level LEVEL (from scratch)", 2)
+        raise click.UsageError("give --from RUN_DIR... (recorded runs) or --level LEVEL (from scratch)")
     if not agent_name or not out_dir:
-        _fail("give --agent and --out", 2)
+        raise click.UsageError("give --agent and --out")
     out = Path(out_dir)
     _empty_or_new(out)
-    try:
-        from longpuzzle.agents.registry import load_agent
-        from longpuzzle.engine.catalog import load_level
-
-        load_agent(agent_name)                     # an unknown agent fails here, before any work
-        if level:
-            load_level(level)
-        if from_dirs:
-            found = find_states(from_dirs, limit=states, level=level)
-        else:
-            found = generate_states(level, out / "sources" / level.replace("/", "_"), limit=states)
-        if not found:
-            _fail("no state qualifies (no costly, non-fatal move with a shortest-path alternative was found)")
-        st = Settings(budget=budget, max_actions=max_actions, action_timeout=None)
-        doc = run_study(found, lambda: load_agent(agent_name), out, repeats=repeats, settings=st,
-                        agent_label=agent_name, draws=draws, seed=seed)
-    except (BranchError, LongPuzzleError) as e:
-        _fail(str(e))
+    load_agent(agent_name)                     # an unknown agent or level fails here, before any work
+    if level:
+        load_level(level)
+    if from_dirs:
+        found = find_states(from_dirs, limit=states, level=level)
+    else:
+        found = generate_states(level, out / "sources" / level.replace("/", "_"), limit=states)
+    if not found:
+        raise BranchError("no state qualifies (no costly, non-fatal move with a shortest-path alternative was found)")
+    st = Settings(budget=budget, max_actions=max_actions, action_timeout=None)
+    doc = run_study(found, lambda: load_agent(agent_name), out, repeats=repeats, settings=st,
+                    agent_label=agent_name, draws=draws, seed=seed)
     _print_tables(doc["tables"])
     click.echo(f"\nstudy written to {out}")
 
@@ -114,19 +102,16 @@ def analyze_cmd(folders, out_dir, draws, seed):
     """The RQ1 analyses of recorded runs: the LC-deficit split, Bolt moves by free holes
     (Figure 4b), Maze Paint moves by coverage fifths, stated reasons."""
     from longpuzzle.agents.diagnose.rq1 import rq1_analysis, write_rq1_study
-    from longpuzzle.engine.errors import LongPuzzleError
+    from longpuzzle.agents.harness.settings import HarnessError
 
     for f in folders:
         if not Path(f).is_dir():
-            _fail(f"{f} is not a folder", 2)
-    try:
-        if out_dir:
-            _empty_or_new(Path(out_dir))
-            doc = write_rq1_study(folders, out_dir, draws=draws, seed=seed)
-        else:
-            doc = rq1_analysis(folders, draws=draws, seed=seed)
-    except LongPuzzleError as e:
-        _fail(str(e))
+            raise HarnessError(f"{f} is not a folder")
+    if out_dir:
+        _empty_or_new(Path(out_dir))
+        doc = write_rq1_study(folders, out_dir, draws=draws, seed=seed)
+    else:
+        doc = rq1_analysis(folders, draws=draws, seed=seed)
     if not doc["tables"]:
         click.echo("nothing to analyse: no level was reached in these runs")
     _print_tables(doc["tables"])

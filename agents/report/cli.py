@@ -12,7 +12,7 @@ import click
 
 
 @click.command("report")
-@click.argument("folders", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.argument("folders", nargs=-1, required=False, type=click.Path(file_okay=False))
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Folder for report.html [default: the run folder; required for several runs].")
 @click.option("--videos/--no-videos", default=False, show_default=True,
@@ -33,8 +33,11 @@ import click
               help="Annotate every recorded step with the exact oracle: this project's step metrics (optimal-move "
               "share, fatal-action rate, mean extra cost) in a table of their own, and each episode's d(s) "
               "timeline under its progress P curve.")
+@click.option("--study", "studies", multiple=True, type=click.Path(file_okay=False),
+              help="A study folder of the diagnostics lab (`longpuzzle diagnose ... --out`) for the Diagnostics "
+              "section: its tables and figures (repeatable; with studies alone the page holds only that section).")
 def report_cmd(folders, out_dir, videos, video_format, references, merge_catalogs, mixed_presets, unverified,
-               with_oracle):
+               with_oracle, studies):
     """Write report.html for eval output folders (or episode folders): the paper's tables and
     figures, trajectory analytics, and each episode's video. Only verified numbers are shown:
     each run by its verification record (``longpuzzle replay RUN_DIR`` writes it) or by
@@ -42,10 +45,12 @@ def report_cmd(folders, out_dir, videos, video_format, references, merge_catalog
     from longpuzzle.agents.report.leaderboard import load_reference
     from longpuzzle.agents.report.page import make_report
 
+    if not folders and not studies:
+        raise click.UsageError("give run folders, --study folders, or both")
     refs = [r for f in references for r in load_reference(f)]
     page = make_report(list(folders), out_dir, videos=videos, video_format=video_format, references=refs,
                        merge_catalogs=merge_catalogs, mixed_presets=mixed_presets, unverified=unverified,
-                       oracle=with_oracle)
+                       oracle=with_oracle, studies=list(studies))
     click.echo(f"wrote {page}")
 
 

@@ -17,6 +17,9 @@ can be mailed or archived alone) shows, in order:
     per episode: outcome, level attempts, progress P over actions with restarts and dead
         ends marked (with ``oracle``, d(s) under it: the oracle timeline), Bolt Unscrew free holes along
         each attempt (Figure 4a), and a link to the episode's video
+    with ``studies`` (``--study DIR``): the Diagnostics section, every study folder of the
+        diagnostics lab with its tables and figures, whatever the experiment (diagnostics.py);
+        studies alone make a page of that section only
 
 Beside the page: analytics.json (every figure the analytics computed) and videos/ (one
 film per episode, video.py; MP4 with imageio-ffmpeg, else GIF). Missing values print "-".
@@ -118,18 +121,24 @@ def merge_catalog_identities(runs: list) -> None:
 
 def make_report(dirs, out: str | Path | None = None, *, videos: bool = False, video_format: str | None = None,
                 references: list | None = None, fps: float = 4.0, merge_catalogs: bool = False,
-                mixed_presets: bool = False, unverified: bool = False, oracle: bool = False) -> Path:
+                mixed_presets: bool = False, unverified: bool = False, oracle: bool = False,
+                studies=()) -> Path:
     """Write report.html for eval output folders (or lone episode folders); returns its path.
     ``out``: the folder for the page (default: the run folder when there is one, else
     required). ``references``: leaderboard reference rows to show in Table 2. Runs on
     different level catalogues (their recorded name and content hash) are never pooled into
     one row unless ``merge_catalogs``. Each run must verify (data.load_verified_run);
     ``unverified``: show one that does not, marked. ``oracle``: annotate every recorded step
-    with the exact oracle (oracle_steps.py) for the step metrics and the timelines."""
+    with the exact oracle (oracle_steps.py) for the step metrics and the timelines.
+    ``studies``: study folders of the diagnostics lab, shown in the Diagnostics section
+    (diagnostics.py); with studies alone (no run) the page holds only that section."""
+    from longpuzzle.agents.report.diagnostics import load_study
+
     if isinstance(dirs, (str, Path)):
         dirs = [dirs]
-    runs = load_verified_runs(dirs, unverified)
-    if not runs:
+    docs = [load_study(s) for s in studies]          # a folder that is not a study: refused first
+    runs = load_verified_runs(dirs, unverified) if dirs else []
+    if not runs and not docs:
         raise HarnessError("no run folders given")
     if merge_catalogs:
         merge_catalog_identities(runs)
@@ -141,25 +150,48 @@ def make_report(dirs, out: str | Path | None = None, *, videos: bool = False, vi
     if out is None:
         if len(runs) > 1:
             raise HarnessError("several runs: say where the report goes (--out DIR)")
+        if not runs:
+            raise HarnessError("say where the report goes (--out DIR)")
         out = runs[0].folder
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     # figures are drawn into a temporary folder: the page embeds them, so nothing else is left
     with tempfile.TemporaryDirectory(prefix="longpuzzle-report-") as tmp:
-        return _write_report(runs, out, Path(tmp), presets, videos, video_format, references, fps, oracle)
+        return _write_report(runs, out, Path(tmp), presets, videos, video_format, references, fps, oracle, docs)
 
 
 def _write_report(runs, out: Path, work: Path, presets, videos, video_format, references, fps,
-                  oracle: bool = False) -> Path:
-    rows = group_runs(runs)
+                  oracle: bool = False, studies: list | None = None) -> Path:
     page = _Page(out)
-    stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
     page.add("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
              "<meta name='viewport' content='width=device-width, initial-scale=1'>"
              f"<title>longpuzzle report</title><style>{CSS}</style></head><body>")
     page.add("<h1>longpuzzle evaluation report</h1>")
+    if runs:
+        _runs_part(page, runs, out, work, presets, videos, video_format, references, fps, oracle,
+                   has_studies=bool(studies))
+    else:
+        page.add(f"<p class='sub'>{len(studies)} stud{'ies' if len(studies) != 1 else 'y'} &middot; made "
+                 f"{_dt.datetime.now().strftime('%Y-%m-%d %H:%M')}</p>")
+    if studies:
+        from longpuzzle.agents.report.diagnostics import render
+        render(page, studies, _e, _png_uri)
+    page.add("</body></html>")
+    path = out / "report.html"
+    tmp = out / "report.html.tmp"
+    tmp.write_text("\n".join(page.parts), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def _runs_part(page: _Page, runs, out: Path, work: Path, presets, videos, video_format, references, fps, oracle,
+               has_studies: bool) -> None:
+    """Everything the page says about the runs, and analytics.json beside it."""
+    rows = group_runs(runs)
+    stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
     page.add(f"<p class='sub'>{len(runs)} run{'s' if len(runs) != 1 else ''}: "
-             + ", ".join(f"<code>{_e(r.folder)}</code>" for r in runs) + f" &middot; made {stamp}</p>")
+             + ", ".join(f"<code>{_e(r.folder)}</code>" for r in runs) + f" &middot; made {stamp}"
+             + (" &middot; <a href='#diagnostics'>Diagnostics</a>" if has_studies else "") + "</p>")
     if len(presets) > 1:
         page.add(f"<p class='note'><b>These runs were made under different presets ({_e(', '.join(presets))}).</b> "
                  "Each table row keeps one preset (the harness column names it); the figures pool the episodes "
@@ -186,14 +218,8 @@ def _write_report(runs, out: Path, work: Path, presets, videos, video_format, re
     _paper_figures(page, rows, work)
     for run, a in zip(runs, analyses):
         _analytics_section(page, run, a, work, out, videos, video_format, fps, many=len(runs) > 1)
-    page.add("</body></html>")
     (out / "analytics.json").write_text(json.dumps(analyses if len(analyses) > 1 else analyses[0], indent=1),
                                         encoding="utf-8")
-    path = out / "report.html"
-    tmp = out / "report.html.tmp"
-    tmp.write_text("\n".join(page.parts), encoding="utf-8")
-    tmp.replace(path)
-    return path
 
 
 # ---- sections ---------------------------------------------------------------------------

@@ -153,10 +153,11 @@ def test_an_infrastructure_failure_is_replaced_under_the_same_assignment(study, 
 def test_the_command_refuses_bad_input_with_one_error_line(tmp_path):
     r = CliRunner().invoke(cli, ["diagnose", "branch", "run", "--agent", "greedy", "--out", str(tmp_path / "o")])
     assert r.exit_code == 2 and r.output.strip().splitlines() == [
-        "error: give --from RUN_DIR... (recorded runs) or --level LEVEL (from scratch)"]
+        "error: give --from RUN_DIR... (recorded runs) or --level LEVEL (from scratch) "
+        "(see 'cli diagnose branch run --help')"]
     r = CliRunner().invoke(cli, ["diagnose", "branch", "run", "--level", LEVEL, "--agent", "nobody",
                                  "--out", str(tmp_path / "o")])
-    assert r.exit_code == 1 and r.output.startswith("error: unknown agent 'nobody'")
+    assert r.exit_code == 2 and r.output.startswith("error: unknown agent 'nobody'")
     assert not (tmp_path / "o").exists()
     r = CliRunner().invoke(cli, ["diagnose", "branch", "run", "--check", str(tmp_path)])
-    assert r.exit_code == 1 and r.output.startswith("error: ") and "study.json" in r.output
+    assert r.exit_code == 2 and r.output.startswith("error: ") and "study.json" in r.output

@@ -139,5 +139,5 @@ def test_the_analyses_are_written_as_a_study_folder_and_bad_input_is_one_error_l
     assert r.exit_code == 2 and r.output.strip().splitlines() == [f"error: {tmp_path / 'missing'} is not a folder"]
     (tmp_path / "x").mkdir()
     r = CliRunner().invoke(cli, ["diagnose", "branch", "analyze", str(tmp_path / "x"), "--out", str(tmp_path / "o")])
-    assert r.exit_code == 1 and r.output.startswith("error: ") and len(r.output.strip().splitlines()) == 1
+    assert r.exit_code == 2 and r.output.startswith("error: ") and len(r.output.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()                    # nothing half-written
