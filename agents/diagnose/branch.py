@@ -344,7 +344,7 @@ def run_study(states: list[BranchState], make_agent, out: str | Path, *, repeats
                 for attempt in range(1, MAX_ATTEMPTS + 1):
                     rel = f"episodes/{u['unit']}-{arm}" + (f"-a{attempt}" if attempt > 1 else "")
                     if not (out / rel / "result.json").is_file():
-                        continue_episode(b["folder"], b["step"], make_agent(), settings=st, out=out / rel)
+                        _continue(b["folder"], b["step"], make_agent(), settings=st, out=out / rel)
                     ends = continuation_endpoints(out / rel, s.level)
                     valid = ends["end"] != INFRASTRUCTURE
                     rec = {"unit": u["unit"], "source": s.source, "checkpoint": s.id, "condition": arm,
@@ -359,6 +359,16 @@ def run_study(states: list[BranchState], make_agent, out: str | Path, *, repeats
                          seed=seed, out=out, note=note)
     write_atomic(out / "study.json", doc)
     return doc
+
+
+def _continue(folder, step: int, agent, **kw):
+    """continue_episode with the D.1 takeover context (the public prefix, the preceding
+    screenshots) where the harness's continue_episode takes one (contract 2)."""
+    import inspect
+
+    if "takeover" in inspect.signature(continue_episode).parameters:
+        kw["takeover"] = True
+    return continue_episode(folder, step, agent, **kw)
 
 
 def primary(units: list[dict]) -> dict[tuple[str, str], dict]:

@@ -1,13 +1,14 @@
 """The agent's own text per recorded step of an episode folder (what the diagnostics code
 with fixed regular expressions: the stated reasons of RQ1, the attribution of RQ2).
 
-A model agent's text is in its ``conversation.jsonl`` (agents/models/conversation_log.py):
-every call record holds the reply (its text, reasoning and tool calls) and the references of
-the images it sent, each naming the step of the observation it showed (``{"frame": N,
-"step": S}``: S actions had been taken). The reply of a call whose newest image is of step S
-chose action S + 1; the calls of one step (a ``step`` call and its ``follow-up`` calls after
-a reply that could not be parsed) are joined in order. Compactions (summaries) are not an
-action's reason and are left out.
+A model agent's text is in its ``conversation.jsonl`` (agents/models/conversation_log.py),
+written in order: the messages as they were added (a screenshot as a reference naming the
+step of the observation it showed, ``{"image": {"frame": N, "step": S}}``: S actions had been
+taken) and a record of every call with its reply (text, reasoning, tool calls). A call made
+when the newest screenshot logged so far is of step S chose action S + 1 (before any
+screenshot: action 1, the opening wait a model is asked for); the calls of one step (a
+``step`` call and its ``follow-up`` calls after a reply that could not be parsed) are joined
+in order. Compactions (summaries) are not an action's reason and are left out.
 """
 
 from __future__ import annotations
@@ -27,6 +28,18 @@ def _reply_text(reply: dict) -> str:
     return "\n".join(p for p in parts if p)
 
 
+def _image_steps(v) -> list[int]:
+    """The steps named by the screenshot references anywhere inside a logged message."""
+    if isinstance(v, dict):
+        img = v.get("image")
+        if isinstance(img, dict) and type(img.get("step")) is int:
+            return [img["step"]]
+        return [s for x in v.values() for s in _image_steps(x)]
+    if isinstance(v, list):
+        return [s for x in v for s in _image_steps(x)]
+    return []
+
+
 def step_texts(folder: str | Path) -> dict[int, str]:
     """{step: the agent's text that chose it} for an episode folder (empty when the agent left
     no text). Lines that are not JSON objects (a log cut off by a kill) are skipped."""
@@ -34,20 +47,22 @@ def step_texts(folder: str | Path) -> dict[int, str]:
     if not p.is_file():
         return {}
     out: dict[int, list[str]] = {}
+    seen = 0                                  # the newest step a logged screenshot showed
     with open(p, encoding="utf-8") as f:
         for line in f:
             try:
                 rec = json.loads(line)
             except ValueError:
                 continue
-            if not isinstance(rec, dict) or rec.get("type") != "call" or rec.get("kind") not in ACTING_CALLS:
+            if not isinstance(rec, dict):
                 continue
-            steps = [r["step"] for r in rec.get("images_sent") or []
-                     if isinstance(r, dict) and type(r.get("step")) is int]
+            if rec.get("type") == "message":
+                seen = max([seen, *_image_steps(rec.get("message"))])
+                continue
+            if rec.get("type") != "call" or rec.get("kind") not in ACTING_CALLS:
+                continue
             reply = rec.get("reply")
-            if not steps or not isinstance(reply, dict):
-                continue
-            text = _reply_text(reply)
+            text = _reply_text(reply) if isinstance(reply, dict) else ""
             if text:
-                out.setdefault(max(steps) + 1, []).append(text)
+                out.setdefault(seen + 1, []).append(text)
     return {k: "\n".join(v) for k, v in sorted(out.items())}

@@ -111,15 +111,17 @@ def test_the_reason_of_a_deadlocking_move_is_read_from_the_agent_s_conversation(
     shutil.copytree(runs / "bolt", ep)
     dead = [m for m in rq1_analysis([ep], draws=100)["data"]["bolt_moves"] if m["deadlocks"]]
     step = dead[0]["step"]
-    # a model agent's log: the call that saw step - 1 chose the fatal step (texts.py)
+    # a model agent's log: the call made when the newest screenshot was of step - 1 chose step
     calls = [{"type": "header", "format": "longpuzzle-conversation/1"},
-             {"type": "call", "n": 1, "kind": "step", "images_sent": [{"frame": 0, "step": step - 2},
-                                                                      {"frame": 3, "step": step - 1}],
+             {"type": "message", "message": {"role": "user", "parts": [{"text": "screen"},
+                                                                      {"image": {"frame": 3, "step": step - 1}}]}},
+             {"type": "call", "n": 1, "kind": "step", "images_sent": [3],
               "reply": {"text": "Moving this screw there will release the blue board.", "tool_calls": [],
                         "reasoning": None}},
-             {"type": "call", "n": 2, "kind": "compaction", "images_sent": [{"frame": 3, "step": step}],
+             {"type": "message", "message": {"role": "tool", "parts": [{"image": {"frame": 4, "step": step}}]}},
+             {"type": "call", "n": 2, "kind": "compaction", "images_sent": [4],
               "reply": {"text": "Summary: released boards.", "tool_calls": []}},
-             {"type": "call", "n": 3, "kind": "step", "images_sent": [{"frame": 4, "step": step}],
+             {"type": "call", "n": 3, "kind": "step", "images_sent": [4],
               "reply": {"text": "", "tool_calls": [{"name": "click", "arguments": {"x": 3, "y": 4}}]}}]
     (ep / "conversation.jsonl").write_text("\n".join(json.dumps(c) for c in calls) + "\n{cut off", encoding="utf-8")
     texts = step_texts(ep)
@@ -141,3 +143,30 @@ def test_the_analyses_are_written_as_a_study_folder_and_bad_input_is_one_error_l
     r = CliRunner().invoke(cli, ["diagnose", "branch", "analyze", str(tmp_path / "x"), "--out", str(tmp_path / "o")])
     assert r.exit_code == 2 and r.output.startswith("error: ") and len(r.output.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()                    # nothing half-written
+
+
+def test_a_model_agent_s_own_text_is_read_step_by_step_from_its_conversation(tmp_path):
+    """A model agent through a scripted HTTP endpoint on 127.0.0.1 (the native protocol, the
+    paper preset): reply k (the solver's gesture with a numbered thought) chose step k + 1,
+    and the reasons table codes the moves from exactly those texts."""
+    from longpuzzle.agents.testing.endpoints import ReplayScript, ScriptedServer, gesture_script, solver_gestures
+
+    page = (1280, 900)
+    replies = gesture_script("native", solver_gestures("bolt_unscrew/easy", page), page)[:14]
+    for k, r in enumerate(replies):
+        r["text"] = f"thought {k}: this screw should release the board" if k % 2 else f"thought {k}: next screw"
+    with ScriptedServer(ReplayScript(replies)) as srv:
+        models = tmp_path / "models.toml"
+        models.write_text(f'[models.scripted]\napi = "openai-chat"\nbase_url = "{srv.url_v1}"\n'
+                          f'api_key_env = ""\nagent = "native"\n')
+        r = CliRunner().invoke(cli, ["eval", "--objective", "bolt_unscrew/easy", "--out", str(tmp_path / "run"),
+                                     "--model", "scripted", "--models-file", str(models), "--max-actions", "14"])
+    assert r.exit_code == 0, r.output
+    ep = next((tmp_path / "run").rglob("conversation.jsonl")).parent
+    texts = step_texts(ep)
+    assert texts and all(t.startswith(f"thought {s - 1}:") for s, t in texts.items())
+    assert sorted(texts) == list(range(1, 15))           # the model chose the opening wait too
+    res = rq1_analysis([tmp_path / "run"], draws=100)
+    moves = res["data"]["bolt_moves"]
+    assert moves and all(m["text"] for m in moves)
+    assert all(m["release"] == ((m["step"] - 1) % 2 == 1) for m in moves)
