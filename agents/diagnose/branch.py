@@ -328,32 +328,51 @@ def run_study(states: list[BranchState], make_agent, out: str | Path, *, repeats
     """The whole intervention: play both branch moves of every state (verified), then every
     unit's two continuations in the schedule's order (``make_agent()`` a fresh agent each),
     appending units.jsonl as it goes, and write study.json at the end (atomically). Returns
-    the study document."""
+    the study document. Resumable: run again on the same folder with the same states, it
+    keeps every continuation units.jsonl already records, plays again one that was cut off
+    (a folder without result.json) and goes on where the schedule stopped."""
+    import shutil
+
     out = Path(out)
     (out / "episodes").mkdir(parents=True, exist_ok=True)
+    logged = {}
+    if (out / "units.jsonl").is_file():
+        for line in (out / "units.jsonl").read_text(encoding="utf-8").splitlines():
+            try:
+                rec = json.loads(line)
+                logged[rec["folder"]] = rec
+            except (ValueError, KeyError, TypeError):       # a line cut off by a kill: played again
+                continue
+        tmp = out / "units.jsonl.tmp"                       # the log without what was cut off
+        tmp.write_text("".join(json.dumps(r) + "\n" for r in logged.values()), encoding="utf-8")
+        os.replace(tmp, out / "units.jsonl")
     branches = {(s.id, arm): play_branch(s, arm, out / "branches" / f"{s.id}-{arm}") for s in states for arm in ARMS}
     sched = schedule(states, repeats)
     by_id = {s.id: s for s in states}
     st = settings or Settings(budget=300.0, max_actions=600, action_timeout=None)
     units = []
-    with open(out / "units.jsonl", "a", encoding="utf-8") as log:
+    with open(out / "units.jsonl", "a", encoding="utf-8") as log:      # appended as it goes
         for u in sched:
             s = by_id[u["state"]]
             for pos, arm in enumerate(u["order"]):
                 b = branches[(s.id, arm)]
                 for attempt in range(1, MAX_ATTEMPTS + 1):
                     rel = f"episodes/{u['unit']}-{arm}" + (f"-a{attempt}" if attempt > 1 else "")
-                    if not (out / rel / "result.json").is_file():
-                        _continue(b["folder"], b["step"], make_agent(), settings=st, out=out / rel)
-                    ends = continuation_endpoints(out / rel, s.level)
-                    valid = ends["end"] != INFRASTRUCTURE
-                    rec = {"unit": u["unit"], "source": s.source, "checkpoint": s.id, "condition": arm,
-                           "order": pos, "attempt": attempt, "status": "valid" if valid else "replaced",
-                           "folder": rel, "endpoints": ends}
+                    rec = logged.get(rel)
+                    if rec is None:
+                        if (out / rel).exists() and not (out / rel / "result.json").is_file():
+                            shutil.rmtree(out / rel)         # cut off before its end: played again
+                        if not (out / rel / "result.json").is_file():
+                            _continue(b["folder"], b["step"], make_agent(), settings=st, out=out / rel)
+                        ends = continuation_endpoints(out / rel, s.level)
+                        rec = {"unit": u["unit"], "source": s.source, "checkpoint": s.id, "condition": arm,
+                               "order": pos, "attempt": attempt,
+                               "status": "valid" if ends["end"] != INFRASTRUCTURE else "replaced",
+                               "folder": rel, "endpoints": ends}
+                        log.write(json.dumps(rec) + "\n")
+                        log.flush()
                     units.append(rec)
-                    log.write(json.dumps(rec) + "\n")
-                    log.flush()
-                    if valid:
+                    if rec["status"] == "valid":
                         break
     doc = study_document(states, sched, units, branches, agent_label=agent_label, settings=st, draws=draws,
                          seed=seed, out=out, note=note)

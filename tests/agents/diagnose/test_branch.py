@@ -161,3 +161,26 @@ def test_the_command_refuses_bad_input_with_one_error_line(tmp_path):
     assert not (tmp_path / "o").exists()
     r = CliRunner().invoke(cli, ["diagnose", "branch", "run", "--check", str(tmp_path)])
     assert r.exit_code == 2 and r.output.startswith("error: ") and "study.json" in r.output
+
+
+def test_a_study_resumes_where_it_stopped(study, tmp_path):
+    folder = tmp_path / "copy"
+    shutil.copytree(study[0], folder, symlinks=True)
+    lines = (folder / "units.jsonl").read_text().splitlines()
+    # killed after three continuations, the fourth cut off mid-way (no result.json), half a line
+    (folder / "units.jsonl").write_text("\n".join(lines[:3]) + "\n" + lines[3][:20])
+    cut = folder / json.loads(lines[3])["folder"]
+    (cut / "result.json").unlink()
+    for x in lines[4:]:
+        shutil.rmtree(folder / json.loads(x)["folder"])
+    played = []
+
+    class Counting(Swiper):
+        def reset(self, instruction, spec):
+            played.append(1)
+            super().reset(instruction, spec)
+    doc = run_study(study[1], Counting, folder, repeats=2, settings=LIMIT, agent_label="swiper", draws=500)
+    assert len(played) == 5                        # the cut-off one and the four never started
+    again = [json.loads(x) for x in (folder / "units.jsonl").read_text().splitlines()[:3]]
+    assert again == [json.loads(x) for x in lines[:3]]
+    assert doc["tables"] == study[2]["tables"] and check_study(folder)[0]
