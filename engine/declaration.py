@@ -128,6 +128,10 @@ class GameSpec:
     fonts         {lang: "package:path" or a list of them}: font files for its texts in that
                   language where longpuzzle's own font lacks their glyphs (the shipped CJK font
                   holds only longpuzzle's texts' characters: render/frame/paint.py font_file)
+    milestones    "module:attr" of its milestone kinds (a tuple of engine/milestones.py Count /
+                  Check: exact predicates on a level's state, each with the question a judge is
+                  asked; ``diagnose judge``), or None: only the milestone every game has, the
+                  level won
     """
 
     id: str
@@ -146,6 +150,7 @@ class GameSpec:
     difficulty_card_y: tuple[float, ...] | None = None
     back_button: tuple[float, float, float, float] | None = None
     fonts: Mapping[str, str | tuple[str, ...]] = field(default_factory=dict)
+    milestones: str | tuple | None = None
     # parts loaded so far (part name -> object): a declaration loads each part once
     _loaded: dict = field(default_factory=dict, repr=False, compare=False)
 

@@ -106,6 +106,7 @@ def _builtin(game: str, *, order: int, home: int, tier_figures: tuple[str, ...],
         scoring=SCORING,
         easiest=easiest,
         labels={"zh": zh},
+        milestones=f"longpuzzle.puzzles.milestones:{game.upper()}",
         **menus,          # difficulty_card_y, back_button: where its menu differs (RULES.md 1.2)
     )
 

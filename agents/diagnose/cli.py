@@ -14,6 +14,7 @@ import click
 SUBCOMMANDS: dict[str, str] = {
     "checkpoints": "longpuzzle.agents.diagnose.checkpoint_sources:checkpoints_cmd",
     "branch": "longpuzzle.agents.diagnose.branch_cli:branch_cmd",
+    "judge": "longpuzzle.agents.diagnose.judge:judge_cmd",
 }
 
 

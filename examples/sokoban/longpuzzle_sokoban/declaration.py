@@ -31,4 +31,5 @@ GAME = GameSpec(
         "Undo": "撤销",
     }},
     fonts={"zh": f"{PACKAGE}:fonts/NotoSansCJKsc-Bold.sokoban.otf"},
+    milestones=f"{PACKAGE}.milestones:MILESTONES",   # boxes on goals (diagnose judge)
 )

@@ -125,3 +125,18 @@ def test_generate_makes_certified_levels(tmp_path):
                 "--out", str(tmp_path / "b.json"))
     assert json.loads((tmp_path / "b.json").read_text())["objectives"] == doc["objectives"]   # seeded
     assert again.returncode == 0
+
+
+def test_declares_its_milestones_for_diagnose_judge():
+    from longpuzzle.engine.milestones import level_milestones, milestone_kinds
+    from longpuzzle.engine.registry import spec
+    from longpuzzle.engine.session import Session
+
+    kinds = milestone_kinds(spec("sokoban"))
+    assert [k.id for k in kinds] == ["boxes_on_goals", "level_won"]
+    s = Session("sokoban/easy/1")
+    start = level_milestones(kinds, s.level, s.state)
+    n = int(s.level.lv[2])
+    assert [m.id for m, _, _ in start] == [f"boxes_on_goals>={k}/{n}" for k in range(1, n + 1)] + ["level_won"]
+    s.play_all(solve(s.level).moves)
+    assert s.solved and all(holds for _, have, holds in level_milestones(kinds, s.level, s.state))
