@@ -63,7 +63,6 @@ import numpy as np
 
 from longpuzzle.agents.base import FinalAnswer, InfrastructureError, Observation, action_spec
 from longpuzzle.agents.diagnose import stats
-from longpuzzle.agents.diagnose.checkpoints import copy_episode, recorded_frame, screenshot
 from longpuzzle.agents.harness.frames import hasher, header_frame_hash
 from longpuzzle.agents.harness.replay import recorded_catalog, restore_step
 from longpuzzle.agents.harness.settings import HarnessError
@@ -199,12 +198,46 @@ def resume(unit: Unit, catalog: Catalog | None = None) -> Resumed:
     if sess is None or sess.level.id != unit.level:
         raise JudgeError(f"{unit.episode}: step {unit.step} restores no level {unit.level} (does it replay?)")
     frame = screenshot(suite)
-    want = recorded_frame(unit.episode, unit.step)
+    want = recorded_frame(lines, unit.step)
     if hasher(header_frame_hash(lines[0]))(frame) != want:
         raise JudgeError(f"{unit.episode}: the screenshot of step {unit.step} drawn again differs from the recorded one")
     level, state = sess.level, sess.state
     kinds = milestone_kinds(spec(level.game))
     return Resumed(unit, get_puzzle(level.game).title, frame, level_milestones(kinds, level, state))
+
+
+def screenshot(suite) -> np.ndarray:
+    """The screenshot of a restored suite as its episode's settings draw it."""
+    from longpuzzle.render.frame.screens import renderer_for      # lazy: the renderer, when judging
+    return renderer_for(suite).render(suite)
+
+
+def recorded_frame(lines: list[dict], step: int) -> str:
+    """The recorded hash of the screenshot after step ``step`` (the last frame of the last
+    action up to it; the header's before any), from an episode's events."""
+    last = None
+    for rec in lines:
+        if rec.get("type") == "header":
+            last = rec.get("frame")
+        elif rec.get("stream") == "public" and "action" in rec and rec["step"] <= step and rec.get("frames"):
+            last = rec["frames"][-1]
+    if last is None:
+        raise JudgeError(f"the episode records no screenshot up to step {step}")
+    return last
+
+
+def copy_episode(src: Path, dest: Path) -> None:
+    """The episode folder ``src`` at ``dest``, its files hard-linked where the filesystem
+    allows (no bytes duplicated), else copied."""
+    dest.mkdir(parents=True)
+    for p in sorted(src.iterdir()):
+        if p.is_dir():
+            shutil.copytree(p, dest / p.name)
+            continue
+        try:
+            os.link(p, dest / p.name)
+        except OSError:
+            shutil.copy2(p, dest / p.name)
 
 
 # ---- judges --------------------------------------------------------------------------------------

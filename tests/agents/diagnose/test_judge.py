@@ -153,9 +153,8 @@ def test_a_model_judge_through_a_real_endpoint_sees_the_recorded_screenshot(runs
     frames = {}
     for r in _records(tmp_path / "s"):
         ep = runs / r["folder"].split("/")[-1]
-        head = read_events(ep)[0]
-        from longpuzzle.agents.diagnose.checkpoints import recorded_frame
-        frames[r["unit"]] = (hasher(header_frame_hash(head)), recorded_frame(ep, r["endpoints"]["step"]))
+        lines = read_events(ep)
+        frames[r["unit"]] = (hasher(header_frame_hash(lines[0])), J.recorded_frame(lines, r["endpoints"]["step"]))
     order = [(r, m) for r, m in ms]
     for body, (r, m) in zip(seen, order, strict=True):
         sys_msg, user = body["messages"]
