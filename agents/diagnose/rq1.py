@@ -12,6 +12,8 @@ tables of a study folder (contract 3; ``diagnose branch analyze``):
                  free a board, fill a hole, deadlock (the no-free-hole certificate after them),
                  the deadlock rate with its interval; and the first transfers of attempts that
                  started with one free hole
+    bolt_retries per Bolt level: retries after a dead end that follow the previous attempt's
+                 path to it, and the boards still attached at the dead ends
     maze_fifths  Maze Paint valid moves by the coverage fifth of the board before them: the
                  share that paints new cells and the share that returns to an exact earlier
                  state of the attempt, unsolved and solved attempts apart
@@ -102,12 +104,93 @@ def rq1_analysis(folders, *, draws: int = DRAWS, seed: int = SEED) -> dict:
         m.update(code_reasons(text))
     maze = maze_paint_bins(attempts)
     maze_groups = _maze_groups(attempts)
-    tables = [_lc_table(split), _bolt_table(bolt, draws, seed), _maze_table(maze, maze_groups, draws, seed),
-              _reasons_table(bolt, draws, seed)]
+    retries = bolt_retries(attempts)
+    tables = [_lc_table(split), _bolt_table(bolt, draws, seed), _retries_table(retries),
+              _maze_table(maze, maze_groups, draws, seed), _reasons_table(bolt, draws, seed)]
     return {"tables": [t for t in tables if t is not None],
             "data": {"runs": [str(f) for f, _ in runs], "lc_deficit_split": split,
                      "figure4b": {k: v for k, v in bolt.items() if k != "moves"}, "bolt_moves": bolt["moves"],
-                     "maze_paint": maze}}
+                     "bolt_retries": retries, "maze_paint": maze}}
+
+
+def _path(attempt: dict, until: int | None) -> list[str]:
+    """The transfers (moves that changed the board) of an attempt, up to action ``until``."""
+    return [m["move"] for m in attempt["move_log"] if m.get("changed") and (until is None or m["step"] <= until)]
+
+
+def _boards_at(episode: str, step: int, level: str, cache: dict) -> tuple[int, int] | None:
+    """(boards still attached, boards) on the Bolt Unscrew board after recorded action
+    ``step`` of an episode (its exact state from the recording), None where not readable."""
+    import numpy as np
+
+    from longpuzzle.agents.report.data import episode_catalog, load_trajectory
+    from longpuzzle.engine.catalog import load_level
+    from longpuzzle.engine.registry import get_puzzle
+
+    if episode not in cache:
+        traj = load_trajectory(episode)
+        cache[episode] = (traj, {st.step: st.snapshot for st in traj.steps})
+    traj, snaps = cache[episode]
+    from longpuzzle.agents.report.data import snapshot_state
+
+    state = snapshot_state(snaps.get(step))
+    if state is None:
+        return None
+    lvl = load_level(level, episode_catalog(traj.header))
+    poses = get_puzzle(lvl.game).piece_poses(lvl, np.array(state, dtype=lvl.initial.dtype))
+    return sum(p["status"] == "attached" for p in poses), len(poses)
+
+
+def bolt_retries(attempts: list[dict]) -> list[dict]:
+    """Section 5.1's retries on a Bolt Unscrew level, per level: the attempts, those that
+    reached the no-free-hole certificate, the retries after such an attempt (the next attempt
+    of the same level in the same episode, unless the episode's end cut it short first) and how many of them follow the SAME PATH (their
+    first transfers are exactly the previous attempt's transfers up to its dead end), and the
+    boards still attached when each attempt dead-ended (the paper, Hard 1: the same path in
+    10/12 retries; 20 of 24 boards still attached)."""
+    cache: dict = {}
+    rows: dict[str, dict] = {}
+    by_ep: dict[tuple, list[dict]] = {}
+    for a in attempts:
+        if a["level"].startswith("bolt_unscrew/"):
+            by_ep.setdefault((a.get("episode"), a["level"]), []).append(a)
+    for (ep, level), ats in sorted(by_ep.items(), key=lambda kv: (kv[0][1], str(kv[0][0]))):
+        r = rows.setdefault(level, {"level": level, "attempts": 0, "dead_ends": 0, "retries": 0, "same_path": 0,
+                                    "attached": []})
+        ats = sorted(ats, key=lambda a: a["number"])
+        for prev, a in zip([None] + ats[:-1], ats):
+            r["attempts"] += 1
+            step = a.get("no_free_hole_step")
+            if step is not None:
+                r["dead_ends"] += 1
+                if ep is not None:
+                    got = _boards_at(ep, step, level, cache)
+                    if got is not None:
+                        r["attached"].append(list(got))
+            # a retry after a dead end; one the episode's end cut short before its own dead end
+            # (or other ending) cannot show its path and is left out
+            if prev is not None and prev.get("no_free_hole_step") is not None \
+                    and (a["end"] != "end" or step is not None):
+                r["retries"] += 1
+                before = _path(prev, prev["no_free_hole_step"])
+                r["same_path"] += bool(before) and _path(a, None)[:len(before)] == before
+    return [rows[k] for k in sorted(rows)]
+
+
+def _retries_table(retries: list[dict]) -> dict | None:
+    if not any(r["dead_ends"] for r in retries):
+        return None
+    rows = []
+    for r in retries:
+        att = r["attached"]
+        rows.append([r["level"], r["attempts"], r["dead_ends"], f"{r['same_path']}/{r['retries']}",
+                     f"{sum(a for a, _ in att)}/{sum(n for _, n in att)}" if att else ""])
+    return {"id": "bolt_retries", "title": "Bolt Unscrew retries: the same path to the same dead end",
+            "columns": ["level", "attempts", "dead ends (no free hole)", "retries on the previous path",
+                        "boards still attached at the dead ends"],
+            "rows": rows,
+            "note": "A retry is the next attempt of a level after one that dead-ended; it follows the same path "
+                    "when its first transfers are exactly the previous attempt's transfers up to its dead end."}
 
 
 def _lc_table(split: dict) -> dict | None:

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from longpuzzle.cli import cli
 
+from longpuzzle.agents.base import NO_VISIBLE_EFFECT
 from longpuzzle.agents.diagnose.rq1 import REASONS, code_reasons, rq1_analysis, write_rq1_study
 from longpuzzle.agents.diagnose.texts import step_texts
 from longpuzzle.agents.harness import Settings, run_objective
@@ -170,3 +171,39 @@ def test_a_model_agent_s_own_text_is_read_step_by_step_from_its_conversation(tmp
     moves = res["data"]["bolt_moves"]
     assert moves and all(m["text"] for m in moves)
     assert all(m["release"] == ((m["step"] - 1) % 2 == 1) for m in moves)
+
+
+class FirstGreedy(GreedyAgent):
+    """Greedy without a random tie-break (the first best move): every retry of a level plays
+    the same path again."""
+    name = "first-greedy"
+
+    def choose(self, obs):
+        s = self.model.session
+        if obs.feedback is not None and obs.feedback.status == NO_VISIBLE_EFFECT and s.moves:
+            return None
+        p = s.puzzle
+        legal = p.legal_moves(s.level, s.state)
+        if not legal:
+            return None
+        scored = [(p.progress(s.level, p.apply(s.level, s.state, a)), a) for a in legal]
+        return max(scored, key=lambda x: x[0])[1]
+
+
+def test_retries_that_rebuild_the_same_dead_end_are_counted_with_the_boards_left(tmp_path):
+    from longpuzzle.engine.catalog import load_level
+
+    run_objective(FirstGreedy(), "bolt_unscrew", "hard", settings=Settings(max_actions=60, action_timeout=None),
+                  folder=tmp_path / "same")
+    rows = rq1_analysis([tmp_path / "same"], draws=100)["data"]["bolt_retries"]
+    r = rows[0]
+    assert r["level"] == "bolt_unscrew/hard/1" and r["dead_ends"] >= 3
+    assert r["retries"] >= r["dead_ends"] - 1 and r["same_path"] == r["retries"]
+    boards = len(load_level("bolt_unscrew/hard/1").extra["piece_ids"])
+    assert len(r["attached"]) == r["dead_ends"] and len({tuple(x) for x in r["attached"]}) == 1
+    assert 0 < r["attached"][0][0] < r["attached"][0][1] == boards
+    # the greedy agent with its random tie-break takes other paths
+    run_objective(GreedyAgent(seed=3), "bolt_unscrew", "hard", settings=Settings(max_actions=60, action_timeout=None),
+                  folder=tmp_path / "other")
+    g = rq1_analysis([tmp_path / "other"], draws=100)["data"]["bolt_retries"][0]
+    assert g["level"] == r["level"] and g["retries"] == 1 and g["same_path"] == 0
