@@ -33,6 +33,9 @@ def studies(tmp_path_factory):
     run_objective(GreedyAgent(), "bolt_unscrew", "hard", settings=Settings(max_actions=40, action_timeout=None),
                   folder=root / "bolt")
     write_rq1_study([root / "bolt"], root / "rq1", draws=200)
+    # another experiment's study, as its own module writes it (the section knows no experiment)
+    from longpuzzle.agents.diagnose.judge import judge_for, run_judge
+    run_judge([root / "bolt"], judge_for("miscount"), root / "judge", draws=200)
     # a hostile study: markup in every string, figures that point outside, are not PNGs, or are fine
     h = root / "hostile"
     (h / "figs").mkdir(parents=True)
@@ -66,9 +69,13 @@ def test_figures_are_embedded_only_from_inside_the_study_and_only_as_png(studies
 
 
 def test_a_report_of_studies_alone_renders_every_table_and_figure_escaped(studies, tmp_path):
-    r = run("report", "--study", studies / "rq1", "--study", studies / "hostile", "--out", tmp_path)
+    r = run("report", "--study", studies / "rq1", "--study", studies / "hostile", "--study", studies / "judge",
+            "--out", tmp_path)
     assert r.exit_code == 0, r.output
     page = (tmp_path / "report.html").read_text()
+    judge = json.loads((studies / "judge" / "study.json").read_text())
+    assert judge["tables"] and all(t["title"].replace("'", "&#x27;") in page for t in judge["tables"])
+    assert "<h3>judge: <code>judge</code></h3>" in page
     assert "<script>document" not in page and "onerror=alert" not in page.replace("onerror=alert(1)&gt;", "")
     assert page.count("&lt;script&gt;document.title=&#x27;pwned&#x27;&lt;/script&gt;") >= 5
     rq1 = json.loads((studies / "rq1" / "study.json").read_text())
