@@ -508,6 +508,19 @@ def tables(records: list[dict], *, seed: int = stats.SEED, draws: int = stats.DR
                          "no answer); TN: neither. Agreement: share of milestones where the verdict is the truth, "
                          "bootstrap over source levels. 'asked': milestones put to the judge (ordered mode stops at "
                          "the first unmet)."}
+    # the counting milestones by how far the exact count stands from the threshold: where
+    # a judge that counts badly errs (one item short: have - k = -1; just met: 0)
+    near: dict[str, _Tally] = {}
+    for r in records:
+        for m in r["endpoints"]["milestones"]:
+            if m["counting"]:
+                near.setdefault(_distance(m["have"] - m["k"]), _Tally()).add(r["source"], m)
+    drows = [[d, t.n, f"{t.tp + t.tn}/{t.n}", t.tp + t.fp, t.tp + t.fn] for d, t in
+             sorted(near.items(), key=lambda kv: DISTANCES.index(kv[0]))]
+    counts = {"id": "judge_counting", "title": "Multi-item milestones by the exact count's distance from the threshold",
+              "columns": ["have - k", "milestones", "agree", "judged met", "met"], "rows": drows,
+              "note": "have: the items counted on the state; k: the milestone's threshold (met when have >= k). "
+                      "A judge that miscounts errs near 0: at -1 it says met with one item missing."}
     a = groups["all"]
     confusion = {"id": "judge_confusion", "title": "Confusion matrix (all milestones)",
                  "columns": ["truth", "judged met", "judged unmet"],
@@ -536,7 +549,19 @@ def tables(records: list[dict], *, seed: int = stats.SEED, draws: int = stats.DR
               "note": "Per unit (a level at its end, or an episode's final state): verified / total milestones, "
                       "as FlashAdventure scores; the exact score counts the milestones that hold. Intervals: "
                       f"bootstrap over source levels, {draws} draws, seed {seed}."}
-    return [agreement, confusion, scores]
+    return [agreement, confusion, counts, scores]
+
+
+DISTANCES = ("<= -3", "-2", "-1", "0", "+1", "+2", ">= +3")
+
+
+def _distance(d: int) -> str:
+    """The bucket of have - k (DISTANCES)."""
+    if d <= -3:
+        return "<= -3"
+    if d >= 3:
+        return ">= +3"
+    return f"{d:+d}" if d else "0"
 
 
 def format_table(t: dict) -> str:

@@ -109,6 +109,10 @@ def test_the_miscounting_judge_errs_only_on_counts_one_short(runs, tmp_path, mod
             assert asked == [i <= first_no for i in range(len(asked))]
     else:
         assert all(m["asked"] for _, m in ms)
+    near = {r[0]: r for r in _table(doc, "judge_counting")["rows"]}
+    assert near["-1"][2] == f"0/{near['-1'][1]}" and near["-1"][3] == near["-1"][1] > 0   # one short: all wrong
+    assert all(r[2] == f"{r[1]}/{r[1]}" for d, r in near.items() if d != "-1")
+    assert sum(r[1] for r in near.values()) == sum(1 for _, m in ms if m["counting"])
     score = {r[0]: r for r in _table(doc, "judge_score")["rows"]}["all"]
     assert score[4].startswith("+") and not score[4].startswith("+0.00 ")   # the judge over-scores
 
@@ -255,3 +259,24 @@ def test_frames_are_never_changed_by_judging(runs, tmp_path):
     assert {p: p.read_bytes() for p in runs.rglob("*") if p.is_file()} == before
     assert np.array_equal(J.resume(J.episode_units(runs / "maze")[0]).frame,
                           J.resume(J.episode_units(tmp_path / "s" / "episodes" / "maze")[0]).frame)
+
+
+def test_the_command_judges_with_a_model_through_a_real_endpoint(runs, tmp_path):
+    asked = []
+
+    def script(api, body):
+        asked.append(body["model"])
+        return {"text": "yes"}
+
+    with ScriptedServer(script) as srv:
+        r = _cli(runs / "maze", "--model", "scripted-judge", "--base-url", srv.url_v1, "--api", "openai-chat",
+                 "--api-key-env", "", "--mode", "all", "--out", tmp_path / "s", "--draws", DRAWS, "--json")
+        assert srv.refused == []
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    study = json.loads((tmp_path / "s" / "study.json").read_text())
+    assert out["tables"] == study["tables"] and study["agent"] == "judge:native:scripted-judge"
+    ms = _milestones(tmp_path / "s")
+    assert asked == ["scripted-judge"] * len(ms) == ["scripted-judge"] * study["usage"]["calls"]
+    assert all(m["verdict"] is True for _, m in ms)
+    assert _table(study, "judge_confusion")["rows"][1][1] == sum(not m["truth"] for _, m in ms) > 0
