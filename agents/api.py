@@ -11,7 +11,9 @@ unimportable. In the harness, longpuzzle.agents.base re-exports these classes.
         def act(self, observation): return {"type": "click", "x": 100, "y": 200}
 
 ``act`` may return one action dict, a ``{"type": "batch", "actions": [...]}``, or
-``FinalAnswer("...")`` to end the episode.
+``FinalAnswer("...")`` to end the episode. ``probe(Probe)`` answers a question about the
+game's rules asked aside from play (the rule probes of ``diagnose rules``): its answer never
+enters the episode, and an agent must not let it change what it does next.
 """
 
 from __future__ import annotations
@@ -53,6 +55,48 @@ class Observation:
     frames: tuple = ()           # intermediate frames of the last action (copies), oldest first
 
 
+@dataclass(frozen=True)
+class Probe:
+    """A rule probe (``diagnose rules``, RQ4): closed statements about the game's rules, each to
+    be answered true or false, asked aside from play. ``text`` is the whole question as a
+    person (or a model) reads it, asking for one line ``S<i>: true|false`` per statement;
+    ``statements[i]`` is statement S<i+1>, about rule ``rules[i]`` of the game's numbered rule
+    list; a rule card shown to the agent starts with the line ``card_title`` followed by its
+    rules as lines ``<k>. <text>`` (so what an agent was told can be looked up)."""
+    text: str
+    statements: tuple[str, ...] = ()
+    rules: tuple[int, ...] = ()
+    card_title: str = ""
+
+
+def told_rules(told: str, card_title: str) -> dict[int, str]:
+    """{k: text of rule k} of the rule card in the text ``told`` (the lines ``<k>. <text>``
+    after the line ``card_title``), or {} when it holds no such card."""
+    lines = told.splitlines()
+    out: dict[int, str] = {}
+    if not card_title or card_title not in lines:
+        return out
+    for line in lines[lines.index(card_title) + 1:]:
+        k, dot, text = line.strip().partition(". ")
+        if not dot or not k.isdigit():
+            break
+        out[int(k)] = text.strip()
+    return out
+
+
+def answer_from_told(probe: Probe, told: str) -> str:
+    """The answer of an agent that knows only what it was told: a statement is true when it
+    is, word for word, the rule of its number in the card it was told, false when that rule
+    reads otherwise, and unknown when it was told no such rule (no card)."""
+    rules = told_rules(told, probe.card_title)
+    out = []
+    for i, (statement, k) in enumerate(zip(probe.statements, probe.rules), 1):
+        rule = rules.get(k)
+        verdict = "unknown" if rule is None else "true" if rule == statement.strip() else "false"
+        out.append(f"S{i}: {verdict}")
+    return "\n".join(out)
+
+
 FIRST_ACTION = MappingProxyType({"type": "wait", "ms": 0})
 
 
@@ -77,6 +121,12 @@ class BaseAgent:
         """An extra instruction given mid-episode (an intervention)."""
         self.instruction = f"{getattr(self, 'instruction', '')}\n{text}".strip()
 
+    def probe(self, probe: Probe) -> str:
+        """The answer to a rule probe, asked aside from play: it must leave the agent as it was
+        (a model agent answers in a separate request on a copy of its context). Default: from
+        what the agent was told (its instruction and notes; answer_from_told)."""
+        return answer_from_told(probe, getattr(self, "instruction", "") or "")
+
 
 class InfrastructureError(Exception):
     """Raised by an agent when the infrastructure it depends on failed (a model provider that
@@ -86,4 +136,5 @@ class InfrastructureError(Exception):
 
 
 __all__ = ["BaseAgent", "DISPATCH_FAILED", "FIRST_ACTION", "Feedback", "FinalAnswer", "InfrastructureError", "NO_VISIBLE_EFFECT",
-           "Observation", "RETURNED_TO_RECENT", "SCREEN_CHANGED", "WAIT_COMPLETED", "first_action"]
+           "Observation", "Probe", "RETURNED_TO_RECENT", "SCREEN_CHANGED", "WAIT_COMPLETED", "answer_from_told",
+           "first_action", "told_rules"]

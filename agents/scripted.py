@@ -126,6 +126,11 @@ class AppModelAgent(BaseAgent):
         self.model.dispatch(action)
         return action
 
+    def external(self, action: dict) -> None:
+        """An action another party dispatched in its episode (the workflow controller of
+        ``diagnose rules``, agents/diagnose/workflow.py): its model of the app follows it."""
+        self.model.dispatch(action)
+
     def act(self, obs: Observation):
         if obs.frame is None:
             return self.emit(first_action(obs))

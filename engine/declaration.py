@@ -132,6 +132,11 @@ class GameSpec:
                   Check: exact predicates on a level's state, each with the question a judge is
                   asked; ``diagnose judge``), or None: only the milestone every game has, the
                   level won
+    rule_card     its rule card (``diagnose rules``, RQ4): "package:path" of {"games": {id:
+                  entry}} or the entry as a dict: {"title": {lang: text}, "rules": [{lang:
+                  text, "false": {lang: text}}, ...]}, its numbered rules (legal interactions
+                  and constraints, nothing of a level) each with a false counterpart for the
+                  rule probes (agents/diagnose/rules.py); None: no card
     """
 
     id: str
@@ -151,6 +156,7 @@ class GameSpec:
     back_button: tuple[float, float, float, float] | None = None
     fonts: Mapping[str, str | tuple[str, ...]] = field(default_factory=dict)
     milestones: str | tuple | None = None
+    rule_card: str | Mapping | None = None
     # parts loaded so far (part name -> object): a declaration loads each part once
     _loaded: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -213,6 +219,15 @@ class GameSpec:
         if not isinstance(s, str):
             return self._part("scoring", lambda: dict(s))
         return self._part("scoring", lambda: _games_entry(load_data(s), s, self.id))
+
+    def rule_card_data(self) -> dict | None:
+        """Its rule card's entry (see ``rule_card``), or None."""
+        c = self.rule_card
+        if c is None:
+            return None
+        if not isinstance(c, str):
+            return self._part("rule_card", lambda: dict(c))
+        return self._part("rule_card", lambda: _games_entry(load_data(c), c, self.id))
 
     def level_text(self) -> tuple[str, str] | None:
         """(text, name) of its built-in level file, or None."""

@@ -15,6 +15,8 @@ from longpuzzle.engine.declaration import GameSpec
 
 TIERS = "longpuzzle.solvers.generators:tiers.json"
 SCORING = "longpuzzle.agents:benchmark.json"
+# the six games' rule cards (diagnose rules, RQ4), one shared file like the tiers and scoring
+RULE_CARDS = "longpuzzle.puzzles:rule_cards.json"
 # the header of the games whose screens are in traditional characters
 TRADITIONAL_LEVEL = {"Level {n}": "第 {n} 關"}
 
@@ -107,6 +109,7 @@ def _builtin(game: str, *, order: int, home: int, tier_figures: tuple[str, ...],
         easiest=easiest,
         labels={"zh": zh},
         milestones=f"longpuzzle.puzzles.milestones:{game.upper()}",
+        rule_card=RULE_CARDS,
         **menus,          # difficulty_card_y, back_button: where its menu differs (RULES.md 1.2)
     )
 

@@ -15,6 +15,7 @@ SUBCOMMANDS: dict[str, str] = {
     "checkpoints": "longpuzzle.agents.diagnose.checkpoint_sources:checkpoints_cmd",
     "branch": "longpuzzle.agents.diagnose.branch_cli:branch_cmd",
     "judge": "longpuzzle.agents.diagnose.judge:judge_cmd",
+    "rules": "longpuzzle.agents.diagnose.rules_cli:rules_cmd",
 }
 
 

@@ -5,6 +5,7 @@ The harness talks to an agent ONLY through an agent caller, whose interface is::
     caller.reset(instruction, action_spec, timeout=None)
     caller.act(observation, timeout=None) -> action dict | FinalAnswer
     caller.note(text)                       an extra instruction mid-episode (an intervention)
+    caller.probe(probe, timeout=None) -> answer text   a rule probe asked aside from play (api.Probe)
     caller.close()
 
 Timeouts are in seconds; ``None`` means the caller's default (its ``timeout``, itself None
@@ -63,6 +64,10 @@ class AgentCaller:
 
     def note(self, text: str) -> None:
         self._call(self.agent.note, (text,), None)
+
+    def probe(self, probe: Any, timeout: float | None = None) -> str:
+        """The agent's answer to a rule probe (api.Probe), asked aside from play."""
+        return str(self._call(self.agent.probe, (probe,), timeout) or "")
 
     def close(self) -> None:
         if self._jobs is not None and not self._spent:

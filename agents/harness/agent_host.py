@@ -14,8 +14,9 @@ runs the agent file's source, and answers the harness's calls (isolated.py):
                                                                  | {"unencodable": why}
                                                                  | {"garbage": type name}
     {"op": "note", "text"}                                   -> {}
+    {"op": "probe", "text", "statements", "rules", "card_title"}  -> {"answer": text}
 
-Whatever the agent raises in reset / act / note (SystemExit and KeyboardInterrupt included)
+Whatever the agent raises in reset / act / note / probe (SystemExit and KeyboardInterrupt included)
 comes back as ``{"raised": "Type: message"}``, or ``{"infrastructure": message}`` for an
 InfrastructureError; nothing is printed.
 """
@@ -48,6 +49,10 @@ def handle(call, arrays, ctx):
             _agent.reset(call.get("instruction", ""), _freeze(call.get("action_spec") or {}))
         elif op == "note":
             _agent.note(call.get("text", ""))
+        elif op == "probe":
+            probe = _api.Probe(str(call.get("text", "")), tuple(str(s) for s in call.get("statements") or ()),
+                               tuple(int(k) for k in call.get("rules") or ()), str(call.get("card_title", "")))
+            return {"answer": str(_agent.probe(probe) or "")[:MAX_TEXT]}
         else:
             return {"raised": f"RuntimeError: unknown call {op!r}"}
     except BaseException as e:      # noqa: BLE001 - the agent's failure, reported

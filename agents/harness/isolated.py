@@ -5,10 +5,11 @@ What crosses the channel, and nothing else:
 
     to the agent    the instruction and the action spec (plain data), then per action the
                     public observation: frame and intermediate frames (uint8 arrays), the
-                    feedback (status, executed, message, frames), step, time left; notes
+                    feedback (status, executed, message, frames), step, time left; notes;
+                    rule probes (their text and statements)
     from the agent  an action as JSON text (decoded here into plain dicts, lists, strings and
                     numbers: no object of the agent's ever reaches the harness), a final
-                    answer's text, or what it raised
+                    answer's text, a probe's answer text, or what it raised
 
 The agent file is never run in the harness's process. Inside its process it can import
 ``longpuzzle.agents.base`` (the standalone public API, agents/api.py) and nothing else of
@@ -161,6 +162,16 @@ class IsolatedAgentCaller:
     def note(self, text: str) -> None:
         if self._loaded:
             self._answer(self._call({"op": "note", "text": str(text)}, (), self._limit(None)))
+
+    def probe(self, probe: Any, timeout: float | None = None) -> str:
+        """The agent's answer to a rule probe (api.Probe), asked aside from play."""
+        if not self._loaded:
+            raise AgentError("raised", "probe() before reset()")
+        r = self._call({"op": "probe", "text": str(probe.text), "statements": [str(s) for s in probe.statements],
+                        "rules": [int(k) for k in probe.rules], "card_title": str(probe.card_title)}, (),
+                       self._limit(timeout))
+        self._answer(r)
+        return str(r.get("answer", ""))[:MAX_FINAL_TEXT]
 
     def close(self) -> None:
         if self.sandbox is not None:

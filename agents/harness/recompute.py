@@ -87,10 +87,12 @@ def expected_header(head: dict, continued: dict | None, cat: Catalog) -> dict:
         made = ObjectiveEpisode(obj.game, obj.difficulty, settings=st, catalog=cat).run.header
         want = {k: made[k] for k in ("objective", "instruction", "evaluator_start", "mismatch_start", "first_wait",
                                      "settings", "start")}
-        if continued is not None:           # the instruction may carry a note after a line break
-            text = head.get("instruction")
-            if type(text) is str and text.startswith(want["instruction"] + "\n"):
-                want["instruction"] = text
+        # the instruction may carry a note after a line break: an intervention at a
+        # continuation, or given from the start (diagnose rules: the game's rule card)
+        text = head.get("instruction")
+        if type(text) is str and text.startswith(want["instruction"] + "\n"):
+            want["instruction"] = text
+        if continued is not None:
             del want["start"]
             return {**want, **continued}
         return want

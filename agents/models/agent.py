@@ -37,6 +37,8 @@ from longpuzzle.agents.models.protocols import PROTOCOLS, Context, ParseError
 from longpuzzle.engine.registry import puzzles
 
 _UNSET = object()
+# what a rule probe's copy of the context says of the calls still waiting for their results
+PROBE_PENDING = "not run yet: answer the question below first (it does not change the game)"
 _INSTR = re.compile(r"Complete all levels of (?P<title>.+?) at (?P<diff>\w+) difficulty")
 
 
@@ -111,6 +113,23 @@ class ModelAgent(ModelConversation, BaseAgent):
         super().note(text)
         if getattr(self, "proto", None) is not None:
             self._add({"role": "user", "parts": [{"text": text}]})
+
+    def probe(self, probe) -> str:
+        """A rule probe (api.Probe) answered in a request of its own on a COPY of the context:
+        the request is the acting one so far plus the question (calls still waiting for their
+        results are answered as not run yet, as the wire requires), and neither the question
+        nor the reply enters the history; the call is logged with the kind ``probe``."""
+        if getattr(self, "proto", None) is None:
+            return ""
+        req = self._request()
+        if self.proto.tool_mode:
+            req += [{"role": "tool", "call_id": cid, "name": "gui", "parts": [{"text": PROBE_PENDING}]}
+                    for cid in self.pending_calls]
+        req.append({"role": "user", "parts": [{"text": probe.text}]})
+        try:
+            return self._call("probe", req).text or ""
+        finally:
+            self._flush()
 
     # ---- one step
     def act(self, obs: Observation):

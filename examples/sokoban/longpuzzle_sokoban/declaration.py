@@ -32,4 +32,7 @@ GAME = GameSpec(
     }},
     fonts={"zh": f"{PACKAGE}:fonts/NotoSansCJKsc-Bold.sokoban.otf"},
     milestones=f"{PACKAGE}.milestones:MILESTONES",   # boxes on goals (diagnose judge)
+    # its rule card for the rule-card diagnostic (longpuzzle diagnose rules, RQ4): the legal
+    # moves and constraints, numbered, each with a false counterpart for the rule probes
+    rule_card=f"{PACKAGE}:rule_card.json",
 )
