@@ -44,6 +44,7 @@ from longpuzzle.agents.diagnose.stats import DRAWS, SEED, Count, cluster_bootstr
 from longpuzzle.agents.harness.replay import continue_episode, replay_episode, restore_step
 from longpuzzle.agents.harness.settings import HarnessError, Settings
 from longpuzzle.agents.report.data import episode_folders, load_trajectory, snapshot_state
+from longpuzzle.engine.errors import LongPuzzleError
 
 ARMS = ("costly", "shortest")
 BRANCH_ACTIONS = 2                 # the branch episode's actions: the opening wait, the branch move
@@ -90,45 +91,60 @@ def _finite_positive(c) -> bool:
     return c is not None and c != math.inf and c > 0
 
 
-def _candidates_in(folder: Path, oracles: _Oracles, seen_only: bool) -> list[dict]:
-    """The costly moves of one objective episode folder: (step before, level, move, costs)."""
-    from longpuzzle.engine.catalog import load_level
+def _idle(snapshot: str | None) -> bool:
+    """No selection pending on the screen (the UI state a move's gesture starts from)."""
+    if not snapshot:
+        return False
+    ui = json.loads(snapshot).get("ui") or {}
+    return ui.get("selected") is None
+
+
+def _candidates_in(folder: Path, oracles: _Oracles) -> list[dict]:
+    """The costly moves an agent played in one objective episode folder: for each accepted
+    move (one per action) whose cost was 0 < e < inf, from a state with d(s) >= MIN_DISTANCE
+    and a shortest-path alternative, the last idle step before it (no selection pending: a
+    move made of a selection click and a target click starts from the step before the
+    selection) with the board as the move found it."""
+    import numpy as np
 
     from longpuzzle.agents.report.data import episode_catalog
+    from longpuzzle.engine.catalog import load_level
 
     traj = load_trajectory(folder)
     if traj.header.get("protocol") != "objective":
         return []
     cat = episode_catalog(traj.header)
     out = []
-    prev_state, prev_screen = None, None
+    prev_state = None                     # the board after the previous step
+    idle = None                           # (step, board, screen) of the last idle step
     for st in traj.steps:
         if st.final_answer is not None:
             continue
         rec, state = st.record, snapshot_state(st.snapshot)
         lid = rec.get("level")
         moves = [e for e in rec.get("effects") or [] if e.get("effect") == "move"]
-        if (seen_only and lid and prev_state is not None and prev_screen == f"level:{lid}" and len(moves) == 1
+        if (lid and idle is not None and idle[1] is not None and idle[1] == prev_state
+                and idle[2] == f"level:{lid}" and len(moves) == 1
                 and moves[0].get("accepted", True) and moves[0].get("changed", True)):
             lvl = load_level(lid, cat)
             o = oracles(lvl)
             try:
-                import numpy as np
                 s = np.array(prev_state, dtype=lvl.initial.dtype)
                 before = o.at(s)
                 if before.exact and (before.distance or 0) >= MIN_DISTANCE and not before.dead_end:
                     mc = o.cost(s, moves[0]["move"], before)
-                    if _finite_positive(mc.cost):
-                        best = [m for m in o.best(s) if m.cost == 0]
-                        if best:
-                            out.append({"level": lid, "episode": str(folder), "step": st.step - 1,
-                                        "distance": before.distance,
-                                        "costly": {"move": mc.move, "action": mc.action, "cost": int(mc.cost),
-                                                   "seen": True},
-                                        "shortest": {"move": best[0].move, "action": best[0].action, "cost": 0}})
-            except Exception:                  # noqa: BLE001 - a state the oracle cannot answer: not a candidate
+                    best = [m for m in o.best(s) if m.cost == 0]
+                    if _finite_positive(mc.cost) and best:
+                        out.append({"level": lid, "episode": str(folder), "step": idle[0],
+                                    "distance": before.distance,
+                                    "costly": {"move": mc.move, "action": mc.action, "cost": int(mc.cost),
+                                               "seen": True},
+                                    "shortest": {"move": best[0].move, "action": best[0].action, "cost": 0}})
+            except LongPuzzleError:        # a state the oracle cannot answer for: not a candidate
                 pass
-        prev_state, prev_screen = state, rec.get("screen")
+        prev_state = state
+        if _idle(st.snapshot):
+            idle = (st.step, state, rec.get("screen"))
     return out
 
 
@@ -159,7 +175,7 @@ def find_states(folders, *, limit: int = 3, level: str | None = None) -> list[Br
         if not root.is_dir():
             raise BranchError(f"{root} is not a folder")
         for ep in episode_folders(root):
-            cands += [c for c in _candidates_in(ep.resolve(), oracles, True) if level is None or c["level"] == level]
+            cands += [c for c in _candidates_in(ep.resolve(), oracles) if level is None or c["level"] == level]
     return _pick(cands, limit)
 
 

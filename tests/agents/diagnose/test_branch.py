@@ -15,8 +15,9 @@ from longpuzzle.agents.base import BaseAgent, InfrastructureError, first_action
 from longpuzzle.agents.diagnose.branch import (
     BranchError, check_study, find_states, generate_states, play_branch, run_study, schedule,
 )
-from longpuzzle.agents.harness import Settings, replay_episode, restore_step
+from longpuzzle.agents.harness import Settings, replay_episode, restore_step, run_objective
 from longpuzzle.agents.report.data import load_trajectory
+from longpuzzle.agents.scripted import GreedyAgent
 from longpuzzle.cli import cli
 from longpuzzle.solvers.oracle import Oracle
 
@@ -184,3 +185,40 @@ def test_a_study_resumes_where_it_stopped(study, tmp_path):
     again = [json.loads(x) for x in (folder / "units.jsonl").read_text().splitlines()[:3]]
     assert again == [json.loads(x) for x in lines[:3]]
     assert doc["tables"] == study[2]["tables"] and check_study(folder)[0]
+
+
+class OneClick(GreedyAgent):
+    """Greedy whose two-click gestures (Bolt Unscrew: the screw, then the hole) are sent one
+    click per action, as many models do: a selection is pending between the two."""
+    name = "oneclick"
+
+    def act(self, obs):
+        q = getattr(self, "queue", [])
+        if q:
+            return q.pop(0)
+        a = super().act(obs)
+        if isinstance(a, dict) and a.get("type") == "batch":
+            self.queue = list(a["actions"][1:])
+            return a["actions"][0]
+        return a
+
+
+def test_a_move_made_of_two_clicks_branches_from_the_idle_step_before_its_selection(tmp_path):
+    run_objective(OneClick(seed=0), "bolt_unscrew", "easy", settings=Settings(max_actions=60, action_timeout=None),
+                  folder=tmp_path / "run")
+    found = find_states([tmp_path / "run"], limit=3)
+    assert found
+    steps = {st.step: st for st in load_trajectory(tmp_path / "run").steps}
+    two = 0
+    for s in found:
+        first = [e["effect"] for e in steps[s.step + 1].record["effects"]]
+        k = s.step + 2 if first == ["select"] else s.step + 1
+        two += k == s.step + 2
+        # the move the agent played, after its selection where it made one: the state is the
+        # idle step before the selection
+        assert [e["move"] for e in steps[k].record["effects"] if e["effect"] == "move"] == [s.costly["move"]]
+        assert restore_step(tmp_path / "run", s.step).ui.get("selected") is None
+    assert two >= 1
+    for arm in ("costly", "shortest"):
+        b = play_branch(found[0], arm, tmp_path / arm)
+        assert b["distance_after"] == found[0].distance - 1 + getattr(found[0], arm)["cost"]
