@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from longpuzzle.engine.declaration import DeclarationError, load_object
 from longpuzzle.engine.registry import get_puzzle
@@ -38,6 +38,9 @@ from longpuzzle.engine.registry import get_puzzle
 EACH_UP_TO = 8                  # "auto": one milestone per item up to this many items
 THRESHOLDS = ("each", "quarters", "auto")
 LEVEL_WON_ID = "level_won"
+OBJECTIVE_LEVEL_WON_ID = "objective_level_won"
+OBJECTIVE_LEVEL_WON = ("Has level {k} of {n} been completed: levels are played in order, so has the game moved "
+                       "past level {k}, or does it show level {k} complete?")
 
 
 def _resolve(ref, what: str) -> Callable:
@@ -109,7 +112,9 @@ class Milestone:
 
     @property
     def id(self) -> str:
-        return self.kind if not self.counting else f"{self.kind}>={self.k}/{self.n}"
+        if self.counting:
+            return f"{self.kind}>={self.k}/{self.n}"
+        return self.kind if self.n == 1 else f"{self.kind}#{self.k}/{self.n}"
 
 
 def milestone_kinds(spec) -> tuple:
@@ -138,3 +143,21 @@ def level_milestones(kinds, level, state) -> list[tuple[Milestone, int, bool]]:
         else:
             out.append((Milestone(kind.id, False, 1, 1, len(out), kind.question.format()), have, bool(have)))
     return out
+
+
+def objective_milestones(level_ids, current: str, won, own: list) -> list[tuple[Milestone, int, bool]]:
+    """The milestones of a whole objective seen from its final state (FlashAdventure's judge
+    resumed at a game's final state): "level k of n won" for each target level in order
+    (true when the evaluator observed its win: ``won``, a set of level ids), with the
+    current level's own milestones (``own``: level_milestones of the level on screen) in
+    the place of its "won" (before all of them when the level on screen is not a target)."""
+    ids = list(level_ids)
+    out: list = [] if current in ids else [x for x in own]
+    n = len(ids)
+    for k, lid in enumerate(ids, 1):
+        if lid == current:
+            out.extend(own)
+            continue
+        m = Milestone(OBJECTIVE_LEVEL_WON_ID, False, k, n, 0, OBJECTIVE_LEVEL_WON.format(k=k, n=n))
+        out.append((m, int(lid in won), lid in won))
+    return [(replace(m, index=i), have, holds) for i, (m, have, holds) in enumerate(out)]

@@ -69,7 +69,7 @@ from longpuzzle.agents.harness.settings import HarnessError
 from longpuzzle.agents.harness.trajectory import read_events
 from longpuzzle.engine.catalog import Catalog, builtin_catalog
 from longpuzzle.engine.errors import LongPuzzleError
-from longpuzzle.engine.milestones import level_milestones, milestone_kinds
+from longpuzzle.engine.milestones import level_milestones, milestone_kinds, objective_milestones
 from longpuzzle.engine.registry import get_puzzle, spec
 
 AT = ("levels", "final")
@@ -202,8 +202,13 @@ def resume(unit: Unit, catalog: Catalog | None = None) -> Resumed:
     if hasher(header_frame_hash(lines[0]))(frame) != want:
         raise JudgeError(f"{unit.episode}: the screenshot of step {unit.step} drawn again differs from the recorded one")
     level, state = sess.level, sess.state
-    kinds = milestone_kinds(spec(level.game))
-    return Resumed(unit, get_puzzle(level.game).title, frame, level_milestones(kinds, level, state))
+    own = level_milestones(milestone_kinds(spec(level.game)), level, state)
+    head = lines[0]
+    if unit.at == "final" and head.get("protocol") == "objective":
+        won = {r["record"]["level"] for r in lines if r.get("stream") == "private" and r["step"] <= unit.step
+               and r["record"].get("win")}
+        own = objective_milestones(cat.objective(head["objective"]).level_ids, level.id, won, own)
+    return Resumed(unit, get_puzzle(level.game).title, frame, own)
 
 
 def screenshot(suite) -> np.ndarray:
@@ -422,8 +427,9 @@ def run_judge(paths, judge, out: str | Path, *, at: str = "levels", mode: str = 
 def _episode_names(folders: list[Path]) -> dict[Path, str]:
     """A distinct folder name under episodes/ for each episode (its name, numbered on a clash)."""
     names, used = {}, set()
-    for f in folders:
-        base = n = f.name
+    clash = {f.name for f in folders if sum(g.name == f.name for g in folders) > 1}
+    for f in folders:           # an eval run's episode_001 of each objective: named with its objective
+        base = n = f"{f.parent.name}-{f.name}" if f.name in clash else f.name
         i = 2
         while n in used:
             n, i = f"{base}-{i}", i + 1

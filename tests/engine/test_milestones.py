@@ -71,3 +71,20 @@ def test_a_game_of_another_package_declares_its_own_and_bad_declarations_are_ref
                 (Check("a", lambda lv, s: True, "q"), Check("a", lambda lv, s: True, "q"))]:
         with pytest.raises(DeclarationError):
             milestone_kinds(GameSpec(id="g", rules=base.rules, milestones=bad))
+
+
+def test_an_objectives_milestones_seen_from_its_final_state():
+    from longpuzzle.engine.milestones import OBJECTIVE_LEVEL_WON_ID, objective_milestones
+    kinds = milestone_kinds(spec("maze_paint"))
+    s = Session("maze_paint/easy/2")
+    own = level_milestones(kinds, s.level, s.state)
+    ids = [f"maze_paint/easy/{i}" for i in (1, 2, 3)]
+    ms = objective_milestones(ids, "maze_paint/easy/2", {"maze_paint/easy/1"}, own)
+    assert [m.id for m, _, _ in ms] == ["objective_level_won#1/3"] + [m.id for m, _, _ in own] + \
+        ["objective_level_won#3/3"]
+    assert [m.index for m, _, _ in ms] == list(range(len(ms)))
+    assert [holds for m, _, holds in ms if m.kind == OBJECTIVE_LEVEL_WON_ID] == [True, False]
+    assert "level 1 of 3" in ms[0][0].question
+    # a level that is not a target (another game's, say): its milestones first, then every target's win
+    other = objective_milestones(ids, "maze_paint/easy/9", set(), own)
+    assert [m.id for m, _, _ in other][len(own):] == [f"objective_level_won#{k}/3" for k in (1, 2, 3)]

@@ -280,3 +280,24 @@ def test_the_command_judges_with_a_model_through_a_real_endpoint(runs, tmp_path)
     assert asked == ["scripted-judge"] * len(ms) == ["scripted-judge"] * study["usage"]["calls"]
     assert all(m["verdict"] is True for _, m in ms)
     assert _table(study, "judge_confusion")["rows"][1][1] == sum(not m["truth"] for _, m in ms) > 0
+
+
+def test_at_the_final_state_the_objectives_levels_won_are_milestones_with_the_evaluators_truth(runs, tmp_path):
+    J.run_judge([runs], "perfect", tmp_path / "s", at="final", draws=DRAWS)
+    for r in _records(tmp_path / "s"):
+        ep = runs / r["folder"].split("/")[-1]
+        outcome = json.loads((ep / "result.json").read_text())["levels_outcome"]
+        ms = r["endpoints"]["milestones"]
+        objective = [m for m in ms if m["kind"] == "objective_level_won"]
+        here = next(m for m in ms if m["kind"] == "level_won")
+        assert len(objective) == len(outcome) - 1              # every target level but the one on screen
+        current = int(r["endpoints"]["level"].rsplit("/", 1)[1])
+        assert [m["k"] for m in objective] == [k for k in range(1, len(outcome) + 1) if k != current]
+        for m in objective:                                     # the level's win, as result.json scores it
+            assert m["truth"] is outcome[m["k"] - 1]["won"] and m["n"] == len(outcome)
+        assert here["truth"] is outcome[current - 1]["won"]
+        assert [m["id"] for m in ms[:current - 1]] == [f"objective_level_won#{k}/{len(outcome)}"
+                                                       for k in range(1, current)]
+    nut = next(r for r in _records(tmp_path / "s") if r["source"].startswith("nut_and_bolt"))
+    assert [m["truth"] for m in nut["endpoints"]["milestones"] if m["kind"] == "objective_level_won"] == [True, True]
+    assert J.check_study(tmp_path / "s") == []
