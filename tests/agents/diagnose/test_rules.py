@@ -183,6 +183,45 @@ def test_p1_leaves_every_puzzle_move_to_the_agent_and_the_session_replays(tmp_pa
     assert all(p["grade"]["share"] == 1.0 for p in probes)                   # K1: the card was told
 
 
+def test_the_bolt_controller_restarts_a_certified_dead_end(tmp_path):
+    """An agent that plays Bolt Unscrew hard 1 into a no-free-hole dead end (the fatal policy of
+    diagnose checkpoints) and then only waits: P1's controller restarts the level once the
+    board is stable and certified, P0 leaves it lost."""
+    from longpuzzle.agents.diagnose.checkpoint_sources import plan
+    from longpuzzle.agents.scripted import AppModelAgent
+    from longpuzzle.engine.catalog import load_level
+
+    moves = plan(load_level("bolt_unscrew/hard/1"), "fatal", 1)[0][0]
+
+    class Fatal(AppModelAgent):
+        name = "fatal"
+
+        def __init__(self):
+            super().__init__()
+            self.todo = list(moves)
+
+        def gesture(self, obs):
+            if self.todo:
+                return self.model.gesture_for(self.todo.pop(0))
+            return {"type": "wait", "ms": 500}
+
+    st = Settings(budget=600.0, max_actions=len(moves) + 8)
+    on = run_session(Fatal(), "bolt_unscrew/hard", "K0P1", settings=st, folder=tmp_path / "p1")
+    off = run_session(Fatal(), "bolt_unscrew/hard", "K0P0", settings=st, folder=tmp_path / "p0")
+    assert on["controller"]["deadlock_restarts"] == 1 and on["controller"]["entry"] == 3
+    assert off["controller_actions"] == 0
+    wf = [json.loads(x) for x in (tmp_path / "p1/workflow.jsonl").read_text().splitlines()]
+    restart = next(w for w in wf if w["kind"] == "deadlock_restarts")
+    events = [json.loads(x) for x in (tmp_path / "p1/events.jsonl").read_text().splitlines()]
+    rec = {r["step"]: r["record"] for r in events if r.get("stream") == "private"}
+    # the board before the restart carried the certificate (no usable hole), the one after it is the start
+    assert rec[restart["step"] - 1]["diagnostics"]["usable_holes"] == 0
+    assert rec[restart["step"]]["restarts"] == 1 and rec[restart["step"]]["diagnostics"]["usable_holes"] > 0
+    p0 = [json.loads(x) for x in (tmp_path / "p0/events.jsonl").read_text().splitlines()]
+    last = [r["record"] for r in p0 if r.get("stream") == "private"][-1]
+    assert last["restarts"] == 0 and last["diagnostics"]["usable_holes"] == 0        # still lost
+
+
 def test_the_study_end_to_end_with_scripted_agents(tmp_path):
     st = Settings(budget=600.0, max_actions=16)
     doc = run_study(["maze_paint/easy"], lambda: load_agent("greedy"), tmp_path / "study", repeats=2, settings=st,
