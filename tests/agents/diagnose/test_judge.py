@@ -301,3 +301,27 @@ def test_at_the_final_state_the_objectives_levels_won_are_milestones_with_the_ev
     nut = next(r for r in _records(tmp_path / "s") if r["source"].startswith("nut_and_bolt"))
     assert [m["truth"] for m in nut["endpoints"]["milestones"] if m["kind"] == "objective_level_won"] == [True, True]
     assert J.check_study(tmp_path / "s") == []
+
+
+JUDGE_FILE = """
+from longpuzzle.agents.base import BaseAgent, FinalAnswer
+
+
+class FileJudge(BaseAgent):
+    def act(self, observation):
+        h, w = observation.frame.shape[:2]
+        return FinalAnswer(("yes" if "Is this level solved" in self.instruction else "no") + f" ({w}x{h})")
+"""
+
+
+def test_an_agent_file_judges_from_its_sandbox(runs, tmp_path):
+    from longpuzzle.agents.registry import load_agent
+
+    path = tmp_path / "file_judge.py"
+    path.write_text(JUDGE_FILE)
+    agent = load_agent(str(path))
+    assert agent.trusted is False                      # run isolated, as eval runs it
+    J.run_judge([runs / "maze"], agent, tmp_path / "s", mode="all", draws=DRAWS)
+    ms = _milestones(tmp_path / "s")
+    assert [(m["kind"], m["verdict"]) for _, m in ms] == [("cells_painted", False)] * 4 + [("level_won", True)]
+    assert all(m["reply"].endswith("(540x960)") for _, m in ms)        # it was shown the screenshot
