@@ -28,6 +28,9 @@ test: the game is looked up in the registry (built-in or registered through the
                  restart gives the initial state
     win          a solution found by the solver wins through the rules and, played as the
                  gestures of the screen, completes the level on screen
+    milestones   its milestone kinds (GameSpec.milestones) count within [0, n] with n the
+                 level's own, level_won is the rules' is_solved, and every milestone holds
+                 once the solver's solution is played
     gui          in both styles, every legal move (at the start and along a random walk) has
                  a gesture from the screen's geometry; that gesture, dispatched as a person's
                  click or drag is, makes exactly that move
@@ -438,10 +441,21 @@ def _suite(ctx: _Ctx, lvl: Level, style: str):
     return s
 
 
+_SOLUTIONS: dict = {}        # (level id, content digest) -> the solver's result: win and milestones share it
+
+
+def _solution(lvl: Level):
+    """The solver's (not necessarily shortest) solution of a level, found once per process."""
+    from longpuzzle.solvers.core import solve
+    key = (lvl.id, lvl.sha256)
+    if key not in _SOLUTIONS:
+        _SOLUTIONS[key] = solve(lvl, budget=SOLVER_BUDGET, shortest=False, time_limit=SOLVER_SECONDS)
+    return _SOLUTIONS[key]
+
+
 def _check_win(ctx: _Ctx, lvl: Level) -> None:
     from longpuzzle.engine.session import Session
-    from longpuzzle.solvers.core import solve
-    r = solve(lvl, budget=SOLVER_BUDGET, shortest=False, time_limit=SOLVER_SECONDS)
+    r = _solution(lvl)
     if not r.actions:
         _expect(r.status != "unsolvable", "the solver proved the level unsolvable")
         raise _Skip(f"the solver found no solution within its budget ({r.status})")
@@ -457,6 +471,33 @@ def _check_win(ctx: _Ctx, lvl: Level) -> None:
         fb = u.dispatch(u.gesture_for(int(a)))
         _expect(fb.kind == "move", f"the gesture of the solution's move {i} ({a}) did {fb.as_dict()}")
     _expect(u.session.solved and u.complete, "the solution played as gestures did not complete the level on screen")
+
+
+def _check_milestones(ctx: _Ctx, lvl: Level) -> None:
+    from longpuzzle.engine.milestones import level_milestones, milestone_kinds
+    from longpuzzle.engine.registry import spec
+    kinds = milestone_kinds(spec(ctx.game))
+    p = ctx.puzzle
+    states = [s for s, _, _, _ in walk_states(lvl, random_walk(lvl, 40, ctx.seed))]
+    r = _solution(lvl)
+    if r.actions:                        # and the board the solver's solution ends on
+        st = lvl.initial.copy()
+        for a in r.actions:
+            st, _ = p.step(lvl, st, int(a))
+        _expect(p.is_solved(lvl, st), "the solver's solution does not solve the level")
+        states.append(st)
+    totals = {}
+    for st in states:
+        ms = level_milestones(kinds, lvl, st)
+        for m, have, _ in ms:
+            _expect(0 <= have <= m.n, f"milestone {m.id}: {have} items counted of {m.n}")
+            n = totals.setdefault(m.kind, m.n) if m.counting else m.n
+            _expect(n == m.n, f"milestone kind {m.kind}: the level's number of items changed from {n} to {m.n}")
+        won = p.is_solved(lvl, st)
+        _expect(ms[-1][0].kind == "level_won" and ms[-1][2] is bool(won), "level_won is not the rules' is_solved")
+        if won:
+            _expect(all(holds for _, _, holds in ms), "a milestone does not hold on a solved board: "
+                    + ", ".join(m.id for m, _, holds in ms if not holds))
 
 
 def _check_gui(ctx: _Ctx, lvl: Level) -> None:
@@ -642,6 +683,7 @@ CHECKS: dict[str, tuple[Callable, bool]] = {
     "save_load": (_check_save_load, True),
     "undo_restart": (_check_undo_restart, True),
     "win": (_check_win, True),
+    "milestones": (_check_milestones, True),
     "gui": (_check_gui, True),
     "drawing": (_check_drawing, True),
     "env": (_check_env, True),

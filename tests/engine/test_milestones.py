@@ -88,3 +88,22 @@ def test_an_objectives_milestones_seen_from_its_final_state():
     # a level that is not a target (another game's, say): its milestones first, then every target's win
     other = objective_milestones(ids, "maze_paint/easy/9", set(), own)
     assert [m.id for m, _, _ in other][len(own):] == [f"objective_level_won#{k}/3" for k in (1, 2, 3)]
+
+
+def test_the_conformance_suite_checks_a_games_milestones(monkeypatch):
+    from dataclasses import replace
+
+    from longpuzzle.agents.testing import check_puzzle
+    from longpuzzle.engine import registry
+
+    report = check_puzzle("maze_paint", levels=["maze_paint/easy/1"], checks=["milestones"])
+    assert report.passed == [("milestones", "maze_paint/easy/1")]
+    real = registry.spec
+    for measure, why in [(lambda level, state: (int(state[1]) - 1, int(level.lv[2])), "does not hold on a solved"),
+                         (lambda level, state: (int(state[1]), int(state[1]) + 3), "number of items changed"),
+                         (lambda level, state: (int(state[1]) + 5, int(level.lv[2])), "items counted of")]:
+        bad = replace(real("maze_paint"), milestones=(Count("painted", measure, "{k} of {n}?"),))
+        monkeypatch.setattr(registry, "spec", lambda g, bad=bad: bad if g == "maze_paint" else real(g))
+        report = check_puzzle("maze_paint", levels=["maze_paint/easy/1"], checks=["milestones"],
+                              raise_on_failure=False)
+        assert [f.check for f in report.failures] == ["milestones"] and why in report.failures[0].message, why
