@@ -19,6 +19,9 @@ game's own is_solved), last in the list. A level's milestones are in the order t
 checked: the kinds as declared, a Count's thresholds ascending, then LEVEL_WON, so that
 FlashAdventure's "in order, stopping at the first unmet one" follows the way a level fills up.
 
+Seen from an objective's final state (FlashAdventure's judge resumed at a game's end),
+``objective_milestones`` adds "level k of n won" for every other target level, in order.
+
 The question is a ``str.format`` template: a Count's gets ``k`` and ``n`` (the threshold and the
 level's number of items), a Check's nothing. Example (a game's own module)::
 

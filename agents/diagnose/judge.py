@@ -9,8 +9,10 @@ Units. One unit is one level of one episode at one recorded step, restored exact
 and must have the recorded frame hash, so the judge sees exactly what the player saw):
 ``at="levels"`` (default) takes each level the episode played, at its end (the step its win
 was observed, else the last step it was on screen); ``at="final"`` the episode's final state
-(its level on screen; an episode that ends off a level has no unit). The source of a unit,
-for the bootstrap, is its level.
+(its level on screen; an episode that ends off a level has no unit), judged on the whole
+objective: "level k of n won" for every other target level in order, the level on screen's
+own milestones in its place (engine/milestones.py objective_milestones; the truth of a
+level's win is the evaluator's record). The source of a unit, for the bootstrap, is its level.
 
 Milestones. A level's milestones are its game's declared kinds (engine/milestones.py, the
 GameSpec's ``milestones``: boards out, way clear, stacks sorted, vehicles left, cells painted,
