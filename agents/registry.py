@@ -50,6 +50,8 @@ AGENTS: tuple[AgentName, ...] = (
     AgentName("random_anywhere", SCRIPTED, "random actions anywhere", _S + "RandomAnywhereAgent"),
     AgentName("solver", SCRIPTED, "plans with the solvers, acts through the GUI", _S + "SolverAgent"),
     AgentName("greedy", SCRIPTED, "the move of most immediate progress", _S + "GreedyAgent"),
+    AgentName("rulebook", SCRIPTED, "diagnose rules: greedy when told the rule card, half its gestures guessed "
+              "without it", "longpuzzle.agents.diagnose.rules_agent:RulebookAgent"),
     AgentName("general_e2e", MODEL, "the original repository's agent", _P + "general_e2e:BuiltinProtocol"),
     AgentName("native", MODEL, "the paper's native GUI actions", _P + "native:NativeProtocol"),
     AgentName("qwen", MODEL, "Qwen-VL function calls", _P + "gui_models:QwenProtocol"),

@@ -52,7 +52,7 @@ def rules_cmd(objectives, agent_name, out_dir, repeats, max_actions, budget, lan
     from longpuzzle.agents.diagnose.rules import RuleCardError, rule_card
     from longpuzzle.agents.diagnose.rules_study import RulesStudyError, check_study, run_study
     from longpuzzle.agents.harness.settings import Settings
-    from longpuzzle.agents.registry import load_agent
+    from longpuzzle.agents.registry import SCRIPTED_AGENTS, load_agent
     from longpuzzle.engine.catalog import builtin_catalog
     from longpuzzle.engine.errors import LongPuzzleError
 
@@ -76,8 +76,9 @@ def rules_cmd(objectives, agent_name, out_dir, repeats, max_actions, budget, lan
             cat.objective(o)                         # an unknown objective fails here, before any work
             rule_card(o.split("/")[0])
         load_agent(agent_name)                       # an unknown agent too
+        scripted = agent_name in SCRIPTED_AGENTS
         st = Settings(budget=budget, max_actions=max_actions, lang=lang)
-        doc = run_study(list(objectives), lambda: load_agent(agent_name), out, repeats=repeats, settings=st,
+        doc = run_study(list(objectives), lambda r: load_agent(agent_name, **({"seed": r} if scripted else {})), out, repeats=repeats, settings=st,
                         agent_label=agent_name, deadlock_restart=not no_deadlock_restart, draws=draws, seed=seed)
     except (RuleCardError, RulesStudyError, LongPuzzleError) as e:
         raise click.UsageError(str(e)) from None

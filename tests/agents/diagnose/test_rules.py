@@ -223,9 +223,11 @@ def test_the_bolt_controller_restarts_a_certified_dead_end(tmp_path):
 
 
 def test_the_study_end_to_end_with_scripted_agents(tmp_path):
-    st = Settings(budget=600.0, max_actions=16)
-    doc = run_study(["maze_paint/easy"], lambda: load_agent("greedy"), tmp_path / "study", repeats=2, settings=st,
-                    agent_label="greedy", draws=300)
+    """The rulebook agent (greedy when told the card, half its gestures guessed without it): the
+    card raises both the rules stated correctly and LC; the controller takes the menus."""
+    st = Settings(budget=600.0, max_actions=24)
+    doc = run_study(["maze_paint/easy"], lambda r: load_agent("rulebook", seed=r), tmp_path / "study", repeats=2,
+                    settings=st, agent_label="rulebook", draws=300)
     out = tmp_path / "study"
     units = [json.loads(x) for x in (out / "units.jsonl").read_text().splitlines()]
     assert len(units) == 8 and {u["condition"] for u in units} == set(CELLS)
@@ -238,6 +240,7 @@ def test_the_study_end_to_end_with_scripted_agents(tmp_path):
     contrasts = {r[0]: r for r in tc["rows"]}
     assert list(contrasts) == ["dK|P0", "dK|P1", "dP|K0", "dP|K1", "dKxP"]
     assert contrasts["dK|P0"][4].startswith("+100.0") and contrasts["dKxP"][4].startswith("+0.0")
+    assert float(contrasts["dK|P0"][3].split()[0]) > 0 and float(contrasts["dK|P1"][3].split()[0]) > 0
     assert [r[1] for r in curve["rows"]] == ["0.0", "0.0", "100.0", "100.0"]
     ok, problems = check_study(out)
     assert ok, problems
@@ -316,3 +319,22 @@ def test_titles_of_the_cards_name_the_games():
     titles = {p.id: p.title for p in puzzles()}
     for g in GAMES:
         assert titles[g] in rule_card(g).title["en"]
+
+
+def test_the_zh_interface_gets_the_chinese_card_and_probes(tmp_path):
+    st = Settings(budget=600.0, max_actions=8, lang="zh")
+    e = run_session(load_agent("rulebook"), "maze_paint/easy", "K1P0", settings=st, folder=tmp_path / "s")
+    head = json.loads((tmp_path / "s/events.jsonl").read_text().splitlines()[0])
+    card = rule_card("maze_paint")
+    assert head["instruction"].endswith("\n\n" + card.text("zh"))
+    probes = [json.loads(x) for x in (tmp_path / "s/probes.jsonl").read_text().splitlines()]
+    assert probes[0]["statements"][0] in {card.rule(k, "zh", t) for k in range(1, 7) for t in (True, False)}
+    assert e["rules_share"] == 1.0                      # it read the Chinese card: every rule stated correctly
+
+
+def test_the_rulebook_agent_knows_the_rules_once_told_the_card():
+    a = load_agent("rulebook")
+    a.reset("Complete all levels of Nut and Bolt at easy difficulty in the Game Suite", {"frame": [540, 960]})
+    assert not a.knows
+    a.note(rule_card("nut_and_bolt").text("zh"))
+    assert a.knows
