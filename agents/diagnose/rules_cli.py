@@ -78,7 +78,9 @@ def rules_cmd(objectives, agent_name, out_dir, repeats, max_actions, budget, lan
         load_agent(agent_name)                       # an unknown agent too
         scripted = agent_name in SCRIPTED_AGENTS
         st = Settings(budget=budget, max_actions=max_actions, lang=lang)
-        doc = run_study(list(objectives), lambda r: load_agent(agent_name, **({"seed": r} if scripted else {})), out, repeats=repeats, settings=st,
+        def make_agent(repeat):                      # a scripted agent seeded by the block's repeat
+            return load_agent(agent_name, **({"seed": repeat} if scripted else {}))
+        doc = run_study(list(objectives), make_agent, out, repeats=repeats, settings=st,
                         agent_label=agent_name, deadlock_restart=not no_deadlock_restart, draws=draws, seed=seed)
     except (RuleCardError, RulesStudyError, LongPuzzleError) as e:
         raise click.UsageError(str(e)) from None
