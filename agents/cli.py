@@ -8,10 +8,8 @@ what it runs, and a model's client only with --model."""
 from __future__ import annotations
 
 import json
-import math
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 import click
@@ -21,7 +19,7 @@ from click.core import ParameterSource
 from longpuzzle.agents.harness.presets import PRESET_NAMES, PRESETS
 from longpuzzle.agents.harness.presets import label as preset_label_of
 from longpuzzle.agents.jobs.options import backend_for, backend_options
-from longpuzzle.agents.registry import AGENTS, MODEL, MODEL_AGENTS, SCRIPTED, TOOL, load_agent
+from longpuzzle.agents.agent_options import agent_options, build_agent, with_defaults
 from longpuzzle.engine.catalog_store import catalog_option
 
 DEFAULT_OBJECTIVE = "maze_paint/easy"
@@ -36,23 +34,12 @@ def _objectives(objective, all_, catalog):
 
 
 
-def _agent_help() -> str:
-    """The --agent help, from the table of agent names."""
-    def listed(kind):
-        return ", ".join(f"{a.name} ({a.what})" for a in AGENTS if a.kind == kind)
-    return (f"{listed(SCRIPTED)}, a .py file with one BaseAgent subclass, or a model protocol: {listed(MODEL)}, "
-            f"or a model on the VISTA / Code Execution tools: {listed(TOOL)} [default: solver; with --model, the "
-            "model's own or native].")
-
-
 @click.command("eval")
 @click.option("--preset", type=click.Choice(list(PRESET_NAMES)), default=None,
               help="The conditions of a published setting [default: paper with --model, else fast]: paper (the "
               "paper's: 1280x900 page, Chinese screens and prompts, 60 min with model time charged), fast (the "
               "game's own 540x960 frame, English), repo (the original repository's level protocol). Options given "
               "as well win, and the result records them with the preset.")
-@click.option("--agent", "agent_spec", default=None,
-              help=_agent_help())
 @click.option("--objective", multiple=True, metavar="GAME/DIFFICULTY", help="Objective(s) to run (repeatable).")
 @click.option("--all", "all_", is_flag=True, help="All 16 objectives.")
 @click.option("--protocol", type=click.Choice(["objective", "level"]), default="objective",
@@ -90,21 +77,6 @@ def _agent_help() -> str:
               help="States the evaluator may search per move for a dead-end certificate (Bolt Unscrew, Nut and Bolt; "
                    "0: no certificates).")
 @click.option("--seed", default=0, show_default=True)
-@click.option("--trusted-agent", is_flag=True,
-              help="Run the agent FILE in this process with all of longpuzzle at hand instead of isolated (only "
-              "for code you trust, e.g. a scripted agent keeping a model of the app; recorded as trusted).")
-@click.option("--agent-memory", type=float, default=4096, show_default=True,
-              help="MiB of memory an agent file's process may use (its address space).")
-@click.option("--agent-cpu", type=float, default=None,
-              help="CPU seconds an agent file's process may use in all [default: the budget, if any].")
-@click.option("--agent-cpu-per-action", type=float, default=None,
-              help="CPU seconds an agent file may use per action [default: the action timeout].")
-@click.option("--agent-env", multiple=True, metavar="NAME",
-              help="Pass this environment variable on to an agent file's process (repeatable; e.g. an API key "
-              "it needs). Its environment is otherwise nearly empty.")
-@click.option("--agent-network", is_flag=True,
-              help="Let an agent file open sockets (e.g. to call a model's API it was given a key for). Without it, "
-              "it has no network at all; run.json records which.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Output folder [default: results/eval-<time>].")
 @backend_options(
@@ -120,53 +92,14 @@ def _agent_help() -> str:
               help="Continue the run in this folder: finished episodes are kept, the others run again.")
 @click.option("--infra-retries", default=2, show_default=True,
               help="Times an episode stopped by an infrastructure failure (unscored) is run again.")
-@click.option("--model", "model_name", default=None,
-              help="A model named in the provider file, or a model name for --base-url.")
-@click.option("--models-file", type=click.Path(dir_okay=False), default=None,
-              help="Provider file (TOML/YAML) [default: $LONGPUZZLE_MODELS or ./longpuzzle-models.toml].")
-@click.option("--base-url", default=None, help="OpenAI-compatible (or Anthropic) endpoint, e.g. http://127.0.0.1:8000/v1.")
-@click.option("--api", type=click.Choice(["openai-chat", "openai-responses", "anthropic"]), default=None,
-              help="Wire API [default: openai-chat].")
-@click.option("--api-key-env", default=None, help="Environment variable holding the API key (the key is never stored).")
-@click.option("--temperature", type=float, default=None,
-              help="[default: the protocol's (general_e2e 0) or the provider's; the Anthropic wire takes none]")
-@click.option("--max-output-tokens", type=int, default=None,
-              help="Output-token limit sent with every request [default: the protocol's (general_e2e 1024), else 16384].")
-@click.option("--reasoning-effort", type=click.Choice(["none", "minimal", "low", "medium", "high", "xhigh", "max", "omit"]),
-              default=None, help="[default: medium for general_e2e and native; omit: not sent]")
-@click.option("--request-timeout", type=float, default=None,
-              help="Seconds a model request may take in all, streamed or not (a deadline, not per read) [default: 120].")
-@click.option("--max-reply-bytes", type=int, default=None,
-              help="Largest model reply accepted, in bytes [default: 32 MiB]; a larger one is a provider error.")
-@click.option("--stream/--no-stream", "stream", default=None,
-              help="Ask for model replies as server-sent events [default: not streamed].")
-@click.option("--max-retries", type=int, default=None, help="Retries on transport errors, 429 and 5xx [default: 4].")
-@click.option("--context-tokens", type=int, default=None,
-              help="Compact the conversation (a model-written summary replaces earlier turns) at this many tokens.")
-@click.option("--prompt-setting", type=click.Choice(["minimal", "full", "none"]), default=None,
-              help="Per-game catalogue instruction in the prompt [default: full for general_e2e, none otherwise].")
-@click.option("--language", type=click.Choice(["zh", "en"]), default="zh", show_default=True,
-              help="The catalogue instruction in its original Chinese or in English.")
-@click.option("--history-images", type=int, default=None,
-              help="Screenshots sent per request, the latest included [default: general_e2e 1, qwen/uitars 2, native all].")
-@click.option("--scale-factor", type=float, default=None,
-              help="Coordinate grid 0..S (general_e2e default 1000; 0 = screenshot pixels).")
-@click.option("--resize", default=None, metavar="RULE",
-              help="Resize screenshots for the model: none, longest:N or smart_resize [uitars default smart_resize].")
-@click.option("--text-reply", type=click.Choice(["final", "reprompt"]), default=None,
-              help="A model reply without a tool call (native, vista-*, code-cua): the agent's final response, "
-                   "as in the paper [default], or re-prompted as invalid unless it starts with BENCHMARK COMPLETED.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON object.")
+@agent_options()
 @catalog_option
 @click.pass_context
-def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout,
+def eval_cmd(ctx, preset, agent_opts, objective, all_, protocol, mode, episodes, budget, max_actions, action_timeout,
              invalid_action_policy, charge_agent_time, action_latency, viewport, lang, style,
-             scale, frames_per_move, no_frames, certify_budget, seed, trusted_agent, agent_memory, agent_cpu,
-             agent_cpu_per_action, agent_env, agent_network, out_dir, workers, backend_name, address, ship_code,
-             cpus_per_episode, resume_dir, infra_retries,
-             model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens, reasoning_effort,
-             request_timeout, max_reply_bytes, stream, max_retries, context_tokens, prompt_setting, language,
-             history_images, scale_factor, resize, text_reply, as_json, catalog):
+             scale, frames_per_move, no_frames, certify_budget, seed, out_dir, workers, backend_name, address,
+             ship_code, cpus_per_episode, resume_dir, infra_retries, as_json, catalog):
     """Run an agent on objectives and measure it as LongPuzzleBench does.
 
     With no arguments: the solver agent on one default objective. With --model: a model
@@ -198,10 +131,9 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
             catalog.objective(o)            # unknown objective -> clear error before anything runs
         if episodes < 1:
             raise click.BadParameter("--episodes must be at least 1")
-        model = None
-        agent_options: dict = {}
+        agent_spec, prompt_setting, language = agent_opts.agent, agent_opts.prompt_setting, agent_opts.language
         # the preset fills every option not given on the command line (given ones win and are recorded)
-        preset = preset or ("paper" if model_name or agent_spec in MODEL_AGENTS else "fast")
+        preset = preset or ("paper" if agent_opts.wants_model else "fast")
         pr, changed = PRESETS[preset], []
 
         def given(name: str) -> bool:
@@ -229,21 +161,15 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
                     language = v
             elif cli_v != v:
                 changed.append(name)
-        if pr["agent"] and agent_spec is None and model_name:
+        if pr["agent"] and agent_spec is None and agent_opts.model:
             agent_spec = pr["agent"]
         preset_label = preset_label_of(preset, changed)
-        if model_name or (agent_spec in MODEL_AGENTS):
-            model, agent_spec, agent_options = _model_settings(
-                agent_spec, model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens,
-                reasoning_effort, request_timeout, max_retries, context_tokens, prompt_setting, language,
-                history_images, scale_factor, resize, max_reply_bytes=max_reply_bytes, stream=stream)
-            agent_options["prompt_lang"] = lang     # the prompts in the screen's language (where a protocol has it)
-            if text_reply is not None:
-                agent_options["text_reply"] = text_reply
+        opts = with_defaults(agent_opts, agent=agent_spec, prompt_setting=prompt_setting, language=language)
+        choice = None
+        if opts.wants_model:                # the model is resolved first: its errors before the settings'
+            choice = build_agent(opts, lang=lang, seed=seed, style=style, protocol=protocol)
             if action_timeout is None:
                 action_timeout = 0.0        # no harness limit: each request has its own timeout
-        else:
-            agent_spec = agent_spec or "solver"
         if action_timeout is None:
             action_timeout = 120.0
         try:                            # settings that make no sense: one error line naming the option
@@ -254,18 +180,12 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
                           viewport=page, lang=lang, preset=preset_label)
         except HarnessError as e:
             raise HarnessError(_option_names(str(e))) from None
-        agent_file = None
-        if model is None:
-            limits = _agent_limits(agent_memory, agent_cpu, agent_cpu_per_action, st, protocol, agent_network)
-            first = load_agent(agent_spec, style=style, seed=seed, limits=limits, pass_env=agent_env,
-                               trusted=trusted_agent)       # unknown agent -> one error line now
-            if getattr(first, "trusted", True) is False:
-                first.check()               # an agent file that cannot load: one error line, nothing run
-            agent_file = {"limits": asdict(limits), "pass_env": list(agent_env), "trusted": trusted_agent}
-        run = RunConfig(agent=agent_spec, objectives=objs, episodes=episodes, protocol=protocol, mode=mode,
+        if choice is None:              # unknown agent, an agent file that cannot load: one error line now
+            choice = build_agent(opts, st, protocol=protocol, seed=seed)
+        run = RunConfig(agent=choice.agent, objectives=objs, episodes=episodes, protocol=protocol, mode=mode,
                         catalog=catalog.identity(),
-                        settings=st.as_dict(), seed=seed, model=model, agent_options=agent_options,
-                        infra_retries=infra_retries, agent_file=agent_file)
+                        settings=st.as_dict(), seed=seed, model=choice.model, agent_options=choice.agent_options or {},
+                        infra_retries=infra_retries, agent_file=choice.agent_file)
         if out_dir:
             out = Path(out_dir)
             if (out / "run.json").exists():
@@ -294,54 +214,6 @@ def eval_cmd(ctx, preset, agent_spec, objective, all_, protocol, mode, episodes,
         click.echo(f"error: {unscored} episode{'s' if unscored != 1 else ''} could not be scored (infrastructure "
                    f"failures after {run.infra_retries} reruns); run them again with --resume {out}", err=True)
         sys.exit(1)
-
-
-def _model_settings(agent_spec, model_name, models_file, base_url, api, api_key_env, temperature, max_output_tokens,
-                    reasoning_effort, request_timeout, max_retries, context_tokens, prompt_setting, language,
-                    history_images, scale_factor, resize, max_reply_bytes=None, stream=None):
-    from longpuzzle.agents.models.clients import SETTING_PARAMETERS, unsupported_settings   # lazy: --model only
-    from longpuzzle.agents.models.config import ModelConfigError, resolve_model
-    from longpuzzle.agents.media.images import make_view
-
-    if not model_name:
-        raise click.UsageError(f"--agent {agent_spec} needs --model (a provider-file name or a model name)")
-    given = {"timeout": request_timeout, "max_retries": max_retries, "max_output_tokens": max_output_tokens,
-             "context_tokens": context_tokens, "max_reply_bytes": max_reply_bytes}
-    try:
-        cfg = resolve_model(model_name, models_file, base_url=base_url, api=api, api_key_env=api_key_env,
-                            temperature=temperature, reasoning_effort=reasoning_effort, stream=stream, **given)
-    except ModelConfigError as e:           # a setting given here: named as its option
-        field = str(e).split(" ", 1)[0]
-        if given.get(field) is not None:
-            opt = "--request-timeout" if field == "timeout" else "--" + field.replace("_", "-")
-            raise click.UsageError(opt + str(e)[len(field):]) from None
-        raise
-    for k in unsupported_settings(cfg):     # sent only what the installed SDK takes (read from it)
-        raise click.UsageError(f"--{k.replace('_', '-')}: the installed SDK of the {cfg.api} API takes no "
-                               f"'{SETTING_PARAMETERS[cfg.api][k]}' parameter; leave the setting out for this API")
-    agent_spec = agent_spec or cfg.agent or "native"
-    if agent_spec not in MODEL_AGENTS:
-        raise click.UsageError(f"--model runs with a model protocol ({', '.join(MODEL_AGENTS)}), not {agent_spec!r}")
-    cfg.api_key()                           # a missing key is reported before anything runs (never stored)
-    if history_images is not None and history_images < 0:
-        raise click.BadParameter("--history-images must be 0 or more")
-    if resize is not None:
-        try:
-            make_view((540, 960), resize)
-        except ValueError as e:
-            raise click.BadParameter(str(e)) from None
-    opts: dict = {"language": language}
-    if prompt_setting is not None:
-        opts["prompt_setting"] = None if prompt_setting == "none" else prompt_setting
-    if history_images is not None:
-        opts["history_images"] = history_images or None
-    if scale_factor is not None:
-        if scale_factor < 0:
-            raise click.BadParameter("--scale-factor must be positive (or 0 for pixels)")
-        opts["scale_factor"] = scale_factor or None
-    if resize is not None:
-        opts["resize"] = resize
-    return cfg.public(), agent_spec, opts
 
 
 def _print_summary(summary: dict) -> None:
@@ -390,22 +262,6 @@ def _option_names(msg: str) -> str:
         if msg.startswith(name + " "):
             return opt + msg[len(name):]
     return msg
-
-
-def _agent_limits(memory, cpu, cpu_per_action, st, protocol, network=False):
-    """The sandbox limits of an agent file (longpuzzle.agents.sandbox.Limits; it refuses values that
-    make no sense with one error line)."""
-    from longpuzzle.agents.sandbox import Limits          # lazy: agent files only
-    from longpuzzle.agents.harness import HarnessError
-
-    for name, v in (("--agent-memory", memory), ("--agent-cpu", cpu), ("--agent-cpu-per-action", cpu_per_action)):
-        if v is not None and not (math.isfinite(v) and v > 0):
-            raise HarnessError(f"{name} must be a positive number, not {v}")
-    if cpu is None and protocol == "objective" and st.budget is not None:
-        cpu = st.budget
-    if cpu_per_action is None:
-        cpu_per_action = st.action_timeout or None
-    return Limits(memory_mb=int(memory), cpu_seconds=cpu, call_cpu_seconds=cpu_per_action, network=bool(network))
 
 
 def _f(v):
