@@ -215,9 +215,10 @@ def schedule(objectives: list[str], repeats: int) -> list[dict]:
 def run_study(objectives: list[str], make_agent, out: str | Path, *, repeats: int = 1,
               settings: Settings | None = None, agent_label: str = "", deadlock_restart: bool = True,
               draws: int = DRAWS, seed: int = SEED, catalog=None) -> dict:
-    """Every block's four sessions in the schedule's order (``make_agent(repeat)``: a fresh agent
-    per session, seeded by the block's repeat where it takes a seed: the four cells of a block
-    share it, repeats differ), units.jsonl appended as it goes (a folder already written is kept: resumable),
+    """Every block's four sessions in the schedule's order (``make_agent(repeat, folder)``: a
+    fresh agent per session, seeded by the block's repeat where it takes a seed - the four cells
+    of a block share it, repeats differ - and logging into the session's folder where it keeps
+    a log, as a model agent's conversation.jsonl), units.jsonl appended as it goes (a folder already written is kept: resumable),
     study.json written at the end (atomically). Returns the study document."""
     out = Path(out)
     for o in objectives:
@@ -236,7 +237,7 @@ def run_study(objectives: list[str], make_agent, out: str | Path, *, repeats: in
                         rec = done[rel]
                     else:
                         if not (out / rel / "result.json").is_file():
-                            run_session(make_agent(b["repeat"]), b["objective"], cell, settings=st, folder=out / rel,
+                            run_session(make_agent(b["repeat"], out / rel), b["objective"], cell, settings=st, folder=out / rel,
                                         deadlock_restart=deadlock_restart, catalog=catalog)
                         ends = session_endpoints(out / rel)
                         rec = {"unit": b["block"], "source": b["objective"], "checkpoint": None, "condition": cell,

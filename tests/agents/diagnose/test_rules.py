@@ -226,7 +226,7 @@ def test_the_study_end_to_end_with_scripted_agents(tmp_path):
     """The rulebook agent (greedy when told the card, half its gestures guessed without it): the
     card raises both the rules stated correctly and LC; the controller takes the menus."""
     st = Settings(budget=600.0, max_actions=24)
-    doc = run_study(["maze_paint/easy"], lambda r: load_agent("rulebook", seed=r), tmp_path / "study", repeats=2,
+    doc = run_study(["maze_paint/easy"], lambda r, folder: load_agent("rulebook", seed=r), tmp_path / "study", repeats=2,
                     settings=st, agent_label="rulebook", draws=300)
     out = tmp_path / "study"
     units = [json.loads(x) for x in (out / "units.jsonl").read_text().splitlines()]
@@ -287,7 +287,7 @@ def test_a_model_agent_answers_probes_in_separate_requests(tmp_path):
             # the model "knows" the card when the request shows it: it answers from the card's lines
             told = json.dumps(body, ensure_ascii=False)
             q = next(make_question(card, i) for i in range(5) if make_question(card, i).probe.text == text)
-            know = card.rule(1) in told
+            know = f"1. {card.rule(1)}" in told                  # the card's line (not the probe's statement)
             return {"text": right_answer(q) if know else "\n".join(f"S{i}: unknown" for i in range(1, n + 1))}
         seen["acting"].append(body)
         return acting(api, body)
@@ -338,3 +338,36 @@ def test_the_rulebook_agent_knows_the_rules_once_told_the_card():
     assert not a.knows
     a.note(rule_card("nut_and_bolt").text("zh"))
     assert a.knows
+
+
+def test_the_command_runs_a_model_agent_through_the_scripted_endpoint(tmp_path):
+    """`diagnose rules --model`: every session's conversation is logged in its own folder, its
+    five probes are calls of their own, and K1's probe requests show the card, K0's do not."""
+    from longpuzzle.agents.testing.endpoints import ReplayScript, ScriptedServer, gesture_script, last_user_text
+    from longpuzzle.cli import cli
+
+    waits = ReplayScript(gesture_script("native", [{"type": "wait", "ms": 100}] * 40, (540, 960)))
+    card = rule_card("maze_paint")
+    probes = []
+
+    def script(api, body):
+        if last_user_text(api, body).startswith("A question about the rules"):
+            probes.append(f"1. {card.rule(1)}" in json.dumps(body, ensure_ascii=False))     # the card's line
+            return {"text": "S1: unknown"}
+        return waits(api, body)
+
+    with ScriptedServer(script) as srv:
+        r = CliRunner().invoke(cli, ["diagnose", "rules", "--objective", "maze_paint/easy", "--model", "scripted-model",
+                                     "--base-url", srv.url_v1, "--api", "openai-chat", "--api-key-env", "",
+                                     "--max-actions", "6", "--draws", "100", "--out", str(tmp_path / "s")])
+        assert srv.refused == []
+    assert r.exit_code == 0, r.output
+    doc = json.loads((tmp_path / "s/study.json").read_text())
+    assert doc["agent"] == "native:scripted-model" and len(probes) == 20
+    units = [json.loads(x) for x in (tmp_path / "s/units.jsonl").read_text().splitlines()]
+    for u in units:
+        conv = [json.loads(x) for x in (tmp_path / "s" / u["folder"] / "conversation.jsonl").read_text().splitlines()]
+        assert [c["kind"] for c in conv if c.get("type") == "call"].count("probe") == 5
+    assert probes.count(True) == 10                     # the K1 sessions' probes saw the card
+    ok, problems = check_study(tmp_path / "s")
+    assert ok, problems
