@@ -268,32 +268,34 @@ def test_the_command_line(tmp_path):
 
 # ---- a model agent through the scripted HTTP endpoint -----------------------------------------
 
-def test_a_model_agent_answers_probes_in_separate_requests(tmp_path):
+@pytest.mark.parametrize("api", ["openai-chat", "anthropic"])
+def test_a_model_agent_answers_probes_in_separate_requests(tmp_path, api):
     from longpuzzle.agents.models.agent import ModelAgent
     from longpuzzle.agents.models.config import ModelConfig
     from longpuzzle.agents.testing.endpoints import (
-        ReplayScript, ScriptedServer, gesture_script, last_user_text, solver_gestures,
+        ReplayScript, ScriptedServer, gesture_script, solver_gestures,
     )
 
     acting = ReplayScript(gesture_script("native", solver_gestures("maze_paint/easy"), (540, 960)))
     card = rule_card("maze_paint")
     seen = {"probe": [], "acting": []}
 
+    questions = [make_question(card, i) for i in range(5)]
+
     def script(api, body):
-        text = last_user_text(api, body)
-        if text.startswith("A question about the rules"):
+        last = json.dumps(body["messages"][-1], ensure_ascii=False)      # (Anthropic: tool results + the question)
+        q = next((q for q in questions if json.dumps(q.probe.text, ensure_ascii=False)[1:-1] in last), None)
+        if q is not None:
             seen["probe"].append(body)
-            n = len(re.findall(r"^S\d+: ", text, re.MULTILINE))
             # the model "knows" the card when the request shows it: it answers from the card's lines
-            told = json.dumps(body, ensure_ascii=False)
-            q = next(make_question(card, i) for i in range(5) if make_question(card, i).probe.text == text)
-            know = f"1. {card.rule(1)}" in told                  # the card's line (not the probe's statement)
-            return {"text": right_answer(q) if know else "\n".join(f"S{i}: unknown" for i in range(1, n + 1))}
+            know = f"1. {card.rule(1)}" in json.dumps(body, ensure_ascii=False)   # the card's line, not a statement
+            return {"text": right_answer(q) if know else "\n".join(f"S{i}: unknown" for i in range(1, len(q.truths) + 1))}
         seen["acting"].append(body)
         return acting(api, body)
 
     with ScriptedServer(script) as srv:
-        cfg = ModelConfig(model="scripted-model", api="openai-chat", base_url=srv.url_v1, api_key_env="",
+        cfg = ModelConfig(model="scripted-model", api=api, base_url=srv.url if api == "anthropic" else srv.url_v1,
+                          api_key_env="",
                           timeout=10.0, max_retries=0)
         agent = ModelAgent("native", cfg, folder=tmp_path / "s")
         e = run_session(agent, "maze_paint/easy", "K1P0", settings=Settings(budget=600.0, max_actions=12,
@@ -309,6 +311,7 @@ def test_a_model_agent_answers_probes_in_separate_requests(tmp_path):
     last_probe = seen["probe"][1]["messages"]
     later = next(b["messages"] for b in seen["acting"] if len(b["messages"]) >= len(last_probe) - 1)
     assert last_probe[-1]["role"] == "user" and later[:2] == last_probe[:2]
+    assert "A question about the rules" in json.dumps(last_probe[-1])
     conv = [json.loads(x) for x in (tmp_path / "s/conversation.jsonl").read_text().splitlines()]
     kinds = [r.get("kind") for r in conv if r.get("type") == "call"]
     assert kinds.count("probe") == 5
