@@ -11,7 +11,10 @@ unimportable. In the harness, longpuzzle.agents.base re-exports these classes.
         def act(self, observation): return {"type": "click", "x": 100, "y": 200}
 
 ``act`` may return one action dict, a ``{"type": "batch", "actions": [...]}``, or
-``FinalAnswer("...")`` to end the episode. ``probe(Probe)`` answers a question about the
+``FinalAnswer("...")`` to end the episode. ``take_over(Takeover)`` is called once, after
+``reset`` and before the first ``act``, when the agent takes over an episode another agent
+(or an earlier run) played (a diagnose continuation): the public record of what was done
+before it (PAPERS.md section 4, D.1). ``probe(Probe)`` answers a question about the
 game's rules asked aside from play (the rule probes of ``diagnose rules``): its answer never
 enters the episode, and an agent must not let it change what it does next.
 """
@@ -69,6 +72,30 @@ class Probe:
     card_title: str = ""
 
 
+@dataclass(frozen=True)
+class Takeover:
+    """The takeover context of the diagnostics' harness (PAPERS.md section 4, D.1), given to an
+    agent that continues an episode at step ``step`` of its source: ``prefix`` the public
+    action prefix as text (one line per recorded action, oldest first, e.g.
+    ``"step 7: click(412, 300) -> screen_changed"``); ``pairs`` up to four (screenshot, action
+    text) pairs of the last actions before the takeover, oldest first, each screenshot the one
+    the action was chosen on (numpy (H, W, 3) uint8); ``frame`` the current screenshot (the
+    state taken over; the first observation still has none until the opening wait);
+    ``note`` the intervention's text, also added to the instruction ("" for none)."""
+    step: int
+    prefix: tuple[str, ...] = ()
+    pairs: tuple[tuple[Any, str], ...] = ()
+    frame: Any = None
+    note: str = ""
+
+    def prefix_text(self) -> str:
+        """The public action prefix as one text (what a model is shown at takeover)."""
+        if not self.prefix:
+            return f"No action was taken before step {self.step}."
+        return (f"Actions taken so far by the previous player ({len(self.prefix)}, oldest first):\n"
+                + "\n".join(self.prefix))
+
+
 def told_rules(told: str, card_title: str) -> dict[int, str]:
     """{k: text of rule k} of the rule card in the text ``told`` (the lines ``<k>. <text>``
     after the line ``card_title``), or {} when it holds no such card."""
@@ -121,6 +148,14 @@ class BaseAgent:
         """An extra instruction given mid-episode (an intervention)."""
         self.instruction = f"{getattr(self, 'instruction', '')}\n{text}".strip()
 
+    def take_over(self, takeover: Takeover) -> None:
+        """Called once after ``reset``, before the first ``act``, when the agent continues an
+        episode played before it (a takeover): what was done up to here. Default: kept as
+        ``self.takeover`` and nothing else, so an agent that knows nothing of takeovers plays
+        on from the screenshot it is given, as before (the intervention's note is already in
+        its instruction)."""
+        self.takeover = takeover
+
     def probe(self, probe: Probe) -> str:
         """The answer to a rule probe, asked aside from play: it must leave the agent as it was
         (a model agent answers in a separate request on a copy of its context). Default: from
@@ -136,5 +171,5 @@ class InfrastructureError(Exception):
 
 
 __all__ = ["BaseAgent", "DISPATCH_FAILED", "FIRST_ACTION", "Feedback", "FinalAnswer", "InfrastructureError", "NO_VISIBLE_EFFECT",
-           "Observation", "Probe", "RETURNED_TO_RECENT", "SCREEN_CHANGED", "WAIT_COMPLETED", "answer_from_told",
+           "Observation", "Probe", "RETURNED_TO_RECENT", "SCREEN_CHANGED", "Takeover", "WAIT_COMPLETED", "answer_from_told",
            "first_action", "told_rules"]

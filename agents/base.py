@@ -25,7 +25,7 @@ from longpuzzle.engine.gui import ACTION_TYPES, ALIASES, NAMED_KEYS
 
 from longpuzzle.agents.api import (  # noqa: F401 - the public API, re-exported
     DISPATCH_FAILED, FIRST_ACTION, NO_VISIBLE_EFFECT, RETURNED_TO_RECENT, SCREEN_CHANGED, WAIT_COMPLETED, BaseAgent,
-    Feedback, FinalAnswer, InfrastructureError, Observation, Probe, first_action,
+    Feedback, FinalAnswer, InfrastructureError, Observation, Probe, Takeover, first_action,
 )
 
 

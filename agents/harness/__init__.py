@@ -36,6 +36,9 @@ The modules, one job each:
     replay.py       replay_episode (feeds every recorded action through the protocol's own stepper,
                     checks every frame, record, snapshot and ending, recomputes result.json;
                     refuses tampered folders), restore_step, continue_episode
+    takeover.py     build_takeover: the D.1 takeover context of a recorded episode at a step
+                    (public action prefix as text, screenshot-action pairs, current screenshot;
+                    replay.takeover_at draws the screenshots an episode did not store)
 
 Everything a caller needs is importable from ``longpuzzle.agents.harness``.
 """
@@ -46,7 +49,7 @@ from longpuzzle.agents.base import FeedbackTracker
 from longpuzzle.agents.harness.isolated import AgentFile, IsolatedAgentCaller, make_caller
 from longpuzzle.agents.harness.level import LevelEpisode, run_level_chain
 from longpuzzle.agents.harness.objective import ObjectiveEpisode, StepOutcome, run_objective
-from longpuzzle.agents.harness.replay import ReplayReport, continue_episode, replay_episode, restore_step
+from longpuzzle.agents.harness.replay import ReplayReport, continue_episode, replay_episode, restore_step, takeover_at
 from longpuzzle.agents.harness.results import EpisodeResult
 from longpuzzle.agents.harness.settings import (
     DEFAULT_ACTION_TIMEOUT, DEFAULT_BUDGET, HarnessError, Settings, instruction_for,
@@ -55,11 +58,13 @@ from longpuzzle.agents.harness.frames import (
     FRAME_HASH, FrameHasher, FrameStore, FrameStoreError, frame_hash, open_frames, step_frame_indices,
 )
 from longpuzzle.agents.harness.trajectory import EVENTS_FORMAT, Trajectory, read_episode, read_events
+from longpuzzle.agents.harness.takeover import action_text, build_takeover
 
 __all__ = [
     "AgentCaller", "AgentFile", "CycleDetector", "DEFAULT_ACTION_TIMEOUT", "DEFAULT_BUDGET", "EVENTS_FORMAT", "EpisodeResult",
     "FRAME_HASH", "FeedbackTracker", "FrameHasher", "FrameStore", "ObjectiveEpisode", "StepOutcome", "FrameStoreError",
     "HarnessError", "IsolatedAgentCaller", "LevelEpisode", "ReplayReport", "Settings", "Trajectory",
-    "continue_episode", "frame_hash", "instruction_for", "make_caller", "open_frames", "read_episode", "read_events",
-    "replay_episode", "restore_step", "run_level_chain", "run_objective", "step_frame_indices",
+    "action_text", "build_takeover", "continue_episode", "frame_hash", "instruction_for",
+    "make_caller", "open_frames", "read_episode", "read_events",
+    "replay_episode", "restore_step", "run_level_chain", "run_objective", "step_frame_indices", "takeover_at",
 ]

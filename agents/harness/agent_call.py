@@ -5,6 +5,7 @@ The harness talks to an agent ONLY through an agent caller, whose interface is::
     caller.reset(instruction, action_spec, timeout=None)
     caller.act(observation, timeout=None) -> action dict | FinalAnswer
     caller.note(text)                       an extra instruction mid-episode (an intervention)
+    caller.take_over(takeover)              the takeover context (api.Takeover), once after reset
     caller.probe(probe, timeout=None) -> answer text   a rule probe asked aside from play (api.Probe)
     caller.close()
 
@@ -64,6 +65,10 @@ class AgentCaller:
 
     def note(self, text: str) -> None:
         self._call(self.agent.note, (text,), None)
+
+    def take_over(self, takeover: Any, timeout: float | None = None) -> None:
+        """The takeover context (api.Takeover), once after reset and before the first act."""
+        self._call(self.agent.take_over, (takeover,), timeout)
 
     def probe(self, probe: Any, timeout: float | None = None) -> str:
         """The agent's answer to a rule probe (api.Probe), asked aside from play."""

@@ -14,9 +14,11 @@ runs the agent file's source, and answers the harness's calls (isolated.py):
                                                                  | {"unencodable": why}
                                                                  | {"garbage": type name}
     {"op": "note", "text"}                                   -> {}
+    {"op": "take_over", "step", "prefix", "pair_actions", "frame", "note"}
+                     + the pairs' frames, then the current one if "frame"  -> {}
     {"op": "probe", "text", "statements", "rules", "card_title"}  -> {"answer": text}
 
-Whatever the agent raises in reset / act / note / probe (SystemExit and KeyboardInterrupt included)
+Whatever the agent raises in reset / act / note / take_over / probe (SystemExit and KeyboardInterrupt included)
 comes back as ``{"raised": "Type: message"}``, or ``{"infrastructure": message}`` for an
 InfrastructureError; nothing is printed.
 """
@@ -49,6 +51,8 @@ def handle(call, arrays, ctx):
             _agent.reset(call.get("instruction", ""), _freeze(call.get("action_spec") or {}))
         elif op == "note":
             _agent.note(call.get("text", ""))
+        elif op == "take_over":
+            _agent.take_over(_takeover(call, arrays))
         elif op == "probe":
             probe = _api.Probe(str(call.get("text", "")), tuple(str(s) for s in call.get("statements") or ()),
                                tuple(int(k) for k in call.get("rules") or ()), str(call.get("card_title", "")))
@@ -58,6 +62,16 @@ def handle(call, arrays, ctx):
     except BaseException as e:      # noqa: BLE001 - the agent's failure, reported
         return _raised(e)
     return {}
+
+
+def _takeover(call, arrays):
+    """The api.Takeover of a take_over call: the pairs' screenshots are the first frames (one
+    per pair action), the current screenshot the last when the call says it has one."""
+    acts = [str(a) for a in call.get("pair_actions") or ()]
+    arrays = list(arrays)
+    frame = arrays.pop() if call.get("frame") and len(arrays) > len(acts) else None
+    return _api.Takeover(int(call.get("step", 0)), tuple(str(t) for t in call.get("prefix") or ()),
+                         tuple(zip(arrays, acts)), frame, str(call.get("note", "")))
 
 
 def _install_api(src):

@@ -6,7 +6,8 @@ What crosses the channel, and nothing else:
     to the agent    the instruction and the action spec (plain data), then per action the
                     public observation: frame and intermediate frames (uint8 arrays), the
                     feedback (status, executed, message, frames), step, time left; notes;
-                    rule probes (their text and statements)
+                    the takeover context (its texts, screenshots as uint8 arrays); rule
+                    probes (their text and statements)
     from the agent  an action as JSON text (decoded here into plain dicts, lists, strings and
                     numbers: no object of the agent's ever reaches the harness), a final
                     answer's text, a probe's answer text, or what it raised
@@ -162,6 +163,18 @@ class IsolatedAgentCaller:
     def note(self, text: str) -> None:
         if self._loaded:
             self._answer(self._call({"op": "note", "text": str(text)}, (), self._limit(None)))
+
+    def take_over(self, takeover: Any, timeout: float | None = None) -> None:
+        """The takeover context (api.Takeover): its texts as plain data, its screenshots (the
+        pairs', then the current one) as frames of the call."""
+        if not self._loaded:
+            raise AgentError("raised", "take_over() before reset()")
+        frames = [f for f, _ in takeover.pairs] + ([takeover.frame] if takeover.frame is not None else [])
+        self._answer(self._call({"op": "take_over", "step": int(takeover.step),
+                                 "prefix": [str(t) for t in takeover.prefix],
+                                 "pair_actions": [str(a) for _, a in takeover.pairs],
+                                 "frame": takeover.frame is not None, "note": str(takeover.note)},
+                                frames, self._limit(timeout)))
 
     def probe(self, probe: Any, timeout: float | None = None) -> str:
         """The agent's answer to a rule probe (api.Probe), asked aside from play."""

@@ -30,7 +30,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from longpuzzle.agents.base import AgentError, InfrastructureError, BaseAgent, Feedback, FinalAnswer, Observation, action_spec, make_frame
+from longpuzzle.agents.base import (
+    AgentError, InfrastructureError, BaseAgent, Feedback, FinalAnswer, Observation, Takeover, action_spec, make_frame,
+)
 from longpuzzle.agents.evaluator import Evaluator
 from longpuzzle.agents.harness.agent_call import caller_isolation, jsonable_action, save_agent_log
 from longpuzzle.agents.harness.clock import BudgetClock
@@ -77,7 +79,7 @@ class ObjectiveEpisode:
                  folder: str | Path | None = None, start: str | Suite = "home", instruction: str | None = None,
                  evaluator: Evaluator | None = None, agent_name: str = "agent", on_action=None,
                  header: dict | None = None, trajectory=None, states=None, clock: BudgetClock | None = None,
-                 catalog: Catalog | None = None):
+                 catalog: Catalog | None = None, takeover: Takeover | None = None):
         st = self.settings = (settings or Settings()).resolved("objective")
         self.suite = suite = start if isinstance(start, Suite) else Suite(start, style=st.style, scale=st.scale,
                                                                            viewport=st.viewport, lang=st.lang,
@@ -88,6 +90,7 @@ class ObjectiveEpisode:
         self.instruction = instruction or instruction_for(game, difficulty)
         self.agent_name = agent_name
         self.folder = folder
+        self.takeover = takeover          # the D.1 takeover context, given after reset (a continuation)
         prior = {l: {"reached": o.reached, "won": o.won, "max_P": o.max_progress} for l, o in ev.outcomes.items()}
         self.run = run = Run(suite, ev, st, folder, {"protocol": "objective", "objective": self.obj.id,
                                                      "agent": agent_name, "instruction": self.instruction,
@@ -272,16 +275,16 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
                   folder: str | Path | None = None, start: str | Suite = "home",
                   instruction: str | None = None, evaluator: Evaluator | None = None,
                   agent_name: str | None = None, on_action=None, header: dict | None = None,
-                  catalog: Catalog | None = None) -> EpisodeResult:
+                  catalog: Catalog | None = None, takeover: Takeover | None = None) -> EpisodeResult:
     """One objective episode (the paper's protocol) with ``agent`` choosing every action, on
     the levels of ``catalog`` (default: the built-in catalogue; a ``start`` suite's own).
     ``on_action(step, private_record, seconds_left)`` is called after every action (a live
     status display; seconds_left is the budget clock's charged time left, None without a
-    budget)."""
+    budget). ``takeover``: the takeover context (api.Takeover) the agent is given after reset."""
     name = agent_name or getattr(agent, "name", type(agent).__name__)
     ep = ObjectiveEpisode(game, difficulty, settings=settings, folder=folder, start=start, instruction=instruction,
                           evaluator=evaluator, agent_name=name, on_action=on_action, header=header,
-                          catalog=catalog)
+                          catalog=catalog, takeover=takeover)
     caller = make_caller(agent, ep.settings.action_timeout)
     for _ in ep.play(caller):
         pass
@@ -291,7 +294,8 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
 
 def drive(ep, caller, stop_at_deadline):
     """The agent loop of a stepper (ObjectiveEpisode, LevelEpisode: their ``play``): reset the
-    caller, then until the episode ends ask it for each step under the action timeout and the
+    caller (and give it the episode's takeover context, if any), then until the episode ends
+    ask it for each step under the action timeout and the
     deadline and submit what it returns, yielding (observation, action, StepOutcome). An agent
     still thinking at the deadline calls ``stop_at_deadline(seconds it waited)`` (each stepper
     ends its own way); an agent error or an infrastructure failure ends the episode; the caller
@@ -299,6 +303,8 @@ def drive(ep, caller, stop_at_deadline):
     a_timeout = ep.settings.action_timeout or None
     try:
         caller.reset(ep.instruction, ep.action_spec)
+        if getattr(ep, "takeover", None) is not None:
+            caller.take_over(ep.takeover, a_timeout)
         while not ep.poll():
             obs = ep.observation()
             timeout, by_budget = ep.agent_timeout(a_timeout)

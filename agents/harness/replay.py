@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from longpuzzle.agents.base import BaseAgent, FinalAnswer
+from longpuzzle.agents.base import BaseAgent, FinalAnswer, Takeover
 from longpuzzle.agents.evaluator import Evaluator
 from longpuzzle.agents.harness.agent_call import UnreadableAction
 from longpuzzle.agents.harness.clock import BudgetClock
@@ -24,6 +24,7 @@ from longpuzzle.agents.harness.frames import (
     FRAMES_FILE, LEGACY_DIR, FrameStoreError, hasher, header_frame_hash, open_frames,
 )
 from longpuzzle.agents.harness.snapshots import StateRebuilder, SuiteStates
+from longpuzzle.agents.harness.takeover import build_takeover
 from longpuzzle.agents.harness.trajectory import EpisodeRecords, Trajectory, read_events
 from longpuzzle.engine.catalog import Catalog, builtin_catalog
 from longpuzzle.engine.errors import LongPuzzleError
@@ -755,12 +756,30 @@ def restore_step(folder: str | Path, step: int, catalog: Catalog | None = None) 
     raise HarnessError(f"{folder} has no step {step}")
 
 
+def takeover_at(folder: str | Path, step: int, *, note: str = "", catalog: Catalog | None = None) -> Takeover:
+    """The D.1 takeover context of recorded episode ``folder`` at step ``step``
+    (takeover.build_takeover), on the catalogue it recorded; screenshots it did not store
+    are drawn again from the exact state restored at their step."""
+    from longpuzzle.render.frame.screens import renderer_for
+
+    cat = recorded_catalog(read_events(folder)[0].get("catalog"), catalog)
+
+    def draw(k: int):
+        suite = restore_step(folder, k, cat)
+        return renderer_for(suite).render(suite)
+    return build_takeover(folder, step, note=note, catalog=cat, draw=draw)
+
+
 def continue_episode(folder: str | Path, step: int, agent: BaseAgent, *, note: str = "",
                      settings: Settings | None = None, out: str | Path | None = None,
-                     catalog: Catalog | None = None) -> EpisodeResult:
+                     catalog: Catalog | None = None, takeover: bool | Takeover | None = None) -> EpisodeResult:
     """Restore recorded step ``step`` exactly and continue the objective episode from there with
     ``agent`` (the same or another), optionally with an extra instruction (an intervention),
-    on the catalogue the episode recorded (recorded_catalog: ``catalog`` when it is that one)."""
+    on the catalogue the episode recorded (recorded_catalog: ``catalog`` when it is that one).
+    ``takeover``: the D.1 takeover context the agent is given after reset (BaseAgent.take_over):
+    True builds it from the source episode (takeover_at: its public action prefix, up to 4
+    screenshot-action pairs, the current screenshot, ``note``), a Takeover is given as it is,
+    None / False gives none."""
     ev_lines = read_events(folder)
     head = ev_lines[0]
     if head["protocol"] != "objective":
@@ -780,5 +799,7 @@ def continue_episode(folder: str | Path, step: int, agent: BaseAgent, *, note: s
     if out is not None:
         src = {"folder": os.path.relpath(Path(folder).resolve(), Path(out).resolve()), "step": step,
                "events": hashlib.sha256((Path(folder) / "events.jsonl").read_bytes()).hexdigest()}
+    if takeover is True:
+        takeover = takeover_at(folder, step, note=note, catalog=cat)
     return run_objective(agent, game, diff, settings=st, folder=out, start=suite, instruction=text, evaluator=ev,
-                         header={"continued_from": src} if src else None)
+                         header={"continued_from": src} if src else None, takeover=takeover or None)
