@@ -109,6 +109,8 @@ SLOW = {
     "tests/solvers/test_solvers_table.py::test_batched_search_and_in_place_table_growth_store_the_same_states",
     "tests/solvers/test_solvers_table.py::test_knowledge_successors_match_generic_expansion",
     "tests/agents/test_verify.py::test_every_single_field_tampering_of_a_genuine_run_is_refused",
+    # diagnose branch: a model agent's continuations on the paper's screen (about 5 s)
+    "tests/agents/diagnose/test_branch.py::test_a_model_agent_continues_the_branches_through_the_shared_agent_options",
 }
 
 

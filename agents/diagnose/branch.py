@@ -266,32 +266,28 @@ class _BranchMove(BaseAgent):
         return self.gesture
 
 
-def play_branch(state: BranchState, arm: str, folder: str | Path) -> dict:
+def play_branch(state: BranchState, arm: str, folder: str | Path, oracles: _Oracles | None = None) -> dict:
     """The branch move of ``arm`` played from ``state`` as a continuation of its source episode
     (``folder``), then verified: the episode applied exactly that move, the successor is the
     oracle's T(s, a), solvable, at the distance the move's cost says. Returns the branch's
     record {"folder", "step" (where the agent continues), "move", "cost", "distance_after"}."""
     import numpy as np
 
-    from longpuzzle.engine.catalog import load_level
-
     move = getattr(state, arm)
     folder = Path(folder)
-    suite = restore_step(state.episode, state.step)
+    suite = restore_step(state.episode, state.step)          # on the catalogue the source recorded
     if suite.session is None or suite.level.id != state.level:
         raise BranchError(f"{state.id}: step {state.step} of {state.episode} is not on {state.level}")
     gesture = suite.gesture_for(move["action"])
     if suite.interpret(gesture) != [move["action"]]:
         raise BranchError(f"{state.id}: the gesture for {move['move']} does not make that move on the screen")
     if not (folder / "result.json").is_file():
-        with open(Path(state.episode, "events.jsonl"), encoding="utf-8") as f:
-            head = json.loads(f.readline())
-        st = Settings(**{k: v for k, v in head["settings"].items() if k in Settings.__dataclass_fields__})
-        st.max_actions, st.action_timeout = BRANCH_ACTIONS, None
+        st = source_settings(state, None, BRANCH_ACTIONS)
+        st.action_timeout = None
         continue_episode(state.episode, state.step, _BranchMove(gesture), settings=st, out=folder)
     after = restore_step(folder, BRANCH_ACTIONS)
-    lvl = load_level(state.level)
-    o = _Oracles()(lvl)
+    lvl = suite.level
+    o = (oracles or _Oracles())(lvl)
     s = np.array(snapshot_state(suite.snapshot()), dtype=lvl.initial.dtype)
     want, _ = o.after(s, move["action"])
     got = after.session.state if after.session is not None and after.level.id == state.level else None
@@ -338,12 +334,24 @@ def continuation_endpoints(folder: str | Path, level: str) -> dict:
             "charged_seconds": t_won if won_at is not None else res.get("charged_seconds")}
 
 
+def source_settings(state: BranchState, budget: float | None, max_actions: int | None) -> Settings:
+    """The settings a continuation plays under: the source episode's own (its screen, language,
+    protocol rules, action timeout), with the study's limits."""
+    with open(Path(state.episode, "events.jsonl"), encoding="utf-8") as f:
+        head = json.loads(f.readline())
+    given = {k: v for k, v in head["settings"].items() if k in Settings.__dataclass_fields__}
+    return Settings(**{**given, "budget": budget, "max_actions": max_actions})
+
+
 def run_study(states: list[BranchState], make_agent, out: str | Path, *, repeats: int = 3,
-              settings: Settings | None = None, agent_label: str = "", draws: int = DRAWS, seed: int = SEED,
-              note: str = "") -> dict:
+              budget: float | None = 300.0, max_actions: int | None = 600, agent: str | dict = "",
+              draws: int = DRAWS, seed: int = SEED, note: str = "") -> dict:
     """The whole intervention: play both branch moves of every state (verified), then every
-    unit's two continuations in the schedule's order (``make_agent()`` a fresh agent each),
-    appending units.jsonl as it goes, and write study.json at the end (atomically). Returns
+    unit's two continuations in the schedule's order (``make_agent(objective, folder)`` a
+    fresh agent for each, e.g. agent_options.AgentChoice.make: a model agent logs its
+    conversation in the continuation's folder), each under the source episode's settings with
+    the limits ``budget`` (charged seconds) and ``max_actions`` (the paper: 300 s, 600
+    actions), appending units.jsonl as it goes, and write study.json at the end (atomically). Returns
     the study document. Resumable: run again on the same folder with the same states, it
     keeps every continuation units.jsonl already records, plays again one that was cut off
     (a folder without result.json) and goes on where the schedule stopped."""
@@ -362,10 +370,11 @@ def run_study(states: list[BranchState], make_agent, out: str | Path, *, repeats
         tmp = out / "units.jsonl.tmp"                       # the log without what was cut off
         tmp.write_text("".join(json.dumps(r) + "\n" for r in logged.values()), encoding="utf-8")
         os.replace(tmp, out / "units.jsonl")
-    branches = {(s.id, arm): play_branch(s, arm, out / "branches" / f"{s.id}-{arm}") for s in states for arm in ARMS}
+    oracles = _Oracles()
+    branches = {(s.id, arm): play_branch(s, arm, out / "branches" / f"{s.id}-{arm}", oracles)
+                for s in states for arm in ARMS}
     sched = schedule(states, repeats)
     by_id = {s.id: s for s in states}
-    st = settings or Settings(budget=300.0, max_actions=600, action_timeout=None)
     units = []
     with open(out / "units.jsonl", "a", encoding="utf-8") as log:      # appended as it goes
         for u in sched:
@@ -379,7 +388,8 @@ def run_study(states: list[BranchState], make_agent, out: str | Path, *, repeats
                         if (out / rel).exists() and not (out / rel / "result.json").is_file():
                             shutil.rmtree(out / rel)         # cut off before its end: played again
                         if not (out / rel / "result.json").is_file():
-                            _continue(b["folder"], b["step"], make_agent(), settings=st, out=out / rel)
+                            _continue(b["folder"], b["step"], make_agent(s.level.rsplit("/", 1)[0], out / rel),
+                                      settings=source_settings(s, budget, max_actions), out=out / rel)
                         ends = continuation_endpoints(out / rel, s.level)
                         rec = {"unit": u["unit"], "source": s.source, "checkpoint": s.id, "condition": arm,
                                "order": pos, "attempt": attempt,
@@ -390,8 +400,8 @@ def run_study(states: list[BranchState], make_agent, out: str | Path, *, repeats
                     units.append(rec)
                     if rec["status"] == "valid":
                         break
-    doc = study_document(states, sched, units, branches, agent_label=agent_label, settings=st, draws=draws,
-                         seed=seed, out=out, note=note)
+    doc = study_document(states, sched, units, branches, agent=agent, limits={"budget": budget,
+                         "max_actions": max_actions}, draws=draws, seed=seed, out=out, note=note)
     write_atomic(out / "study.json", doc)
     return doc
 
@@ -455,16 +465,20 @@ def branch_tables(states: list[BranchState], units: list[dict], *, draws: int = 
     return [t1, t2]
 
 
-def study_document(states, sched, units, branches, *, agent_label, settings, draws, seed, out, note="") -> dict:
-    from longpuzzle.engine.catalog import builtin_catalog
+def study_document(states, sched, units, branches, *, agent, limits, draws, seed, out, note="") -> dict:
+    from longpuzzle.agents.report.data import episode_catalog
 
+    cat = None
+    if states:                        # the catalogue the sources recorded
+        with open(Path(states[0].episode, "events.jsonl"), encoding="utf-8") as f:
+            cat = episode_catalog(json.loads(f.readline())).identity()
     return {"kind": "longpuzzle-study", "version": 1, "experiment": "branch",
-            "catalog": builtin_catalog().identity(), "agent": agent_label, "seed": seed, "draws": draws,
+            "catalog": cat, "agent": agent, "seed": seed, "draws": draws,
             "schedule": sched, "tables": branch_tables(states, units, draws=draws, seed=seed), "figures": [],
             "states": [s.as_dict() for s in states],
             "branches": {f"{sid}-{arm}": {**b, "folder": os.path.relpath(b["folder"], out)}
                          for (sid, arm), b in branches.items()},
-            "settings": dict(vars(settings)), "note": note}
+            "limits": limits, "note": note}
 
 
 def write_atomic(path: Path, doc: dict) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from longpuzzle.agents.agent_options import agent_options
 from longpuzzle.agents.diagnose.stats import DRAWS, SEED
 
 
@@ -42,7 +43,10 @@ def branch_cmd():
               help="Recorded runs (or episode folders): states where the agent played a costly move.")
 @click.option("--level", default=None, help="From scratch: states along the solver's verified solution of this level "
                                             "(or, with --from, only states of this level).")
-@click.option("--agent", "agent_name", default=None, help="The agent that continues (a scripted agent or an agent file).")
+@agent_options(default_agent="greedy")
+@click.option("--preset", type=click.Choice(("paper", "fast")), default="paper", show_default=True,
+              help="From scratch: the screen the source episode is recorded on (paper: 1280 x 900, Chinese), "
+              "which the continuations keep (from recorded runs: the runs' own).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None, help="The study folder to write.")
 @click.option("--states", type=click.IntRange(1, 1000), default=3, show_default=True, help="States to branch from.")
 @click.option("--repeats", type=click.IntRange(1, 100), default=3, show_default=True, help="Repeats per state.")
@@ -54,12 +58,14 @@ def branch_cmd():
 @click.option("--seed", type=int, default=SEED, show_default=True, help="Bootstrap seed.")
 @click.option("--check", "check_dir", type=click.Path(), default=None,
               help="Re-derive a branch study: every folder replays, endpoints and tables are the recorded ones.")
-def run_cmd(from_dirs, level, agent_name, out_dir, states, repeats, max_actions, budget, draws, seed, check_dir):
+def run_cmd(agent_opts, from_dirs, level, preset, out_dir, states, repeats, max_actions, budget, draws, seed,
+            check_dir):
     """Same-state action intervention: from each state, a costly branch move (e(s, a) > 0)
     and a shortest-path one, both successors verified solvable; then the agent continues."""
+    from longpuzzle.agents.agent_options import build_agent
     from longpuzzle.agents.diagnose.branch import BranchError, find_states, generate_states, run_study
+    from longpuzzle.agents.harness.presets import PRESETS
     from longpuzzle.agents.harness.settings import Settings
-    from longpuzzle.agents.registry import load_agent
     from longpuzzle.engine.catalog import load_level
 
     if check_dir:
@@ -72,22 +78,23 @@ def run_cmd(from_dirs, level, agent_name, out_dir, states, repeats, max_actions,
         raise SystemExit(0 if ok else 1)
     if not from_dirs and not level:
         raise click.UsageError("give --from RUN_DIR... (recorded runs) or --level LEVEL (from scratch)")
-    if not agent_name or not out_dir:
-        raise click.UsageError("give --agent and --out")
+    if not out_dir:
+        raise click.UsageError("give --out (the study folder)")
     out = Path(out_dir)
     _empty_or_new(out)
-    load_agent(agent_name)                     # an unknown agent or level fails here, before any work
+    screen = Settings(**PRESETS[preset]["settings"], preset=preset)
+    screen.action_timeout = None
+    choice = build_agent(agent_opts, screen, default="greedy")   # a bad agent or level: one line, before any work
     if level:
         load_level(level)
     if from_dirs:
         found = find_states(from_dirs, limit=states, level=level)
     else:
-        found = generate_states(level, out / "sources" / level.replace("/", "_"), limit=states)
+        found = generate_states(level, out / "sources" / level.replace("/", "_"), limit=states, settings=screen)
     if not found:
         raise BranchError("no state qualifies (no costly, non-fatal move with a shortest-path alternative was found)")
-    st = Settings(budget=budget, max_actions=max_actions, action_timeout=None)
-    doc = run_study(found, lambda: load_agent(agent_name), out, repeats=repeats, settings=st,
-                    agent_label=agent_name, draws=draws, seed=seed)
+    doc = run_study(found, lambda objective, folder: choice.make(objective, folder), out, repeats=repeats,
+                    budget=budget, max_actions=max_actions, agent=choice.public(), draws=draws, seed=seed)
     _print_tables(doc["tables"])
     click.echo(f"\nstudy written to {out}")
 

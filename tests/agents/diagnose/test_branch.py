@@ -23,6 +23,7 @@ from longpuzzle.solvers.oracle import Oracle
 
 LEVEL = "maze_paint/easy/1"
 LIMIT = Settings(budget=300.0, max_actions=12, action_timeout=None)
+LIMITS = {"budget": 300.0, "max_actions": 12}
 
 
 class Swiper(BaseAgent):
@@ -44,7 +45,7 @@ class Swiper(BaseAgent):
 def study(tmp_path_factory):
     root = tmp_path_factory.mktemp("branch")
     states = generate_states(LEVEL, root / "study" / "sources" / "src", limit=2)
-    doc = run_study(states, Swiper, root / "study", repeats=2, settings=LIMIT, agent_label="swiper", draws=500)
+    doc = run_study(states, lambda o, f: Swiper(), root / "study", repeats=2, **LIMITS, agent="swiper", draws=500)
     return root / "study", states, doc
 
 
@@ -144,7 +145,7 @@ def test_an_infrastructure_failure_is_replaced_under_the_same_assignment(study, 
                 raise InfrastructureError("the endpoint went away")
             return super().act(obs)
     s = study[1][0]
-    doc = run_study([s], Flaky, tmp_path / "s", repeats=1, settings=LIMIT, draws=100)
+    doc = run_study([s], lambda o, f: Flaky(), tmp_path / "s", repeats=1, **LIMITS, draws=100)
     units = [json.loads(x) for x in (tmp_path / "s" / "units.jsonl").read_text().splitlines()]
     assert [u["status"] for u in units] == ["replaced", "valid", "valid"]
     assert units[0]["condition"] == units[1]["condition"] and units[1]["attempt"] == 2
@@ -180,7 +181,7 @@ def test_a_study_resumes_where_it_stopped(study, tmp_path):
         def reset(self, instruction, spec):
             played.append(1)
             super().reset(instruction, spec)
-    doc = run_study(study[1], Counting, folder, repeats=2, settings=LIMIT, agent_label="swiper", draws=500)
+    doc = run_study(study[1], lambda o, f: Counting(), folder, repeats=2, **LIMITS, agent="swiper", draws=500)
     assert len(played) == 5                        # the cut-off one and the four never started
     again = [json.loads(x) for x in (folder / "units.jsonl").read_text().splitlines()[:3]]
     assert again == [json.loads(x) for x in lines[:3]]
@@ -222,3 +223,35 @@ def test_a_move_made_of_two_clicks_branches_from_the_idle_step_before_its_select
     for arm in ("costly", "shortest"):
         b = play_branch(found[0], arm, tmp_path / arm)
         assert b["distance_after"] == found[0].distance - 1 + getattr(found[0], arm)["cost"]
+
+
+def test_a_model_agent_continues_the_branches_through_the_shared_agent_options(tmp_path):
+    """The command with --model (a scripted model on a real HTTP server on 127.0.0.1): the
+    source recorded on the paper's screen, every continuation a model agent's episode there,
+    its conversation logged in the continuation's folder, the study re-derived."""
+    from longpuzzle.agents.testing.endpoints import ReplayScript, ScriptedServer, gesture_script
+
+    page = (1280, 900)
+    steps = {"right": (120, 0), "down": (0, 120), "left": (-120, 0), "up": (0, -120)}
+    swipes = [{"type": "swipe", "x0": 640, "y0": 450, "x1": 640 + dx, "y1": 450 + dy}       # drags on the board
+              for dx, dy in (steps[d] for d in ("right", "down", "left", "up") * 3)]
+    with ScriptedServer(ReplayScript(gesture_script("native", swipes, page))) as srv:
+        models = tmp_path / "models.toml"
+        models.write_text(f'[models.scripted]\napi = "openai-chat"\nbase_url = "{srv.url_v1}"\n'
+                          f'api_key_env = ""\nagent = "native"\n')
+        r = CliRunner().invoke(cli, ["diagnose", "branch", "run", "--level", LEVEL, "--model", "scripted",
+                                     "--models-file", str(models), "--states", "1", "--repeats", "1",
+                                     "--max-actions", "6", "--draws", "100", "--out", str(tmp_path / "st")])
+        assert r.exit_code == 0, r.output
+        assert srv.refused == [] and srv.replies >= 8
+    doc = json.loads((tmp_path / "st" / "study.json").read_text())
+    assert doc["agent"]["agent"] == "native" and doc["agent"]["model"]["model"] == "scripted"
+    assert "api_key" not in json.dumps(doc["agent"]).replace("api_key_env", "")
+    units = [json.loads(x) for x in (tmp_path / "st" / "units.jsonl").read_text().splitlines()]
+    assert len(units) == 2 and all(u["status"] == "valid" and u["endpoints"]["actions"] == 6 for u in units)
+    for u in units:
+        folder = tmp_path / "st" / u["folder"]
+        head = json.loads((folder / "events.jsonl").open().readline())
+        assert tuple(head["settings"]["viewport"]) == page and head["settings"]["lang"] == "zh"
+        assert (folder / "conversation.jsonl").is_file()
+    assert check_study(tmp_path / "st") == (True, [])
