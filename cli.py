@@ -437,6 +437,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "longpuzzle.solvers.generators.cli": ("generate", "catalog"),
     "longpuzzle.agents.datasets.cli": ("dataset", "dataset-check"),
     "longpuzzle.agents.diagnose.cli": ("diagnose",),
+    "longpuzzle.agents.serve.cli": ("serve",),
 }
 _loaded: list[str] = []
 

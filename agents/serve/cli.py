@@ -1,0 +1,40 @@
+"""The ``serve`` command: the browser app over run folders (agents/serve)."""
+
+from __future__ import annotations
+
+import secrets
+
+import click
+
+
+@click.command("serve")
+@click.argument("folders", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to bind. Any other than the loopback requires the access token (printed in the URL).")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="0: any free port.")
+@click.option("--token", "access_token", default=None, envvar="LONGPUZZLE_SERVE_TOKEN",
+              help="The access token for a non-loopback --host [default: a random one] (or $LONGPUZZLE_SERVE_TOKEN).")
+def serve_cmd(folders, host, port, access_token):
+    """Browse run folders (or episode folders) in a web browser: the runs and the leaderboard,
+    the episode viewer (every step's frame with its action, P and the oracle's d(s)), and two
+    episodes compared. Serves only the folders given, on 127.0.0.1 unless told otherwise."""
+    import uvicorn
+
+    from longpuzzle.agents.serve.app import NotServed, make_app
+    from longpuzzle.agents.serve.security import is_loopback
+
+    if is_loopback(host):
+        access_token = None
+    else:
+        access_token = access_token or secrets.token_urlsafe(24)
+    try:
+        app = make_app(folders, host=host, access_token=access_token)
+    except NotServed as e:
+        raise click.UsageError(str(e)) from None
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/" + (f"?token={access_token}" if access_token else "")
+    click.echo(f"serving {len(folders)} folder(s) on {url}  (Ctrl-C to stop)")
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+COMMANDS = [serve_cmd]

@@ -1,0 +1,244 @@
+"""The episode viewer: ``/episode/{run}/{path}``.
+
+A position p of the viewer is step p's moment of decision: the stored frame the agent acted on
+(the last frame before the action) with the action drawn on it (agents/report/video.py's
+``draw_action``: click rings, drag and swipe paths, typed keys), the feedback, what the action
+did, its time and cost. The last position is the episode's last frame. Frames are decoded one
+at a time, when the page asks for them (``/frame/{run}/{k}/{path}``; the store stays open,
+nothing is decoded ahead); the steps' list is read once per episode and kept.
+
+The oracle's annotation (agents/report/oracle_steps.py: d(s) after each step, the first fatal
+move, the moves on a lost board) is asked for separately, after the page shows: it builds each
+level's graph once (seconds on a hard level). A model agent's conversation.jsonl gives each
+step the model's text and tool calls: its call records in order, one a step, after the opening
+wait the harness makes (the agents' calls answer each observation once); the VISTA notes are
+the write_guide / write_working calls among them, as they evolved.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from PIL import Image
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from longpuzzle.agents.harness import HarnessError, read_events
+from longpuzzle.agents.report.data import load_trajectory, stored_frames
+from longpuzzle.agents.report.video import _font, action_text, draw_action, effect_text
+from longpuzzle.agents.serve.app import NotServed
+from longpuzzle.agents.serve.page import esc, page
+
+NAV: list = []
+OPEN_STORES = 8                     # frame stores kept open (least recently used closed first)
+NOTE_TOOLS = {"write_guide": "GUIDE.md", "write_working": "WORKING.md"}
+
+
+def episode_doc(folder: Path) -> dict:
+    """Everything the viewer shows of an episode but its frames and the oracle."""
+    traj = load_trajectory(folder)
+    public = {r["step"]: r for r in read_events(folder)[1:] if r.get("stream") == "public" and "step" in r}
+    positions, last_frame = [], 0
+    lost = False
+    for st in traj.steps:
+        pub = public.get(st.step, {})
+        rec = st.record
+        eff = [e.get("effect") for e in rec.get("effects") or []]
+        events = []
+        if rec.get("win"):
+            events.append("won")
+        dead = rec.get("certificate") == "dead_end"
+        if dead and not lost:
+            events.append("dead_end")
+        lost = dead
+        if "restart" in eff:
+            events.append("restart")
+        if st.final_answer is None and (not st.feedback.get("executed", True) or "refused" in eff or "rejected" in eff):
+            events.append("refusal")
+        positions.append({
+            "step": st.step, "frame": max(0, st.first_frame - 1) if st.frames else last_frame,
+            "action": st.action, "action_text": action_text(st.action) if st.action else "final answer",
+            "effect": effect_text(st), "message": st.feedback.get("message", ""),
+            "executed": st.feedback.get("executed", True), "level": rec.get("level"), "screen": rec.get("screen"),
+            "P": rec.get("P"), "events": events, "t_agent": pub.get("t_agent"), "sim_ms": pub.get("sim_ms"),
+            "presses": pub.get("presses"), "final_answer": st.final_answer,
+            "frame_hash": pub.get("frames", [None])[0] if pub.get("frames") else None})
+        if st.frames:
+            last_frame = st.first_frame + len(st.frames) - 1
+    positions.append({"step": None, "frame": last_frame, "action": None, "action_text": "end of the episode",
+                      "effect": f"ended by {traj.end.get('end')}" if traj.end else "cut short", "events": [],
+                      "P": positions[-1]["P"] if positions else None, "level": positions[-1]["level"] if positions else None})
+    res = {}
+    if (folder / "result.json").is_file():
+        try:
+            res = json.loads((folder / "result.json").read_text())
+        except ValueError:
+            res = {}
+    h = traj.header
+    return {"objective": h.get("objective"), "level": h.get("level"), "agent": h.get("agent"),
+            "instruction": h.get("instruction"), "protocol": h.get("protocol"),
+            "settings": h.get("settings"), "end": traj.end, "positions": positions,
+            "frames": stored_frames_count(folder), "model": model_steps(folder, [p["step"] for p in positions]),
+            "result": {k: res.get(k) for k in ("success", "solved", "target_levels", "end", "actions", "seconds",
+                                               "charged_seconds", "presses")}}
+
+
+def stored_frames_count(folder: Path) -> int:
+    fs = stored_frames(folder)
+    if fs is None:
+        return 0
+    try:
+        return len(fs)
+    finally:
+        fs.close()
+
+
+def model_steps(folder: Path, steps: list) -> dict:
+    """Per step number: the model's text, reasoning, tool calls and cost (from
+    conversation.jsonl's call records in order), and the notes as they stood after it."""
+    path = folder / "conversation.jsonl"
+    if not path.is_file():
+        return {}
+    calls = []
+    opening = False
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if rec.get("type") == "opening_wait":
+                opening = True
+            elif rec.get("type") == "call" and rec.get("kind") in (None, "act", "step", "action"):
+                calls.append(rec)
+    numbered = [s for s in steps if s is not None][1 if opening else 0:]
+    out, notes = {}, {}
+    for step, rec in zip(numbered, calls):
+        reply = rec.get("reply") or {}
+        tools = reply.get("tool_calls") or []
+        for c in tools:
+            name = c.get("name")
+            if name in NOTE_TOOLS:
+                args = c.get("arguments") or c.get("args") or {}
+                if isinstance(args, str):
+                    try:
+                        args = json.loads(args)
+                    except ValueError:
+                        args = {"text": args}
+                notes[NOTE_TOOLS[name]] = next(iter(args.values()), "") if isinstance(args, dict) else str(args)
+        out[str(step)] = {"text": reply.get("text") or "", "reasoning": reply.get("reasoning") or "",
+                          "tool_calls": tools, "cost": rec.get("cost"), "latency": rec.get("latency"),
+                          "usage": rec.get("usage"), "notes": dict(notes)}
+    return out
+
+
+class Episodes:
+    """The viewer's caches: each episode's document, its open frame store (a few, least
+    recently used closed first) and its oracle annotation."""
+
+    def __init__(self):
+        self.docs: dict[Path, dict] = {}
+        self.stores: OrderedDict[Path, object] = OrderedDict()
+        self.oracle: dict[Path, dict] = {}
+        self.oracles: dict = {}
+        self.lock = threading.Lock()
+
+    def doc(self, folder: Path) -> dict:
+        if folder not in self.docs:
+            self.docs[folder] = episode_doc(folder)
+        return self.docs[folder]
+
+    def frame_png(self, folder: Path, k: int, step: int | None) -> bytes | None:
+        """Stored frame ``k`` as PNG, with the action of step ``step`` drawn on it if given."""
+        with self.lock:
+            fs = self.stores.get(folder)
+            if fs is None:
+                fs = stored_frames(folder)
+                if fs is None:
+                    return None
+                self.stores[folder] = fs
+                while len(self.stores) > OPEN_STORES:
+                    self.stores.popitem(last=False)[1].close()
+            self.stores.move_to_end(folder)
+            if not 0 <= k < len(fs):
+                return None
+            arr = fs.read(k)
+        img = Image.fromarray(arr)
+        if step is not None:
+            pos = next((p for p in self.doc(folder)["positions"] if p["step"] == step), None)
+            if pos and pos.get("action"):
+                draw_action(img, pos["action"], _font(18))
+        buf = io.BytesIO()
+        img.save(buf, "PNG", compress_level=1)
+        return buf.getvalue()
+
+    def oracle_doc(self, folder: Path) -> dict:
+        if folder not in self.oracle:
+            from longpuzzle.agents.report.oracle_steps import oracle_steps
+
+            try:
+                o = oracle_steps(folder, self.oracles)
+            except HarnessError as e:
+                o = {"error": str(e)}
+            self.oracle[folder] = o
+        return self.oracle[folder]
+
+
+def routes(ctx) -> list:
+    eps = ctx.cache.setdefault("episodes", Episodes())
+
+    def locate(request) -> Path:
+        return ctx.episode(request.path_params["run"], request.path_params["path"])
+
+    async def viewer(request):
+        try:
+            locate(request)
+        except NotServed as e:
+            return JSONResponse({"error": str(e)}, 404)
+        run = request.path_params["run"]
+        rel = request.path_params["path"]
+        body = (f"<div class='crumbs'><a href='/run/{run}'>{esc(ctx.folder(run).name)}</a> / <span>{esc(rel)}</span></div>"
+                "<div id='viewer' class='viewer'></div>")
+        return page(ctx, f"{rel} - viewer", body, scripts=("viewer.js",), data={"view": "episode", "run": run, "path": rel})
+
+    async def api_episode(request):
+        try:
+            folder = locate(request)
+        except NotServed as e:
+            return JSONResponse({"error": str(e)}, 404)
+        try:
+            return JSONResponse(await run_in_threadpool(eps.doc, folder))
+        except HarnessError as e:
+            return JSONResponse({"error": str(e)}, 422)
+
+    async def api_oracle(request):
+        try:
+            folder = locate(request)
+        except NotServed as e:
+            return JSONResponse({"error": str(e)}, 404)
+        return JSONResponse(await run_in_threadpool(eps.oracle_doc, folder))
+
+    async def frame(request):
+        try:
+            folder = locate(request)
+        except NotServed as e:
+            return JSONResponse({"error": str(e)}, 404)
+        step = request.query_params.get("step")
+        try:
+            step = int(step) if step not in (None, "") else None
+        except ValueError:
+            return JSONResponse({"error": "step must be a number"}, 400)
+        png = await run_in_threadpool(eps.frame_png, folder, request.path_params["k"], step)
+        if png is None:
+            return JSONResponse({"error": "no such frame"}, 404)
+        return Response(png, media_type="image/png", headers={"cache-control": "private, max-age=600"})
+
+    return [Route("/episode/{run:int}/{path:path}", viewer),
+            Route("/api/episode/{run:int}/{path:path}", api_episode),
+            Route("/api/oracle/{run:int}/{path:path}", api_oracle),
+            Route("/frame/{run:int}/{k:int}/{path:path}", frame)]
