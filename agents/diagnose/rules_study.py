@@ -384,7 +384,8 @@ def study_document(sched, units, *, agent_label, settings, draws, seed, catalog=
 
 def figure_5c(doc: dict, units: list[dict], out: Path) -> None:
     """Figure 5c: (left) the share of rules stated correctly at each of the five probes, one
-    line per cell; (right) LC per cell."""
+    line per cell (P1 dashed, so that cells on the same values stay visible); (right) LC per
+    cell with its source-level bootstrap interval."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -394,18 +395,32 @@ def figure_5c(doc: dict, units: list[dict], out: Path) -> None:
     full = [b for b in blocks if all((b, c) in prim for c in CELLS)]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.4))
     xs = list(range(1, PROBES_PER_SESSION + 1))
+    colours = {"K0P0": "#999999", "K0P1": "#6699cc", "K1P0": "#cc9966", "K1P1": "#669966"}
     for c in CELLS:
-        ys = [None if v is None else 100 * v for v in probe_curve(prim, full, c)]
-        a1.plot(xs, [float("nan") if y is None else y for y in ys], marker="o", label=c)
+        ys = [float("nan") if v is None else 100 * v for v in probe_curve(prim, full, c)]
+        p1 = c.endswith("P1")
+        a1.plot(xs, ys, marker="s" if p1 else "o", markersize=5 if p1 else 9, linestyle="--" if p1 else "-",
+                color=colours[c], label=c)
     a1.set_xlabel("probe")
     a1.set_ylabel("rules stated correctly (%)")
+    a1.set_title("Rule probes", fontsize=10)
     a1.set_ylim(-3, 103)
     a1.set_xticks(xs)
     a1.legend(fontsize=8)
-    lcs = [100 * (_mean([prim[(b, c)]["endpoints"]["LC"] for b in full]) or 0.0) for c in CELLS]
-    a2.bar(CELLS, lcs, color=["#999999", "#6699cc", "#cc9966", "#669966"])
+    lcs, err = [], [[], []]
+    for c in CELLS:
+        groups: dict = {}
+        for b in full:
+            groups.setdefault(prim[(b, c)]["source"], []).append(prim[(b, c)]["endpoints"]["LC"])
+        iv = cluster_bootstrap(groups, draws=doc["draws"], seed=doc["seed"]) if groups else None
+        est = 100 * (iv.estimate or 0.0) if iv else 0.0
+        lcs.append(est)
+        err[0].append(est - 100 * iv.low if iv and iv.low is not None else 0.0)
+        err[1].append(100 * iv.high - est if iv and iv.high is not None else 0.0)
+    a2.bar(CELLS, lcs, yerr=err, capsize=4, color=[colours[c] for c in CELLS])
     a2.set_ylabel("LC (%)")
-    a2.set_ylim(0, 100)
+    a2.set_title("Level completion (95% CI)", fontsize=10)
+    a2.set_ylim(0, 105)
     fig.tight_layout()
     tmp = out / "figure5c.tmp.png"
     fig.savefig(tmp, dpi=100)
