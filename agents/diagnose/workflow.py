@@ -1,10 +1,13 @@
 """P1 of RQ4 (PAPERS.md section 5): the deterministic workflow controller. It does the entry
-(the opening wait, the home screen, the game's card, the difficulty card) and the
+(from the home screen: the game's card, the difficulty card) and the
 evaluator-verified advancement (a level's Next / Replay only after the evaluator has seen
 that level won; the game's own failure card's retry), and leaves EVERY puzzle move to the
 agent: while a target level is being played it never acts, with one exception, the Bolt
 Unscrew controller that restarts a level whose board carries the paper's no-free-hole
-certificate (stable, unfinished, no usable hole: checkpoints.certify_dead_end).
+certificate (stable, unfinished, no usable hole: checkpoints.certify_dead_end). The
+protocol's opening wait (it starts the clock and returns the first screenshot) stays the
+agent's, so that every agent starts as the protocol has it and sees the screen the
+controller then leaves it on as the result of that wait.
 
 It reads the live suite of the episode (the evaluator's view, never shown to the agent) and
 finds its clicks with the scripted agents' own navigation (scripted.AppModelAgent.navigate
@@ -13,7 +16,6 @@ over the Suite and its Navigator), so it is not a second copy of the menus' geom
 
 from __future__ import annotations
 
-from longpuzzle.agents.api import FIRST_ACTION
 from longpuzzle.agents.diagnose.checkpoints import CheckpointError, certify_dead_end
 from longpuzzle.agents.scripted import AppModelAgent
 
@@ -44,7 +46,7 @@ class Controller:
         """(kind, action) of the controller's next action, or None when the agent plays."""
         ep, s = self.ep, self.ep.suite
         if ep.run.need_wait:
-            return "entry", dict(FIRST_ACTION)
+            return None                                    # the opening wait: the agent's
         on_level = s.screen.get("name") == "level" and s.session is not None
         if on_level and s.level.id in self.nav.targets and not s.complete and s.failed is None:
             if self.deadlock_restart and self._certified_dead_end():

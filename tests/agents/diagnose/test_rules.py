@@ -168,7 +168,7 @@ def test_p1_leaves_every_puzzle_move_to_the_agent_and_the_session_replays(tmp_pa
     e = run_session(load_agent("greedy"), "maze_paint/easy", "K1P1", settings=st, folder=tmp_path / "s")
     assert replay_episode(tmp_path / "s").ok
     ctl = e["controller"]
-    assert ctl["entry"] == 3 and ctl["advance"] >= 1 and e["LC"] > 0        # wait, game card, difficulty card
+    assert ctl["entry"] == 2 and ctl["advance"] >= 1 and e["LC"] > 0        # the game's card, the difficulty card
     assert e["agent_actions"] + e["controller_actions"] == 24
     events = [json.loads(x) for x in (tmp_path / "s/events.jsonl").read_text().splitlines()]
     acts = {r["step"]: r for r in events if r.get("stream") == "private"}
@@ -208,7 +208,7 @@ def test_the_bolt_controller_restarts_a_certified_dead_end(tmp_path):
     st = Settings(budget=600.0, max_actions=len(moves) + 8)
     on = run_session(Fatal(), "bolt_unscrew/hard", "K0P1", settings=st, folder=tmp_path / "p1")
     off = run_session(Fatal(), "bolt_unscrew/hard", "K0P0", settings=st, folder=tmp_path / "p0")
-    assert on["controller"]["deadlock_restarts"] == 1 and on["controller"]["entry"] == 3
+    assert on["controller"]["deadlock_restarts"] == 1 and on["controller"]["entry"] == 2
     assert off["controller_actions"] == 0
     wf = [json.loads(x) for x in (tmp_path / "p1/workflow.jsonl").read_text().splitlines()]
     restart = next(w for w in wf if w["kind"] == "deadlock_restarts")
