@@ -233,7 +233,7 @@ def test_the_study_end_to_end_with_scripted_agents(tmp_path):
     assert len(units) == 8 and {u["condition"] for u in units} == set(CELLS)
     assert [u["condition"] for u in units[:4]] == list(CELLS) and units[4]["condition"] == CELLS[1]   # rotated
     assert doc["kind"] == "longpuzzle-study" and doc["experiment"] == "rules" and (out / "figure5c.png").is_file()
-    t16, tc, curve = doc["tables"]
+    t16, tc, timing, curve = doc["tables"]
     rows = {r[0]: r for r in t16["rows"]}
     assert rows["K0P0"][5] == "0/60" and rows["K1P0"][5] == "60/60"           # 6 rules x 5 probes x 2 sessions
     assert rows["K0P0"][9] == "0.0" and float(rows["K0P1"][9]) > 0              # only P1 has controller actions
@@ -242,6 +242,10 @@ def test_the_study_end_to_end_with_scripted_agents(tmp_path):
     assert contrasts["dK|P0"][4].startswith("+100.0") and contrasts["dKxP"][4].startswith("+0.0")
     assert float(contrasts["dK|P0"][3].split()[0]) > 0 and float(contrasts["dK|P1"][3].split()[0]) > 0
     assert [r[1] for r in curve["rows"]] == ["0.0", "0.0", "100.0", "100.0"]
+    # K1: every rule of both sessions stated at the first probe already; K0: none ever
+    assert [r[1:3] for r in timing["rows"]] == [[0, 0], [0, 0], [12, 0], [12, 0]]
+    k1p0 = [u["endpoints"] for u in units if u["condition"] == "K1P0"]
+    assert timing["rows"][2][3] == f"{sum(not e['completed'] for e in k1p0)}/2"
     ok, problems = check_study(out)
     assert ok, problems
     # a probe answer changed afterwards is found: the folder's endpoints no longer match
@@ -374,3 +378,27 @@ def test_the_command_runs_a_model_agent_through_the_scripted_endpoint(tmp_path):
     assert probes.count(True) == 10                     # the K1 sessions' probes saw the card
     ok, problems = check_study(tmp_path / "s")
     assert ok, problems
+
+
+def test_the_tables_count_rules_learnt_during_play():
+    """rules_tables on hand-made endpoints: a rule first right at probe 3 is learnt during play;
+    one right at probe 1 only is ever stated but not later; the contrasts pair the cells."""
+    from longpuzzle.agents.diagnose.rules_study import rules_tables
+
+    def ends(lc, probes, completed=False):
+        shares = [sum(p) / len(p) for p in probes]
+        return {"end": "max_actions", "LC": lc, "completed": completed, "FGP": lc, "probes": probes,
+                "rules_share": sum(shares) / len(shares), "first_probe": shares[0], "last_probe": shares[-1],
+                "cell": None, "agent_actions": 10, "controller_actions": 0, "controller": {}}
+    no, yes = [False, False], [True, True]
+    cells = {"K0P0": ends(0.2, [no, no, [True, False], [True, False], [True, False]]),
+             "K0P1": ends(0.4, [[True, False], no, no, no, no]),
+             "K1P0": ends(0.5, [yes] * 5),
+             "K1P1": ends(1.0, [yes] * 5, completed=True)}
+    units = [{"unit": "b0", "source": "o/x", "condition": c, "order": i, "attempt": 1, "status": "valid",
+              "folder": f"episodes/{c}", "endpoints": e} for i, (c, e) in enumerate(cells.items())]
+    t16, tc, timing, curve = rules_tables(units, draws=50)
+    assert [r[1:4] for r in timing["rows"]] == [[1, 1, "0/0"], [1, 0, "0/0"], [2, 0, "1/1"], [2, 0, "0/1"]]
+    c = {r[0]: r[3].split()[0] for r in tc["rows"]}
+    assert c == {"dK|P0": "+30.0", "dK|P1": "+60.0", "dP|K0": "+20.0", "dP|K1": "+50.0", "dKxP": "+30.0"}
+    assert curve["rows"][0][1:] == ["0.0", "0.0", "50.0", "50.0", "50.0"]
