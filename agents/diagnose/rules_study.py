@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -237,6 +238,8 @@ def run_study(objectives: list[str], make_agent, out: str | Path, *, repeats: in
                         rec = done[rel]
                     else:
                         if not (out / rel / "result.json").is_file():
+                            if (out / rel).exists():              # a session cut off before its end: again
+                                shutil.rmtree(out / rel)
                             run_session(make_agent(b["repeat"], out / rel), b["objective"], cell, settings=st, folder=out / rel,
                                         deadlock_restart=deadlock_restart, catalog=catalog)
                         ends = session_endpoints(out / rel)
@@ -257,10 +260,20 @@ def run_study(objectives: list[str], make_agent, out: str | Path, *, repeats: in
 
 
 def _units(out: Path) -> dict[str, dict]:
+    """The sessions units.jsonl already records (a study resumed), by folder. A line cut off by
+    a kill is dropped and the file rewritten without it, so that appending goes on cleanly."""
     p = out / "units.jsonl"
     if not p.is_file():
         return {}
-    return {r["folder"]: r for r in (json.loads(x) for x in p.read_text(encoding="utf-8").splitlines() if x.strip())}
+    kept, cut = [], False
+    for line in p.read_text(encoding="utf-8").splitlines():
+        try:
+            kept.append(json.loads(line))
+        except ValueError:
+            cut = True
+    if cut:
+        _write_lines(p, kept)
+    return {r["folder"]: r for r in kept}
 
 
 def primary(units: list[dict]) -> dict[tuple[str, str], dict]:

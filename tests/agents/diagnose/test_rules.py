@@ -402,3 +402,41 @@ def test_the_tables_count_rules_learnt_during_play():
     c = {r[0]: r[3].split()[0] for r in tc["rows"]}
     assert c == {"dK|P0": "+30.0", "dK|P1": "+60.0", "dP|K0": "+20.0", "dP|K1": "+50.0", "dKxP": "+30.0"}
     assert curve["rows"][0][1:] == ["0.0", "0.0", "50.0", "50.0", "50.0"]
+
+
+def test_an_infrastructure_failure_is_replaced_and_a_stopped_study_resumes(tmp_path):
+    """A session whose agent's infrastructure fails is replaced under the same assignment (the
+    first valid attempt is primary); a study run again on its folder keeps what units.jsonl
+    records, drops a line cut off by a kill and plays a session cut off before its end again."""
+    from longpuzzle.agents.api import InfrastructureError
+
+    made = []
+
+    class Flaky(BaseAgent):
+        def act(self, obs):
+            raise InfrastructureError("the provider is down")
+
+    def make_agent(repeat, folder):
+        made.append(folder.name)
+        return Flaky() if len(made) == 2 else load_agent("greedy", seed=repeat)
+
+    st = Settings(budget=600.0, max_actions=4)
+    out = tmp_path / "study"
+    run_study(["maze_paint/easy"], make_agent, out, settings=st, draws=50)
+    units = [json.loads(x) for x in (out / "units.jsonl").read_text().splitlines()]
+    assert [(u["condition"], u["attempt"], u["status"]) for u in units] == [
+        ("K0P0", 1, "valid"), ("K0P1", 1, "replaced"), ("K0P1", 2, "valid"), ("K1P0", 1, "valid"),
+        ("K1P1", 1, "valid")]
+    assert made[1:3] == ["maze_paint-easy-r0-K0P1", "maze_paint-easy-r0-K0P1-a2"]
+    doc = json.loads((out / "study.json").read_text())
+    assert doc["tables"][0]["rows"][1][1] == 1                     # K0P1: its primary session only
+    # stopped: the last session cut off (no result.json) and its log line cut mid-way
+    lines = (out / "units.jsonl").read_text().splitlines()
+    (out / "units.jsonl").write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:40])
+    (out / units[-1]["folder"] / "result.json").unlink()
+    made.clear()
+    doc2 = run_study(["maze_paint/easy"], make_agent, out, settings=st, draws=50)
+    assert made == ["maze_paint-easy-r0-K1P1"] and doc2["tables"] == doc["tables"]
+    assert len((out / "units.jsonl").read_text().splitlines()) == 5
+    ok, problems = check_study(out)
+    assert ok, problems
