@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import inspect
 import json
 import os
 import shutil
@@ -169,18 +168,16 @@ class Checkpoint:
         return screenshot(self.restore())
 
     def continue_with(self, agent, *, note: str = "", out: str | Path | None = None, settings=None,
-                      takeover=True, **kw):
+                      takeover=True):
         """Continue the checkpoint's episode from its step with ``agent`` (replay.continue_episode):
         the continuation is an ordinary episode folder (``out``) whose header names this
         episode and step (``continued_from``), so ``replay`` derives its start. ``note`` is
         the intervention's text (added to the instruction); ``takeover`` the D.1 takeover
-        context (the harness's ``Takeover``, True: built from the source episode), passed
-        where continue_episode takes it."""
-        params = inspect.signature(continue_episode).parameters
-        if "takeover" in params:
-            kw["takeover"] = takeover
+        context the agent is given after reset (agents/api.py Takeover: True builds it from the
+        checkpoint's episode - its public action prefix, up to 4 screenshot-action pairs, the
+        current screenshot; a Takeover is given as is; False or None: none)."""
         return continue_episode(self.episode_dir, self.step, agent, note=note, settings=settings, out=out,
-                                catalog=self.catalog, **kw)
+                                catalog=self.catalog, takeover=takeover)
 
 
 # ---- validation ---------------------------------------------------------------------------------

@@ -213,22 +213,24 @@ def test_a_recorded_digest_that_differs_is_refused(made, tmp_path):
         ck.load_checkpoints(dst)
 
 
-def test_continue_with_passes_the_takeover_where_continue_episode_takes_it(made, monkeypatch):
-    seen = {}
+class _Told(GreedyAgent):
+    """The greedy agent, keeping the takeover context it is given."""
+    given: list = []
 
-    def with_takeover(folder, step, agent, *, note="", settings=None, out=None, catalog=None, takeover=False):
-        seen.update(folder=folder, step=step, takeover=takeover, note=note)
-        return "result"
-    monkeypatch.setattr(ck, "continue_episode", with_takeover)
+    def take_over(self, takeover):
+        super().take_over(takeover)
+        self.given.append(takeover)
+
+
+def test_continue_with_gives_the_agent_the_takeover_context(made, tmp_path):
     d = ck.load_checkpoints(made)[0]
-    assert d.continue_with(GreedyAgent(), note="n") == "result"
-    assert seen == {"folder": d.episode_dir, "step": DEAD, "takeover": True, "note": "n"}
-    marker = object()
-    d.continue_with(GreedyAgent(), takeover=marker)
-    assert seen["takeover"] is marker
-
-    def without(folder, step, agent, *, note="", settings=None, out=None, catalog=None):
-        seen["without"] = True
-    monkeypatch.setattr(ck, "continue_episode", without)
-    d.continue_with(GreedyAgent())                     # (no takeover argument where none is taken)
-    assert seen["without"]
+    agent = _Told()
+    agent.given = []
+    d.continue_with(agent, note="State information: lost.", out=tmp_path / "c1", settings=Settings(max_actions=1))
+    (t,) = agent.given
+    assert t.step == DEAD and t.note == "State information: lost." and len(t.prefix) == DEAD
+    assert 1 <= len(t.pairs) <= 4
+    assert ck.pixels_digest(t.frame) == d.frame_sha256            # the checkpoint's own screen
+    agent.given = []
+    d.continue_with(agent, out=tmp_path / "c2", settings=Settings(max_actions=1), takeover=False)
+    assert agent.given == []
