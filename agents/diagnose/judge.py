@@ -626,35 +626,23 @@ def check_study(folder: str | Path, catalog: Catalog | None = None) -> list[str]
 
 # ---- the command ---------------------------------------------------------------------------------
 
-def build_agent(agent_spec: str | None, model_name: str | None, *, models_file=None, base_url=None, api=None,
-                api_key_env=None, trusted: bool = False):
-    """The judging agent from the command's options: a model (``--model``, through the
-    protocol ``--agent`` names, default native), an agent eval accepts by name or file."""
-    from longpuzzle.agents.registry import MODEL_AGENTS, TOOL_AGENTS, load_agent
+def judging_agent(opts, runs, folder: Path) -> object:
+    """The judging agent of the shared agent options (agents/agent_options.py, contract 4: any
+    agent eval accepts), made as eval makes one, for the objective of the first episode given
+    (a model agent's own prompts are never used: the judge asks its own questions). ``folder``:
+    where the agent may write (a scripted agent's notes), never a recorded episode's."""
+    from longpuzzle.agents.agent_options import build_agent     # lazy: the command's options
 
-    if model_name:
-        from longpuzzle.agents.models.agent import ModelAgent      # lazy: model judges only
-        from longpuzzle.agents.models.config import resolve_model
-        cfg = resolve_model(model_name, models_file, base_url=base_url, api=api, api_key_env=api_key_env)
-        protocol = agent_spec or cfg.agent or "native"
-        if protocol not in MODEL_AGENTS:
-            raise JudgeError(f"--model judges through a model protocol ({', '.join(MODEL_AGENTS)}), not {protocol!r}")
-        cfg.api_key()                  # a missing key: one error line before anything runs (never stored)
-        if protocol in TOOL_AGENTS:
-            from longpuzzle.agents.vista.model import ToolModelAgent
-            return ToolModelAgent(protocol, cfg)
-        return ModelAgent(protocol, cfg)
-    if agent_spec in MODEL_AGENTS:
-        raise JudgeError(f"--agent {agent_spec} needs --model (a provider-file name or a model name)")
-    agent = load_agent(agent_spec, trusted=trusted)
-    if getattr(agent, "trusted", True) is False:
-        agent.check()                  # an agent file that cannot load: one error line, nothing run
-    return agent
+    choice = build_agent(opts)           # an unknown agent, a bad model setting, no key: one line now
+    head = read_events(episode_folders(runs)[0])[0]
+    objective = head.get("objective") or "/".join(str(head.get("level", "maze_paint/easy/1")).split("/")[:2])
+    return choice.make(objective, folder)
 
 
 def _command():
     import click
 
+    from longpuzzle.agents.agent_options import agent_options
     from longpuzzle.engine.catalog_store import catalog_option
 
     @click.command("judge")
@@ -667,27 +655,19 @@ def _command():
                   help="ordered: in order, stopping at the first milestone judged unmet; all: every milestone.")
     @click.option("--judge", "scripted", type=click.Choice(SCRIPTED_JUDGES), default=None,
                   help="A scripted test judge: perfect (the truth) or miscount (one item too many on counts).")
-    @click.option("--agent", "agent_spec", default=None, metavar="NAME|FILE.py",
-                  help="The judging agent: any agent eval accepts (a model protocol with --model).")
-    @click.option("--model", "model_name", default=None, help="A model (provider-file name or model name) as judge.")
-    @click.option("--models-file", type=click.Path(), default=None, help="The provider file naming the models.")
-    @click.option("--base-url", default=None, help="The model endpoint's base URL.")
-    @click.option("--api", type=click.Choice(["openai-chat", "openai-responses", "anthropic"]), default=None,
-                  help="The model endpoint's wire protocol.")
-    @click.option("--api-key-env", default=None, metavar="NAME", help="The environment variable holding the key.")
-    @click.option("--trusted-agent", is_flag=True, help="Import an agent file into this process (no sandbox).")
     @click.option("--seed", type=int, default=stats.SEED, show_default=True, help="Seed of the bootstrap.")
     @click.option("--draws", type=int, default=stats.DRAWS, show_default=True, help="Bootstrap draws.")
     @click.option("--check", "check_dir", type=click.Path(), default=None,
                   help="Derive a study folder again (truth, scores, tables) and report any difference.")
     @click.option("--json", "as_json", is_flag=True, help="Print study.json's tables as JSON.")
+    @agent_options(default_agent="none: give --judge, --agent or --model")
     @catalog_option
-    def judge_cmd(runs, out_dir, at, mode, scripted, agent_spec, model_name, models_file, base_url, api,
-                  api_key_env, trusted_agent, seed, draws, check_dir, as_json, catalog):
+    def judge_cmd(runs, out_dir, at, mode, scripted, seed, draws, check_dir, as_json, catalog, agent_opts):
         """FlashAdventure's CUA-as-a-Judge against the exact evaluator: a judge resumed at
         recorded states of RUNS (run or episode folders) checks each level's milestones;
         every verdict is compared with the truth.
 
+        \b
             longpuzzle diagnose judge results/eval-... --judge miscount --out judge-study
             longpuzzle diagnose judge results/eval-... --model gpt-6-sol --out judge-study
             longpuzzle diagnose judge --check judge-study"""
@@ -706,13 +686,16 @@ def _command():
             raise click.UsageError("give the run or episode folders to judge (or --check STUDY)")
         if not out_dir:
             raise click.UsageError("--out is required: the study folder to write")
-        if sum(x is not None for x in (scripted, agent_spec or model_name)) != 1:
+        if sum(x is not None for x in (scripted, agent_opts.agent or agent_opts.model)) != 1:
             raise click.UsageError("give one judge: --judge perfect|miscount, or --agent / --model")
         if draws < 1:
             raise click.BadParameter("--draws must be at least 1")
-        judge = scripted or build_agent(agent_spec, model_name, models_file=models_file, base_url=base_url, api=api,
-                                        api_key_env=api_key_env, trusted=trusted_agent)
-        doc = run_judge(runs, judge, out_dir, at=at, mode=mode, catalog=catalog, seed=seed, draws=draws)
+        scratch = Path(tempfile.mkdtemp(prefix="longpuzzle-judge-"))
+        try:
+            judge = scripted or judging_agent(agent_opts, runs, scratch)
+            doc = run_judge(runs, judge, out_dir, at=at, mode=mode, catalog=catalog, seed=seed, draws=draws)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
         if as_json:
             click.echo(json.dumps({"out": str(out_dir), "tables": doc["tables"]}))
             return

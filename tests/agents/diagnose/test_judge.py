@@ -325,3 +325,18 @@ def test_an_agent_file_judges_from_its_sandbox(runs, tmp_path):
     ms = _milestones(tmp_path / "s")
     assert [(m["kind"], m["verdict"]) for _, m in ms] == [("cells_painted", False)] * 4 + [("level_won", True)]
     assert all(m["reply"].endswith("(540x960)") for _, m in ms)        # it was shown the screenshot
+
+
+def test_the_command_takes_the_shared_agent_options(runs, tmp_path):
+    path = tmp_path / "file_judge.py"
+    path.write_text(JUDGE_FILE)
+    r = _cli(runs / "maze", "--agent", path, "--trusted-agent", "--mode", "all", "--out", tmp_path / "s",
+             "--draws", DRAWS)
+    assert r.exit_code == 0, r.output
+    ms = _milestones(tmp_path / "s")
+    assert [(m["kind"], m["verdict"]) for _, m in ms] == [("cells_painted", False)] * 4 + [("level_won", True)]
+    assert json.loads((tmp_path / "s" / "study.json").read_text())["agent"] == "judge:agent"
+    before = sorted(p.name for p in (runs / "maze").iterdir())
+    r = _cli(runs / "maze", "--agent", "no_such_agent", "--out", tmp_path / "t")
+    assert r.exit_code == 2 and r.stderr.startswith("error: unknown agent") and not (tmp_path / "t").exists()
+    assert sorted(p.name for p in (runs / "maze").iterdir()) == before
