@@ -24,7 +24,8 @@ from pathlib import Path
 
 import click
 
-from longpuzzle.agents.registry import AGENTS, MODEL, MODEL_AGENTS, SCRIPTED, SCRIPTED_AGENTS, TOOL, load_agent
+from longpuzzle.agents.harness.presets import HARNESS_NAMES, HARNESSES
+from longpuzzle.agents.registry import AGENTS, MODEL, MODEL_AGENTS, SCRIPTED, SCRIPTED_AGENTS, TOOL, TOOL_AGENTS, load_agent
 
 
 def agent_help(default: str = "solver") -> str:
@@ -59,6 +60,7 @@ class AgentOptions:
     scale_factor: float | None = None
     resize: str | None = None
     text_reply: str | None = None
+    harness: str | None = None
     trusted_agent: bool = False
     agent_memory: float = 4096
     agent_cpu: float | None = None
@@ -141,6 +143,10 @@ def _options(default_agent: str):
         click.option("--resize", default=None, metavar="RULE",
                      help="Resize screenshots for the model: none, longest:N or smart_resize [uitars default "
                      "smart_resize]."),
+        click.option("--harness", type=click.Choice(list(HARNESS_NAMES)), default=None,
+                     help="How the agent is run: default, or d1, the paper's diagnostics harness (1280x900, 2 s "
+                     "charged after each action; a model sees the takeover context, then 12 recent action turns "
+                     "and 4 screenshots, with its own summary every 8 turns)."),
         click.option("--text-reply", type=click.Choice(["final", "reprompt"]), default=None,
                      help="A model reply without a tool call (native, vista-*, code-cua): the agent's final "
                      "response, as in the paper [default], or re-prompted as invalid unless it starts with "
@@ -221,6 +227,8 @@ def build_agent(opts: AgentOptions, settings=None, *, protocol: str = "objective
         options["prompt_lang"] = lang       # the prompts in the screen's language (where a protocol has it)
         if opts.text_reply is not None:
             options["text_reply"] = opts.text_reply
+        if name not in TOOL_AGENTS:             # (the VISTA / code tool agents keep their own context)
+            options.update(HARNESSES[opts.harness or "default"]["agent_options"])
         return AgentChoice(name, model=model, agent_options=options, style=style, seed=seed)
     name = opts.agent or default
     limits = agent_limits(opts.agent_memory, opts.agent_cpu, opts.agent_cpu_per_action, settings, protocol,

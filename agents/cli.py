@@ -16,7 +16,7 @@ import click
 
 from click.core import ParameterSource
 
-from longpuzzle.agents.harness.presets import PRESET_NAMES, PRESETS
+from longpuzzle.agents.harness.presets import HARNESSES, PRESET_NAMES, PRESETS
 from longpuzzle.agents.harness.presets import label as preset_label_of
 from longpuzzle.agents.jobs.options import backend_for, backend_options
 from longpuzzle.agents.agent_options import agent_options, build_agent, with_defaults
@@ -163,6 +163,11 @@ def eval_cmd(ctx, preset, agent_opts, objective, all_, protocol, mode, episodes,
                 changed.append(name)
         if pr["agent"] and agent_spec is None and agent_opts.model:
             agent_spec = pr["agent"]
+        if agent_opts.harness not in (None, "default"):   # the harness's settings, where none was given
+            hs = HARNESSES[agent_opts.harness]["settings"]
+            page = page if given("viewport") else hs.get("viewport", page)
+            action_latency = action_latency if given("action_latency") else hs.get("action_latency", action_latency)
+            changed.append("harness")
         preset_label = preset_label_of(preset, changed)
         opts = with_defaults(agent_opts, agent=agent_spec, prompt_setting=prompt_setting, language=language)
         choice = None

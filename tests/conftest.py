@@ -111,6 +111,8 @@ SLOW = {
     "tests/agents/test_verify.py::test_every_single_field_tampering_of_a_genuine_run_is_refused",
     # diagnose branch: a model agent's continuations on the paper's screen (about 5 s)
     "tests/agents/diagnose/test_branch.py::test_a_model_agent_continues_the_branches_through_the_shared_agent_options",
+    # the D.1 model context through the scripted endpoint: 18 requests of 1280 x 900 screenshots per wire
+    "tests/agents/models/test_d1.py::test_a_takeover_then_a_window_of_12_turns_and_4_images_with_a_summary_every_8",
 }
 
 

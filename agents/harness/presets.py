@@ -18,6 +18,12 @@
             refused actions answered with dispatch_failed, the general_e2e agent with the
             catalogue's full instruction in Chinese.
 
+A harness is the other half of a published setting: how the agent is run within the preset's
+conditions. ``d1`` is the diagnostics' harness (PAPERS.md section 4, D.1): the paper preset's
+1280 x 900 screen, 2 s charged after each dispatched action (the runner's wait), and for model
+agents the D.1 context (agents/models/d1.py: the takeover context, then 12 recent action turns
+and 4 screenshots, a summary every 8 turns). ``eval --harness d1`` and every diagnose command.
+
 A preset fills what the command line leaves unsaid; an option given explicitly wins, and the
 result records the preset with the options that changed it (``label``): runs of different
 presets (or of one preset changed differently) are never pooled by report or leaderboard
@@ -54,6 +60,26 @@ PRESETS: dict[str, dict] = {
         "agent": "general_e2e",
     },
 }
+
+
+HARNESS_NAMES = ("default", "d1")
+
+HARNESSES: dict[str, dict] = {
+    "default": {"settings": {}, "agent_options": {}},
+    "d1": {"settings": {"viewport": PRESET_SCREENS["paper"]["viewport"], "action_latency": 2.0},
+           "agent_options": {"memory": "d1"}},
+}
+
+
+def harness_settings(name: str | None, settings, *, keep_screen: bool = False):
+    """``settings`` (harness Settings) under harness ``name`` (None / "default": unchanged).
+    ``keep_screen``: a continuation keeps its source's screen (the state restored is drawn as
+    it was recorded), so only the harness's other settings apply."""
+    from dataclasses import replace
+    given = dict(HARNESSES[name or "default"]["settings"])
+    if keep_screen:
+        given.pop("viewport", None)
+    return replace(settings, **given)
 
 
 def label(name: str, changed: list[str]) -> str:

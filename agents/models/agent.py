@@ -12,6 +12,9 @@ InfrastructureError: the episode is unscored and rerun).
 
 Context: the full history is kept, with ``history_images`` capping how many of the latest
 screenshots are re-sent (older ones become a text placeholder and their bytes are dropped).
+``memory="d1"`` is the diagnostics' harness instead (agents/models/d1.py, PAPERS.md D.1): the
+takeover context, then at most 12 recent action turns and 4 screenshots per request, with a
+model-written summary every 8 turns (the conversation log keeps every message all the same).
 When the last request plus the reply budget reaches ``context_tokens``, the model writes a
 summary that replaces the earlier turns (compaction); the conversation log records it.
 
@@ -29,6 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from longpuzzle.agents.base import AgentError, BaseAgent, FinalAnswer, Observation, first_action
+from longpuzzle.agents.models import d1
 from longpuzzle.agents.models.clients import ModelClient, ProviderError, Reply, context_overflow, unsupported_settings
 from longpuzzle.agents.models.config import ModelConfig
 from longpuzzle.agents.models.conversation import MAX_INVALID, ModelConversation
@@ -39,6 +43,7 @@ from longpuzzle.engine.registry import puzzles
 _UNSET = object()
 # what a rule probe's copy of the context says of the calls still waiting for their results
 PROBE_PENDING = "not run yet: answer the question below first (it does not change the game)"
+MEMORIES = ("full", "d1")          # what a request holds: the whole history, or the D.1 window
 _INSTR = re.compile(r"Complete all levels of (?P<title>.+?) at (?P<diff>\w+) difficulty")
 
 
@@ -54,7 +59,7 @@ class ModelAgent(ModelConversation, BaseAgent):
                  game: str | None = None, difficulty: str | None = None, folder: str | Path | None = None,
                  prompt_setting=_UNSET, language: str = "zh", history_images=_UNSET, resize: str | None = None,
                  scale_factor=_UNSET, level_protocol: bool = False, max_invalid: int = MAX_INVALID,
-                 prompt_lang: str = "en", text_reply: str = "final"):
+                 prompt_lang: str = "en", text_reply: str = "final", memory: str = "full"):
         if protocol not in PROTOCOLS:
             raise ValueError(f"unknown agent protocol {protocol!r}: use one of {', '.join(PROTOCOLS)}")
         self.protocol_cls = PROTOCOLS[protocol]
@@ -76,6 +81,11 @@ class ModelAgent(ModelConversation, BaseAgent):
         self.scale_factor = scale_factor
         self.level_protocol = level_protocol
         self.resets = 0
+        if memory not in MEMORIES:
+            raise ValueError(f"memory {memory!r}: use {' or '.join(MEMORIES)}")
+        self.memory = memory
+        if memory == "d1":
+            self.history_images = d1.IMAGES      # (recorded in the log; the window applies it)
 
     # ---- episode set-up
     def reset(self, instruction, action_spec):
@@ -105,9 +115,27 @@ class ModelAgent(ModelConversation, BaseAgent):
         self.started = False
         self.last_context = 0
         self.calls = 0
+        self.summary: str | None = None         # the latest D.1 summary
+        self.turns_since_summary = 0
+        self.takeover = None                     # (api.Takeover once given: take_over)
+        self.takeover_parts: list[dict] = []     # the takeover message's parts, until it is added
         self._open_log(ctx)
         if not self.proto.screenshot_first:
             self._add({"role": "user", "parts": [{"text": self.proto.task_text()}]})
+
+    def take_over(self, takeover) -> None:
+        """The takeover context (api.Takeover). Under memory "d1" it is shown to the model: in
+        a message of its own before the first reply (function calling: with the current
+        screenshot), or with the first screenshot's message (the first observation is the
+        current screenshot). Under the full memory it is kept and not shown (as before)."""
+        super().take_over(takeover)
+        if self.memory != "d1" or getattr(self, "proto", None) is None:
+            return
+        png = self.proto.view.png
+        if self.proto.tool_mode or self.started:
+            self._add({"role": "user", "parts": d1.takeover_parts(takeover, png, with_current=True)})
+        else:
+            self.takeover_parts = d1.takeover_parts(takeover, png, with_current=False)
 
     def note(self, text: str) -> None:
         super().note(text)
@@ -157,6 +185,8 @@ class ModelAgent(ModelConversation, BaseAgent):
         again = 0
         while True:
             self._maybe_compact()
+            if self.memory == "d1" and self.turns_since_summary >= d1.SUMMARY_EVERY:
+                self._summarise()
             reply = self._model_call("step" if again == 0 else "follow-up")
             try:
                 d = self.proto.parse(reply)
@@ -212,6 +242,8 @@ class ModelAgent(ModelConversation, BaseAgent):
             parts = []
             if not self.started:
                 parts.append({"text": self.proto.task_text()})
+                parts += self.takeover_parts           # D.1: the takeover, before the current screenshot
+                self.takeover_parts = []
             elif fb is not None and not fb.executed:
                 parts.append({"text": self.proto.correction(f"the dispatcher refused the action: {fb.message}")})
             else:
@@ -244,11 +276,47 @@ class ModelAgent(ModelConversation, BaseAgent):
     def _add(self, msg: dict) -> None:
         self.history.append(msg)
         self._log_message(msg)
+        if msg["role"] == "assistant":
+            self.turns_since_summary += 1
         if any("image" in p for p in msg.get("parts", ())):
             self._cap_images()
 
+    def _cap_images(self) -> None:
+        if self.memory != "d1":
+            return super()._cap_images()
+        # D.1: the newest screenshots a request can still show keep their bytes (the takeover's
+        # while it is live); the window (d1.window) decides what each request sends
+        keep, live = d1.IMAGES, self._takeover_live()
+        for m in reversed(self.history):
+            for p in reversed(m.get("parts", ())):
+                if "image" not in p or p["image"] is None:
+                    continue
+                if live and "takeover" in p["ref"]:
+                    continue
+                if keep > 0:
+                    keep -= 1
+                else:
+                    p["image"] = None
+                    p.pop("_b64", None)
+
+    def _takeover_live(self) -> bool:
+        """D.1: the takeover's screenshots are shown until the model's first reply after it."""
+        return getattr(self, "takeover", None) is not None and d1.opening_end(self.history) == len(self.history)
+
     def _request(self) -> list[dict]:
+        if self.memory == "d1":
+            return [{"role": "system", "text": self.system}] + d1.window(self.history, self.summary,
+                                                                         takeover_live=self._takeover_live())
         return [{"role": "system", "text": self.system}] + self.history
+
+    def _summarise(self) -> None:
+        """D.1: the model's summary of the play so far (every d1.SUMMARY_EVERY turns), kept in
+        every later request in place of the turns that leave the window."""
+        req = self._request() + [{"role": "user", "parts": [{"text": d1.summary_request()}]}]
+        reply = self._call("summary", req)
+        self.summary = (reply.text or "").strip() or "(no summary was written)"
+        self.turns_since_summary = 0
+        self._event({"type": "summary", "text": self.summary})
 
     def _count_call(self) -> int:
         self.calls += 1                     # a call record counts the calls since the last reset
@@ -256,7 +324,7 @@ class ModelAgent(ModelConversation, BaseAgent):
 
     @staticmethod
     def _sent_ref(ref: dict):
-        return ref["frame"]                 # the stored frame it shows
+        return ref.get("frame", ref)        # the stored frame it shows (a takeover's picture: its ref)
 
     def _model_call(self, kind: str) -> Reply:
         """A step's call; a request refused as longer than the model's context is answered by
