@@ -32,7 +32,9 @@ def cfg(srv, api, **kw):
 
 
 def post(http, srv, api, body, headers=None):
-    r = http.post(f"{srv.url}/v1/{PATHS[api]}", json=body, timeout=10, headers=headers)
+    # a generous safety net, not a timing: the server's first request loads the SDKs' request
+    # types to check the body against (seconds; more than 10 s on a loaded 2-core machine)
+    r = http.post(f"{srv.url}/v1/{PATHS[api]}", json=body, timeout=120, headers=headers)
     return r.status_code, r.json()
 
 
