@@ -334,25 +334,31 @@ def continuation_endpoints(folder: str | Path, level: str) -> dict:
             "charged_seconds": t_won if won_at is not None else res.get("charged_seconds")}
 
 
-def source_settings(state: BranchState, budget: float | None, max_actions: int | None) -> Settings:
+def source_settings(state: BranchState, budget: float | None, max_actions: int | None,
+                    harness: str | None = None) -> Settings:
     """The settings a continuation plays under: the source episode's own (its screen, language,
-    protocol rules, action timeout), with the study's limits."""
+    protocol rules, action timeout), with the study's limits, under ``harness`` (presets:
+    "d1" charges the runner's 2 s wait; the screen stays the source's, as recorded)."""
+    from longpuzzle.agents.harness.presets import harness_settings
+
     with open(Path(state.episode, "events.jsonl"), encoding="utf-8") as f:
         head = json.loads(f.readline())
     given = {k: v for k, v in head["settings"].items() if k in Settings.__dataclass_fields__}
-    return Settings(**{**given, "budget": budget, "max_actions": max_actions})
+    return harness_settings(harness, Settings(**{**given, "budget": budget, "max_actions": max_actions}),
+                            keep_screen=True)
 
 
 def run_study(states: list[BranchState], make_agent, out: str | Path, *, repeats: int = 3,
               budget: float | None = 300.0, max_actions: int | None = 600, agent: str | dict = "",
-              draws: int = DRAWS, seed: int = SEED, note: str = "") -> dict:
+              harness: str | None = None, draws: int = DRAWS, seed: int = SEED, note: str = "") -> dict:
     """The whole intervention: play both branch moves of every state (verified), then every
     unit's two continuations in the schedule's order (``make_agent(objective, folder)`` a
     fresh agent for each, e.g. agent_options.AgentChoice.make: a model agent logs its
     conversation in the continuation's folder), each under the source episode's settings with
     the limits ``budget`` (charged seconds) and ``max_actions`` (the paper: 300 s, 600
-    actions), appending units.jsonl as it goes, and write study.json at the end (atomically). Returns
-    the study document. Resumable: run again on the same folder with the same states, it
+    actions) and the ``harness`` (presets.HARNESSES: "d1" the diagnostics'), appending
+    units.jsonl as it goes, and write study.json at the end (atomically). Returns the study
+    document. Resumable: run again on the same folder with the same states, it
     keeps every continuation units.jsonl already records, plays again one that was cut off
     (a folder without result.json) and goes on where the schedule stopped."""
     import shutil
@@ -389,7 +395,7 @@ def run_study(states: list[BranchState], make_agent, out: str | Path, *, repeats
                             shutil.rmtree(out / rel)         # cut off before its end: played again
                         if not (out / rel / "result.json").is_file():
                             _continue(b["folder"], b["step"], make_agent(s.level.rsplit("/", 1)[0], out / rel),
-                                      settings=source_settings(s, budget, max_actions), out=out / rel)
+                                      settings=source_settings(s, budget, max_actions, harness), out=out / rel)
                         ends = continuation_endpoints(out / rel, s.level)
                         rec = {"unit": u["unit"], "source": s.source, "checkpoint": s.id, "condition": arm,
                                "order": pos, "attempt": attempt,
@@ -401,7 +407,8 @@ def run_study(states: list[BranchState], make_agent, out: str | Path, *, repeats
                     if rec["status"] == "valid":
                         break
     doc = study_document(states, sched, units, branches, agent=agent, limits={"budget": budget,
-                         "max_actions": max_actions}, draws=draws, seed=seed, out=out, note=note)
+                         "max_actions": max_actions, "harness": harness or "default"}, draws=draws, seed=seed,
+                         out=out, note=note)
     write_atomic(out / "study.json", doc)
     return doc
 

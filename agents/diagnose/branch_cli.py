@@ -64,7 +64,7 @@ def run_cmd(agent_opts, from_dirs, level, preset, out_dir, states, repeats, max_
     and a shortest-path one, both successors verified solvable; then the agent continues."""
     from longpuzzle.agents.agent_options import build_agent
     from longpuzzle.agents.diagnose.branch import BranchError, find_states, generate_states, run_study
-    from longpuzzle.agents.harness.presets import PRESETS
+    from longpuzzle.agents.harness.presets import PRESETS, harness_settings
     from longpuzzle.agents.harness.settings import Settings
     from longpuzzle.engine.catalog import load_level
 
@@ -82,7 +82,7 @@ def run_cmd(agent_opts, from_dirs, level, preset, out_dir, states, repeats, max_
         raise click.UsageError("give --out (the study folder)")
     out = Path(out_dir)
     _empty_or_new(out)
-    screen = Settings(**PRESETS[preset]["settings"], preset=preset)
+    screen = harness_settings(agent_opts.harness, Settings(**PRESETS[preset]["settings"], preset=preset))
     screen.action_timeout = None
     choice = build_agent(agent_opts, screen, default="greedy")   # a bad agent or level: one line, before any work
     if level:
@@ -94,7 +94,8 @@ def run_cmd(agent_opts, from_dirs, level, preset, out_dir, states, repeats, max_
     if not found:
         raise BranchError("no state qualifies (no costly, non-fatal move with a shortest-path alternative was found)")
     doc = run_study(found, lambda objective, folder: choice.make(objective, folder), out, repeats=repeats,
-                    budget=budget, max_actions=max_actions, agent=choice.public(), draws=draws, seed=seed)
+                    budget=budget, max_actions=max_actions, agent=choice.public(), harness=agent_opts.harness,
+                    draws=draws, seed=seed)
     _print_tables(doc["tables"])
     click.echo(f"\nstudy written to {out}")
 

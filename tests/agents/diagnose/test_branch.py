@@ -241,7 +241,8 @@ def test_a_model_agent_continues_the_branches_through_the_shared_agent_options(t
                           f'api_key_env = ""\nagent = "native"\n')
         r = CliRunner().invoke(cli, ["diagnose", "branch", "run", "--level", LEVEL, "--model", "scripted",
                                      "--models-file", str(models), "--states", "1", "--repeats", "1",
-                                     "--max-actions", "6", "--draws", "100", "--out", str(tmp_path / "st")])
+                                     "--max-actions", "6", "--draws", "100", "--harness", "d1",
+                                     "--out", str(tmp_path / "st")])
         assert r.exit_code == 0, r.output
         assert srv.refused == [] and srv.replies >= 8
     doc = json.loads((tmp_path / "st" / "study.json").read_text())
@@ -253,5 +254,9 @@ def test_a_model_agent_continues_the_branches_through_the_shared_agent_options(t
         folder = tmp_path / "st" / u["folder"]
         head = json.loads((folder / "events.jsonl").open().readline())
         assert tuple(head["settings"]["viewport"]) == page and head["settings"]["lang"] == "zh"
-        assert (folder / "conversation.jsonl").is_file()
+        assert head["settings"]["action_latency"] == 2.0                 # the D.1 harness's charged wait
+        conv = [json.loads(x) for x in (folder / "conversation.jsonl").read_text().splitlines()]
+        assert conv[0]["history_images"] == 4                            # D.1: 4 screenshots per request
+        assert any("Actions taken so far" in json.dumps(c) for c in conv)      # the takeover context
+    assert doc["limits"]["harness"] == "d1"
     assert check_study(tmp_path / "st") == (True, [])
