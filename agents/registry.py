@@ -50,6 +50,10 @@ AGENTS: tuple[AgentName, ...] = (
     AgentName("random_anywhere", SCRIPTED, "random actions anywhere", _S + "RandomAnywhereAgent"),
     AgentName("solver", SCRIPTED, "plans with the solvers, acts through the GUI", _S + "SolverAgent"),
     AgentName("greedy", SCRIPTED, "the move of most immediate progress", _S + "GreedyAgent"),
+    AgentName("paper_filler", SCRIPTED, "like the paper's agents: fills the last free hole, blames the click "
+              "unless told", "longpuzzle.agents.paper_agents:PaperFillerAgent"),
+    AgentName("paper_rebuilder", SCRIPTED, "like the paper's agents: restarts when told, then rebuilds the same "
+              "dead end", "longpuzzle.agents.paper_agents:PaperRebuilderAgent"),
     AgentName("rulebook", SCRIPTED, "diagnose rules: greedy when told the rule card, half its gestures guessed "
               "without it", "longpuzzle.agents.diagnose.rules_agent:RulebookAgent"),
     AgentName("general_e2e", MODEL, "the original repository's agent", _P + "general_e2e:BuiltinProtocol"),

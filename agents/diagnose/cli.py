@@ -16,6 +16,7 @@ SUBCOMMANDS: dict[str, str] = {
     "branch": "longpuzzle.agents.diagnose.branch_cli:branch_cmd",
     "judge": "longpuzzle.agents.diagnose.judge:judge_cmd",
     "rules": "longpuzzle.agents.diagnose.rules_cli:rules_cmd",
+    "takeover": "longpuzzle.agents.diagnose.takeover:takeover_cmd",
 }
 
 
