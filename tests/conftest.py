@@ -113,6 +113,9 @@ SLOW = {
     "tests/agents/diagnose/test_branch.py::test_a_model_agent_continues_the_branches_through_the_shared_agent_options",
     # the D.1 model context through the scripted endpoint: 18 requests of 1280 x 900 screenshots per wire
     "tests/agents/models/test_d1.py::test_a_takeover_then_a_window_of_12_turns_and_4_images_with_a_summary_every_8",
+    # diagnose takeover: the checkpoints and the whole filler study (module fixtures, about 7 s), the model agent
+    "tests/agents/diagnose/test_takeover.py::test_the_filler_reproduces_the_papers_pattern_with_exact_paired_counts",
+    "tests/agents/diagnose/test_takeover.py::test_a_model_agent_takes_over_through_a_real_endpoint",
 }
 
 

@@ -151,12 +151,17 @@ def public_prefix(folder: str | Path, step: int) -> list[dict]:
     return out
 
 
-def continuation_settings(cp, budget: float = BUDGET, max_actions: int = CEILING) -> Settings:
+def continuation_settings(cp, budget: float = BUDGET, max_actions: int = CEILING, harness: str | None = None
+                          ) -> Settings:
     """The checkpoint episode's own settings (screen, language, clock rules) with the
-    continuation's limits."""
+    continuation's limits, under ``harness`` (presets.HARNESSES: d1 charges 2 s per action; the
+    screen stays the checkpoint's)."""
+    from longpuzzle.agents.harness.presets import harness_settings
+
     head = read_events(cp.episode_dir)[0]
     given = {k: v for k, v in head["settings"].items() if k in Settings.__dataclass_fields__}
-    return Settings(**{**given, "budget": budget, "max_actions": max_actions})
+    return harness_settings(harness, Settings(**{**given, "budget": budget, "max_actions": max_actions}),
+                            keep_screen=True)
 
 
 def screen_lang(cp) -> str:
@@ -356,7 +361,7 @@ def study_schedule(checkpoints: list, conditions=ALL_CONDITIONS, repeats: int = 
 
 def run_study(checkpoint_dirs: list, make_agent, out: str | Path, *, conditions=ALL_CONDITIONS, repeats: int = 1,
               budget: float = BUDGET, max_actions: int = CEILING, text_lang: str | None = None, agent="",
-              draws: int = DRAWS, seed: int = SEED, catalog=None, log=None) -> dict:
+              harness: str | None = None, draws: int = DRAWS, seed: int = SEED, catalog=None, log=None) -> dict:
     """The takeover study: every checkpoint of ``checkpoint_dirs`` (validated first:
     load_checkpoints) under each of its conditions, ``make_agent(objective, folder, prefix=)``
     a fresh agent for each continuation (agent_options.AgentChoice.make), written to the study
@@ -379,10 +384,11 @@ def run_study(checkpoint_dirs: list, make_agent, out: str | Path, *, conditions=
         lang = text_lang or screen_lang(cp)
         note = condition_text(cp.kind, cond, cp.level.split("/")[0], lang)
         agent_ = make_agent(cp.objective, folder, prefix=public_prefix(cp.episode_dir, cp.step))
-        cp.continue_with(agent_, note=note, out=folder, settings=continuation_settings(cp, budget, max_actions))
+        cp.continue_with(agent_, note=note, out=folder, settings=continuation_settings(cp, budget, max_actions, harness))
 
     units = sr.run_units(out, sched, play, lambda u, c, f: endpoints(f, u["level"], u["kind"]), log=log)
     doc = _document(sched, units, agent, draws, seed, folders, out, conditions, budget, max_actions, cps, text_lang)
+    doc["harness"] = harness or "default"
     sr.write_study(out, doc)
     return doc
 
@@ -464,6 +470,7 @@ def _command():
         choice = build_agent(agent_opts, Settings(budget=budget, max_actions=max_actions), default="paper_filler")
         doc = run_study(list(checkpoint_dirs), choice.make, out_dir, conditions=conds, repeats=repeats,
                         budget=budget, max_actions=max_actions, text_lang=text_lang, agent=choice.public(),
+                        harness=agent_opts.harness,
                         draws=draws, seed=seed, log=None if as_json else lambda m: click.echo(f"  {m}", err=True))
         if as_json:
             click.echo(json.dumps(doc["tables"], ensure_ascii=False))

@@ -266,3 +266,14 @@ def test_a_model_agent_takes_over_through_a_real_endpoint(ckpts, tmp_path):
     for c in ("A", "B"):
         assert (tmp_path / "s" / "episodes" / f"{cp.id}-{c}" / "conversation.jsonl").is_file()
     assert T.check_study(tmp_path / "s")[0]
+
+
+def test_under_the_d1_harness_each_action_is_charged_two_seconds(ckpts, tmp_path):
+    choice = build_agent(AgentOptions(agent="paper_filler", harness="d1"))
+    T.run_study([ckpts / "d"], choice.make, tmp_path / "s", conditions=("B",), max_actions=3, draws=DRAWS,
+                harness="d1")
+    for r in _units(tmp_path / "s"):
+        e = r["endpoints"]
+        assert e["restart_action"] == 2 and e["restart_seconds"] >= 2 * 2.0     # the wait, the restart
+        head = json.loads((tmp_path / "s" / r["folder"] / "events.jsonl").open().readline())
+        assert head["settings"]["action_latency"] == 2.0 and head["settings"]["viewport"] is None   # its screen
