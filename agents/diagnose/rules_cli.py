@@ -1,7 +1,8 @@
 """``longpuzzle diagnose rules``: RQ4, the rule card (K) x workflow controller (P) study with
 five isolated rule probes per session (rules.py, workflow.py, rules_study.py).
 
-    diagnose rules --objective maze_paint/easy --agent greedy --out STUDY     the 2 x 2 study
+    diagnose rules --objective maze_paint/easy --agent rulebook --out STUDY   the 2 x 2 study
+    diagnose rules --objective maze_paint/easy --model M --out STUDY         ... with a model agent
     diagnose rules --check STUDY                                              re-derive its tables
     diagnose rules --card bolt_unscrew [--lang zh]                            print a game's card
 """
@@ -12,37 +13,8 @@ from pathlib import Path
 
 import click
 
+from longpuzzle.agents.agent_options import agent_options
 from longpuzzle.agents.diagnose.stats import DRAWS, SEED
-
-
-def agent_factory(agent_name, model_name, *, models_file=None, base_url=None, api=None, api_key_env=None,
-                  trusted=False, lang="en"):
-    """(make_agent(repeat, folder), label) from the command's options: a model (``--model``,
-    through the model protocol ``--agent`` names, default native; its conversation logged in the
-    session's folder), or an agent eval accepts by name or file (a scripted one seeded by the
-    repeat). Checked here, before any session: an unknown agent, a protocol that is not step
-    by step, a missing key - one error line. (Until the lab's shared agent options land.)"""
-    from longpuzzle.agents.registry import MODEL_AGENTS, SCRIPTED_AGENTS, TOOL_AGENTS, load_agent
-
-    if model_name:
-        from longpuzzle.agents.models.agent import ModelAgent      # lazy: model agents only
-        from longpuzzle.agents.models.config import resolve_model
-        cfg = resolve_model(model_name, models_file, base_url=base_url, api=api, api_key_env=api_key_env)
-        protocol = agent_name or cfg.agent or "native"
-        if protocol not in MODEL_AGENTS or protocol in TOOL_AGENTS:
-            raise click.UsageError(f"--model plays through a model protocol the session drives step by step "
-                                   f"({', '.join(a for a in MODEL_AGENTS if a not in TOOL_AGENTS)}), not {protocol!r}")
-        cfg.api_key()                  # a missing key: one error line before anything runs (never stored)
-        return (lambda repeat, folder: ModelAgent(protocol, cfg, folder=folder, prompt_lang=lang)), \
-            f"{protocol}:{cfg.name or cfg.model}"
-    if agent_name in MODEL_AGENTS:
-        raise click.UsageError(f"--agent {agent_name} needs --model (a provider-file name or a model name)")
-    first = load_agent(agent_name, trusted=trusted)             # an unknown agent: here, before any work
-    if getattr(first, "trusted", True) is False:
-        first.check()                  # an agent file that cannot load: one error line, nothing run
-    scripted = agent_name in SCRIPTED_AGENTS
-    return (lambda repeat, folder: load_agent(agent_name, trusted=trusted, **({"seed": repeat} if scripted else {}))), \
-        agent_name
 
 
 def _print_tables(tables: list[dict]) -> None:
@@ -55,17 +27,9 @@ def _print_tables(tables: list[dict]) -> None:
 
 
 @click.command("rules")
+@agent_options(default_agent="rulebook")
 @click.option("--objective", "objectives", multiple=True, metavar="GAME/DIFFICULTY",
               help="An objective of the study (repeatable); each is a source of the bootstrap.")
-@click.option("--agent", "agent_name", default=None, metavar="NAME|FILE.py",
-              help="The agent: a scripted agent, an agent file, or with --model a model protocol (default native).")
-@click.option("--model", "model_name", default=None, help="A model (provider-file name or model name) as the agent.")
-@click.option("--models-file", type=click.Path(), default=None, help="The provider file naming the models.")
-@click.option("--base-url", default=None, help="The model endpoint's base URL.")
-@click.option("--api", type=click.Choice(["openai-chat", "openai-responses", "anthropic"]), default=None,
-              help="The model endpoint's wire.")
-@click.option("--api-key-env", default=None, metavar="NAME", help="The environment variable holding the key.")
-@click.option("--trusted-agent", is_flag=True, help="Import an agent file into this process (no sandbox).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None, help="The study folder to write.")
 @click.option("--repeats", type=click.IntRange(1, 100), default=1, show_default=True,
               help="Blocks (of the four cells) per objective.")
@@ -82,15 +46,16 @@ def _print_tables(tables: list[dict]) -> None:
 @click.option("--check", "check_dir", type=click.Path(), default=None,
               help="Re-derive a rules study: every session replays, endpoints and tables are the recorded ones.")
 @click.option("--card", "card_game", default=None, metavar="GAME", help="Print GAME's rule card and exit.")
-def rules_cmd(objectives, agent_name, model_name, models_file, base_url, api, api_key_env, trusted_agent,
-              out_dir, repeats, max_actions, budget, lang, no_deadlock_restart, draws, seed,
+def rules_cmd(agent_opts, objectives, out_dir, repeats, max_actions, budget, lang, no_deadlock_restart, draws, seed,
               check_dir, card_game):
     """RQ4: the rule card (K0 / K1) x the workflow controller (P0 / P1) on objectives, five
     isolated rule probes per session graded against the game's numbered rules; Table 16,
     the five contrasts and Figure 5c, as a study folder."""
+    from longpuzzle.agents.agent_options import build_agent
     from longpuzzle.agents.diagnose.rules import RuleCardError, rule_card
     from longpuzzle.agents.diagnose.rules_study import RulesStudyError, check_study, run_study
     from longpuzzle.agents.harness.settings import Settings
+    from longpuzzle.agents.registry import TOOL_AGENTS
     from longpuzzle.engine.catalog import builtin_catalog
     from longpuzzle.engine.errors import LongPuzzleError
 
@@ -104,9 +69,8 @@ def rules_cmd(objectives, agent_name, model_name, models_file, base_url, api, ap
                 click.echo(f"  {p}")
             click.echo("ok: the study re-derives exactly" if ok else "NOT OK")
             raise SystemExit(0 if ok else 1)
-        if not objectives or not (agent_name or model_name) or not out_dir:
-            raise click.UsageError("give --objective (one or more), --agent (or --model) and --out "
-                                   "(or --check STUDY, --card GAME)")
+        if not objectives or not out_dir:
+            raise click.UsageError("give --objective (one or more) and --out (or --check STUDY, --card GAME)")
         out = Path(out_dir)
         if out.exists() and (not out.is_dir() or any(out.iterdir())) and not (out / "units.jsonl").is_file():
             raise click.UsageError(f"{out} exists and is not a study folder (give a new or empty folder)")
@@ -114,11 +78,16 @@ def rules_cmd(objectives, agent_name, model_name, models_file, base_url, api, ap
         for o in objectives:
             cat.objective(o)                         # an unknown objective fails here, before any work
             rule_card(o.split("/")[0])
-        make_agent, label = agent_factory(agent_name, model_name, models_file=models_file, base_url=base_url,
-                                          api=api, api_key_env=api_key_env, trusted=trusted_agent, lang=lang)
         st = Settings(budget=budget, max_actions=max_actions, lang=lang)
+        choice = build_agent(agent_opts, st, default="rulebook")      # a bad agent: one line, before any work
+        if choice.agent in TOOL_AGENTS:
+            raise click.UsageError(f"--agent {choice.agent} drives its own episode through tools; a rules session "
+                                   "asks its agent step by step (use a model protocol: native, general_e2e, ...)")
+
+        def make_agent(objective, folder, repeat):      # a fresh agent per session (scripted: seeded by the repeat)
+            return choice.make(objective, folder, episode=repeat)
         doc = run_study(list(objectives), make_agent, out, repeats=repeats, settings=st,
-                        agent_label=label, deadlock_restart=not no_deadlock_restart, draws=draws, seed=seed)
+                        agent_label=choice.label, deadlock_restart=not no_deadlock_restart, draws=draws, seed=seed)
     except (RuleCardError, RulesStudyError, LongPuzzleError) as e:
         raise click.UsageError(str(e)) from None
     _print_tables(doc["tables"])

@@ -216,8 +216,8 @@ def schedule(objectives: list[str], repeats: int) -> list[dict]:
 def run_study(objectives: list[str], make_agent, out: str | Path, *, repeats: int = 1,
               settings: Settings | None = None, agent_label: str = "", deadlock_restart: bool = True,
               draws: int = DRAWS, seed: int = SEED, catalog=None) -> dict:
-    """Every block's four sessions in the schedule's order (``make_agent(repeat, folder)``: a
-    fresh agent per session, seeded by the block's repeat where it takes a seed - the four cells
+    """Every block's four sessions in the schedule's order (``make_agent(objective, folder,
+    repeat)``: a fresh agent per session, seeded by the block's repeat where it takes a seed - the four cells
     of a block share it, repeats differ - and logging into the session's folder where it keeps
     a log, as a model agent's conversation.jsonl), units.jsonl appended as it goes (a folder already written is kept: resumable),
     study.json written at the end (atomically). Returns the study document."""
@@ -240,7 +240,8 @@ def run_study(objectives: list[str], make_agent, out: str | Path, *, repeats: in
                         if not (out / rel / "result.json").is_file():
                             if (out / rel).exists():              # a session cut off before its end: again
                                 shutil.rmtree(out / rel)
-                            run_session(make_agent(b["repeat"], out / rel), b["objective"], cell, settings=st, folder=out / rel,
+                            agent = make_agent(b["objective"], out / rel, b["repeat"])
+                            run_session(agent, b["objective"], cell, settings=st, folder=out / rel,
                                         deadlock_restart=deadlock_restart, catalog=catalog)
                         ends = session_endpoints(out / rel)
                         rec = {"unit": b["block"], "source": b["objective"], "checkpoint": None, "condition": cell,

@@ -226,7 +226,7 @@ def test_the_study_end_to_end_with_scripted_agents(tmp_path):
     """The rulebook agent (greedy when told the card, half its gestures guessed without it): the
     card raises both the rules stated correctly and LC; the controller takes the menus."""
     st = Settings(budget=600.0, max_actions=24)
-    doc = run_study(["maze_paint/easy"], lambda r, folder: load_agent("rulebook", seed=r), tmp_path / "study", repeats=2,
+    doc = run_study(["maze_paint/easy"], lambda objective, folder, r: load_agent("rulebook", seed=r), tmp_path / "study", repeats=2,
                     settings=st, agent_label="rulebook", draws=300)
     out = tmp_path / "study"
     units = [json.loads(x) for x in (out / "units.jsonl").read_text().splitlines()]
@@ -416,7 +416,7 @@ def test_an_infrastructure_failure_is_replaced_and_a_stopped_study_resumes(tmp_p
         def act(self, obs):
             raise InfrastructureError("the provider is down")
 
-    def make_agent(repeat, folder):
+    def make_agent(objective, folder, repeat):
         made.append(folder.name)
         return Flaky() if len(made) == 2 else load_agent("greedy", seed=repeat)
 
