@@ -9,21 +9,10 @@ five isolated rule probes per session (rules.py, workflow.py, rules_study.py).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from longpuzzle.agents.agent_options import agent_options
 from longpuzzle.agents.diagnose.stats import DRAWS, SEED
-
-
-def _print_tables(tables: list[dict]) -> None:
-    for t in tables:
-        click.echo(f"\n{t['title']}")
-        rows = [[str(c) for c in t["columns"]]] + [[str(c) for c in r] for r in t["rows"]]
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        for r in rows:
-            click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
 
 
 @click.command("rules")
@@ -52,6 +41,7 @@ def rules_cmd(agent_opts, objectives, out_dir, repeats, max_actions, budget, lan
     isolated rule probes per session graded against the game's numbered rules; Table 16,
     the five contrasts and Figure 5c, as a study folder."""
     from longpuzzle.agents.agent_options import build_agent
+    from longpuzzle.agents.diagnose import study
     from longpuzzle.agents.diagnose.rules import RuleCardError, rule_card
     from longpuzzle.agents.diagnose.rules_study import RulesStudyError, check_study, run_study
     from longpuzzle.agents.harness.settings import Settings
@@ -71,9 +61,7 @@ def rules_cmd(agent_opts, objectives, out_dir, repeats, max_actions, budget, lan
             raise SystemExit(0 if ok else 1)
         if not objectives or not out_dir:
             raise click.UsageError("give --objective (one or more) and --out (or --check STUDY, --card GAME)")
-        out = Path(out_dir)
-        if out.exists() and (not out.is_dir() or any(out.iterdir())) and not (out / "units.jsonl").is_file():
-            raise click.UsageError(f"{out} exists and is not a study folder (give a new or empty folder)")
+        out = study.fresh_folder(out_dir)           # new, empty, or a rules study to resume
         cat = builtin_catalog()
         for o in objectives:
             cat.objective(o)                         # an unknown objective fails here, before any work
@@ -90,5 +78,5 @@ def rules_cmd(agent_opts, objectives, out_dir, repeats, max_actions, budget, lan
                         agent_label=choice.label, deadlock_restart=not no_deadlock_restart, draws=draws, seed=seed)
     except (RuleCardError, RulesStudyError, LongPuzzleError) as e:
         raise click.UsageError(str(e)) from None
-    _print_tables(doc["tables"])
+    study.print_tables(doc["tables"], click.echo)
     click.echo(f"\nstudy written to {out}")

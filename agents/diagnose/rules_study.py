@@ -20,10 +20,10 @@ index, the agent action it came after, the statements with their truth, the answ
 and its grade) and, under P1, ``workflow.jsonl`` (per controller action: step, kind, action).
 The controller's actions are ordinary dispatched actions of the episode (so it replays).
 
-The study: every objective x repeat is a BLOCK holding the four cells, run in a rotated order
-(block b starts at cell b mod 4: each cell comes first equally often); a session ended by an
-infrastructure failure is replaced under the same assignment (the first valid attempt in the
-fixed order is primary). Outcome per session: LC (won target levels / target levels; the
+The study (on the lab's study runner, study.py): every objective x repeat is a BLOCK holding
+the four cells, run in a rotated order (block b starts at cell b mod 4: each cell comes first
+equally often); a session ended by an infrastructure failure is replaced under the same
+assignment (the first valid attempt in the fixed order is primary); resumable. Outcome per session: LC (won target levels / target levels; the
 primary outcome), completion (every level won), FGP, rules stated correctly (the share of the
 game's rules over the five probes, and at the first and the last probe), the agent's actions
 and the controller's. Contrasts, paired within blocks, with source-level bootstrap intervals
@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from pathlib import Path
 
 from longpuzzle.agents.base import AgentError, InfrastructureError, instruction_for
+from longpuzzle.agents.diagnose import study
 from longpuzzle.agents.diagnose.rules import PROBES_PER_SESSION, grade, make_question, probe_steps, rule_card
 from longpuzzle.agents.diagnose.stats import DRAWS, SEED, cluster_bootstrap, paired_effect, statistic_bootstrap
 from longpuzzle.agents.diagnose.workflow import Controller
@@ -54,8 +54,7 @@ from longpuzzle.engine.errors import LongPuzzleError
 CELLS = ("K0P0", "K0P1", "K1P0", "K1P1")
 CONTRASTS = (("dK|P0", "K0P0", "K1P0"), ("dK|P1", "K0P1", "K1P1"), ("dP|K0", "K0P0", "K0P1"),
              ("dP|K1", "K1P0", "K1P1"))
-MAX_ATTEMPTS = 3                   # attempts per assignment (infrastructure failures replaced)
-INFRASTRUCTURE = "infrastructure_error"
+INFRASTRUCTURE = study.INFRASTRUCTURE
 PROBES = "probes.jsonl"
 SESSION = "session.json"
 WORKFLOW = "workflow.jsonl"
@@ -204,86 +203,41 @@ def session_endpoints(folder: str | Path) -> dict:
 # ---- the study --------------------------------------------------------------------------------
 
 def schedule(objectives: list[str], repeats: int) -> list[dict]:
-    """The blocks (objective x repeat) and each block's cell order: rotated by the block's
-    index, so each cell is first (and last) equally often."""
-    out = []
-    for i, (o, r) in enumerate((o, r) for o in objectives for r in range(repeats)):
-        order = list(CELLS[i % 4:] + CELLS[:i % 4])
-        out.append({"block": f"{o.replace('/', '-')}-r{r}", "objective": o, "repeat": r, "order": order})
-    return out
+    """The blocks (objective x repeat; the objective is the bootstrap's source) with each
+    block's cell order rotated by its index (study.interleaved), so each cell is first (and
+    last) equally often."""
+    blocks = [{"unit": f"{o.replace('/', '-')}-r{r}", "source": o, "objective": o, "repeat": r}
+              for o in objectives for r in range(repeats)]
+    return study.interleaved(blocks, lambda b: CELLS)
 
 
 def run_study(objectives: list[str], make_agent, out: str | Path, *, repeats: int = 1,
-              settings: Settings | None = None, agent_label: str = "", deadlock_restart: bool = True,
+              settings: Settings | None = None, agent_label: str | dict = "", deadlock_restart: bool = True,
               draws: int = DRAWS, seed: int = SEED, catalog=None) -> dict:
-    """Every block's four sessions in the schedule's order (``make_agent(objective, folder,
-    repeat)``: a fresh agent per session, seeded by the block's repeat where it takes a seed - the four cells
-    of a block share it, repeats differ - and logging into the session's folder where it keeps
-    a log, as a model agent's conversation.jsonl), units.jsonl appended as it goes (a folder already written is kept: resumable),
-    study.json written at the end (atomically). Returns the study document."""
+    """Every block's four sessions in the schedule's order, through the lab's study runner
+    (study.run_units: units.jsonl appended as it goes, infrastructure failures replaced under
+    the same assignment, resumable), then study.json (atomically) and Figure 5c.
+    ``make_agent(objective, folder, repeat)``: a fresh agent per session, seeded by the block's
+    repeat where it takes a seed (the four cells of a block share it, repeats differ), logging
+    into the session's folder where it keeps a log (a model agent's conversation.jsonl).
+    Returns the study document."""
     out = Path(out)
     for o in objectives:
         rule_card(o.split("/")[0])               # a game without a card fails before any session
-    (out / "episodes").mkdir(parents=True, exist_ok=True)
     st = settings or Settings(budget=3600.0, max_actions=600)
     sched = schedule(objectives, repeats)
-    units = []
-    done = _units(out)
-    with open(out / "units.jsonl", "a", encoding="utf-8") as log:
-        for b in sched:
-            for pos, cell in enumerate(b["order"]):
-                for attempt in range(1, MAX_ATTEMPTS + 1):
-                    rel = f"episodes/{b['block']}-{cell}" + (f"-a{attempt}" if attempt > 1 else "")
-                    if rel in done:
-                        rec = done[rel]
-                    else:
-                        if not (out / rel / "result.json").is_file():
-                            if (out / rel).exists():              # a session cut off before its end: again
-                                shutil.rmtree(out / rel)
-                            agent = make_agent(b["objective"], out / rel, b["repeat"])
-                            run_session(agent, b["objective"], cell, settings=st, folder=out / rel,
-                                        deadlock_restart=deadlock_restart, catalog=catalog)
-                        ends = session_endpoints(out / rel)
-                        rec = {"unit": b["block"], "source": b["objective"], "checkpoint": None, "condition": cell,
-                               "order": pos, "attempt": attempt,
-                               "status": "replaced" if ends["end"] == INFRASTRUCTURE else "valid",
-                               "folder": rel, "endpoints": ends}
-                        log.write(json.dumps(rec, ensure_ascii=False) + "\n")
-                        log.flush()
-                    units.append(rec)
-                    if rec["status"] == "valid":
-                        break
+
+    def play(block: dict, cell: str, folder: Path) -> None:
+        agent = make_agent(block["objective"], folder, block["repeat"])
+        run_session(agent, block["objective"], cell, settings=st, folder=folder, deadlock_restart=deadlock_restart,
+                    catalog=catalog)
+
+    units = study.run_units(out, sched, play, lambda block, cell, folder: session_endpoints(folder))
     doc = study_document(sched, units, agent_label=agent_label, settings=st, draws=draws, seed=seed,
                          catalog=catalog, deadlock_restart=deadlock_restart)
-    write_atomic(out / "study.json", doc)
+    study.write_study(out, doc)
     figure_5c(doc, units, out)
     return doc
-
-
-def _units(out: Path) -> dict[str, dict]:
-    """The sessions units.jsonl already records (a study resumed), by folder. A line cut off by
-    a kill is dropped and the file rewritten without it, so that appending goes on cleanly."""
-    p = out / "units.jsonl"
-    if not p.is_file():
-        return {}
-    kept, cut = [], False
-    for line in p.read_text(encoding="utf-8").splitlines():
-        try:
-            kept.append(json.loads(line))
-        except ValueError:
-            cut = True
-    if cut:
-        _write_lines(p, kept)
-    return {r["folder"]: r for r in kept}
-
-
-def primary(units: list[dict]) -> dict[tuple[str, str], dict]:
-    """(block, cell) -> its primary session: the first valid attempt in the fixed order."""
-    out = {}
-    for r in sorted(units, key=lambda r: (r["unit"], r["condition"], r["attempt"])):
-        if r["status"] == "valid":
-            out.setdefault((r["unit"], r["condition"]), r)
-    return out
 
 
 def _pct(v) -> str:
@@ -300,7 +254,7 @@ def _iv(iv) -> str:
 def rules_tables(units: list[dict], *, draws: int = DRAWS, seed: int = SEED) -> list[dict]:
     """Table 16 (per cell), the five contrasts, when rules are first stated correctly, and
 Figure 5c's data, from the units' endpoints."""
-    prim = primary(units)
+    prim = study.primary(units)
     blocks = sorted({u for u, _ in prim})
     full = [b for b in blocks if all((b, c) in prim for c in CELLS)]          # blocks with all four cells
     src = {b: prim[(b, CELLS[0])]["source"] for b in full}
@@ -408,12 +362,11 @@ def study_document(sched, units, *, agent_label, settings, draws, seed, catalog=
     from longpuzzle.engine.catalog import builtin_catalog
 
     cat = catalog or builtin_catalog()
-    return {"kind": "longpuzzle-study", "version": 1, "experiment": "rules", "catalog": cat.identity(),
-            "agent": agent_label, "seed": seed, "draws": draws, "schedule": sched,
-            "tables": rules_tables(units, draws=draws, seed=seed),
-            "figures": [{"id": "figure5c", "title": "Figure 5c: rules stated correctly by probe, and LC, per cell",
-                         "png": "figure5c.png"}],
-            "settings": dict(vars(settings)), "deadlock_restart": deadlock_restart}
+    return study.document("rules", catalog=cat.identity(), agent=agent_label, seed=seed, draws=draws, schedule=sched,
+                          tables=rules_tables(units, draws=draws, seed=seed),
+                          figures=[{"id": "figure5c", "title": "Figure 5c: rules stated correctly by probe, and LC, "
+                                                               "per cell", "png": "figure5c.png"}],
+                          settings=dict(vars(settings)), deadlock_restart=deadlock_restart)
 
 
 def figure_5c(doc: dict, units: list[dict], out: Path) -> None:
@@ -424,7 +377,7 @@ def figure_5c(doc: dict, units: list[dict], out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    prim = primary(units)
+    prim = study.primary(units)
     blocks = sorted({u for u, _ in prim})
     full = [b for b in blocks if all((b, c) in prim for c in CELLS)]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.4))
@@ -469,26 +422,19 @@ def write_atomic(path: Path, doc: dict) -> None:
 
 
 def check_study(folder: str | Path, replay: bool = True) -> tuple[bool, list[str]]:
-    """Re-derive a rules study: every session folder replays (``replay``), every unit's
-    endpoints are what its folder shows (probes re-graded), and the tables are study.json's."""
-    from longpuzzle.agents.harness.replay import replay_episode
-
+    """Re-derive a rules study: every session folder replays (``replay``; else only the
+    endpoints), every unit's endpoints are what its folder shows (the probes graded again from
+    the stored answers), and the tables are study.json's."""
     folder = Path(folder)
     try:
-        doc = json.loads((folder / "study.json").read_text(encoding="utf-8"))
-        units = [json.loads(x) for x in (folder / "units.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
-    except (OSError, ValueError) as e:
-        raise RulesStudyError(f"{folder}: not a readable study folder ({e})") from None
-    if doc.get("kind") != "longpuzzle-study" or doc.get("experiment") != "rules":
-        raise RulesStudyError(f"{folder}: not a rules study")
-    problems = []
-    for u in units:
-        if replay:
-            rep = replay_episode(folder / u["folder"])
-            if not rep.ok:
-                problems.append(f"{u['folder']} does not replay: {rep.divergence}")
-        if json.loads(json.dumps(session_endpoints(folder / u["folder"]))) != u["endpoints"]:
-            problems.append(f"{u['folder']}: its endpoints differ from units.jsonl")
+        doc, units = study.load_study(folder, "rules")
+    except study.StudyError as e:
+        raise RulesStudyError(str(e)) from None
+    if replay:
+        problems = study.check_replays(folder, units, lambda r, ep: session_endpoints(ep))
+    else:
+        problems = [f"{u['folder']}: endpoints differ from units.jsonl" for u in units if u["status"] == "valid"
+                    and json.loads(json.dumps(session_endpoints(folder / u["folder"]))) != u["endpoints"]]
     tables = rules_tables(units, draws=doc["draws"], seed=doc["seed"])
     if json.loads(json.dumps(tables, ensure_ascii=False)) != doc["tables"]:
         problems.append("the tables re-derived from the units differ from study.json")

@@ -267,7 +267,7 @@ def test_the_command_line(tmp_path):
     assert r.exit_code == 2 and r.output.startswith("error: unknown objective") and "Traceback" not in r.output
     assert not (tmp_path / "x").exists()
     r = CliRunner().invoke(cli, ["diagnose", "rules", "--check", str(tmp_path)])
-    assert r.exit_code == 2 and "not a readable study folder" in r.output
+    assert r.exit_code == 2 and "no readable study.json" in r.output
 
 
 # ---- a model agent through the scripted HTTP endpoint -----------------------------------------
