@@ -53,6 +53,9 @@ import re
 import statistics
 from pathlib import Path
 
+import click
+
+from longpuzzle.agents.agent_options import agent_options, build_agent
 from longpuzzle.agents.diagnose import study as sr
 from longpuzzle.agents.diagnose.stats import DRAWS, SEED, Count, cluster_bootstrap, paired_effect
 from longpuzzle.agents.diagnose.texts import step_texts
@@ -251,8 +254,8 @@ ENDPOINTS = (("timely_restart", "timely restart"), ("verified_recovery", "verifi
              ("win", "same-level win"), ("blames_click", "blames the click"))
 
 
-def _median(v: list) -> str:
-    return "-" if not v else f"{statistics.median(v):g}"
+def _median(v: list, digits: int = 1) -> str:
+    return "-" if not v else f"{statistics.median(v):.{digits}f}"
 
 
 def tables(schedule: list[dict], units: list[dict], *, draws: int = DRAWS, seed: int = SEED,
@@ -282,7 +285,7 @@ def tables(schedule: list[dict], units: list[dict], *, draws: int = DRAWS, seed:
                 str(Count(sum(x["blames_click"] for x in e), n)) if any(x["text"] for x in e) else "-",
                 str(Count(len(rec), len(recovered))) if kind == "dead_end" else "-",
                 _median([x["recurrence_seconds"] for x in rec]) if kind == "dead_end" else "-",
-                _median([x["recurrence_actions"] for x in rec]) if kind == "dead_end" else "-",
+                _median([x["recurrence_actions"] for x in rec], 0) if kind == "dead_end" else "-",
             ])
     t13 = {"id": "table13", "title": "Table 13: certified dead-end takeover (D: dead ends, N: solvable controls)",
            "columns": ["set", "condition", "n", "timely restart", "verified recovery", "same-level win",
@@ -318,30 +321,29 @@ def tables(schedule: list[dict], units: list[dict], *, draws: int = DRAWS, seed:
                   f"seed {seed})."}
     rows15 = []
     games = sorted({u["level"].split("/")[0] for u in schedule})
+    measures = (("dead_end", "D verified recovery", lambda x: x["verified_recovery"]),
+                ("control", "N restarts (any)", lambda x: x["restart_action"] is not None),
+                ("dead_end", "D same-level win", lambda x: x["win"]))
     for game in games:
-        for kind, key in (("dead_end", "verified_recovery"), ("control", "timely_restart")):
-            row, any_cell = [game, "D verified recovery" if kind == "dead_end" else "N timely restart"], False
+        for kind, name, value in measures:
+            row = [game, name]
             for cond in ALL_CONDITIONS:
                 got = [(u, x) for u, x in cell.get((kind, cond), []) if u["level"].startswith(game + "/")]
-                if not got or cond not in CONDITIONS[kind]:
+                if not got:
                     row.append("-")
                     continue
-                any_cell = True
                 groups: dict[str, list] = {}
                 for u, x in got:
-                    groups.setdefault(u["source"], []).append(int(x[key]))
-                k = sum(int(x[key]) for _, x in got)
+                    groups.setdefault(u["source"], []).append(int(value(x)))
+                k = sum(int(value(x)) for _, x in got)
                 row.append(f"{Count(k, len(got))} {cluster_bootstrap(groups, draws=draws, seed=seed)}")
-            if any_cell:
+            if any(c != "-" for c in row[2:]):
                 rows15.append(row)
-        dead = [x for cond in CONDITIONS["dead_end"] for u, x in cell.get(("dead_end", cond), [])
-                if u["level"].startswith(game + "/")]
-        if dead:
-            rows15.append([game, "D same-level completions", str(Count(sum(x["win"] for x in dead), len(dead))),
-                           "", ""])
+    dead = [x for cond in CONDITIONS["dead_end"] for _, x in cell.get(("dead_end", cond), [])]
     t15 = {"id": "table15", "title": "Table 15: per game, pooled over checkpoints",
            "columns": ["game", "endpoint", "A", "B", "C"], "rows": rows15,
-           "note": f"k/n and rate [95% CI], bootstrap over source levels ({draws:,} draws, seed {seed})."}
+           "note": f"k/n and rate [95% CI], bootstrap over source levels ({draws:,} draws, seed {seed}); same-level "
+                   f"completions after any dead-end takeover: {Count(sum(x['win'] for x in dead), len(dead))}."}
     return [t13, tp, t15]
 
 
@@ -426,59 +428,49 @@ def check_study(folder: str | Path) -> tuple[bool, list[str]]:
 
 # ---- the command -------------------------------------------------------------------------------
 
-def _command():
-    import click
-
-    from longpuzzle.agents.agent_options import agent_options, build_agent
-
-    @click.command("takeover")
-    @click.option("--checkpoints", "checkpoint_dirs", multiple=True, type=click.Path(), metavar="DIR",
-                  help="A checkpoints folder (diagnose checkpoints; repeatable): its dead ends take A, B, C, its "
-                       "controls A, B.")
-    @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-                  help="The study folder to write (a new or empty folder, or a study to resume).")
-    @click.option("--conditions", default=None, metavar="A,B,C", help="Only these conditions [default: all].")
-    @click.option("--repeats", type=click.IntRange(1, 100), default=1, show_default=True,
-                  help="Continuations per checkpoint and condition.")
-    @click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=BUDGET, show_default=True,
-                  help="Charged seconds per continuation (the endpoints' 300 s window).")
-    @click.option("--max-actions", type=click.IntRange(1), default=CEILING, show_default=True,
-                  help="Actions per continuation (the paper's ceiling).")
-    @click.option("--text-lang", type=click.Choice(["en", "zh"]), default=None,
-                  help="The language of the condition texts [default: the checkpoint's screen language].")
-    @click.option("--draws", type=click.IntRange(1), default=DRAWS, show_default=True, help="Bootstrap draws.")
-    @click.option("--seed", type=int, default=SEED, show_default=True, help="Bootstrap seed.")
-    @click.option("--check", "check_dir", type=click.Path(), default=None,
-                  help="Re-derive a takeover study: every continuation replays, endpoints and tables as recorded.")
-    @click.option("--json", "as_json", is_flag=True, help="Print study.json's tables as JSON.")
-    @agent_options(default_agent="paper_filler")
-    def takeover_cmd(checkpoint_dirs, out_dir, conditions, repeats, budget, max_actions, text_lang, draws, seed,
-                     check_dir, as_json, agent_opts):
-        """RQ2: an agent takes over at certified dead ends (conditions A, B, C) and solvable
-        controls (A, B); timely restart, verified recovery, same-level win, recurrence and the
-        attribution of its text; Table 13, the paired effects and Table 15 as a study folder."""
-        if check_dir:
-            ok, problems = check_study(check_dir)
-            for p in problems:
-                click.echo(f"  {p}")
-            click.echo("ok: the study re-derives exactly" if ok else "NOT OK")
-            raise SystemExit(0 if ok else 1)
-        if not checkpoint_dirs or not out_dir:
-            raise click.UsageError("give --checkpoints DIR and --out STUDY (or --check STUDY)")
-        conds = parse_conditions(conditions)              # bad input: one error line, nothing written
-        sr.fresh_folder(out_dir)
-        choice = build_agent(agent_opts, Settings(budget=budget, max_actions=max_actions), default="paper_filler")
-        doc = run_study(list(checkpoint_dirs), choice.make, out_dir, conditions=conds, repeats=repeats,
-                        budget=budget, max_actions=max_actions, text_lang=text_lang, agent=choice.public(),
-                        harness=agent_opts.harness,
-                        draws=draws, seed=seed, log=None if as_json else lambda m: click.echo(f"  {m}", err=True))
-        if as_json:
-            click.echo(json.dumps(doc["tables"], ensure_ascii=False))
-            return
-        sr.print_tables(doc["tables"], click.echo)
-        click.echo(f"\nstudy written to {out_dir}")
-
-    return takeover_cmd
-
-
-takeover_cmd = _command()
+@click.command("takeover")
+@click.option("--checkpoints", "checkpoint_dirs", multiple=True, type=click.Path(), metavar="DIR",
+              help="A checkpoints folder (diagnose checkpoints; repeatable): its dead ends take A, B, C, its "
+                   "controls A, B.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="The study folder to write (a new or empty folder, or a study to resume).")
+@click.option("--conditions", default=None, metavar="A,B,C", help="Only these conditions [default: all].")
+@click.option("--repeats", type=click.IntRange(1, 100), default=1, show_default=True,
+              help="Continuations per checkpoint and condition.")
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=BUDGET, show_default=True,
+              help="Charged seconds per continuation (the endpoints' 300 s window).")
+@click.option("--max-actions", type=click.IntRange(1), default=CEILING, show_default=True,
+              help="Actions per continuation (the paper's ceiling).")
+@click.option("--text-lang", type=click.Choice(["en", "zh"]), default=None,
+              help="The language of the condition texts [default: the checkpoint's screen language].")
+@click.option("--draws", type=click.IntRange(1), default=DRAWS, show_default=True, help="Bootstrap draws.")
+@click.option("--seed", type=int, default=SEED, show_default=True, help="Bootstrap seed.")
+@click.option("--check", "check_dir", type=click.Path(), default=None,
+              help="Re-derive a takeover study: every continuation replays, endpoints and tables as recorded.")
+@click.option("--json", "as_json", is_flag=True, help="Print study.json's tables as JSON.")
+@agent_options(default_agent="paper_filler")
+def takeover_cmd(checkpoint_dirs, out_dir, conditions, repeats, budget, max_actions, text_lang, draws, seed,
+                 check_dir, as_json, agent_opts):
+    """RQ2: an agent takes over at certified dead ends (conditions A, B, C) and solvable
+    controls (A, B); timely restart, verified recovery, same-level win, recurrence and the
+    attribution of its text; Table 13, the paired effects and Table 15 as a study folder."""
+    if check_dir:
+        ok, problems = check_study(check_dir)
+        for p in problems:
+            click.echo(f"  {p}")
+        click.echo("ok: the study re-derives exactly" if ok else "NOT OK")
+        raise SystemExit(0 if ok else 1)
+    if not checkpoint_dirs or not out_dir:
+        raise click.UsageError("give --checkpoints DIR and --out STUDY (or --check STUDY)")
+    conds = parse_conditions(conditions)              # bad input: one error line, nothing written
+    sr.fresh_folder(out_dir)
+    choice = build_agent(agent_opts, Settings(budget=budget, max_actions=max_actions), default="paper_filler")
+    doc = run_study(list(checkpoint_dirs), choice.make, out_dir, conditions=conds, repeats=repeats,
+                    budget=budget, max_actions=max_actions, text_lang=text_lang, agent=choice.public(),
+                    harness=agent_opts.harness,
+                    draws=draws, seed=seed, log=None if as_json else lambda m: click.echo(f"  {m}", err=True))
+    if as_json:
+        click.echo(json.dumps(doc["tables"], ensure_ascii=False))
+        return
+    sr.print_tables(doc["tables"], click.echo)
+    click.echo(f"\nstudy written to {out_dir}")

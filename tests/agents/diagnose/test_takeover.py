@@ -79,7 +79,11 @@ def test_the_filler_reproduces_the_papers_pattern_with_exact_paired_counts(fille
     assert paired[("D", "A -> B", "timely restart")][3:7] == [2, "2/2", "0/2", "+1.00 [+1.00, +1.00]"]
     assert paired[("D", "A -> B", "blames the click")][4:6] == ["0/2", "2/2"]
     assert paired[("D", "B -> C", "timely restart")][4:6] == ["0/2", "0/2"]
-    assert "Table 13" in printed and "Paired effects" in printed
+    t15 = {r[1]: r[2:] for r in _table(doc, "table15")["rows"]}
+    assert t15["D verified recovery"] == ["2/2 1.00 [1.00, 1.00]"] * 3
+    assert t15["N restarts (any)"] == ["0/1 0.00 [0.00, 0.00]"] * 2 + ["-"]
+    assert t15["D same-level win"] == ["0/2 0.00 [0.00, 0.00]"] * 3
+    assert "Table 13" in printed and "Paired effects" in printed and "Table 15" in printed
     # the units: every assignment once, valid, in the interleaved order (rotated per unit)
     recs = _units(out)
     assert len(recs) == 2 * 3 + 2 and all(r["status"] == "valid" for r in recs)
