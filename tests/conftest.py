@@ -24,6 +24,12 @@ else:
 # own files, these are: the longest of three measured runs of that subset (pytest --durations on
 # 2 shared cores), which together took three quarters of its time. Node ids, no parameters.
 SLOW = {
+    # the browser app's tests in chromium (a browser, a recorded run, the oracle: 5-15 s each)
+    "tests/agents/serve/test_browser.py::test_every_page_loads_with_no_console_error",
+    "tests/agents/serve/test_browser.py::test_the_frame_shown_at_step_k_is_the_stored_frame_of_step_k",
+    "tests/agents/serve/test_browser.py::test_the_first_fatal_move_of_a_failed_bolt_episode_is_marked_and_jumped_to",
+    "tests/agents/serve/test_browser.py::test_compare_steps_two_episodes_by_step_and_by_progress",
+    "tests/agents/serve/test_browser.py::test_hostile_strings_in_a_run_folder_are_shown_as_text_and_run_nothing",
     # the longest of the quick subset as measured on 2026-12-06 (pytest --durations, 3:30 before)
     # (with the docs site's other tests: their module fixture builds the whole site)
     "tests/test_docs_site.py::test_the_site_loads_nothing_from_another_host",

@@ -16,7 +16,7 @@
   let A, B;
   const P = (v, i) => (i > 0 ? v.pos[i - 1].P : 0) ?? 0;
   function follow(i) {
-    if (!B) return;
+    if (!B || !B.pos) return;
     if (align.value === "step") { B.show(Math.min(i, B.pos.length - 1)); return; }
     const target = P(A, i);
     let j = B.pos.findIndex((_, k) => P(B, k) >= target - 1e-9);

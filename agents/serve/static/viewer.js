@@ -27,15 +27,15 @@ class Viewer {
     this.slider = E("input", { type: "range", min: 0, max: this.pos.length - 1, value: 0, "aria-label": "position" });
     this.slider.addEventListener("input", () => this.show(+this.slider.value));
     this.jump = E("input", { type: "number", min: 1, placeholder: "step", title: "jump to step (Enter)" });
-    this.jump.addEventListener("keydown", ev => { if (ev.key === "Enter") { this.gotoStep(+this.jump.value); ev.stopPropagation(); } });
+    this.jump.addEventListener("keydown", ev => { if (ev.key === "Enter") { this.gotoStep(+this.jump.value); this.jump.blur(); ev.stopPropagation(); } });
     this.kind = E("select", { title: "the kind of event n / p jump to" },
       ...Object.entries({ any: "any event", ...EVENTS }).map(([k, v]) => E("option", { value: k, text: v })));
     this.ovl = E("button", { class: "on", text: "action drawn", title: "draw the action on the frame (a)", onclick: () => this.toggleOverlay() });
     const controls = E("div", { class: "controls" },
-      E("button", { text: "⏮", title: "first (Home)", onclick: () => this.show(0) }),
+      E("button", { text: "«", title: "first (Home)", onclick: () => this.show(0) }),
       E("button", { text: "◀", title: "previous step (←)", onclick: () => this.show(this.i - 1) }),
       E("button", { text: "▶", title: "next step (→)", onclick: () => this.show(this.i + 1) }),
-      E("button", { text: "⏭", title: "last (End)", onclick: () => this.show(this.pos.length - 1) }),
+      E("button", { text: "»", title: "last (End)", onclick: () => this.show(this.pos.length - 1) }),
       this.slider, this.jump, this.kind,
       E("button", { text: "prev event", title: "p", onclick: () => this.nextEvent(-1) }),
       E("button", { text: "next event", title: "n", onclick: () => this.nextEvent(1) }), this.ovl);

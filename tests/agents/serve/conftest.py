@@ -1,5 +1,6 @@
 """Fixtures of the browser app's tests: a small recorded run (greedy on Bolt Unscrew hard, two
-episodes of 14 actions: level 1 played into a certified dead end, then restarted) and the
+episodes of 14 actions: level 1 played into a certified dead end, then restarted; its
+verification record written) and the
 app served for real by uvicorn on 127.0.0.1 (a free port), in a thread of the test process."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import uvicorn
 from longpuzzle.agents.harness import Settings
 from longpuzzle.agents.runner import RunConfig, execute, start_run
 from longpuzzle.agents.serve.app import make_app
+from longpuzzle.agents.verify import check_run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 EPISODE = "bolt_unscrew_hard/episode_001"
@@ -30,6 +32,7 @@ def greedy_run(tmp_path_factory) -> Path:
                     settings=Settings(budget=None, max_actions=14).as_dict())
     start_run(out, run)
     execute(out, run, quiet=True)
+    assert check_run(out, use_record=False, write_record=True).ok     # verified.json, as `replay RUN_DIR` writes
     return out
 
 
