@@ -1,0 +1,150 @@
+"""RQ3 (agents/diagnose/retry.py): sources (a certified failure, then a verified native
+restart), the four memories, and the endpoints of retries played by scripted agents that
+rebuild the same dead end, solve the level, read the clue memory, restart or wait out 300 s."""
+
+import pytest
+
+from longpuzzle.agents.base import BaseAgent, FinalAnswer, first_action
+from longpuzzle.agents.diagnose import retry
+from longpuzzle.agents.diagnose.checkpoint_sources import PolicyAgent, plan
+from longpuzzle.agents.harness import Settings, continue_episode, read_events, replay_episode, restore_step
+from longpuzzle.engine.catalog import builtin_catalog, load_level
+
+LEVEL = "bolt_unscrew/hard/1"
+# the evaluator's exhaustive search is left out (the paper's Bolt certificate, no usable free
+# hole, is what certifies these boards): seconds, not tens of seconds
+FAST = Settings(action_timeout=None, certify_budget=0)
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """A greedy policy's two dead ends on Bolt Unscrew hard 1, each followed by a restart."""
+    d = tmp_path_factory.mktemp("rq3")
+    sources = retry.record_sources(LEVEL, d / "src", count=2, settings=FAST)
+    segs = plan(load_level(LEVEL, builtin_catalog()), "greedy", 2, 0)
+    return d, sources, [m for m, _ in segs]
+
+
+def prefix_of(src):
+    """The source's public actions up to the retry's start (what a scripted agent replays on
+    its own model of the app to know the screen)."""
+    return [r["action"] for r in read_events(src.episode) if r.get("stream") == "public" and "action" in r
+            and r["step"] <= src.step]
+
+
+class Synced(PolicyAgent):
+    """The checkpoint policy's agent, its model of the app brought to the retry's screen by the
+    source's public actions; ``avoid`` (M3's reader): it stops rather than play an action the
+    clue memory names as the one that made the board unsolvable."""
+
+    def __init__(self, segments, prefix, avoid=False):
+        super().__init__(LEVEL, segments)
+        self.prefix, self.avoid = prefix, avoid
+
+    def reset(self, instruction, action_spec):
+        super().reset(instruction, action_spec)
+        for a in self.prefix:
+            self.model.dispatch(a)
+
+    def emit(self, action):
+        from longpuzzle.agents.harness import action_text
+        if self.avoid and f", {action_text(action)}, made the board unsolvable" in self.instruction:
+            return FinalAnswer("the clue memory says this move loses the board")
+        return super().emit(action)
+
+
+def test_a_failure_then_a_verified_restart_is_a_source(made):
+    d, sources, moves = made
+    assert [s.step for s in sources] == [13, 19] and all(s.level == LEVEL for s in sources)
+    first, second = sources
+    # the retry starts on the level's start board, restored exactly
+    start = restore_step(first.episode, first.step)
+    assert tuple(int(v) for v in start.session.state) == tuple(int(v) for v in load_level(LEVEL).initial)
+    assert len(first.failures) == 1 and len(second.failures) == 2 and second.failures[0] == first.failures[0]
+    f = second.failures[1]
+    assert (f.start_step, f.fatal_step, f.restart_step) == (13, 18, 19)
+    assert (f.holes_before, f.holes_after) == (1, 0) and f.distance_before is not None and f.distance_before > 0
+    pub = {r["step"]: r for r in read_events(first.episode) if r.get("stream") == "public"}
+    assert f.fatal_action == retry.action_text(pub[18]["action"])
+    assert first.lost != second.lost                       # two different certified dead ends
+
+
+def test_the_four_memories(made, tmp_path):
+    _, sources, _ = made
+    src = sources[1]
+    note0, t0 = retry.memory(src, "M0")
+    assert note0 == "" and t0.prefix == () and t0.pairs == () and t0.frame is not None
+    note1, t1 = retry.memory(src, "M1")
+    assert note1.startswith("Restart summary: your attempt 2") and "step 19" in note1
+    assert len(t1.prefix) == src.step and len(t1.pairs) == 4 and t1.note == note1
+    assert "usable free holes" not in note1 and "unsolvable" not in note1       # public facts only
+    note2, _ = retry.memory(src, "M2", account="Failure Experience: I misclicked.\nNext Attempt: click better.")
+    assert "Failure Experience: I misclicked." in note2 and "Next Attempt: click better." in note2
+    assert retry.structured_account("just text").endswith("Next Attempt:\n(none written)")
+    note3, t3 = retry.memory(src, "M3")
+    for f in src.failures:
+        assert f"Attempt {f.attempt}: the action at step {f.fatal_step}, {f.fatal_action}, made the board " \
+               "unsolvable" in note3
+        assert f"cleared by the restart at step {f.restart_step}" in note3
+    assert "usable free holes (1 -> 0)" in note3 and t3.note == note3
+    with pytest.raises(retry.RetryError, match="unknown condition 'M9'"):
+        retry.memory(src, "M9")
+
+
+class Accountant(BaseAgent):
+    """Answers the account request from what it was given at takeover."""
+
+    def take_over(self, takeover):
+        self.seen = takeover
+
+    def act(self, obs):
+        return first_action(obs) or FinalAnswer("")
+
+    def probe(self, probe):
+        assert probe.statements == () and "Failure Experience" in probe.text
+        return f"Failure Experience: {len(self.seen.prefix)} actions before.\nNext Attempt: another plan."
+
+
+def test_m2_asks_the_agent_itself_aside_from_play(made):
+    _, sources, _ = made
+    text = retry.ask_account(Accountant, sources[0])
+    assert text == f"Failure Experience: {sources[0].step} actions before.\nNext Attempt: another plan."
+
+
+def play(src, agent, folder, cond="M3", limit=None):
+    note, tk = retry.memory(src, cond)
+    st = Settings(action_timeout=None, certify_budget=0, budget=retry.LIMIT_SECONDS, max_actions=limit or retry.CEILING)
+    continue_episode(src.episode, src.step, agent, note=note, out=folder, takeover=tk, settings=st)
+    return retry.endpoints(folder, src.as_dict())
+
+
+def test_endpoints_of_retries(made, tmp_path):
+    d, sources, moves = made
+    src = sources[0]
+    pre = prefix_of(src)
+    # the same moves again: the source's exact dead end
+    e = play(src, Synced([moves[0]], pre), tmp_path / "same")
+    assert e["outcome"] == "recurrence" and e["step"] == 1 + len(moves[0])   # (the retry's own steps: 1 is its opening wait)
+    assert replay_episode(tmp_path / "same").ok
+    # the other dead end the policy found: a certified failure, but not the source's
+    e = play(src, Synced([moves[1]], pre), tmp_path / "other")
+    assert e["outcome"] == "other_failure"
+    # the clue memory names the fatal action: its reader stops before it (an explicit stop)
+    e = play(src, Synced([moves[0]], pre, avoid=True), tmp_path / "reader")
+    assert e["outcome"] == "stop" and e["step"] == 1 + len(moves[0])   # instead of the fatal move
+    e = play(src, Synced([moves[0]], pre, avoid=True), tmp_path / "untold", cond="M0")
+    assert e["outcome"] == "recurrence"                    # not told: the same dead end
+    # the verified solution: completion, with best progress 1
+    from longpuzzle.solvers.core import solve
+    sol = [int(a) for a in solve(load_level(LEVEL)).actions]
+    e = play(src, Synced([sol], pre), tmp_path / "win", limit=len(sol) + 2)     # (not the levels after it)
+    assert e["outcome"] == "completion" and e["best_progress"] == 1.0
+    # a restart before anything else; 300 s of waiting
+    e = play(src, Synced([moves[0][:2], []], pre), tmp_path / "restart")
+    assert e["outcome"] == "restart" and 0 < e["best_progress"] < 1
+
+    class Waiter(BaseAgent):
+        def act(self, obs):
+            return first_action(obs) or {"type": "wait", "ms": 200_000}
+    e = play(src, Waiter(), tmp_path / "wait")
+    assert e["outcome"] == "timeout" and e["end"] == "budget"
