@@ -272,8 +272,10 @@ def test_the_command_line(tmp_path):
 
 # ---- a model agent through the scripted HTTP endpoint -----------------------------------------
 
-@pytest.mark.parametrize("api", ["openai-chat", "anthropic"])
-def test_a_model_agent_answers_probes_in_separate_requests(tmp_path, api):
+@pytest.mark.parametrize("api,memory", [("openai-chat", None), ("anthropic", None), ("openai-chat", "d1")])
+def test_a_model_agent_answers_probes_in_separate_requests(tmp_path, api, memory):
+    """Also under the D.1 harness's memory (--harness d1): the probe's copy is the windowed
+    context the next acting request would hold."""
     from longpuzzle.agents.models.agent import ModelAgent
     from longpuzzle.agents.models.config import ModelConfig
     from longpuzzle.agents.testing.endpoints import (
@@ -301,7 +303,7 @@ def test_a_model_agent_answers_probes_in_separate_requests(tmp_path, api):
         cfg = ModelConfig(model="scripted-model", api=api, base_url=srv.url if api == "anthropic" else srv.url_v1,
                           api_key_env="",
                           timeout=10.0, max_retries=0)
-        agent = ModelAgent("native", cfg, folder=tmp_path / "s")
+        agent = ModelAgent("native", cfg, folder=tmp_path / "s", **({"memory": memory} if memory else {}))
         e = run_session(agent, "maze_paint/easy", "K1P0", settings=Settings(budget=600.0, max_actions=12,
                                                                             action_timeout=None),
                         folder=tmp_path / "s")
