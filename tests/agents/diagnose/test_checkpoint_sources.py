@@ -187,3 +187,24 @@ def test_a_recording_that_misses_the_planned_states_is_refused(tmp_path, monkeyp
             "--out", out)
     assert r.exit_code == 2 and "did not reach planned state" in r.output
     assert not out.exists()
+
+
+def _garbage_line(run_dir):
+    ev = next(run_dir.rglob("events.jsonl"))
+    ev.write_text(ev.read_text() + "garbage\n")
+
+
+@pytest.mark.parametrize("damage, match", [
+    (lambda d: (d / "summary.json").write_text("{"), "not valid JSON"),
+    (_garbage_line, "is not valid JSON"),
+])
+def test_a_malformed_run_folder_gets_one_error_line(runs, tmp_path, damage, match):
+    import shutil
+
+    bad = tmp_path / "bad"
+    shutil.copytree(runs / "greedy", bad)
+    damage(bad)
+    out = tmp_path / "ck"
+    r = run("diagnose", "checkpoints", "--from", bad, "--out", out)
+    assert r.exit_code == 2 and r.output.count("error:") == 1 and match in r.output, r.output
+    assert not out.exists() and list(tmp_path.iterdir()) == [bad]
