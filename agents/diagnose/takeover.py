@@ -140,7 +140,7 @@ def parse_conditions(spec: str | None) -> tuple[str, ...]:
 # ---- the takeover ------------------------------------------------------------------------------
 
 def public_prefix(folder: str | Path, step: int) -> list[dict]:
-    """The public actions that led to recorded step ``step`` of an episode, from the objective's
+    """The public actions dispatched up to recorded step ``step`` of an episode, from the objective's
     start (a continuation's own prefix begins with its source's): what the agent taking over
     is told it did (D.1), and what the paper-like scripted agents replay on their app model."""
     lines = read_events(folder)
@@ -149,7 +149,8 @@ def public_prefix(folder: str | Path, step: int) -> list[dict]:
     if src:
         out = public_prefix(Path(folder) / src["folder"], src["step"])
     for r in lines[1:]:
-        if r.get("stream") == "public" and "action" in r and r["step"] <= step:
+        executed = (r.get("feedback") or {}).get("executed", True)      # a refused action never ran
+        if r.get("stream") == "public" and "action" in r and r["step"] <= step and executed:
             out.append(r["action"])
     return out
 

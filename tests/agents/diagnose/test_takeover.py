@@ -281,3 +281,23 @@ def test_under_the_d1_harness_each_action_is_charged_two_seconds(ckpts, tmp_path
         assert e["restart_action"] == 2 and e["restart_seconds"] >= 2 * 2.0     # the wait, the restart
         head = json.loads((tmp_path / "s" / r["folder"] / "events.jsonl").open().readline())
         assert head["settings"]["action_latency"] == 2.0 and head["settings"]["viewport"] is None   # its screen
+
+
+def test_a_paper_agent_reads_the_board_from_the_takeover_context_alone(ckpts, tmp_path):
+    """Without the exact prefix, the harness's takeover context (its prefix text) is enough: the
+    actions read back are the ones dispatched, and the rebuilder, told, rebuilds the very dead end."""
+    from longpuzzle.agents.harness.replay import takeover_at
+    from longpuzzle.agents.paper_agents import PaperRebuilderAgent, parse_prefix
+
+    cp = load_checkpoints(ckpts / "d")[0]
+    tk = takeover_at(cp.episode_dir, cp.step)
+    assert parse_prefix(tk.prefix) == T.public_prefix(cp.episode_dir, cp.step)
+    assert parse_prefix(["step 3: click(1, 2) -> refused: outside the frame"]) == []
+    with pytest.raises(ValueError):
+        parse_prefix(["step 1: typetext('x') -> screen_changed"])
+    out = tmp_path / "c"
+    cp.continue_with(PaperRebuilderAgent(folder=out), note=T.condition_text("dead_end", "B", "bolt_unscrew"),
+                     out=out, settings=T.continuation_settings(cp, max_actions=30))
+    e = T.endpoints(out, cp.level, cp.kind)
+    assert e["timely_restart"] and e["recurrence"]
+    assert board_digest(restore_step(out, e["restart_action"] + e["recurrence_actions"])) == cp.state_sha256
