@@ -301,3 +301,13 @@ def test_a_paper_agent_reads_the_board_from_the_takeover_context_alone(ckpts, tm
     e = T.endpoints(out, cp.level, cp.kind)
     assert e["timely_restart"] and e["recurrence"]
     assert board_digest(restore_step(out, e["restart_action"] + e["recurrence_actions"])) == cp.state_sha256
+
+
+def test_the_reports_diagnostics_section_renders_the_takeover_study(filler_study, tmp_path):
+    out, _ = filler_study
+    r = run("report", "--study", out, "--out", tmp_path / "rep")
+    assert r.exit_code == 0, r.output
+    page = (tmp_path / "rep" / "report.html").read_text()
+    for t in _doc(out)["tables"]:
+        assert t["title"] in page
+    assert "paper_filler" in page
