@@ -27,8 +27,9 @@ back to the recorded source.
 The schedule: each state x repeat is a unit with both arms; the arm played first alternates
 (unit i plays costly first when i is even), so the branch order is balanced. A continuation
 that ends in an infrastructure failure is replaced under the same assignment (the first
-valid attempt is primary). The study folder follows the lab's convention (study.json,
-units.jsonl, episodes/), the tables of ``branch_tables``.
+valid attempt is primary): the lab's study runner (study.py) plays the schedule and writes
+the study folder of its convention (study.json, units.jsonl, episodes/), with the tables of
+``branch_tables``.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from longpuzzle.agents.base import BaseAgent, FinalAnswer, first_action
+from longpuzzle.agents.diagnose import study
 from longpuzzle.agents.diagnose.stats import DRAWS, SEED, Count, cluster_bootstrap, paired_effect
 from longpuzzle.agents.harness.replay import continue_episode, replay_episode, restore_step
 from longpuzzle.agents.harness.settings import HarnessError, Settings
@@ -303,15 +305,12 @@ def play_branch(state: BranchState, arm: str, folder: str | Path, oracles: _Orac
 
 
 def schedule(states: list[BranchState], repeats: int) -> list[dict]:
-    """The fixed interleaved schedule: unit = (state, repeat), both arms; unit i plays the
+    """The fixed interleaved schedule (the study runner's): unit = (state, repeat) with both
+    arms, repeats outermost; the arms' order rotates from unit to unit, so unit i plays the
     costly arm first when i is even (balanced order)."""
-    out = []
-    for r in range(1, repeats + 1):
-        for s in states:
-            i = len(out)
-            order = list(ARMS) if i % 2 == 0 else list(reversed(ARMS))
-            out.append({"unit": f"{s.id}r{r}", "state": s.id, "repeat": r, "order": order})
-    return out
+    units = [{"unit": f"{s.id}r{r}", "state": s.id, "repeat": r, "source": s.source, "checkpoint": s.id}
+             for r in range(1, repeats + 1) for s in states]
+    return study.interleaved(units, lambda u: ARMS)
 
 
 def continuation_endpoints(folder: str | Path, level: str) -> dict:
@@ -361,55 +360,24 @@ def run_study(states: list[BranchState], make_agent, out: str | Path, *, repeats
     document. Resumable: run again on the same folder with the same states, it
     keeps every continuation units.jsonl already records, plays again one that was cut off
     (a folder without result.json) and goes on where the schedule stopped."""
-    import shutil
-
     out = Path(out)
-    (out / "episodes").mkdir(parents=True, exist_ok=True)
-    logged = {}
-    if (out / "units.jsonl").is_file():
-        for line in (out / "units.jsonl").read_text(encoding="utf-8").splitlines():
-            try:
-                rec = json.loads(line)
-                logged[rec["folder"]] = rec
-            except (ValueError, KeyError, TypeError):       # a line cut off by a kill: played again
-                continue
-        tmp = out / "units.jsonl.tmp"                       # the log without what was cut off
-        tmp.write_text("".join(json.dumps(r) + "\n" for r in logged.values()), encoding="utf-8")
-        os.replace(tmp, out / "units.jsonl")
     oracles = _Oracles()
     branches = {(s.id, arm): play_branch(s, arm, out / "branches" / f"{s.id}-{arm}", oracles)
                 for s in states for arm in ARMS}
     sched = schedule(states, repeats)
     by_id = {s.id: s for s in states}
-    units = []
-    with open(out / "units.jsonl", "a", encoding="utf-8") as log:      # appended as it goes
-        for u in sched:
-            s = by_id[u["state"]]
-            for pos, arm in enumerate(u["order"]):
-                b = branches[(s.id, arm)]
-                for attempt in range(1, MAX_ATTEMPTS + 1):
-                    rel = f"episodes/{u['unit']}-{arm}" + (f"-a{attempt}" if attempt > 1 else "")
-                    rec = logged.get(rel)
-                    if rec is None:
-                        if (out / rel).exists() and not (out / rel / "result.json").is_file():
-                            shutil.rmtree(out / rel)         # cut off before its end: played again
-                        if not (out / rel / "result.json").is_file():
-                            _continue(b["folder"], b["step"], make_agent(s.level.rsplit("/", 1)[0], out / rel),
-                                      settings=source_settings(s, budget, max_actions, harness), out=out / rel)
-                        ends = continuation_endpoints(out / rel, s.level)
-                        rec = {"unit": u["unit"], "source": s.source, "checkpoint": s.id, "condition": arm,
-                               "order": pos, "attempt": attempt,
-                               "status": "valid" if ends["end"] != INFRASTRUCTURE else "replaced",
-                               "folder": rel, "endpoints": ends}
-                        log.write(json.dumps(rec) + "\n")
-                        log.flush()
-                    units.append(rec)
-                    if rec["status"] == "valid":
-                        break
+
+    def play(u: dict, arm: str, folder: Path) -> None:
+        s, b = by_id[u["state"]], branches[(u["state"], arm)]
+        _continue(b["folder"], b["step"], make_agent(s.level.rsplit("/", 1)[0], folder),
+                  settings=source_settings(s, budget, max_actions, harness), out=folder)
+
+    units = study.run_units(out, sched, play, lambda u, arm, folder: continuation_endpoints(folder,
+                                                                                           by_id[u["state"]].level))
     doc = study_document(states, sched, units, branches, agent=agent, limits={"budget": budget,
                          "max_actions": max_actions, "harness": harness or "default"}, draws=draws, seed=seed,
                          out=out, note=note)
-    write_atomic(out / "study.json", doc)
+    study.write_study(out, doc)
     return doc
 
 
@@ -423,20 +391,11 @@ def _continue(folder, step: int, agent, **kw):
     return continue_episode(folder, step, agent, **kw)
 
 
-def primary(units: list[dict]) -> dict[tuple[str, str], dict]:
-    """(unit, arm) -> its primary continuation: the first valid attempt in the fixed order."""
-    out = {}
-    for r in sorted(units, key=lambda r: (r["unit"], r["condition"], r["attempt"])):
-        if r["status"] == "valid":
-            out.setdefault((r["unit"], r["condition"]), r)
-    return out
-
-
 def branch_tables(states: list[BranchState], units: list[dict], *, draws: int = DRAWS, seed: int = SEED) -> list[dict]:
     """The intervention's tables: per state and pooled, same-level completions of each arm
     (paired counts) with the source-level bootstrap interval, and the paired effect
     (shortest - costly) over the units that have both arms."""
-    prim = primary(units)
+    prim = study.primary(units)
     unit_ids = sorted({r["unit"] for r in units})
     by_state = {s.id: s for s in states}
     rows, pairs, rates = [], {}, {arm: {} for arm in ARMS}
@@ -479,38 +438,26 @@ def study_document(states, sched, units, branches, *, agent, limits, draws, seed
     if states:                        # the catalogue the sources recorded
         with open(Path(states[0].episode, "events.jsonl"), encoding="utf-8") as f:
             cat = episode_catalog(json.loads(f.readline())).identity()
-    return {"kind": "longpuzzle-study", "version": 1, "experiment": "branch",
-            "catalog": cat, "agent": agent, "seed": seed, "draws": draws,
-            "schedule": sched, "tables": branch_tables(states, units, draws=draws, seed=seed), "figures": [],
-            "states": [s.as_dict() for s in states],
-            "branches": {f"{sid}-{arm}": {**b, "folder": os.path.relpath(b["folder"], out)}
-                         for (sid, arm), b in branches.items()},
-            "limits": limits, "note": note}
-
-
-def write_atomic(path: Path, doc: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    return study.document(
+        "branch", catalog=cat, agent=agent, seed=seed, draws=draws, schedule=sched,
+        tables=branch_tables(states, units, draws=draws, seed=seed),
+        states=[s.as_dict() for s in states],
+        branches={f"{sid}-{arm}": {**b, "folder": os.path.relpath(b["folder"], out)}
+                  for (sid, arm), b in branches.items()},
+        limits=limits, note=note)
 
 
 def check_study(folder: str | Path) -> tuple[bool, list[str]]:
     """Re-derive a branch study: every branch and continuation folder replays, every unit's
     endpoints are what its folder shows, and the tables are the ones study.json holds."""
     folder = Path(folder)
-    try:
-        doc = json.loads((folder / "study.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise BranchError(f"{folder}: no readable study.json ({e})") from None
-    if doc.get("kind") != "longpuzzle-study" or doc.get("experiment") != "branch":
-        raise BranchError(f"{folder}: not a branch study")
+    doc, units = study.load_study(folder, "branch")
     problems = []
     states = [BranchState(**s) for s in doc["states"]]
     for name, b in doc["branches"].items():
         rep = replay_episode(folder / b["folder"])
         if not rep.ok:
             problems.append(f"branch {name} does not replay: {rep.divergence}")
-    units = [json.loads(x) for x in (folder / "units.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
     lv = {s.id: s.level for s in states}
     for u in units:
         rep = replay_episode(folder / u["folder"])

@@ -18,19 +18,16 @@ from longpuzzle.agents.diagnose.stats import DRAWS, SEED
 
 
 def _print_tables(tables: list[dict]) -> None:
-    for t in tables:
-        click.echo(f"\n{t['title']}")
-        rows = [[str(c) for c in t["columns"]]] + [[str(c) for c in r] for r in t["rows"]]
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        for r in rows:
-            click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    from longpuzzle.agents.diagnose.study import print_tables
+
+    print_tables(tables, echo=click.echo)
 
 
 def _empty_or_new(out: Path) -> None:
-    """A study is written into a new or empty folder, or resumed in its own."""
-    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not (out / "study.json").is_file() \
-            and not (out / "units.jsonl").is_file():
-        raise click.UsageError(f"{out} exists and is not a study folder (give a new or empty folder)")
+    """A study is written into a new or empty folder, or resumed in its own (StudyError)."""
+    from longpuzzle.agents.diagnose.study import fresh_folder
+
+    fresh_folder(out)
 
 
 @click.group("branch")

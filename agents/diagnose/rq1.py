@@ -29,6 +29,8 @@ results, so they are listed in docs/guides/diagnostics.md.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from pathlib import Path
 
@@ -311,7 +313,7 @@ def write_rq1_study(folders, out: str | Path, *, draws: int = DRAWS, seed: int =
     with the tables and Figure 4b (figures/figure4b.png), ``rq1.json`` with the numbers behind
     them, an empty units.jsonl (no continuation is run). Computed first, then written, so a
     bad input leaves nothing behind; study.json last and atomically."""
-    from longpuzzle.agents.diagnose.branch import write_atomic
+    from longpuzzle.agents.diagnose import study
     from longpuzzle.agents.report.figures import figure_4b
     from longpuzzle.engine.catalog import builtin_catalog
 
@@ -322,10 +324,11 @@ def write_rq1_study(folders, out: str | Path, *, draws: int = DRAWS, seed: int =
     if figure_4b(res["data"]["figure4b"], out / "figures" / "figure4b.png") is not None:
         figures.append({"id": "figure4b", "title": "Figure 4b: Bolt Unscrew moves by free holes before the move",
                         "png": "figures/figure4b.png"})
-    write_atomic(out / "rq1.json", res["data"])
-    (out / "units.jsonl").touch()
-    doc = {"kind": "longpuzzle-study", "version": 1, "experiment": "rq1", "catalog": builtin_catalog().identity(),
-           "agent": "", "seed": seed, "draws": draws, "schedule": [], "tables": res["tables"], "figures": figures,
-           "runs": res["data"]["runs"]}
-    write_atomic(out / "study.json", doc)
+    tmp = out / "rq1.json.tmp"
+    tmp.write_text(json.dumps(res["data"], indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, out / "rq1.json")
+    (out / study.UNITS).touch()
+    doc = study.document("rq1", catalog=builtin_catalog().identity(), agent="", seed=seed, draws=draws, schedule=[],
+                         tables=res["tables"], figures=figures, runs=res["data"]["runs"])
+    study.write_study(out, doc)
     return doc
