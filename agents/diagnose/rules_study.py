@@ -17,16 +17,18 @@ did not reach are asked at its end): never through the acting conversation, neve
 the clock. Beside the harness's own files the folder holds ``session.json`` (the cell, the
 language, the agent's and the controller's action counts), ``probes.jsonl`` (per probe: its
 index, the agent action it came after, the statements with their truth, the answer as given
-and its grade) and, under P1, ``workflow.jsonl`` (per controller action: step, kind, action).
+and its grade) and, under P1, ``workflow.jsonl`` (per controller action: step, kind, action,
+and whether it was an error: refused, or no visible effect).
 The controller's actions are ordinary dispatched actions of the episode (so it replays).
 
 The study (on the lab's study runner, study.py): every objective x repeat is a BLOCK holding
 the four cells, run in a rotated order (block b starts at cell b mod 4: each cell comes first
 equally often); a session ended by an infrastructure failure is replaced under the same
-assignment (the first valid attempt in the fixed order is primary); resumable. Outcome per session: LC (won target levels / target levels; the
-primary outcome), completion (every level won), FGP, rules stated correctly (the share of the
-game's rules over the five probes, and at the first and the last probe), the agent's actions
-and the controller's. Contrasts, paired within blocks, with source-level bootstrap intervals
+assignment (the first valid attempt in the fixed order is primary); resumable. Outcome per
+session: LC (won target levels / target levels; the primary outcome), completion (every
+level won), FGP, rules stated correctly (the share of the game's rules over the five probes,
+and at the first and the last probe), the agent's actions, the controller's and its errors.
+Contrasts, paired within blocks, with source-level bootstrap intervals
 (source = the objective; stats.py): dK|P0 = K1P0 - K0P0, dK|P1 = K1P1 - K0P1, dP|K0 = K0P1 -
 K0P0, dP|K1 = K1P1 - K1P0, and dKxP = dK|P1 - dK|P0 (statistic_bootstrap on the same draws).
 Tables in the paper's layouts (Table 16: the cells; the contrasts), Figure 5c (rules stated
@@ -40,7 +42,7 @@ import os
 import time
 from pathlib import Path
 
-from longpuzzle.agents.base import AgentError, InfrastructureError, instruction_for
+from longpuzzle.agents.base import NO_VISIBLE_EFFECT, AgentError, InfrastructureError, instruction_for
 from longpuzzle.agents.diagnose import study
 from longpuzzle.agents.diagnose.rules import PROBES_PER_SESSION, grade, make_question, probe_steps, rule_card
 from longpuzzle.agents.diagnose.stats import DRAWS, SEED, cluster_bootstrap, paired_effect, statistic_bootstrap
@@ -111,10 +113,12 @@ def run_session(agent, objective: str, cell: str, *, settings: Settings, folder:
             if c is not None:
                 kind, a = c
                 ctl.counts[kind] += 1
-                ep.submit(a, 0.0)
+                fb = ep.submit(a, 0.0).feedback
                 if external is not None:                   # a scripted agent's model of the app follows
                     external(a)
-                workflow.append({"step": ep.run.step, "kind": kind, "action": a})
+                # an error of the controller: an action refused, or one that changed nothing on screen
+                workflow.append({"step": ep.run.step, "kind": kind, "action": a,
+                                 "error": fb is None or not fb.executed or fb.status == NO_VISIBLE_EFFECT})
                 continue
             while len(asked) < len(steps) and agent_actions >= steps[len(asked)]:
                 ask(len(asked))
@@ -197,7 +201,16 @@ def session_endpoints(folder: str | Path) -> dict:
             "first_probe": round(shares[0], 6) if shares else None,
             "last_probe": round(shares[-1], 6) if shares else None,
             "cell": session.get("cell"), "agent_actions": session.get("agent_actions"),
-            "controller_actions": sum(ctl.values()) if ctl else 0, "controller": ctl}
+            "controller_actions": sum(ctl.values()) if ctl else 0, "controller": ctl,
+            "controller_errors": _controller_errors(folder)}
+
+
+def _controller_errors(folder: Path) -> int:
+    """The controller's actions that were refused or changed nothing on screen (workflow.jsonl)."""
+    p = folder / WORKFLOW
+    if not p.is_file():
+        return 0
+    return sum(bool(json.loads(x).get("error")) for x in p.read_text(encoding="utf-8").splitlines() if x.strip())
 
 
 # ---- the study --------------------------------------------------------------------------------
@@ -270,10 +283,12 @@ Figure 5c's data, from the units' endpoints."""
                      f"{sum(probe_k)}/{sum(probe_n)}", _pct(_mean([e["first_probe"] for e in es])),
                      _pct(_mean([e["last_probe"] for e in es])),
                      _fmt(_mean([e["agent_actions"] for e in es])),
-                     _fmt(_mean([e["controller_actions"] for e in es]))])
+                     _fmt(_mean([e["controller_actions"] for e in es])),
+                     sum(e.get("controller_errors", 0) for e in es)])
     t16 = {"id": "table16", "title": "Rule card (K) x workflow controller (P): outcomes per cell",
            "columns": ["cell", "sessions", "completed", "LC % [95% CI]", "FGP %", "rules stated correctly",
-                       "first probe %", "last probe %", "agent actions", "controller actions"],
+                       "first probe %", "last probe %", "agent actions", "controller actions",
+                       "controller errors"],
            "rows": rows,
            "note": f"Primary sessions of the {len(full)} blocks holding all four cells. Rules stated correctly: "
                    "rule-probe verdicts over the five probes (a rule counts when both its true statement and its "

@@ -173,6 +173,7 @@ def test_p1_leaves_every_puzzle_move_to_the_agent_and_the_session_replays(tmp_pa
     events = [json.loads(x) for x in (tmp_path / "s/events.jsonl").read_text().splitlines()]
     acts = {r["step"]: r for r in events if r.get("stream") == "private"}
     wf = [json.loads(x) for x in (tmp_path / "s/workflow.jsonl").read_text().splitlines()]
+    assert not any(w["error"] for w in wf) and e["controller_errors"] == 0
     for w in wf:
         # the controller acts only off the board: at entry, or on a level the evaluator saw won
         prev = acts.get(w["step"] - 1, {}).get("record", {})
@@ -237,6 +238,7 @@ def test_the_study_end_to_end_with_scripted_agents(tmp_path):
     rows = {r[0]: r for r in t16["rows"]}
     assert rows["K0P0"][5] == "0/60" and rows["K1P0"][5] == "60/60"           # 6 rules x 5 probes x 2 sessions
     assert rows["K0P0"][9] == "0.0" and float(rows["K0P1"][9]) > 0              # only P1 has controller actions
+    assert [r[10] for r in t16["rows"]] == [0, 0, 0, 0]                         # every one of them took effect
     contrasts = {r[0]: r for r in tc["rows"]}
     assert list(contrasts) == ["dK|P0", "dK|P1", "dP|K0", "dP|K1", "dKxP"]
     assert contrasts["dK|P0"][4].startswith("+100.0") and contrasts["dKxP"][4].startswith("+0.0")
@@ -442,3 +444,22 @@ def test_an_infrastructure_failure_is_replaced_and_a_stopped_study_resumes(tmp_p
     assert len((out / "units.jsonl").read_text().splitlines()) == 5
     ok, problems = check_study(out)
     assert ok, problems
+
+
+def test_a_controller_action_that_changes_nothing_is_counted_as_its_error(tmp_path, monkeypatch):
+    from longpuzzle.agents.diagnose import workflow
+
+    real = workflow.Controller.action
+    calls = []
+
+    def action(self):
+        calls.append(1)
+        if len(calls) == 2:                       # after the agent's wait: a tap on the empty corner
+            return "entry", {"type": "click", "x": 2, "y": 2}
+        return real(self)
+
+    monkeypatch.setattr(workflow.Controller, "action", action)
+    e = run_session(load_agent("greedy"), "maze_paint/easy", "K0P1", settings=Settings(budget=600.0, max_actions=8),
+                    folder=tmp_path / "s")
+    wf = [json.loads(x) for x in (tmp_path / "s/workflow.jsonl").read_text().splitlines()]
+    assert [w["error"] for w in wf][:3] == [True, False, False] and e["controller_errors"] == 1
