@@ -311,3 +311,32 @@ def test_the_reports_diagnostics_section_renders_the_takeover_study(filler_study
     for t in _doc(out)["tables"]:
         assert t["title"] in page
     assert "paper_filler" in page
+
+
+def test_a_restart_to_the_levels_start_is_a_verified_recovery_when_the_certificate_is_unknown(tmp_path):
+    """Past the certifier's budget (large Nut and Bolt boards) the evaluator says "unknown": the
+    level's own start after a recovery action still counts (the catalogue's levels are solvable
+    from their start); a dead end never does."""
+    lvl = "nut_and_bolt/nightmare/1"
+
+    def episode(cert_after_restart):
+        lines = [{"type": "header", "format": "longpuzzle-episode/3", "protocol": "objective",
+                  "settings": {"charge_agent_time": True}}]
+        recs = [({"type": "wait", "ms": 0}, {"moves": 30, "certificate": "dead_end", "effects": []}),
+                ({"type": "click", "x": 1, "y": 1}, {"moves": 0, "certificate": cert_after_restart,
+                                                     "effects": [{"effect": "restart"}]})]
+        for k, (a, rec) in enumerate(recs, 1):
+            lines.append({"stream": "public", "step": k, "action": a, "t_agent": 0.1, "t_dispatch": 0.0,
+                          "sim_ms": 250, "feedback": {"status": "screen_changed", "executed": True}})
+            lines.append({"stream": "private", "step": k,
+                          "record": {"screen": f"level:{lvl}", "level": lvl, "win": False, **rec}})
+        folder = tmp_path / str(cert_after_restart)
+        folder.mkdir()
+        (folder / "events.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+        return T.endpoints(folder, lvl, "dead_end")
+
+    for cert in ("solvable", "unknown", None):
+        e = episode(cert)
+        assert e["restart_action"] == 2 and e["timely_restart"] and e["verified_recovery"], cert
+        assert e["restart_seconds"] == pytest.approx(0.7)
+    assert not episode("dead_end")["verified_recovery"]
