@@ -207,3 +207,17 @@ def test_retries_that_rebuild_the_same_dead_end_are_counted_with_the_boards_left
                   folder=tmp_path / "other")
     g = rq1_analysis([tmp_path / "other"], draws=100)["data"]["bolt_retries"][0]
     assert g["level"] == r["level"] and g["retries"] == 1 and g["same_path"] == 0
+
+
+def test_the_paper_like_agent_s_stated_reasons_are_coded_like_a_model_s(tmp_path):
+    """The scripted paper-like agent leaves its text where a model agent does (its episode's
+    conversation.jsonl): the deadlocking moves it plays are coded as predicting a release."""
+    from longpuzzle.agents.paper_agents import PaperFillerAgent
+
+    run_objective(PaperFillerAgent(folder=tmp_path / "pf"), "bolt_unscrew", "hard",
+                  settings=Settings(max_actions=30, action_timeout=None), folder=tmp_path / "pf")
+    res = rq1_analysis([tmp_path / "pf"], draws=100)
+    dead = [m for m in res["data"]["bolt_moves"] if m["deadlocks"]]
+    assert dead and all(m["text"] and m["release"] for m in dead)
+    row = next(t for t in res["tables"] if t["id"] == "reasons")["rows"][0]
+    assert row[0] == "deadlocking moves" and row[2] == len(dead) and row[3].startswith(f"{len(dead)}/{len(dead)}")
