@@ -8,7 +8,9 @@ taken) and a record of every call with its reply (text, reasoning, tool calls). 
 when the newest screenshot logged so far is of step S chose action S + 1 (before any
 screenshot: action 1, the opening wait a model is asked for); the calls of one step (a
 ``step`` call and its ``follow-up`` calls after a reply that could not be parsed) are joined
-in order. Compactions (summaries) are not an action's reason and are left out.
+in order. Compactions (summaries) are not an action's reason and are left out. The scripted
+paper-like agents (agents/paper_agents.py) write the same records to the same file, so
+scripted and model agents are read alike.
 """
 
 from __future__ import annotations
