@@ -15,6 +15,7 @@ SUBCOMMANDS: dict[str, str] = {
     "checkpoints": "longpuzzle.agents.diagnose.checkpoint_sources:checkpoints_cmd",
     "branch": "longpuzzle.agents.diagnose.branch_cli:branch_cmd",
     "judge": "longpuzzle.agents.diagnose.judge:judge_cmd",
+    "retry": "longpuzzle.agents.diagnose.retry_cli:retry_cmd",
     "rules": "longpuzzle.agents.diagnose.rules_cli:rules_cmd",
     "takeover": "longpuzzle.agents.diagnose.takeover:takeover_cmd",
 }

@@ -148,3 +148,75 @@ def test_endpoints_of_retries(made, tmp_path):
             return first_action(obs) or {"type": "wait", "ms": 200_000}
     e = play(src, Waiter(), tmp_path / "wait")
     assert e["outcome"] == "timeout" and e["end"] == "budget"
+
+
+# ---- the study ----------------------------------------------------------------------------------
+
+def test_a_retry_study_end_to_end_with_a_clue_reader(made, tmp_path):
+    import json
+
+    from longpuzzle.agents.diagnose import retry_study as rs
+
+    d, sources, moves = made
+    made_agents = []
+
+    def make_agent(objective, folder, prefix=()):
+        made_agents.append(folder)
+        return Synced([moves[0]], list(prefix), avoid=True)
+
+    out = tmp_path / "study"
+    doc = rs.run_retry(out, make_agent, runs=[d / "src"], budget=retry.LIMIT_SECONDS, max_actions=40)
+    units = [json.loads(x) for x in (out / "units.jsonl").read_text().splitlines()]
+    assert [u["checkpoint"] for u in doc["schedule"]] == ["S01", "S02"]
+    assert doc["schedule"][0]["order"] == ["M0", "M1", "M2", "M3"] and doc["schedule"][1]["order"] == \
+        ["M1", "M2", "M3", "M0"]                                  # interleaved: rotated per unit
+    out_of = {(u["unit"], u["condition"]): u["endpoints"]["outcome"] for u in units}
+    # S01's failure is the policy's first dead end (which the agent rebuilds); S02's the second
+    assert [out_of[("S01", c)] for c in retry.CONDITIONS] == ["recurrence", "recurrence", "recurrence", "stop"]
+    assert [out_of[("S02", c)] for c in retry.CONDITIONS] == ["other_failure"] * 3 + ["stop"]
+    table = {r[0]: r for r in doc["tables"][0]["rows"]}
+    cols = doc["tables"][0]["columns"]
+    assert table["M1"][cols.index("Recurrence (source's dead end)")] == "1/2"
+    assert table["M3"][cols.index("Explicit stop")] == "2/2" and table["M3"][cols.index("Completion")] == "0/2"
+    effects = {r[0]: r for r in doc["tables"][1]["rows"]}
+    assert effects["M1 -> M3"][1] == 2 and effects["M1 -> M3"][2].startswith("-0.50")
+    # the memories are in each retry's instruction, the M2 account was asked of a fresh agent
+    head = json.loads((out / "episodes" / "S02-M3" / "events.jsonl").read_text().splitlines()[0])
+    assert "Attempt 2: the action at step 18" in head["instruction"]
+    assert doc["memories"]["S02"]["M3"] in head["instruction"]
+    assert any("accounts" in str(f) for f in made_agents)
+    ok, problems = rs.check_study(out)
+    assert ok, problems
+    # a forged outcome is caught by the re-derivation
+    text = (out / "units.jsonl").read_text().replace('"outcome": "stop"', '"outcome": "completion"', 1)
+    (out / "units.jsonl").write_text(text)
+    assert not rs.check_study(out)[0]
+
+
+def test_the_command_with_a_paper_like_agent_and_bad_input(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from longpuzzle.cli import cli
+
+    out = tmp_path / "s"
+    r = CliRunner().invoke(cli, ["diagnose", "retry", "--level", LEVEL, "--count", "1", "--certify-budget", "0",
+                                 "--agent", "paper_rebuilder", "--conditions", "M0,M3", "--max-actions", "30",
+                                 "--draws", "200", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    doc = json.loads((out / "study.json").read_text())
+    assert doc["experiment"] == "retry" and doc["conditions"] == ["M0", "M3"] and doc["draws"] == 200
+    assert (out / "sources").is_dir() and len(list((out / "episodes").iterdir())) == 2
+    assert "RQ3: matched retries" in r.output
+    r = CliRunner().invoke(cli, ["diagnose", "retry", "--check", str(out)])
+    assert r.exit_code == 0 and "re-derives exactly" in r.output
+    for args, msg in ((["--conditions", "M0,M9"], "unknown condition 'M9'"),
+                      (["--level", "bolt_unscrew/hard/99"], "99")):
+        bad = tmp_path / "bad"
+        argv = ["diagnose", "retry", "--level", LEVEL, "--out", str(bad)] + args
+        if args[0] == "--level":
+            argv = ["diagnose", "retry", "--out", str(bad)] + args
+        r = CliRunner().invoke(cli, argv)
+        assert r.exit_code != 0 and r.output.startswith("error:") and msg in r.output, r.output
+        assert "Traceback" not in r.output and not bad.exists()
