@@ -45,12 +45,12 @@ TOLD_LOST = re.compile(r"cannot be completed|Recovery is required|无法.{0,12}�
 
 # the agents' own sentences (the attribution coding of diagnose takeover must read BLAME as
 # blaming the click, RESTART_TOLD / RESTART_LATE as naming the board's state, MOVE as neither)
-MOVE = "Moving this screw into the free hole releases the most visible progress now."
-BLAME = "The click on the screw did not register (a missed click); I click it again more precisely."
+MOVE = "This move makes the most visible progress now (it fills a free spot and releases a piece)."
+BLAME = "The click on the piece did not register (a missed click); I click it again more precisely."
 RESTART_TOLD = "The state information says this board cannot be completed; I restart the level with the " \
                "visible Restart button."
 RESTART_LATE = "Nothing responds after many attempts; I restart the level."
-REBUILD = "Restarted: I repeat my plan, this move releases a screw."
+REBUILD = "Restarted: I repeat my plan, this move releases a piece."
 
 
 class _TextLog:

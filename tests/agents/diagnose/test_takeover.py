@@ -20,7 +20,7 @@ from longpuzzle.agents.diagnose.checkpoint_sources import build
 from longpuzzle.agents.diagnose.checkpoints import board_digest, load_checkpoints
 from longpuzzle.agents.diagnose.stats import paired_effect
 from longpuzzle.agents.harness.replay import restore_step
-from longpuzzle.agents.paper_agents import PaperFillerAgent
+from longpuzzle.agents.paper_agents import BLAME, MOVE, RESTART_TOLD, PaperFillerAgent
 from longpuzzle.agents.testing.endpoints import ScriptedServer
 from longpuzzle.cli import cli
 
@@ -233,7 +233,8 @@ def test_the_attribution_coding():
     state = ["The board is a dead end", "no free holes are left", "this puzzle state cannot be completed", "死局"]
     assert all(T.BLAMES_CLICK.search(s) for s in blame) and not any(T.BLAMES_CLICK.search(s) for s in state)
     assert all(T.NAMES_STATE.search(s) for s in state) and not any(T.NAMES_STATE.search(s) for s in blame)
-    assert not T.BLAMES_CLICK.search("Moving this screw into the free hole releases the most visible progress now.")
+    assert not T.BLAMES_CLICK.search(MOVE) and not T.NAMES_STATE.search(MOVE) and T.BLAMES_CLICK.search(BLAME)
+    assert T.NAMES_STATE.search(RESTART_TOLD) and not T.BLAMES_CLICK.search(RESTART_TOLD)
 
 
 def test_a_model_agent_takes_over_through_a_real_endpoint(ckpts, tmp_path):
