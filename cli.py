@@ -438,6 +438,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "longpuzzle.agents.datasets.cli": ("dataset", "dataset-check"),
     "longpuzzle.agents.diagnose.cli": ("diagnose",),
     "longpuzzle.agents.serve.cli": ("serve",),
+    "longpuzzle.agents.serve.baseline_cli": ("baseline",),
 }
 _loaded: list[str] = []
 
