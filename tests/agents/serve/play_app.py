@@ -1,0 +1,49 @@
+"""Shared by the play tests: the app of ``longpuzzle serve`` with live play, recording into a
+folder, on a real uvicorn server on 127.0.0.1 (a free port), in a thread."""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from longpuzzle.agents.serve.app import ROUTE_MODULES, make_app
+
+PLAY = "longpuzzle.agents.serve.play"
+
+
+def play_app(folders, record: Path):
+    """The secured app over ``folders`` and ``record`` (served too), play recording into it."""
+    record.mkdir(parents=True, exist_ok=True)
+    mods = ROUTE_MODULES if PLAY in ROUTE_MODULES else (*ROUTE_MODULES, PLAY)
+    try:
+        app = make_app([*folders, record], route_modules=mods, record=record)
+    except TypeError:                    # (an app factory without the record option)
+        app = make_app([*folders, record], route_modules=mods)
+        app.app.state.ctx.record = record
+    return app
+
+
+@contextmanager
+def running(app):
+    """``app`` served by uvicorn on 127.0.0.1; yields its base URL; the live sessions are ended
+    and the server stopped after."""
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
+    t = threading.Thread(target=server.run, daemon=True)
+    t.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not t.is_alive():
+            raise RuntimeError("the server did not start")
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        from longpuzzle.agents.serve.play import close_sessions
+        close_sessions(app.app.state.ctx)
+        server.should_exit = True
+        t.join(10)
