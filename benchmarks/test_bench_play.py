@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "agents" / "serve"))
-from play_app import play_app, running  # noqa: E402
+from play_app import play_app, running
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 UP = {"type": "swipe", "x0": 144, "y0": 622, "x1": 144, "y1": 532}
@@ -76,7 +76,8 @@ def test_pointer_event_to_new_frame_on_screen(benchmark, tmp_path):
     parts = _server_parts(tmp_path)
     info = {"painted_median_ms": statistics.median(painted), "painted_p90_ms": painted[int(0.9 * len(painted))],
             "drawn_median_ms": statistics.median(drawn),
-            "response_headers_median_ms": statistics.median(heads), "response_body_median_ms": statistics.median(bodies), "server_median_ms": statistics.median(server),
+            "response_headers_median_ms": statistics.median(heads), "response_body_median_ms": statistics.median(bodies),
+            "server_median_ms": statistics.median(server),
             **parts, "rounds": len(lat), "ended": state["ended"]}
     benchmark.extra_info.update({k: round(v, 2) if isinstance(v, float) else v for k, v in info.items()})
     print("\nplay latency (ms):", {k: round(v, 2) if isinstance(v, float) else v for k, v in info.items()})

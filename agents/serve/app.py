@@ -4,13 +4,15 @@
 
 ROUTE_MODULES is the route table: each module listed there has ``routes(ctx) -> list`` of
 Starlette routes (given the ServeContext: the folders served, the tokens, the page helper) and
-may have ``NAV = [(label, path), ...]``, its entries in the header's navigation. A new part of
+may have ``NAV = [(label, path), ...]``, its entries in the header's navigation, and
+``shutdown(ctx)``, called when the server stops (play ends its live sessions). A new part of
 the app adds its module here with one line; the app mounts every listed module's routes, in
 this order, under the same security.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import secrets
 from dataclasses import dataclass, field
@@ -26,6 +28,7 @@ ROUTE_MODULES: tuple[str, ...] = (
     "longpuzzle.agents.serve.runs",          # /  and /api/runs: the runs and the leaderboard
     "longpuzzle.agents.serve.viewer",        # /episode/...: the episode viewer
     "longpuzzle.agents.serve.compare",       # /compare: two episodes side by side
+    "longpuzzle.agents.serve.play",          # /play, /branch, /baselines: live play, branch here, human baselines
 )
 
 STATIC = Path(__file__).parent / "static"
@@ -38,11 +41,13 @@ class NotServed(LookupError):
 @dataclass
 class ServeContext:
     """What every route module is given: the folders served (resolved; nothing outside them is
-    ever read), the page token, the navigation, and a place for the modules' caches."""
+    ever read), the page token, the navigation, and a place for the modules' caches; ``record``
+    the folder live sessions are recorded into (``serve --record``; one of ``folders``), or None."""
     folders: list[Path]
     page_token: str
     nav: list[tuple[str, str]] = field(default_factory=list)
     cache: dict = field(default_factory=dict)
+    record: Path | None = None
 
     def folder(self, run: int | str) -> Path:
         """The served folder number ``run`` (its index on the command line)."""
@@ -74,23 +79,39 @@ class ServeContext:
 
 
 def make_app(folders, *, host: str = "127.0.0.1", access_token: str | None = None,
-             page_token: str | None = None, route_modules: tuple = ROUTE_MODULES):
+             page_token: str | None = None, route_modules: tuple = ROUTE_MODULES, record=None):
     """The ASGI app serving ``folders`` (run folders or episode folders), behind Security.
     Bound to another host than the loopback, ``access_token`` is required (ValueError).
-    ``route_modules``: module names (or module-like objects with ``routes``) to mount."""
+    ``route_modules``: module names (or module-like objects with ``routes``) to mount.
+    ``record``: a folder (made if missing) that live sessions are recorded into, served too."""
     roots = []
     for f in folders:
         p = Path(f).resolve()
         if not p.is_dir():
             raise NotServed(f"{f} is not a folder")
         roots.append(p)
-    ctx = ServeContext(roots, page_token or secrets.token_urlsafe(24))
-    routes = []
+    if record is not None:
+        rec = Path(record)
+        rec.mkdir(parents=True, exist_ok=True)
+        rec = rec.resolve()
+        if rec not in roots:
+            roots.append(rec)
+    ctx = ServeContext(roots, page_token or secrets.token_urlsafe(24), record=rec if record is not None else None)
+    routes, stops = [], []
     for name in route_modules:
         mod = importlib.import_module(name) if isinstance(name, str) else name
         ctx.nav.extend(getattr(mod, "NAV", ()))
         routes.extend(mod.routes(ctx))
+        if callable(getattr(mod, "shutdown", None)):
+            stops.append(mod.shutdown)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        for stop in stops:                     # the server stopping: each module ends what it runs
+            stop(ctx)
+
     routes.append(Mount("/static", app=StaticFiles(directory=STATIC), name="static"))
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, lifespan=lifespan)
     app.state.ctx = ctx
     return Security(app, host, ctx.page_token, access_token)

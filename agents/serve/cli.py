@@ -14,10 +14,14 @@ import click
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="0: any free port.")
 @click.option("--token", "access_token", default=None, envvar="LONGPUZZLE_SERVE_TOKEN",
               help="The access token for a non-loopback --host [default: a random one] (or $LONGPUZZLE_SERVE_TOKEN).")
-def serve_cmd(folders, host, port, access_token):
+@click.option("--record", type=click.Path(file_okay=False), default=None,
+              help="Record live play into this folder (made if missing, served too): Play and Branch here need it.")
+def serve_cmd(folders, host, port, access_token, record):
     """Browse run folders (or episode folders) in a web browser: the runs and the leaderboard,
     the episode viewer (every step's frame with its action, P and the oracle's d(s)), and two
-    episodes compared. Serves only the folders given, on 127.0.0.1 unless told otherwise."""
+    episodes compared; with --record, live play of any level or objective, Branch here from any
+    step, and the human baselines. Serves only the folders given, on 127.0.0.1 unless told
+    otherwise."""
     import uvicorn
 
     from longpuzzle.agents.serve.app import NotServed, make_app
@@ -28,7 +32,7 @@ def serve_cmd(folders, host, port, access_token):
     else:
         access_token = access_token or secrets.token_urlsafe(24)
     try:
-        app = make_app(folders, host=host, access_token=access_token)
+        app = make_app(folders, host=host, access_token=access_token, record=record)
     except NotServed as e:
         raise click.UsageError(str(e)) from None
     shown = f"[{host}]" if ":" in host else host

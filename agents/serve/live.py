@@ -268,6 +268,24 @@ def human_settings(*, style: str = "2d", scale: float = 1.0, lang: str = "en", v
                     charge_agent_time=True, save_frames=True)
 
 
+def dispatched_step(folder: str | Path, step: int) -> int:
+    """The state after recorded step ``step`` as a step restore_step takes: ``step`` itself when
+    its action was dispatched, else the last dispatched step before it (a refused action, a
+    final answer change nothing), 0 for the start. PlayError past the episode's last step."""
+    from longpuzzle.agents.harness.trajectory import read_events
+
+    last, best = 0, 0
+    for rec in read_events(folder)[1:]:
+        k = rec.get("step")
+        if type(k) is int:
+            last = max(last, k)
+            if rec.get("stream") == "private" and ("snapshot" in rec or "suite" in rec) and k <= step:
+                best = max(best, k)
+    if step > last:
+        raise PlayError(f"the episode has {last} steps, not {step}")
+    return best
+
+
 class SessionPool:
     """The live sessions of one server: at most ``limit`` at once, each recorded into its own
     folder under ``out``; ended ones are dropped after KEEP_ENDED seconds."""
@@ -324,7 +342,8 @@ class SessionPool:
         if head.get("protocol") != "objective":
             raise PlayError("only objective episodes can be branched (a level-protocol episode is one level)")
         cat = recorded_catalog(head.get("catalog"), self.catalog)
-        restore_step(folder, step, cat)               # the step exists and was dispatched: else one clear error
+        step = dispatched_step(folder, step)
+        restore_step(folder, step, cat)
         st = human_settings(base=recorded_settings(head))
         return self._admit(LiveSession("branch", head["objective"], self._folder(f"branch-{head['objective']}"),
                                        settings=st, catalog=cat, player=player, idle=self.idle,

@@ -35,24 +35,30 @@ from starlette.routing import Route
 
 from longpuzzle.agents.harness.settings import HarnessError
 from longpuzzle.agents.serve.app import NotServed
-from longpuzzle.agents.serve.live import PlayError, SessionPool, png_bytes
+from longpuzzle.agents.serve.live import PlayError, SessionPool, dispatched_step, png_bytes
 from longpuzzle.agents.serve.page import esc, page
 from longpuzzle.engine.errors import LongPuzzleError
 
 NAV = [("Play", "/play"), ("Human baselines", "/baselines")]
 HAND_OFF_MAX_ACTIONS = 600            # an agent continuing a branch stops here at the latest (the lab's ceiling)
 SCRIPTS = ("play.js",)
+NOT_OBJECTIVE = "Only objective episodes can be branched (a level-protocol episode is one level)."
 
 
 def _pool(ctx) -> SessionPool | None:
     """The app's live sessions, recording into ``ctx.record`` (None: the app records nothing)."""
-    rec = getattr(ctx, "record", None)
+    rec = ctx.record
     if rec is None:
         return None
     pool = ctx.cache.get("play_pool")
     if pool is None:
         pool = ctx.cache["play_pool"] = SessionPool(rec)
     return pool
+
+
+def shutdown(ctx) -> None:
+    """The app's route-table hook when the server stops: close_sessions."""
+    close_sessions(ctx)
 
 
 def close_sessions(ctx) -> None:
@@ -147,12 +153,12 @@ def routes(ctx) -> list:
         cat = pool.catalog
         objs = [(o.id, f"{o.id} - the whole objective from the home screen") for o in cat.objectives()]
         levels = [(lid, lid) for o in cat.objectives() for lid in o.level_ids]
-        live = [s for s in pool.sessions.values()]
+        live = list(pool.sessions.values())
         rows = "".join(f'<tr><td><a href="/play/s/{esc(s.id)}">{esc(s.target)}</a></td><td>{esc(s.kind)}</td>'
                        f'<td>{esc(s.agent_name)}</td><td>{esc(s.update.ended or "live")}</td>'
                        f'<td class="num">{s.update.step}</td></tr>' for s in live)
         body = f"""<h1>Play</h1>
-<p class="sub">Play any objective or level of catalogue <code>{esc(cat.label() if callable(getattr(cat, 'label', None)) else cat.name)}</code>
+<p class="sub">Play any objective or level of catalogue <code>{esc(cat.name)}</code>
 with the same GUI actions an agent sends (clicks, drags, swipes and keys on the canvas, validated and dispatched by
 the harness). Each session is recorded as an episode folder in <code>{esc(pool.out)}</code> that
 <code>longpuzzle replay</code> verifies. Your time is the agent's time: the clock runs while you look.</p>
@@ -282,7 +288,7 @@ letters and digits. Every action is what an agent would send (a long press: hold
 <button type="submit" id="lp-branch-agent">Hand to the agent</button>
 <span class="legend">continues through the harness (continue_episode), at most {HAND_OFF_MAX_ACTIONS} actions</span>
 </form><p class="lp-error"></p>""" if can and record else
-                 f'<p class="sub">{"Only objective episodes can be branched." if not can else "Start the app with --record DIR to branch."}</p>')
+                 f'<p class="sub">{"Start the app with --record DIR to branch." if can else NOT_OBJECTIVE}</p>')
         viewer = f"/episode/{run}/{esc(rel)}"
         body = f"""<div class="play"><div class="stage"><img src="{q}" alt="the restored state" id="lp-branch-frame"></div>
 <div class="side"><h1>Branch here</h1>
@@ -369,14 +375,15 @@ def _restored_png(folder: Path, step: int) -> bytes:
     from longpuzzle.agents.harness.replay import restore_step
     from longpuzzle.render.frame import renderer
 
-    suite = restore_step(folder, step)
+    suite = restore_step(folder, dispatched_step(folder, step))
     return png_bytes(renderer(suite.style, suite.scale, suite.viewport, suite.lang).render(suite))
 
 
 def hand_off(pool: SessionPool, folder: Path, step: int, agent: str) -> Path:
     """Continue recorded episode ``folder`` after step ``step`` with scripted agent ``agent``
-    (continue_episode, at most HAND_OFF_MAX_ACTIONS actions), into the record folder; the
-    new episode's folder."""
+    (continue_episode with the D.1 takeover context, as the diagnostics lab continues a
+    checkpoint; at most HAND_OFF_MAX_ACTIONS actions), into the record folder; the new
+    episode's folder."""
     import dataclasses
 
     from longpuzzle.agents.harness.recompute import recorded_settings
@@ -390,10 +397,11 @@ def hand_off(pool: SessionPool, folder: Path, step: int, agent: str) -> Path:
     if head.get("protocol") != "objective":
         raise PlayError("only objective episodes can be branched (a level-protocol episode is one level)")
     cat = recorded_catalog(head.get("catalog"), pool.catalog)
+    step = dispatched_step(folder, step)
     restore_step(folder, step, cat)
     st = dataclasses.replace(recorded_settings(head), max_actions=HAND_OFF_MAX_ACTIONS, save_frames=True)
     out = pool._folder(f"branch-{agent}-{head['objective']}")
-    continue_episode(folder, step, load_agent(agent, catalog=cat), settings=st, out=out, catalog=cat)
+    continue_episode(folder, step, load_agent(agent, catalog=cat), settings=st, out=out, catalog=cat, takeover=True)
     return out
 
 

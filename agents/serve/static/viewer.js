@@ -31,6 +31,8 @@ class Viewer {
     this.kind = E("select", { title: "the kind of event n / p jump to" },
       ...Object.entries({ any: "any event", ...EVENTS }).map(([k, v]) => E("option", { value: k, text: v })));
     this.ovl = E("button", { class: "on", text: "action drawn", title: "draw the action on the frame (a)", onclick: () => this.toggleOverlay() });
+    // play.py: this position's state as a live session (the state after the step before it)
+    this.branch = E("a", { class: "branch-here", id: "lp-branch-here", text: "Branch here", title: "play on from this state, or hand it to an agent" });
     const controls = E("div", { class: "controls" },
       E("button", { text: "«", title: "first (Home)", onclick: () => this.show(0) }),
       E("button", { text: "◀", title: "previous step (←)", onclick: () => this.show(this.i - 1) }),
@@ -38,7 +40,7 @@ class Viewer {
       E("button", { text: "»", title: "last (End)", onclick: () => this.show(this.pos.length - 1) }),
       this.slider, this.jump, this.kind,
       E("button", { text: "prev event", title: "p", onclick: () => this.nextEvent(-1) }),
-      E("button", { text: "next event", title: "n", onclick: () => this.nextEvent(1) }), this.ovl);
+      E("button", { text: "next event", title: "n", onclick: () => this.nextEvent(1) }), this.ovl, this.branch);
     this.canvas = E("canvas", { class: "curves", width: 1200, height: 150 });
     this.canvas.addEventListener("click", ev => {
       const r = this.canvas.getBoundingClientRect();
@@ -95,6 +97,7 @@ class Viewer {
     };
     this.img.src = url;
     for (const j of [i + 1, i - 1, i + 2]) if (j >= 0 && j < this.pos.length) new Image().src = this.frameURL(j);
+    this.branch.href = `/branch/${this.run}/${this.path}?step=${i > 0 ? this.pos[i - 1].step || 0 : 0}`;
     this.drawInfo();
     this.drawCurves();
     if (this.opts.onMove) this.opts.onMove(i);

@@ -14,15 +14,9 @@ PLAY = "longpuzzle.agents.serve.play"
 
 
 def play_app(folders, record: Path):
-    """The secured app over ``folders`` and ``record`` (served too), play recording into it."""
-    record.mkdir(parents=True, exist_ok=True)
-    mods = ROUTE_MODULES if PLAY in ROUTE_MODULES else (*ROUTE_MODULES, PLAY)
-    try:
-        app = make_app([*folders, record], route_modules=mods, record=record)
-    except TypeError:                    # (an app factory without the record option)
-        app = make_app([*folders, record], route_modules=mods)
-        app.app.state.ctx.record = record
-    return app
+    """The secured app over ``folders`` and ``record`` (made, served too), play recording into it."""
+    assert PLAY in ROUTE_MODULES
+    return make_app(folders, record=record)
 
 
 @contextmanager

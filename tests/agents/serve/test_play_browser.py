@@ -146,7 +146,14 @@ def test_branch_here_restores_the_state_and_plays_on(browser, tmp_path):
         page = browser.new_page(viewport={"width": 1280, "height": 1100})
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"{url}/branch/0/{src.name}?step={k}")
+        page.goto(f"{url}/episode/0/{src.name}")                  # the viewer: position of step k + 1
+        page.wait_for_selector("#lp-branch-here")
+        page.fill("input[placeholder=step]", str(k + 1))
+        page.press("input[placeholder=step]", "Enter")
+        assert page.get_attribute("#lp-branch-here", "href").endswith(f"?step={k}")
+        page.click("#lp-branch-here")
+        page.wait_for_url("**/branch/**")
+        page.wait_for_load_state("load")
         assert page.evaluate("document.getElementById('lp-branch-frame').naturalWidth") == 540
         page.click("#lp-branch-play")
         page.wait_for_url("**/play/s/*")

@@ -92,3 +92,22 @@ def test_hostile_strings_of_a_run_folder_are_escaped_on_the_branch_page(app, tmp
     (bad / "events.jsonl").write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
     page = _client(a).get("/branch/0/evil?step=1").text
     assert evil not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_hand_to_an_agent_continues_the_episode_through_the_harness(app, monkeypatch):
+    from longpuzzle.agents.harness import read_events, replay_episode
+    from longpuzzle.agents.serve import play
+
+    a, record, src = app
+    monkeypatch.setattr(play, "HAND_OFF_MAX_ACTIONS", 12)
+    r = _client(a).post(f"/branch/0/{src.name}/agent", content=json.dumps({"step": 2, "agent": "random"}),
+                        headers={"X-LP-Token": a.page_token})
+    assert r.status_code == 200 and r.json()["url"].startswith("/episode/1/")
+    (folder,) = list(record.iterdir())
+    head = read_events(folder)[0]
+    assert head["agent"] == "random" and head["continued_from"]["step"] == 2
+    rep = replay_episode(folder)
+    assert rep.ok and rep.complete and rep.steps == 12, rep.divergence
+    r = _client(a).post(f"/branch/0/{src.name}/agent", content=json.dumps({"step": 2, "agent": "gpt"}),
+                        headers={"X-LP-Token": a.page_token})
+    assert r.status_code == 400 and "hand to one of" in r.json()["error"]
