@@ -220,3 +220,46 @@ def test_the_command_with_a_paper_like_agent_and_bad_input(tmp_path):
         r = CliRunner().invoke(cli, argv)
         assert r.exit_code != 0 and r.output.startswith("error:") and msg in r.output, r.output
         assert "Traceback" not in r.output and not bad.exists()
+
+
+def test_a_model_agent_retries_through_the_d1_harness_and_writes_its_own_account(tmp_path):
+    """diagnose retry --model through the scripted endpoint on 127.0.0.1: M2's account is the
+    model's reply to a request of its own (given the takeover context), and enters M2's retry."""
+    import json
+
+    from click.testing import CliRunner
+
+    from longpuzzle.agents.testing.endpoints import ScriptedServer, last_user_text
+    from longpuzzle.cli import cli
+
+    account = "Failure Experience: I filled the last free hole.\nNext Attempt: keep a hole free."
+    asked, acting = [], []
+
+    def script(api, body):
+        if "Failure Experience" in last_user_text(api, body):
+            asked.append(body)
+            return {"text": account}
+        acting.append(body)
+        first = not any(m.get("role") == "assistant" for m in body["messages"])
+        args = {"action": "wait", "ms": 500} if first else {"action": "click", "x": 270, "y": 480}
+        return {"tool_calls": [{"name": "gui", "arguments": args}]}
+
+    out = tmp_path / "s"
+    with ScriptedServer(script) as srv:
+        r = CliRunner().invoke(cli, ["diagnose", "retry", "--level", LEVEL, "--count", "1", "--certify-budget", "0",
+                                     "--model", "scripted-model", "--base-url", srv.url_v1, "--api", "openai-chat",
+                                     "--api-key-env", "", "--harness", "d1", "--conditions", "M1,M2",
+                                     "--max-actions", "5", "--draws", "100", "--out", str(out)])
+        assert srv.refused == []
+    assert r.exit_code == 0, r.output
+    assert len(asked) == 1
+    dump = json.dumps(asked[0])
+    assert "You are taking over this game" in dump and "step 1: wait(0 ms)" in dump     # the M1 context
+    head = json.loads((out / "episodes" / "S01-M2" / "events.jsonl").read_text().splitlines()[0])
+    assert head["instruction"].endswith(account) and head["settings"]["action_latency"] == 2.0
+    m1 = json.loads((out / "episodes" / "S01-M1" / "events.jsonl").read_text().splitlines()[0])
+    assert "Restart summary" in m1["instruction"] and account not in m1["instruction"]
+    assert any(account.splitlines()[1] in json.dumps(b) for b in acting)     # in the acting requests of M2
+    assert (out / "accounts" / "S01" / "conversation.jsonl").is_file()
+    r = CliRunner().invoke(cli, ["diagnose", "retry", "--check", str(out)])
+    assert r.exit_code == 0, r.output
