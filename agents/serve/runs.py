@@ -8,57 +8,65 @@ separately (``/api/runs/{i}/verified``), after the list is on screen, since a re
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from longpuzzle.agents.harness import HarnessError
-from longpuzzle.agents.report.data import catalog_label, harness_label, identity_label, load_run
+from longpuzzle.agents.report.data import catalog_label, harness_label, identity_label, load_run, run_identity
 from longpuzzle.agents.serve.app import NotServed
 from longpuzzle.agents.serve.page import esc, page
+from longpuzzle.agents.verify import read_json
 
 NAV = [("Runs", "/")]
 METRICS = ("OSR", "LC", "FGP", "LPR", "PER", "SMR", "score")
 
 
 def run_entry(ctx, i: int) -> dict:
-    """Run ``i``'s row and its episodes' rows (read once, then kept)."""
+    """Run ``i``'s row and its episodes' rows (read once, then kept). A run folder is read from
+    its summary.json alone: no episode folder is opened or even looked up (eval's layout names
+    each, <objective folder>/<episode folder>; the viewer checks the one opened)."""
     key = ("run", i)
     if key not in ctx.cache:
         folder = ctx.folder(i)
         try:
-            run = load_run(folder)
-        except HarnessError as e:
+            if (folder / "summary.json").is_file():
+                summary = read_json(folder / "summary.json", "run summary")
+                episodes = [dict(e, path=_layout_path(e, k)) for k, e in enumerate(summary.get("episodes", []))]
+            else:                                          # a lone episode folder: load_run reads it
+                run = load_run(folder)
+                summary = run.summary
+                episodes = [dict(e, path=".") for e in run.episodes]
+        except (HarnessError, ValueError, TypeError) as e:
             ctx.cache[key] = {"id": i, "name": folder.name, "error": str(e), "episodes": []}
             return ctx.cache[key]
-        s, ident = run.summary, run.identity
-        metrics = dict(s.get("metrics") or {})
-        objectives = sorted({e.get("objective") for e in run.episodes if e.get("objective")})
+        ident = run_identity(summary)
+        metrics = dict(summary.get("metrics") or {})
+        objectives = sorted({str(e.get("objective")) for e in episodes if e.get("objective")})
         ctx.cache[key] = {
             "id": i, "name": folder.name, "agent": identity_label(ident), "preset": ident.get("preset") or "-",
             "catalog": catalog_label(ident), "harness": harness_label(ident), "protocol": ident.get("protocol") or "-",
-            "objectives": objectives, "n_episodes": len(run.episodes),
+            "objectives": objectives, "n_episodes": len(episodes),
             "metrics": {k: metrics.get(k) for k in METRICS},
-            "episodes": [episode_row(folder, e) for e in run.episodes],
+            "episodes": [episode_row(e) for e in episodes],
         }
     return ctx.cache[key]
 
 
-def episode_row(folder: Path, e: dict) -> dict:
-    """One episode of a run's summary, as the list shows it (``path``: its folder inside the
-    run, None where it is not on disk)."""
-    d = e.get("dir")
-    rel = None
-    if d is not None:
-        try:
-            rel = Path(d).resolve().relative_to(folder).as_posix() or "."
-        except ValueError:
-            rel = None
+def _layout_path(e: dict, k: int) -> str | None:
+    """Where eval put an episode inside its run: the last two parts of its recorded folder."""
+    rec = e.get("folder")
+    if not isinstance(rec, str) or not rec:
+        return None
+    parts = [p for p in rec.replace("\\", "/").split("/") if p not in ("", ".")]
+    return "/".join(parts[-2:]) if parts else None
+
+
+def episode_row(e: dict) -> dict:
+    """One episode of a run's summary, as the list shows it (``path``: its folder inside the run)."""
     lv = e.get("levels") or []
-    scores = [l["score"] for l in lv if isinstance(l, dict) and "score" in l]
-    return {"path": rel, "objective": e.get("objective"), "end": e.get("end"), "success": bool(e.get("success")),
+    scores = [l["score"] for l in lv if isinstance(l, dict) and isinstance(l.get("score"), (int, float))]
+    return {"path": e.get("path"), "objective": e.get("objective"), "end": e.get("end"), "success": bool(e.get("success")),
             "solved": e.get("solved"), "levels": e.get("target_levels"), "actions": e.get("actions"),
             "presses": e.get("presses"), "seconds": e.get("charged_seconds", e.get("seconds")),
             "score": round(sum(scores) / len(scores), 2) if scores else None}
@@ -68,7 +76,7 @@ def verified_status(ctx, i: int) -> dict:
     """Whether run ``i`` verifies (kept once known)."""
     key = ("verified", i)
     if key not in ctx.cache:
-        from longpuzzle.agents.verify import check_episode, check_run, is_run_folder
+        from longpuzzle.agents.verify import check_episode, check_run, is_run_folder     # (replay: lazily)
 
         folder = ctx.folder(i)
         try:

@@ -57,13 +57,13 @@
           location.href = `/compare?a=${encodeURIComponent(pickA)}&b=${encodeURIComponent(r.id + ":" + e.path)}`; } }) : "" },
     ];
     const count = document.getElementById("count"), more = document.getElementById("more"), failed = document.getElementById("failed");
-    let limit = 500;
+    let limit = 200;
     const t = LP.table(document.getElementById("episodes"), cols, n => {
       count.textContent = `${n} of ${r.episodes.length}`; more.hidden = n <= limit; });
     const draw = () => t.set(r.episodes.filter(e => (!failed.checked || !e.success) &&
       matches(e, filterBox.value.toLowerCase(), ["path", "objective", "end"])), limit);
     filterBox.addEventListener("input", draw); failed.addEventListener("change", draw);
-    more.addEventListener("click", () => { limit += 2000; draw(); });
+    more.addEventListener("click", () => { limit += 1000; draw(); });
     draw();
     document.body.dataset.ready = "1";
   }
