@@ -320,7 +320,7 @@ def tables(schedule: list[dict], units: list[dict], *, draws: int = DRAWS, seed:
             paired_rows.append(["D" if kind == "dead_end" else "N", f"{a} -> {b}", name, len(pairs),
                                 f"{better}/{len(pairs)}", f"{worse}/{len(pairs)}", str(eff)])
     tp = {"id": "paired", "title": "Paired effects on the same checkpoints",
-          "columns": ["set", "contrast", "endpoint", "pairs", "improved", "worsened", "effect [95% CI]"],
+          "columns": ["set", "contrast", "endpoint", "pairs", "second higher", "second lower", "effect [95% CI]"],
           "rows": paired_rows,
           "note": f"Effect: mean of (second - first) per checkpoint; bootstrap over source levels ({draws:,} draws, "
                   f"seed {seed})."}
