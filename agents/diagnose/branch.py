@@ -314,10 +314,11 @@ def schedule(states: list[BranchState], repeats: int) -> list[dict]:
 
 
 def continuation_endpoints(folder: str | Path, level: str) -> dict:
-    """What a continuation did on the branch's level: won it (same-level completion), after how
-    many actions and charged seconds, its best progress, and how the episode ended."""
+    """What a continuation did on the branch's level: won it (same-level completion), at which
+    of its actions, its best progress there; and the episode's actions, charged seconds and
+    how it ended."""
     traj = load_trajectory(folder)
-    won_at, best, t_won = None, 0.0, None
+    won_at, best = None, 0.0
     for st in traj.steps:
         rec = st.record
         if rec.get("level") == level:
@@ -326,11 +327,9 @@ def continuation_endpoints(folder: str | Path, level: str) -> dict:
                 won_at = st.step
     res = json.loads(Path(folder, "result.json").read_text(encoding="utf-8")) \
         if Path(folder, "result.json").is_file() else {}
-    if won_at is not None:
-        t_won = res.get("charged_seconds")
     return {"completed": won_at is not None, "actions_to_win": won_at, "best_P": round(best, 6),
             "actions": res.get("actions"), "end": res.get("end") or (traj.end or {}).get("end"),
-            "charged_seconds": t_won if won_at is not None else res.get("charged_seconds")}
+            "charged_seconds": res.get("charged_seconds")}
 
 
 def source_settings(state: BranchState, budget: float | None, max_actions: int | None,
