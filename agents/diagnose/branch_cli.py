@@ -40,7 +40,7 @@ def branch_cmd():
               help="Recorded runs (or episode folders): states where the agent played a costly move.")
 @click.option("--level", default=None, help="From scratch: states along the solver's verified solution of this level "
                                             "(or, with --from, only states of this level).")
-@agent_options(default_agent="greedy")
+@agent_options(default_agent="paper_filler")
 @click.option("--preset", type=click.Choice(("paper", "fast")), default="paper", show_default=True,
               help="From scratch: the screen the source episode is recorded on (paper: 1280 x 900, Chinese), "
               "which the continuations keep (from recorded runs: the runs' own).")
@@ -81,7 +81,7 @@ def run_cmd(agent_opts, from_dirs, level, preset, out_dir, states, repeats, max_
     _empty_or_new(out)
     screen = harness_settings(agent_opts.harness, Settings(**PRESETS[preset]["settings"], preset=preset))
     screen.action_timeout = None
-    choice = build_agent(agent_opts, screen, default="greedy")   # a bad agent or level: one line, before any work
+    choice = build_agent(agent_opts, screen, default="paper_filler")   # a bad agent or level: one line, before any work
     if level:
         load_level(level)
     if from_dirs:
