@@ -15,6 +15,7 @@ from longpuzzle.agents.testing.endpoints import ReplayScript, ScriptedServer, ge
 PAGE = (1280, 900)
 STEP = 9
 ACTIONS = 18
+TURNS, IMAGES, EVERY = 12, 4, 8     # the paper's D.1: turns and screenshots kept, turns between summaries
 SUMMARY = "My summary: I painted the left corridor; next I try the right side."
 
 
@@ -83,17 +84,17 @@ def test_a_takeover_then_a_window_of_12_turns_and_4_images_with_a_summary_every_
     assert images(steps[0])[0] == 5 and first.count("the action taken on it: swipe(") == 4
     # afterwards: at most 12 action turns and 4 screenshots in every request; the prefix text stays
     for body in steps[1:]:
-        assert images(body)[0] <= d1.IMAGES
+        assert images(body)[0] <= IMAGES
         n_turns = sum(1 for m in body["messages"] if m.get("role") == "assistant")
-        assert n_turns <= d1.TURNS
+        assert n_turns <= TURNS
         assert prefix_line in json.dumps(body, ensure_ascii=False)
-    assert max(images(b)[0] for b in steps[1:]) == d1.IMAGES
-    assert max(sum(1 for m in b["messages"] if m.get("role") == "assistant") for b in steps) == d1.TURNS
+    assert max(images(b)[0] for b in steps[1:]) == IMAGES
+    assert max(sum(1 for m in b["messages"] if m.get("role") == "assistant") for b in steps) == TURNS
     # a summary every 8 turns, kept in every later request (and not before)
     model_turns = len(steps)
-    assert len(summaries) == (model_turns - 1) // d1.SUMMARY_EVERY >= 2
+    assert len(summaries) == (model_turns - 1) // EVERY >= 2
     after = [SUMMARY in json.dumps(b, ensure_ascii=False) for b in steps]
-    assert after.index(True) == d1.SUMMARY_EVERY and all(after[d1.SUMMARY_EVERY:])
+    assert after.index(True) == EVERY and all(after[EVERY:])
     log = [json.loads(x) for x in (tmp_path / "c" / "conversation.jsonl").read_text().splitlines()]
     assert [x["text"] for x in log if x.get("type") == "summary"] == [SUMMARY] * len(summaries)
     assert sum(1 for x in log if x.get("type") == "call" and x["kind"] == "summary") == len(summaries)
@@ -116,7 +117,7 @@ def test_the_full_memory_is_unchanged_and_shows_no_takeover(source, tmp_path):
         continue_episode(source, STEP, ModelAgent("native", cfg, language="en"), takeover=True,
                          settings=Settings(max_actions=14, action_timeout=None, viewport=PAGE))
     assert d1.TAKEOVER_INTRO not in json.dumps(seen)
-    assert sum(1 for m in seen[-1]["messages"] if m.get("role") == "assistant") == len(seen) - 1 > d1.TURNS
+    assert sum(1 for m in seen[-1]["messages"] if m.get("role") == "assistant") == len(seen) - 1 > TURNS
 
 
 def test_an_unknown_memory_is_refused():
