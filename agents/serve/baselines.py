@@ -128,15 +128,15 @@ def read_human_episode(folder: Path) -> HumanEpisode:
                         completed, int(res.get("presses", 0)), float(t.get("agent", 0.0)), levels)
 
 
-def human_episodes(dirs) -> tuple[list[HumanEpisode], list[tuple[str, str]]]:
+def human_episodes(dirs, memo: dict | None = None) -> tuple[list[HumanEpisode], list[tuple[str, str]]]:
     """The verified human episodes under ``dirs`` (folders searched recursively), and the
-    human episode folders left out with why (not verified, unfinished)."""
-    from longpuzzle.agents.harness.replay import replay_episode
-    from longpuzzle.agents.harness.trajectory import read_events
+    human episode folders left out with why (not verified, unfinished). ``memo``: a dict kept
+    between calls (the app's), so that each episode is replayed once while its files stay the
+    same (keyed by its folder and the size and time of its events and result)."""
     from longpuzzle.agents.report.data import episode_folders
-    from longpuzzle.agents.serve.live import is_human
 
     eps, skipped, seen = [], [], set()
+    memo = {} if memo is None else memo
     for d in dirs:
         d = Path(d)
         if not d.is_dir():
@@ -145,23 +145,45 @@ def human_episodes(dirs) -> tuple[list[HumanEpisode], list[tuple[str, str]]]:
             if f.resolve() in seen:
                 continue
             seen.add(f.resolve())
-            try:
-                head = read_events(f)[0]
-            except (HarnessError, OSError, ValueError) as e:
-                skipped.append((str(f), f"unreadable: {e}"))
-                continue
-            if not is_human(head.get("agent")):
-                continue
-            try:
-                rep = replay_episode(f)
-            except HarnessError as e:
-                skipped.append((str(f), str(e)))
-                continue
-            if not rep.ok or not rep.complete:
-                skipped.append((str(f), rep.divergence or rep.note or "not finished"))
-                continue
-            eps.append(read_human_episode(f))
+            key = (str(f.resolve()), *(_stamp(f / n) for n in ("events.jsonl", "result.json")))
+            if key not in memo:
+                memo[key] = _human_episode(f)
+            ep, why = memo[key]
+            if ep is not None:
+                eps.append(ep)
+            elif why:
+                skipped.append((str(f), why))
     return eps, skipped
+
+
+def _stamp(p: Path):
+    try:
+        st = p.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _human_episode(f: Path) -> tuple[HumanEpisode | None, str]:
+    """(the episode, "") for a verified human episode; (None, why) for a human one left out;
+    (None, "") for another agent's."""
+    from longpuzzle.agents.harness.replay import replay_episode
+    from longpuzzle.agents.harness.trajectory import read_events
+    from longpuzzle.agents.serve.live import is_human
+
+    try:
+        head = read_events(f)[0]
+    except (HarnessError, OSError, ValueError) as e:
+        return None, f"unreadable: {e}"
+    if not is_human(head.get("agent")):
+        return None, ""
+    try:
+        rep = replay_episode(f)
+    except HarnessError as e:
+        return None, str(e)
+    if not rep.ok or not rep.complete:
+        return None, rep.divergence or rep.note or "not finished"
+    return read_human_episode(f), ""
 
 
 def _median(xs):

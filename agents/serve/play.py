@@ -173,9 +173,9 @@ the harness). Each session is recorded as an episode folder in <code>{esc(pool.o
 <label>Budget (s) <input name="budget" type="number" min="0" step="60" placeholder="none"></label>
 <button type="submit" id="lp-start">Start</button> <span class="lp-error"></span>
 </form>
-<h2>Sessions</h2>
-<table class="grid"><thead><tr><th>target</th><th>kind</th><th>player</th><th>state</th><th>step</th></tr></thead>
-<tbody>{rows or '<tr><td colspan="5">none yet</td></tr>'}</tbody></table>
+<h2>Sessions of this server</h2>
+{f'<table class="grid lp-table"><thead><tr><th>target</th><th>kind</th><th>player</th><th>state</th><th>step</th></tr></thead><tbody>{rows}</tbody></table>'
+ if rows else '<p class="sub">None yet.</p>'}
 <link rel="stylesheet" href="/static/play.css">"""
         return page(ctx, "Play", body, scripts=SCRIPTS, active="Play")
 
@@ -410,7 +410,7 @@ def _table(cols, rows) -> str:
     body = "".join("<tr>" + "".join(f'<td class="{"num" if isinstance(r.get(c), (int, float)) else ""}">'
                                     f'{esc("–" if r.get(c) is None else r.get(c))}</td>' for c in cols) + "</tr>"
                    for r in rows)
-    return f'<table class="grid"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return f'<table class="grid lp-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
 def _baselines_doc(ctx) -> str:
@@ -421,16 +421,20 @@ def _baselines_doc(ctx) -> str:
         baseline_table, human_episodes,
     )
 
-    eps, skipped = human_episodes(ctx.folders)
+    eps, skipped = human_episodes(ctx.folders, ctx.cache.setdefault("baselines_humans", {}))
     table = baseline_table(eps)
-    runs = []
+    runs, memo = [], ctx.cache.setdefault("baselines_runs", {})
     for f in ctx.folders:
         if not (f / "summary.json").is_file():           # a run folder of eval (agents' runs)
             continue
-        try:
-            runs.append(load_verified_run(f))
-        except HarnessError:
-            continue
+        key = (str(f), (f / "summary.json").stat().st_mtime_ns)
+        if key not in memo:                              # verified once while it stays the same
+            try:
+                memo[key] = load_verified_run(f)
+            except HarnessError:
+                memo[key] = None
+        if memo[key] is not None:
+            runs.append(memo[key])
     scores = agent_scores(runs, table)
     left = "".join(f"<li><code>{esc(f)}</code>: {esc(w)}</li>" for f, w in skipped)
     return f"""<h1>Human baselines</h1>
@@ -451,4 +455,5 @@ of the human episodes that won it (of n sorted winners, entry n div 2); s = 0 fo
 m &gt; 5 b. An objective's RHAE = &sum; k s<sub>k</sub> / &sum; k over its levels that have a baseline, k the level's
 position (later levels weigh more); mean over the agent's scored episodes. RHAE<sub>paper</sub> = min(1,
 (T / M)<sup>2</sup>) for an episode that completed the objective with M presses against Table 4's T, else 0.</div>
-{_table(AGENT_COLUMNS, scores) if scores else '<p class="sub">No agent run among the folders served.</p>'}"""
+{_table(AGENT_COLUMNS, scores) if scores else '<p class="sub">No agent run among the folders served.</p>'}
+<link rel="stylesheet" href="/static/play.css">"""

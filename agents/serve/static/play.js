@@ -57,6 +57,8 @@
         + (r.presses !== undefined ? ` \u00b7 ${r.presses} presses` : "") + (r.error ? ` \u00b7 ${r.error}` : "");
       document.body.classList.add("lp-ended");
       canvas.classList.add("lp-ended");
+      const leave = document.getElementById("lp-leave");
+      if (leave) leave.disabled = true;
       const link = document.getElementById("lp-episode");
       if (link && state.episode_url) { link.href = state.episode_url; link.hidden = false; }
     }

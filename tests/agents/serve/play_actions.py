@@ -11,10 +11,11 @@ from longpuzzle.agents.scripted import SolverAgent
 
 
 def solver_actions(game: str, difficulty: str, levels: int = 1, level: int | None = None,
-                   size=(540, 960)) -> list[dict]:
+                   size=(540, 960), style: str = "2d") -> list[dict]:
     """The solver's actions from the home screen (or, with ``level``, on that level launched
-    directly) until ``levels`` levels are won; the last one is the winning move."""
-    a = SolverAgent()
+    directly) until ``levels`` levels are won, on the screens of ``style``; the last one is the
+    winning move."""
+    a = SolverAgent(style=style)
     text = instruction_for(game, difficulty) + (f" (level {level})" if level else "")
     a.reset(text, action_spec(*size, first_wait=level is None))
     obs = Observation(np.zeros((size[1], size[0], 3), np.uint8), None, 1, None)
