@@ -42,6 +42,8 @@ from longpuzzle.engine.errors import LongPuzzleError
 NAV = [("Play", "/play"), ("Human baselines", "/baselines")]
 HAND_OFF_MAX_ACTIONS = 600            # an agent continuing a branch stops here at the latest (the lab's ceiling)
 SCRIPTS = ("play.js",)
+SESSIONS_TABLE = ('<table class="grid lp-table"><thead><tr><th>target</th><th>kind</th><th>player</th><th>state</th>'
+                  '<th>step</th></tr></thead><tbody>{rows}</tbody></table>')
 NOT_OBJECTIVE = "Only objective episodes can be branched (a level-protocol episode is one level)."
 
 
@@ -174,8 +176,7 @@ the harness). Each session is recorded as an episode folder in <code>{esc(pool.o
 <button type="submit" id="lp-start">Start</button> <span class="lp-error"></span>
 </form>
 <h2>Sessions of this server</h2>
-{f'<table class="grid lp-table"><thead><tr><th>target</th><th>kind</th><th>player</th><th>state</th><th>step</th></tr></thead><tbody>{rows}</tbody></table>'
- if rows else '<p class="sub">None yet.</p>'}
+{SESSIONS_TABLE.format(rows=rows) if rows else '<p class="sub">None yet.</p>'}
 <link rel="stylesheet" href="/static/play.css">"""
         return page(ctx, "Play", body, scripts=SCRIPTS, active="Play")
 
