@@ -179,7 +179,8 @@ def _distance(level_id: str, state, cat) -> int | None:
 
 def restart_summary(src: Source) -> str:
     """M1's restart summary: public facts of the failed attempt (what the agent itself could
-    have seen), no certificate, no hidden state."""
+    have seen), no certificate, no hidden state; then the agent's own latest summary before
+    the restart where its log has one (own_summary)."""
     lines = read_events(src.episode)
     pub = [r for r in lines if r.get("stream") == "public" and "action" in r]
     f = src.failures[-1]
@@ -188,7 +189,34 @@ def restart_summary(src: Source) -> str:
                                                                                "dispatch_failed"))
     return (f"Restart summary: your attempt {f.attempt} on this level took {len(att)} actions (steps "
             f"{f.start_step + 1} to {src.step - 1}); {dead} of them had no visible effect. At step {src.step} you "
-            "restarted the level with its Restart button; the board on screen is the level's start.")
+            "restarted the level with its Restart button; the board on screen is the level's start."
+            + (f"\nYour own latest summary before the restart:\n{own}" if (own := own_summary(src)) else ""))
+
+
+def own_summary(src: Source) -> str:
+    """The source agent's own latest summary before the restart, where its conversation log
+    has one (a model's D.1 summary or its compaction summary; texts.py's step of a record: the
+    newest screenshot logged before it), else ""."""
+    import json
+
+    from longpuzzle.agents.diagnose.texts import CONVERSATION, _image_steps
+
+    p = Path(src.episode) / CONVERSATION
+    if not p.is_file():
+        return ""
+    seen, latest = 0, ""
+    for line in p.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(rec, dict):
+            continue
+        if rec.get("type") == "message":
+            seen = max([seen, *_image_steps(rec.get("message"))])
+        elif rec.get("type") in ("summary", "compaction") and seen < src.step:
+            latest = str(rec.get("text") or rec.get("summary") or "").strip() or latest
+    return latest
 
 
 def clue_memory(src: Source) -> str:

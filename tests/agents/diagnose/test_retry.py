@@ -91,6 +91,27 @@ def test_the_four_memories(made, tmp_path):
         retry.memory(src, "M9")
 
 
+def test_m1_adds_the_agents_own_latest_summary_before_the_restart(made, tmp_path):
+    import dataclasses
+    import json
+    import shutil
+
+    _, sources, _ = made
+    src = sources[1]                                                   # its restart: step 19
+    ep = tmp_path / "ep"
+    shutil.copytree(src.episode, ep)
+    recs = [{"type": "message", "message": {"role": "user", "parts": [{"image": {"frame": 3, "step": 6}}]}},
+            {"type": "summary", "text": "I was filling holes on the left."},
+            {"type": "message", "message": {"role": "user", "parts": [{"image": {"frame": 9, "step": 17}}]}},
+            {"type": "compaction", "summary": "Lost board; I should restart."},
+            {"type": "message", "message": {"role": "user", "parts": [{"image": {"frame": 12, "step": 20}}]}},
+            {"type": "summary", "text": "After the restart I play again."}]           # after it: not this one
+    (ep / "conversation.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    note = retry.restart_summary(dataclasses.replace(src, episode=str(ep)))
+    assert note.endswith("Your own latest summary before the restart:\nLost board; I should restart.")
+    assert "own latest summary" not in retry.restart_summary(src)      # none logged: the public facts alone
+
+
 class Accountant(BaseAgent):
     """Answers the account request from what it was given at takeover."""
 
