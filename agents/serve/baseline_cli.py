@@ -19,7 +19,7 @@ def baseline_cmd(folders, runs, fmt, out_file):
     """The human baselines of the human episodes under FOLDERS (recorded in the browser by
     `longpuzzle serve`; each replayed and only verified ones counted): per level and per
     objective presses, time, restarts and dead ends, the paper's Table 4 beside them, and
-    with --runs each agent's RHAE-style efficiency score (formula: docs/guides/browser.md)."""
+    with --runs each agent's RHAE-style efficiency score (formula: docs/guides/serve.md)."""
     from longpuzzle.agents.report.data import load_verified_run
     from longpuzzle.agents.serve.baselines import agent_scores, baseline_table, human_episodes, to_csv
 
