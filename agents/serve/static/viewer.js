@@ -133,7 +133,12 @@ class Viewer {
         if (!s || typeof s[2] !== "number" || !isFinite(s[2])) { on = false; return; }
         const y = Y(s[2] / dmax); on ? g.lineTo(X(i), y) : g.moveTo(X(i), y); on = true; });
       g.stroke();
-      if (this.fatalPos >= 0) { g.fillStyle = "#ef5350"; g.fillRect(X(this.fatalPos) - 2, 0, 4, H); }
+      if (this.fatalPos >= 0) {                              // the first fatal move, labelled
+        g.fillStyle = "#ef5350"; g.fillRect(X(this.fatalPos) - 2, 0, 4, H);
+        g.font = "bold 20px system-ui, sans-serif"; const label = "fatal";
+        const tx = X(this.fatalPos) + 8 + g.measureText(label).width > W ? X(this.fatalPos) - 8 - g.measureText(label).width : X(this.fatalPos) + 8;
+        g.fillText(label, tx, 22);
+      }
     }
     g.strokeStyle = "#5aa9ff"; g.lineWidth = 2; g.beginPath();
     let on = false;
