@@ -51,8 +51,6 @@ from longpuzzle.engine.errors import LongPuzzleError
 ARMS = ("costly", "shortest")
 BRANCH_ACTIONS = 2                 # the branch episode's actions: the opening wait, the branch move
 MIN_DISTANCE = 2                   # d(s) >= 2: the shortest arm's successor is still unsolved
-MAX_ATTEMPTS = 3                   # continuations tried per assignment (infrastructure failures)
-INFRASTRUCTURE = "infrastructure_error"
 
 
 class BranchError(HarnessError):
@@ -206,7 +204,8 @@ def generate_states(level: str, out: str | Path, *, limit: int = 3, settings: Se
     cands = []
     for st in traj.steps:
         rec = st.record
-        if rec.get("level") != level or rec.get("screen") != f"level:{level}" or rec.get("win"):
+        if rec.get("level") != level or rec.get("screen") != f"level:{level}" or rec.get("win") \
+                or not _idle(st.snapshot):
             continue
         state = snapshot_state(st.snapshot)
         if state is None:
