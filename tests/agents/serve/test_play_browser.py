@@ -103,6 +103,9 @@ def test_a_person_enters_maze_paint_and_wins_a_level_with_the_pointer(browser, t
         assert state["feedback"]["executed"] and state["step"] == len(acts) + 1
         shown = page.evaluate(CANVAS_SHA256)                 # the canvas holds the engine's frame, exactly
         n = page.evaluate("window.lpPlay.frames")
+        page.keyboard.press("ArrowLeft")                  # a key: the key action agents send
+        _wait_settled(page, n)
+        n = page.evaluate("window.lpPlay.frames")
         page.click("#lp-leave")
         _wait_settled(page, n)
         state = page.evaluate("window.lpPlay.state")
@@ -117,7 +120,8 @@ def test_a_person_enters_maze_paint_and_wins_a_level_with_the_pointer(browser, t
     assert head["agent"] == "human" and head["objective"] == "maze_paint/easy"
     pub = [r for r in read_events(folder) if r.get("stream") == "public" and "action" in r]
     kinds = [r["action"]["type"] for r in pub]
-    assert kinds[0] == "wait" and kinds[1:3] == ["click", "click"] and set(kinds[3:]) == {"drag"}
+    assert kinds[0] == "wait" and kinds[1:3] == ["click", "click"] and set(kinds[3:-1]) == {"drag"}
+    assert pub[-1]["action"] == {"type": "key", "name": "ArrowLeft"}
     rep = replay_episode(folder)
     assert rep.ok and rep.complete, rep.divergence
     res = json.loads((folder / "result.json").read_text())
