@@ -100,41 +100,55 @@ def stored_frames_count(folder: Path) -> int:
 
 
 def model_steps(folder: Path, steps: list) -> dict:
-    """Per step number: the model's text, reasoning, tool calls and cost (from
-    conversation.jsonl's call records in order), and the notes as they stood after it."""
+    """Per step number: the model's text, reasoning, tool calls and cost of the calls that
+    decided it (conversation.jsonl's call records), and the notes as they stood after it. A
+    call that records its ``turn`` (the tool agents': the last action before it) decides step
+    turn + 1; the others are taken in order, one "step" call a step after the opening wait, a
+    "follow-up" (the answer to a reply that did not parse) with the step before it. Summaries,
+    probes and compactions are not a step's."""
     path = folder / "conversation.jsonl"
     if not path.is_file():
         return {}
-    calls = []
-    opening = False
+    numbered = [s for s in steps if s is not None]
+    out: dict[str, dict] = {}
+    notes: dict[str, str] = {}
+    k = -1                                     # index into ``numbered`` of the last step given a call
     with open(path, encoding="utf-8") as f:
         for line in f:
             try:
                 rec = json.loads(line)
             except ValueError:
                 continue
+            if not isinstance(rec, dict):
+                continue
             if rec.get("type") == "opening_wait":
-                opening = True
-            elif rec.get("type") == "call" and rec.get("kind") in (None, "act", "step", "action"):
-                calls.append(rec)
-    numbered = [s for s in steps if s is not None][1 if opening else 0:]
-    out, notes = {}, {}
-    for step, rec in zip(numbered, calls):
-        reply = rec.get("reply") or {}
-        tools = reply.get("tool_calls") or []
-        for c in tools:
-            name = c.get("name")
-            if name in NOTE_TOOLS:
-                args = c.get("arguments") or c.get("args") or {}
-                if isinstance(args, str):
-                    try:
-                        args = json.loads(args)
-                    except ValueError:
-                        args = {"text": args}
-                notes[NOTE_TOOLS[name]] = next(iter(args.values()), "") if isinstance(args, dict) else str(args)
-        out[str(step)] = {"text": reply.get("text") or "", "reasoning": reply.get("reasoning") or "",
-                          "tool_calls": tools, "cost": rec.get("cost"), "latency": rec.get("latency"),
-                          "usage": rec.get("usage"), "notes": dict(notes)}
+                k = max(k, 0)                  # the harness's opening wait is step 1: no call of its own
+                continue
+            if rec.get("type") != "call" or rec.get("kind") not in ("step", "follow-up", "checkpoint", None):
+                continue
+            if isinstance(rec.get("turn"), int):
+                step = rec["turn"] + 1
+            else:
+                if rec.get("kind") != "follow-up" or k < 0:
+                    k += 1
+                if k >= len(numbered):
+                    continue
+                step = numbered[k]
+            reply = rec.get("reply") if isinstance(rec.get("reply"), dict) else {}
+            tools = [c for c in reply.get("tool_calls") or [] if isinstance(c, dict)]
+            for c in tools:
+                if c.get("name") in NOTE_TOOLS:
+                    args = c.get("arguments")
+                    text = next(iter(args.values()), "") if isinstance(args, dict) and args else args
+                    notes[NOTE_TOOLS[c["name"]]] = str(text if text is not None else "")
+            cur = out.setdefault(str(step), {"text": "", "reasoning": "", "tool_calls": [], "cost": None, "calls": 0})
+            cur["text"] = "\n\n".join(t for t in (cur["text"], str(reply.get("text") or "")) if t)
+            cur["reasoning"] = "\n\n".join(t for t in (cur["reasoning"], str(reply.get("reasoning") or "")) if t)
+            cur["tool_calls"] += tools
+            if isinstance(rec.get("cost"), (int, float)):
+                cur["cost"] = round((cur["cost"] or 0) + rec["cost"], 8)
+            cur["calls"] += 1
+            cur["notes"] = dict(notes)
     return out
 
 
@@ -189,6 +203,19 @@ class Episodes:
         return self.oracle[folder]
 
 
+def level_folders(ctx, run, rel: str) -> list[str]:
+    """The level folders (level_01, ...) of a level-protocol episode served, else []."""
+    try:
+        p = ctx.inside(run, rel)
+    except NotServed:
+        return []
+    if not p.is_dir():
+        return []
+    root = ctx.folder(run)
+    return sorted(c.name for c in p.iterdir() if c.is_dir() and (c / "events.jsonl").is_file()
+                  and c.resolve().is_relative_to(root))
+
+
 def routes(ctx) -> list:
     eps = ctx.cache.setdefault("episodes", Episodes())
 
@@ -196,12 +223,19 @@ def routes(ctx) -> list:
         return ctx.episode(request.path_params["run"], request.path_params["path"])
 
     async def viewer(request):
+        run = request.path_params["run"]
+        rel = request.path_params["path"]
         try:
             locate(request)
         except NotServed as e:
-            return JSONResponse({"error": str(e)}, 404)
-        run = request.path_params["run"]
-        rel = request.path_params["path"]
+            levels = level_folders(ctx, run, rel)
+            if not levels:
+                return JSONResponse({"error": str(e)}, 404)
+            items = "".join(f"<li><a href='/episode/{run}/{esc(rel.rstrip('/') + '/' + name)}'>{esc(name)}</a></li>"
+                            for name in levels)
+            body = (f"<div class='crumbs'><a href='/run/{run}'>{esc(ctx.folder(run).name)}</a> / <span>{esc(rel)}</span></div>"
+                    f"<h1>A level-protocol episode</h1><p class='sub'>One episode folder a level:</p><ul>{items}</ul>")
+            return page(ctx, rel, body, data={"view": "levels"})
         body = (f"<div class='crumbs'><a href='/run/{run}'>{esc(ctx.folder(run).name)}</a> / <span>{esc(rel)}</span></div>"
                 "<div id='viewer' class='viewer'></div>")
         return page(ctx, f"{rel} - viewer", body, scripts=("viewer.js",), data={"view": "episode", "run": run, "path": rel})

@@ -161,7 +161,7 @@ def test_hostile_strings_in_a_run_folder_are_shown_as_text_and_run_nothing(serve
     (bad / "summary.json").write_text(json.dumps(summary))
     ep = bad / EPISODE
     calls = [{"type": "header", "format": "longpuzzle-conversation/1"}] + [
-        {"type": "call", "n": n, "kind": "act", "cost": 0.001,
+        {"type": "call", "n": n, "kind": "step", "cost": 0.001,
          "reply": {"text": f"step {n}: {HOSTILE}", "reasoning": "<b>bold?</b>",
                    "tool_calls": [{"name": "write_guide", "arguments": {"text": HOSTILE}}]}} for n in range(1, 15)]
     (ep / "conversation.jsonl").write_text("".join(json.dumps(c) + "\n" for c in calls))

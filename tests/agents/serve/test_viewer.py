@@ -1,0 +1,74 @@
+"""The viewer's reading of an episode (no browser): which model call belongs to which step,
+the VISTA notes as they evolved, and a frame served on demand equal to the stored one."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+from PIL import Image
+
+from longpuzzle.agents.harness import read_events
+from longpuzzle.agents.harness.frames import hasher, header_frame_hash
+from longpuzzle.agents.serve.viewer import episode_doc, model_steps
+
+EPISODE = "bolt_unscrew_hard/episode_001"           # (conftest.py: greedy_run)
+
+
+def _call(kind, text, cost=0.01, tools=(), **kw):
+    return {"type": "call", "kind": kind, "cost": cost, **kw,
+            "reply": {"text": text, "reasoning": "", "tool_calls": list(tools)}}
+
+
+def test_model_calls_go_to_the_step_they_decided(tmp_path):
+    lines = [{"type": "header", "format": "longpuzzle-conversation/1"}, {"type": "opening_wait"},
+             _call("step", "click the screw", tools=[{"name": "write_guide", "arguments": {"text": "v1"}}]),
+             _call("follow-up", "sorry: click (10, 20)"),
+             _call("summary", "a summary is no step's"),
+             _call("step", "drag it", tools=[{"name": "write_working", "arguments": {"text": "w1"}}]),
+             _call("step", "from a tool agent", turn=4,
+                   tools=[{"name": "write_guide", "arguments": {"text": "v2"}}])]
+    (tmp_path / "conversation.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines) + "not json\n")
+    got = model_steps(tmp_path, [1, 2, 3, 4, 5, None])
+    assert set(got) == {"2", "3", "5"}                 # step 1 is the harness's opening wait
+    assert got["2"]["text"] == "click the screw\n\nsorry: click (10, 20)" and got["2"]["calls"] == 2
+    assert got["2"]["cost"] == 0.02
+    assert got["3"]["text"] == "drag it"
+    assert got["2"]["notes"] == {"GUIDE.md": "v1"}
+    assert got["3"]["notes"] == {"GUIDE.md": "v1", "WORKING.md": "w1"}
+    assert got["5"]["notes"] == {"GUIDE.md": "v2", "WORKING.md": "w1"}
+
+
+def test_the_frame_served_at_a_position_is_its_stored_frame(serve, greedy_run):
+    folder = greedy_run / EPISODE
+    doc = episode_doc(folder)
+    ev = read_events(folder)
+    hashes = [ev[0]["frame"]] + [h for r in ev[1:] if r.get("stream") == "public" for h in r.get("frames", [])]
+    hash_of = hasher(header_frame_hash(ev[0]))
+    s = serve([greedy_run])
+    pos = doc["positions"][6]
+    for query, same in (("", True), (f"?step={pos['step']}", False)):     # the action drawn: other pixels
+        status, h, body = s.request("GET", f"/frame/0/{pos['frame']}/{EPISODE}{query}")
+        assert status == 200 and h["content-type"] == "image/png"
+        shown = np.asarray(Image.open(io.BytesIO(body)).convert("RGB"))
+        assert (hash_of(shown) == hashes[pos["frame"]]) is same
+    assert s.request("GET", f"/frame/0/{len(hashes)}/{EPISODE}")[0] == 404
+    assert s.request("GET", f"/frame/0/1/{EPISODE}?step=x")[0] == 400
+    # the events of the episode: greedy's dead end on hard 1, then its restart
+    events = {e for p in doc["positions"] for e in p["events"]}
+    assert {"dead_end", "restart"} <= events
+
+
+def test_a_level_protocol_episode_lists_its_level_folders(serve, greedy_run, tmp_path):
+    import shutil
+
+    run = tmp_path / "levels_run"
+    shutil.copytree(greedy_run / EPISODE, run / "ep" / "level_01")
+    (run / "ep" / "level_02").mkdir()                  # no events.jsonl: not a level folder
+    s = serve([run])
+    status, _, body = s.request("GET", "/episode/0/ep")
+    assert status == 200
+    assert b"/episode/0/ep/level_01" in body and b"level_02" not in body
+    assert s.request("GET", "/episode/0/ep/level_01")[0] == 200
+    assert s.request("GET", "/episode/0/nothing")[0] == 404
