@@ -376,6 +376,7 @@ def run_study(states: list[BranchState], make_agent, out: str | Path, *, repeats
     doc = study_document(states, sched, units, branches, agent=agent, limits={"budget": budget,
                          "max_actions": max_actions, "harness": harness or "default"}, draws=draws, seed=seed,
                          out=out, note=note)
+    doc["figures"] = branch_figures(states, units, out, draws=draws, seed=seed)
     study.write_study(out, doc)
     return doc
 
@@ -447,6 +448,30 @@ def branch_tables(states: list[BranchState], units: list[dict], *, draws: int = 
           "note": f"Bootstrap over source levels ({draws:,} draws, seed {seed}); primary continuations only "
                   "(the first valid attempt of each assignment)."}
     return [t1, t2]
+
+
+def branch_figures(states: list[BranchState], units: list[dict], out: Path, *, draws: int = DRAWS,
+                   seed: int = SEED) -> list[dict]:
+    """The intervention's figure (figures/branch.png): each arm's completion rate with its
+    interval, over the paired units (the rates of the branch_effect table)."""
+    from longpuzzle.agents.report.figures import figure_branch
+
+    prim = study.primary(units)
+    rates: dict = {arm: {} for arm in ARMS}
+    for r in units:
+        u = r["unit"]
+        if r["status"] == "valid" and r is prim.get((u, r["condition"])) \
+                and all((u, arm) in prim for arm in ARMS):
+            rates[r["condition"]].setdefault(r["source"], []).append(int(r["endpoints"]["completed"]))
+    arms = []
+    for arm in ARMS:
+        if rates[arm]:
+            iv = cluster_bootstrap(rates[arm], draws=draws, seed=seed)
+            arms.append((arm, iv.estimate, iv.low, iv.high, f"{sum(map(sum, rates[arm].values()))}/{iv.units}"))
+    if figure_branch(arms, out / "figures" / "branch.png") is None:
+        return []
+    return [{"id": "branch", "title": "Same-level completion by branch move (costly: e(s, a) > 0; shortest: e = 0)",
+             "png": "figures/branch.png"}]
 
 
 def study_document(states, sched, units, branches, *, agent, limits, draws, seed, out, note="") -> dict:

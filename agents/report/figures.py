@@ -11,6 +11,8 @@
                 attempt, dead ends marked
     figure_4b   Bolt Unscrew moves by the usable free holes before them: the shares that free
                 a board, fill a hole, deadlock (analytics.bolt_capacity)
+    figure_branch  the same-state action intervention: each branch's same-level completion
+                with its interval (diagnose branch)
 
 Each returns the path it wrote, or None when the data has nothing to draw. matplotlib is used
 through its object API (Figure + the Agg canvas): no pyplot state, no display, no backend
@@ -280,4 +282,28 @@ def figure_4b(capacity: dict, path: Path) -> Path | None:
     ax.set_xlabel("usable free holes before the move")
     ax.set_ylabel("moves (%)")
     ax.legend(**LEGEND)
+    return _save(fig, path)
+
+
+def figure_branch(arms: list[tuple[str, float | None, float | None, float | None, str]], path: Path) -> Path | None:
+    """The same-state action intervention (diagnose branch): per arm its same-level completion
+    rate with its bootstrap interval, labelled with the paired count. ``arms``: (arm, rate,
+    low, high, "k/n")."""
+    arms = [a for a in arms if a[1] is not None]
+    if not arms:
+        return None
+    fig, ax = _figure((4.2, 3.4))
+    colours = {"costly": "#d62728", "shortest": "#2ca02c"}
+    xs = list(range(len(arms)))
+    for x, (arm, rate, low, high, count) in zip(xs, arms):
+        ax.bar([x], [100.0 * rate], 0.55, color=colours.get(arm, "#1f77b4"))
+        if low is not None and high is not None:
+            ax.errorbar([x], [100.0 * rate], yerr=[[100.0 * (rate - low)], [100.0 * (high - rate)]], color="#333",
+                        capsize=6, linewidth=1.2)
+        ax.annotate(count, (x, 104), ha="center", fontsize=9)
+    ax.set_xticks(xs)
+    ax.set_xticklabels([a[0] for a in arms])
+    ax.set_ylim(0, 112)
+    ax.set_ylabel("same-level completion (%)")
+    ax.set_xlabel("branch move")
     return _save(fig, path)

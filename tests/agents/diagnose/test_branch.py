@@ -96,6 +96,9 @@ def test_the_tables_are_the_paired_counts_of_the_continuations(study):
     t = doc["tables"][0]
     assert t["rows"][-1][-2:] == [f"{won['costly']}/4", f"{won['shortest']}/4"]
     assert doc["tables"][1]["rows"][0][0] == 4
+    # the figure draws the same rates (the effect table's), one bar per arm
+    assert doc["figures"] == [{"id": "branch", "title": doc["figures"][0]["title"], "png": "figures/branch.png"}]
+    assert (folder / "figures" / "branch.png").read_bytes()[:4] == b"\x89PNG"
     ok, problems = check_study(folder)
     assert ok, problems
 
