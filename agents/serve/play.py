@@ -42,6 +42,9 @@ from longpuzzle.engine.errors import LongPuzzleError
 NAV = [("Play", "/play"), ("Human baselines", "/baselines")]
 HAND_OFF_MAX_ACTIONS = 600            # an agent continuing a branch stops here at the latest (the lab's ceiling)
 SCRIPTS = ("play.js",)
+# the screen a session is drawn on: the game's own frame, or the paper's 1280 x 900 page (the
+# suite letterboxed into it, as the paper preset's agents saw it)
+SCREENS = [("", "the game's (540 x 960 x scale)"), ("1280x900", "the paper's page, 1280 x 900")]
 SESSIONS_TABLE = ('<table class="grid lp-table"><thead><tr><th>target</th><th>kind</th><th>player</th><th>state</th>'
                   '<th>step</th></tr></thead><tbody>{rows}</tbody></table>')
 NOT_OBJECTIVE = "Only objective episodes can be branched (a level-protocol episode is one level)."
@@ -171,6 +174,7 @@ the harness). Each session is recorded as an episode folder in <code>{esc(pool.o
 <label>Style <select name="style">{_options([("2d", "2D"), ("3d", "3D")])}</select></label>
 <label>Scale <select name="scale">{_options([("0.75", "0.75"), ("1", "1"), ("1.25", "1.25")], "1")}</select></label>
 <label>Language <select name="lang">{_options([("en", "English"), ("zh", "中文")])}</select></label>
+<label>Screen <select name="screen">{_options(SCREENS)}</select></label>
 <label>Player <input name="player" maxlength="32" placeholder="(optional)" pattern="[A-Za-z0-9_\\-]{{1,32}}"></label>
 <label>Budget (s) <input name="budget" type="number" min="0" step="60" placeholder="none"></label>
 <button type="submit" id="lp-start">Start</button> <span class="lp-error"></span>
@@ -189,7 +193,8 @@ the harness). Each session is recorded as an episode folder in <code>{esc(pool.o
             budget = str(b.get("budget") or "").strip()
             s = pool.new(str(b.get("target", "")), player=(str(b.get("player") or "").strip() or None),
                          style=str(b.get("style", "2d")), scale=float(b.get("scale", 1) or 1),
-                         lang=str(b.get("lang", "en")), budget=float(budget) if budget and float(budget) > 0 else None)
+                         lang=str(b.get("lang", "en")), viewport=_viewport(b.get("screen")),
+                         budget=float(budget) if budget and float(budget) > 0 else None)
             await run_in_threadpool(s.start)
         except (PlayError, LongPuzzleError, ValueError) as e:
             return _err(str(e))
@@ -348,6 +353,15 @@ letters and digits. Every action is what an agent would send (a long press: hold
             Route("/branch/{run:int}/{path:path}", branch_page),
             Route("/branch-frame/{run:int}/{path:path}", branch_frame),
             Route("/baselines", baselines)]
+
+
+def _viewport(v) -> tuple[int, int] | None:
+    if not v:
+        return None
+    if v not in dict(SCREENS):
+        raise PlayError(f"a screen is one of: {', '.join(k for k, _ in SCREENS if k)} (or the game's own)")
+    w, h = v.split("x")
+    return int(w), int(h)
 
 
 def _have(body: dict) -> int | None:

@@ -22,13 +22,13 @@ from longpuzzle.cli import cli
 
 @pytest.fixture(scope="module")
 def humans(tmp_path_factory):
-    """Three human sessions of Maze Paint easy: two win level 1 (one with a wasted press),
+    """Three human sessions of Maze Paint easy: two win level 1 (one after a restart),
     one leaves at once; and a solver run of the same objective."""
     root = tmp_path_factory.mktemp("b")
     pool = SessionPool(root / "humans", idle=60)
     win = solver_actions("maze_paint", "easy")
     enter, moves = win[:2], win[2:]
-    for plan in (win, enter + moves[:1] + [moves[0]] + moves[1:], enter):
+    for plan in (win, enter + moves[:1] + [_restart_click(enter)] + moves, enter):
         s = pool.new("maze_paint/easy")
         s.start()
         for a in plan:
@@ -37,6 +37,17 @@ def humans(tmp_path_factory):
     agent = run_objective(SolverAgent(), "maze_paint", "easy", settings=Settings(max_actions=len(win) + 1),
                           folder=root / "agent" / "ep")
     return root, agent
+
+
+def _restart_click(enter):
+    """A click on the level's Restart button (where the screen after ``enter`` draws it)."""
+    from longpuzzle.engine.suite import Suite
+    m = Suite("home")
+    for a in enter:
+        m.dispatch(a)
+    w = next(w for w in m.layout().widgets if w.id == "restart")
+    x, y = m.proj.to_px(*w.shape.center)
+    return {"type": "click", "x": int(x), "y": int(y)}
 
 
 def test_upper_median_and_level_score():
@@ -54,6 +65,7 @@ def test_human_episodes_are_replayed_and_aggregated(humans):
     row = next(r for r in t["levels"] if r["level"] == "maze_paint/easy/1")
     presses = sorted(e.levels["maze_paint/easy/1"]["presses"] for e in eps if "maze_paint/easy/1" in e.levels)
     assert row["won"] == 2 and row["baseline_presses"] == presses[-1] and presses[-1] > presses[0]
+    assert row["restarts"] == 1                       # the second person restarted level 1 once
     obj = next(r for r in t["objectives"] if r["objective"] == "maze_paint/easy")
     assert obj["episodes"] == 3 and obj["completed"] == 0 and obj["paper_presses"] == 128
     assert {r["objective"] for r in t["objectives"]} >= set(PAPER_HUMAN_PRESSES)

@@ -111,3 +111,18 @@ def test_hand_to_an_agent_continues_the_episode_through_the_harness(app, monkeyp
     r = _client(a).post(f"/branch/0/{src.name}/agent", content=json.dumps({"step": 2, "agent": "gpt"}),
                         headers={"X-LP-Token": a.page_token})
     assert r.status_code == 400 and "hand to one of" in r.json()["error"]
+
+
+def test_stopping_the_server_ends_the_live_sessions_with_their_folders_finished(tmp_path):
+    from longpuzzle.agents.harness import replay_episode
+
+    a = play_app([], tmp_path / "humans")
+    with TestClient(a, base_url="http://127.0.0.1:8765") as c:      # the app's lifespan: startup .. shutdown
+        r = c.post("/play/new", content=json.dumps({"target": "maze_paint/easy", "screen": "1280x900"}),
+                   headers={"X-LP-Token": a.page_token})
+        assert r.status_code == 200
+        frame = c.get(r.json()["url"] + "/frame")
+        assert frame.headers["X-Frame-Size"] == "1280,900"            # the paper's page
+    (folder,) = list((tmp_path / "humans").iterdir())
+    rep = replay_episode(folder)
+    assert rep.ok and rep.complete
