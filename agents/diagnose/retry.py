@@ -49,6 +49,7 @@ CONDITIONS = ("M0", "M1", "M2", "M3")
 OUTCOMES = ("completion", "recurrence", "other_failure", "restart", "stop", "timeout", "none")
 LIMIT_SECONDS = 300.0           # the retry's budget (charged)
 CEILING = 600                   # actions (never binding in the paper)
+SOURCE_ACTIONS = 60             # actions a source agent may take per source asked (record_sources)
 ACCOUNT_REQUEST = (
     "Before your next attempt on this level, write an account of the attempt that failed, in two sections. "
     "'Failure Experience': your prior actions and their outcomes, and what you suspect caused the failure. "
@@ -314,12 +315,16 @@ def endpoints(folder: str | Path, src: dict) -> dict:
 # ---- sources from scratch -------------------------------------------------------------------------
 
 def record_sources(level_id: str, folder: str | Path, *, count: int = 1, policy: str = "greedy", seed: int = 0,
-                   settings=None, catalog=None) -> list[Source]:
-    """Sources without any prior run: a scripted policy (checkpoint_sources.plan: ``greedy``
-    plays the move of most visible progress until the board is certified, as the paper's
-    agents do; ``fatal`` plays a fatal move first) plays ``level_id`` into ``count`` certified
-    dead ends, restarting with the screen's Restart button after each, recorded through the
-    harness as one episode folder ``folder``; its sources are found as in a recorded run."""
+                   settings=None, catalog=None, agent: str | None = None) -> list[Source]:
+    """Sources without any prior run, recorded through the harness as one episode folder
+    ``folder`` (its sources then found as in a recorded run). By default a scripted policy
+    (checkpoint_sources.plan: ``greedy`` plays the move of most visible progress until the
+    board is certified, as the paper's agents do; ``fatal`` plays a fatal move first) plays
+    ``level_id`` into ``count`` certified dead ends, restarting with the screen's Restart
+    button after each. ``agent``: instead a registered scripted agent (e.g. the paper-like
+    ``paper_filler``, which fills the last free hole, blames the click and restarts late)
+    plays the level's objective from the home screen for up to SOURCE_ACTIONS actions per
+    source asked, and its own failures on the level are the sources (the first ``count``)."""
     from longpuzzle.agents.diagnose import checkpoints as ck
     from longpuzzle.agents.diagnose.checkpoint_sources import PolicyAgent, plan
     from longpuzzle.agents.harness.objective import run_objective
@@ -327,12 +332,25 @@ def record_sources(level_id: str, folder: str | Path, *, count: int = 1, policy:
     from longpuzzle.engine.catalog import builtin_catalog, load_level
 
     cat = catalog or builtin_catalog()
+    st = settings or Settings(action_timeout=None)
     try:
         level = load_level(level_id, cat)
-        segs = plan(level, policy, count, seed)
+        if agent is None:
+            segs = plan(level, policy, count, seed)
     except (ck.CheckpointError, KeyError, ValueError) as e:
         raise RetryError(f"{level_id}: {e}") from None
-    agent = PolicyAgent(level.id, [m for m, _ in segs] + [[]], catalog=cat)    # each dead end, then a restart
-    run_objective(agent, level.game, level.difficulty, settings=settings or Settings(action_timeout=None),
-                  folder=folder, catalog=cat)
-    return [s for s in find_sources(folder, cat) if s.level == level.id]
+    if agent is None:
+        player = PolicyAgent(level.id, [m for m, _ in segs] + [[]], catalog=cat)   # each dead end, then a restart
+    else:
+        from dataclasses import replace
+
+        from longpuzzle.agents.registry import SCRIPTED_AGENTS, load_agent
+        if agent not in SCRIPTED_AGENTS:
+            raise RetryError(f"a source agent is a scripted agent ({', '.join(SCRIPTED_AGENTS)}), not {agent!r}")
+        player = load_agent(agent, seed=seed, catalog=cat, folder=Path(folder))
+        st = replace(st, max_actions=SOURCE_ACTIONS * count)
+    run_objective(player, level.game, level.difficulty, settings=st, folder=folder, catalog=cat)
+    found = [s for s in find_sources(folder, cat) if s.level == level.id][:count]
+    if not found:
+        raise RetryError(f"{agent or policy} made no failure followed by a verified restart on {level.id}")
+    return found

@@ -13,6 +13,7 @@ from longpuzzle.agents.diagnose import retry_study as rs
 from longpuzzle.agents.diagnose import study as sr
 from longpuzzle.agents.diagnose.stats import DRAWS, SEED
 from longpuzzle.agents.harness.settings import Settings
+from longpuzzle.agents.registry import SCRIPTED_AGENTS
 from longpuzzle.engine.catalog_store import catalog_option
 from longpuzzle.engine.errors import LongPuzzleError
 
@@ -29,6 +30,10 @@ from longpuzzle.engine.errors import LongPuzzleError
 @click.option("--policy", type=click.Choice(["greedy", "fatal"]), default="greedy", show_default=True,
               help="How --level sources are played: the move of most visible progress until the board is "
                    "certified (greedy), or a fatal move first (fatal).")
+@click.option("--source-agent", default=None, metavar="NAME",
+              help="Record the --level sources with this scripted agent instead of a policy: it plays the level's "
+                   "objective from the home screen and its own failures followed by a restart are the sources "
+                   "(e.g. paper_filler).")
 @click.option("--certify-budget", type=click.IntRange(0), default=20_000, show_default=True,
               help="States the evaluator may search per move for a dead-end certificate in the --level sources "
                    "(and so their retries); 0: Bolt Unscrew's no-free-hole certificate alone.")
@@ -48,8 +53,8 @@ from longpuzzle.engine.errors import LongPuzzleError
 @click.option("--json", "as_json", is_flag=True, help="Print study.json's tables as JSON.")
 @agent_options(default_agent="paper_filler")
 @catalog_option
-def retry_cmd(runs, levels, count, policy, certify_budget, out_dir, conditions, repeats, budget, max_actions, draws, seed, check_dir,
-              as_json, agent_opts, catalog):
+def retry_cmd(runs, levels, count, policy, source_agent, certify_budget, out_dir, conditions, repeats, budget,
+              max_actions, draws, seed, check_dir, as_json, agent_opts, catalog):
     """RQ3: matched retries after an agent-owned failure and a verified native restart, under
     four memories - M0 history cleared, M1 native history + restart summary, M2 the agent's own
     structured account, M3 clue memory (the certified cause of each failed attempt); the
@@ -68,12 +73,15 @@ def retry_cmd(runs, levels, count, policy, certify_budget, out_dir, conditions, 
             catalog.level(lid)
         except LongPuzzleError as e:
             raise rq.RetryError(str(e)) from None
+    if source_agent is not None and source_agent not in SCRIPTED_AGENTS:
+        raise rq.RetryError(f"--source-agent is a scripted agent ({', '.join(SCRIPTED_AGENTS)}), not {source_agent!r}")
     sr.fresh_folder(out_dir)
     choice = build_agent(agent_opts, Settings(budget=budget, max_actions=max_actions), default="paper_filler")
     doc = rs.run_retry(Path(out_dir), choice.make, runs=list(runs), levels=list(levels), count=count,
                        policy=policy, conditions=conds, repeats=repeats, budget=budget, max_actions=max_actions,
                        harness=agent_opts.harness, agent=choice.public(),
-                       source_settings=Settings(action_timeout=None, certify_budget=certify_budget), draws=draws,
+                       source_settings=Settings(action_timeout=None, certify_budget=certify_budget),
+                       source_agent=source_agent, draws=draws,
                        seed=seed, catalog=catalog, log=None if as_json else lambda m: click.echo(f"  {m}", err=True))
     if as_json:
         click.echo(json.dumps(doc["tables"], ensure_ascii=False))

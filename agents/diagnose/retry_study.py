@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 from longpuzzle.agents.diagnose import retry as rq
@@ -73,7 +74,8 @@ def continuation_settings(src: rq.Source, budget: float, max_actions: int, harne
 
 
 def gather_sources(out: Path, runs=(), levels=(), count: int = 2, policy: str = "greedy", seed: int = 0,
-                   settings: Settings | None = None, catalog=None) -> list[rq.Source]:
+                   settings: Settings | None = None, catalog=None,
+                   source_agent: str | None = None) -> list[rq.Source]:
     """The sources, fixed before any retry: every source of the objective episodes of ``runs``,
     then ``count`` from scratch per level of ``levels`` (recorded under ``out/sources``)."""
     from longpuzzle.agents.diagnose.checkpoint_sources import run_episodes
@@ -90,8 +92,12 @@ def gather_sources(out: Path, runs=(), levels=(), count: int = 2, policy: str = 
         for ep in eps:
             found += rq.find_sources(ep, cat)
     for lid in levels:
-        found += rq.record_sources(lid, out / "sources" / lid.replace("/", "_"), count=count, policy=policy, seed=seed,
-                                   settings=settings, catalog=cat)
+        where = out / "sources" / lid.replace("/", "_")
+        if (where / "events.jsonl").is_file():       # a study resumed: its sources as they were fixed
+            found += [s for s in rq.find_sources(where, cat) if s.level == lid][:count]
+            continue
+        found += rq.record_sources(lid, where, count=count, policy=policy, seed=seed,
+                                   settings=settings, catalog=cat, agent=source_agent)
     for i, s in enumerate(found, 1):
         s.id = f"S{i:02d}"
     return found
@@ -111,14 +117,26 @@ def schedule(sources: list[rq.Source], out: Path, conditions, repeats: int = 1) 
 def run_retry(out: str | Path, make_agent, *, runs=(), levels=(), count: int = 2, policy: str = "greedy",
               conditions=rq.CONDITIONS, repeats: int = 1, budget: float = rq.LIMIT_SECONDS,
               max_actions: int = rq.CEILING, harness: str | None = None, source_settings: Settings | None = None,
-              agent="", draws: int = DRAWS, seed: int = SEED, catalog=None, log=None) -> dict:
+              source_agent: str | None = None, agent="", draws: int = DRAWS, seed: int = SEED, catalog=None,
+              log=None) -> dict:
     """The RQ3 study into ``out``; ``make_agent(objective, folder, prefix=)`` a fresh agent per
     retry and per M2 account (agent_options.AgentChoice.make). Returns study.json's document."""
     out = sr.fresh_folder(out)
+    existed = out.exists()
+    fresh = not existed or not any(out.iterdir())
     out.mkdir(parents=True, exist_ok=True)
-    sources = gather_sources(out, runs, levels, count, policy, 0, source_settings, catalog)
-    if not sources:
-        raise rq.RetryError("no source: no recorded failure was followed by a verified native restart")
+    try:
+        sources = gather_sources(out, runs, levels, count, policy, 0, source_settings, catalog, source_agent)
+        if not sources:
+            raise rq.RetryError("no source: no recorded failure was followed by a verified native restart")
+    except Exception:
+        if fresh:                                # nothing half-written: the sources were not fixed
+            if existed:
+                for p in out.iterdir():
+                    shutil.rmtree(p) if p.is_dir() else p.unlink()
+            else:
+                shutil.rmtree(out, ignore_errors=True)
+        raise
     by_id = {s.id: s for s in sources}
     sched = schedule(sources, out, conditions, repeats)
     notes: dict[str, dict[str, str]] = {}
@@ -145,6 +163,8 @@ def run_retry(out: str | Path, make_agent, *, runs=(), levels=(), count: int = 2
     doc = sr.document(EXPERIMENT, catalog=cat, agent=agent, seed=seed, draws=draws, schedule=sched,
                       tables=tables(sched, units, conditions, draws=draws, seed=seed),
                       conditions=list(conditions), harness=harness or "default",
+                      made_with={"runs": [str(r) for r in runs], "levels": list(levels), "count": count,
+                                 "policy": None if source_agent else policy, "source_agent": source_agent},
                       limits={"budget": budget, "max_actions": max_actions},
                       sources=[{**s.as_dict(), "episode": os.path.relpath(Path(s.episode).resolve(), out.resolve())}
                                for s in sources],

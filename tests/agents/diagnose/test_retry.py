@@ -284,3 +284,37 @@ def test_a_model_agent_retries_through_the_d1_harness_and_writes_its_own_account
     assert (out / "accounts" / "S01" / "conversation.jsonl").is_file()
     r = CliRunner().invoke(cli, ["diagnose", "retry", "--check", str(out)])
     assert r.exit_code == 0, r.output
+
+
+def test_sources_from_scratch_by_a_paper_like_agent_a_resumed_study_and_no_half_written_folder(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from longpuzzle.cli import cli
+
+    out = tmp_path / "s"
+    argv = ["diagnose", "retry", "--level", LEVEL, "--count", "2", "--source-agent", "paper_filler",
+            "--certify-budget", "0", "--agent", "paper_filler", "--conditions", "M0,M3", "--max-actions", "25",
+            "--draws", "100", "--out", str(out)]
+    r = CliRunner().invoke(cli, argv)
+    assert r.exit_code == 0, r.output
+    doc = json.loads((out / "study.json").read_text())
+    assert doc["made_with"]["source_agent"] == "paper_filler" and len(doc["sources"]) == 2
+    # the paper-like agent rebuilds the same dead end after its restart: both failures are one board
+    assert doc["sources"][0]["lost"] == doc["sources"][1]["lost"]
+    assert len(doc["sources"][1]["failures"]) == 2
+    units = (out / "units.jsonl").read_text()
+    # run again on the folder: it resumes (the sources as fixed, every retry kept), the same tables
+    r = CliRunner().invoke(cli, argv)
+    assert r.exit_code == 0, r.output
+    assert (out / "units.jsonl").read_text() == units
+    assert json.loads((out / "study.json").read_text())["tables"] == doc["tables"]
+    # a level where the policy reaches no certified dead end: one error line, no folder left
+    bad = tmp_path / "bad"
+    r = CliRunner().invoke(cli, ["diagnose", "retry", "--level", "maze_paint/easy/1", "--certify-budget", "0",
+                                 "--out", str(bad)])
+    assert r.exit_code != 0 and r.output.startswith("error:") and "maze_paint/easy/1" in r.output, r.output
+    assert not bad.exists()
+    r = CliRunner().invoke(cli, ["diagnose", "retry", "--level", LEVEL, "--source-agent", "native", "--out", str(bad)])
+    assert r.exit_code != 0 and "--source-agent is a scripted agent" in r.output and not bad.exists()
