@@ -62,7 +62,9 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_circle_in_agents():
     graph = _graph()
-    assert len(graph) > 100 and "longpuzzle.agents.registry" in graph["longpuzzle.agents.cli"]
+    # the graph reads function-local imports too: agent_options imports the runner only inside
+    # a function (lazily)
+    assert len(graph) > 100 and "longpuzzle.agents.runner" in graph["longpuzzle.agents.agent_options"]
     assert _circles(graph) == []
 
 
