@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import socket
 
 import click
 
@@ -35,10 +36,27 @@ def serve_cmd(folders, host, port, access_token, record):
         app = make_app(folders, host=host, access_token=access_token, record=record)
     except NotServed as e:
         raise click.UsageError(str(e)) from None
+    sock = listen(host, port)
+    port = sock.getsockname()[1]                       # (--port 0: the one the system chose)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/" + (f"?token={access_token}" if access_token else "")
     click.echo(f"serving {len(folders)} folder(s) on {url}  (Ctrl-C to stop)")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port, or one ``error:`` line (a port in use, an address this
+    machine does not have) instead of the server's traceback."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise click.UsageError(f"cannot listen on {host}:{port}: {e.strerror or e} (--port 0: any free port)") from None
+    sock.listen(128)
+    return sock
 
 
 COMMANDS = [serve_cmd]
