@@ -155,7 +155,7 @@ def objective_milestones(level_ids, current: str, won, own: list) -> list[tuple[
     current level's own milestones (``own``: level_milestones of the level on screen) in
     the place of its "won" (before all of them when the level on screen is not a target)."""
     ids = list(level_ids)
-    out: list = [] if current in ids else [x for x in own]
+    out: list = [] if current in ids else list(own)
     n = len(ids)
     for k, lid in enumerate(ids, 1):
         if lid == current:
