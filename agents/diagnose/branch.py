@@ -43,7 +43,7 @@ from pathlib import Path
 from longpuzzle.agents.base import BaseAgent, FinalAnswer, first_action
 from longpuzzle.agents.diagnose import study
 from longpuzzle.agents.diagnose.stats import DRAWS, SEED, Count, cluster_bootstrap, paired_effect
-from longpuzzle.agents.harness.replay import continue_episode, replay_episode, restore_step
+from longpuzzle.agents.harness.replay import continue_episode, restore_step
 from longpuzzle.agents.harness.settings import HarnessError, Settings
 from longpuzzle.agents.report.data import episode_folders, load_trajectory, snapshot_state
 from longpuzzle.engine.errors import LongPuzzleError
@@ -498,16 +498,11 @@ def check_study(folder: str | Path) -> tuple[bool, list[str]]:
     problems = []
     states = [BranchState(**s) for s in doc["states"]]
     for name, b in doc["branches"].items():
-        rep = replay_episode(folder / b["folder"])
-        if not rep.ok:
-            problems.append(f"branch {name} does not replay: {rep.divergence}")
+        bad = study.replay_problem(folder, b["folder"])
+        if bad:
+            problems.append(f"branch {name}: {bad}")
     lv = {s.id: s.level for s in states}
-    for u in units:
-        rep = replay_episode(folder / u["folder"])
-        if not rep.ok:
-            problems.append(f"{u['folder']} does not replay: {rep.divergence}")
-        if continuation_endpoints(folder / u["folder"], lv[u["checkpoint"]]) != u["endpoints"]:
-            problems.append(f"{u['folder']}: its endpoints differ from units.jsonl")
+    problems += study.check_replays(folder, units, lambda u, ep: continuation_endpoints(ep, lv[u["checkpoint"]]))
     tables = branch_tables(states, units, draws=doc["draws"], seed=doc["seed"])
     if json.loads(json.dumps(tables)) != doc["tables"]:
         problems.append("the tables re-derived from the units differ from study.json")

@@ -163,21 +163,32 @@ def fresh_folder(out: str | Path) -> Path:
     return out
 
 
+def replay_problem(folder: str | Path, rel: str, catalog=None) -> str | None:
+    """Why episode folder ``rel`` of study ``folder`` does not replay exactly (its first
+    divergence, or why it cannot be read), or None when it does."""
+    from longpuzzle.agents.harness.replay import replay_episode
+    from longpuzzle.agents.harness.settings import HarnessError
+
+    try:
+        rep = replay_episode(Path(folder) / rel, catalog)
+    except (HarnessError, OSError, ValueError) as e:
+        return f"{rel}: does not replay ({e})"
+    return None if rep.ok else f"{rel}: does not replay ({rep.divergence})"
+
+
 def check_replays(folder: str | Path, units: Sequence[dict], endpoints: Callable[[dict, Path], dict],
                   catalog=None) -> list[str]:
     """Re-derive a study's units: every continuation folder replays exactly, and the endpoints
     its folder shows now are the recorded ones. Returns the problems (none: it re-derives)."""
-    from longpuzzle.agents.harness.replay import replay_episode
-
     folder = Path(folder)
     problems = []
     for r in units:
         if r["status"] != "valid":
             continue
         ep = folder / r["folder"]
-        rep = replay_episode(ep, catalog)
-        if not rep.ok:
-            problems.append(f"{r['folder']}: does not replay ({rep.message})")
+        bad = replay_problem(folder, r["folder"], catalog)
+        if bad:
+            problems.append(bad)
             continue
         now = json.loads(json.dumps(endpoints(r, ep)))
         if now != r["endpoints"]:

@@ -288,3 +288,27 @@ def test_the_agent_taking_over_a_branch_is_told_the_source_s_prefix_then_the_bra
         assert (tk.pairs[-1][0] == src.frame).all()            # the branch move was chosen on s
         after = takeover_at(folder / b["folder"], 2).frame
         assert (tk.frame == after).all() and not (tk.frame == src.frame).all()   # the successor's screen
+
+
+def test_check_reports_a_continuation_or_branch_that_does_not_replay(study, tmp_path):
+    # the shared re-derivation (study.check_replays) names the folder and its divergence,
+    # for the units and for the branch episodes alike
+    folder = tmp_path / "copy"
+    shutil.copytree(study[0], folder, symlinks=True)
+    units = [json.loads(x) for x in (folder / "units.jsonl").read_text().splitlines()]
+    name, b = next(iter(study[2]["branches"].items()))
+    # the unit: a public feedback changed (a divergence); the branch: a field the harness
+    # never writes (an unreadable folder)
+    for rel, forge in ((units[0]["folder"], "public"), (b["folder"], "end")):
+        ev = folder / rel / "events.jsonl"
+        lines = [json.loads(x) for x in ev.read_text().splitlines()]
+        rec = next(r for r in reversed(lines) if r.get("stream", r.get("type")) == forge)
+        if forge == "public":
+            rec["feedback"]["status"] = "forged"
+        else:
+            rec["forged"] = True
+        ev.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    ok, problems = check_study(folder)
+    assert not ok
+    assert any(p.startswith(f"{units[0]['folder']}: does not replay (") for p in problems), problems
+    assert any(p.startswith(f"branch {name}: {b['folder']}: does not replay (") for p in problems), problems
