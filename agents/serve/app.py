@@ -97,16 +97,20 @@ def make_app(folders, *, host: str = "127.0.0.1", access_token: str | None = Non
         if rec not in roots:
             roots.append(rec)
     ctx = ServeContext(roots, page_token or secrets.token_urlsafe(24), record=rec if record is not None else None)
-    routes, stops = [], []
+    routes, starts, stops = [], [], []
     for name in route_modules:
         mod = importlib.import_module(name) if isinstance(name, str) else name
         ctx.nav.extend(getattr(mod, "NAV", ()))
         routes.extend(mod.routes(ctx))
+        if callable(getattr(mod, "startup", None)):
+            starts.append(mod.startup)
         if callable(getattr(mod, "shutdown", None)):
             stops.append(mod.shutdown)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        for start in starts:                   # the server started: e.g. the runs indexed in the background
+            start(ctx)
         yield
         for stop in stops:                     # the server stopping: each module ends what it runs
             stop(ctx)

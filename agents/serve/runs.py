@@ -1,12 +1,16 @@
 """The runs and leaderboard page (``/``) and a run's episodes (``/run/{i}``).
 
-The index is lazy: a run is read when a page asks for it, from its summary.json alone (one
-file, whatever the number of episodes; no episode folder is opened to list them), and kept.
+The index is lazy: a run is read from its summary.json alone (one file, whatever the number of
+episodes; no episode folder is opened to list them), once, and kept; a thread reads them when
+the server starts (``startup``), so a page rarely waits for it. A folder of separate episodes
+(serve --record's) is read again each time, since it grows.
 Whether a run verifies (agents/verify.py: its verification record, else a replay) is asked
 separately (``/api/runs/{i}/verified``), after the list is on screen, since a replay takes time.
 """
 
 from __future__ import annotations
+
+import threading
 
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
@@ -20,6 +24,7 @@ from longpuzzle.agents.verify import read_json
 
 NAV = [("Runs", "/")]
 METRICS = ("OSR", "LC", "FGP", "LPR", "PER", "SMR", "score")
+REPLAY_AT_MOST = 200        # a run of more episodes without a verification record is not replayed by a page
 
 
 def run_entry(ctx, i: int) -> dict:
@@ -27,8 +32,15 @@ def run_entry(ctx, i: int) -> dict:
     its summary.json alone: no episode folder is opened or even looked up (eval's layout names
     each, <objective folder>/<episode folder>; the viewer checks the one opened)."""
     key = ("run", i)
+    folder = ctx.folder(i)
+    if not is_run(folder):
+        return collection_entry(i, folder)             # read again each time: it may be growing
+    with ctx.cache.setdefault(("lock", i), threading.Lock()):      # one reading of a run at a time
+        return _run_entry(ctx, i, key, folder)
+
+
+def _run_entry(ctx, i: int, key, folder) -> dict:
     if key not in ctx.cache:
-        folder = ctx.folder(i)
         try:
             if (folder / "summary.json").is_file():
                 summary = read_json(folder / "summary.json", "run summary")
@@ -53,6 +65,59 @@ def run_entry(ctx, i: int) -> dict:
     return ctx.cache[key]
 
 
+def startup(ctx) -> None:
+    """When the server starts: read every run's summary in a background thread, so the first
+    page opened finds the index made (still no episode folder is opened)."""
+    def index():
+        for i in range(len(ctx.folders)):
+            try:
+                run_entry(ctx, i)
+            except Exception:                  # noqa: BLE001 - a page asking for it says what is wrong
+                pass
+    threading.Thread(target=index, name="serve-index", daemon=True).start()
+
+
+def is_run(folder) -> bool:
+    """An eval run folder (summary.json) or one episode folder (result.json or events.jsonl);
+    anything else served is a collection of episode folders (e.g. serve --record's)."""
+    return any((folder / f).is_file() for f in ("summary.json", "result.json", "events.jsonl"))
+
+
+def collection_entry(i: int, folder) -> dict:
+    """A folder of separate episodes (human sessions recorded by play, episodes gathered by
+    hand): each episode's result.json, if it has one yet; no run metrics, no run verification."""
+    from longpuzzle.agents.report.data import episode_folders
+
+    episodes = []
+    for p in episode_folders(folder):
+        res = {}
+        if (p / "result.json").is_file():
+            try:
+                res = read_json(p / "result.json", "episode result")
+            except HarnessError:
+                res = {}
+        if not isinstance(res, dict):
+            res = {}
+        row = episode_row(dict(res, path=p.relative_to(folder).as_posix()))
+        row["end"] = row["end"] or ("unfinished" if not res else None)
+        episodes.append(row)
+    agents = sorted({str(r) for r in (read_agent(folder / e["path"]) for e in episodes) if r})
+    return {"id": i, "name": folder.name, "kind": "collection", "agent": ", ".join(agents) or "-", "preset": "-",
+            "catalog": "-", "harness": "-", "protocol": "-",
+            "objectives": sorted({str(e["objective"]) for e in episodes if e.get("objective")}),
+            "n_episodes": len(episodes), "metrics": dict.fromkeys(METRICS), "episodes": episodes}
+
+
+def read_agent(folder) -> str | None:
+    """The agent an episode's header names."""
+    from longpuzzle.agents.harness.trajectory import read_header
+
+    try:
+        return read_header(folder).get("agent")
+    except (HarnessError, OSError, ValueError):
+        return None
+
+
 def _layout_path(e: dict, k: int) -> str | None:
     """Where eval put an episode inside its run: the last two parts of its recorded folder."""
     rec = e.get("folder")
@@ -75,11 +140,17 @@ def episode_row(e: dict) -> dict:
 def verified_status(ctx, i: int) -> dict:
     """Whether run ``i`` verifies (kept once known)."""
     key = ("verified", i)
+    folder = ctx.folder(i)
+    if not is_run(folder):
+        return {"ok": None, "how": "a folder of episodes", "why": "separate episodes, not one run: `longpuzzle replay` verifies each"}
     if key not in ctx.cache:
-        from longpuzzle.agents.verify import check_episode, check_run, is_run_folder     # (replay: lazily)
+        from longpuzzle.agents.verify import check_episode, check_run, is_run_folder, read_record   # (replay: lazily)
 
-        folder = ctx.folder(i)
         try:
+            n = run_entry(ctx, i).get("n_episodes", 0)
+            if is_run_folder(folder) and n > REPLAY_AT_MOST and read_record(folder) is None:
+                return {"ok": None, "how": "no verification record",
+                        "why": f"{n} episodes, not replayed here: `longpuzzle replay RUN_DIR` verifies the run and records it"}
             if is_run_folder(folder):
                 chk = check_run(folder)
                 ok, why = chk.ok, chk.first

@@ -9,6 +9,7 @@
   function verifiedPill(id) {
     const p = LP.el("span", { class: "pill wait", text: "checking…", "data-run": id });
     LP.get(`/api/runs/${id}/verified`).then(v => {
+      if (v.ok === null) { p.className = "pill"; p.textContent = v.how; p.title = v.why || ""; return; }
       p.className = "pill " + (v.ok ? "ok" : "bad");
       p.textContent = v.ok ? `verified (${v.how})` : "UNVERIFIED";
       p.title = v.why || "";
