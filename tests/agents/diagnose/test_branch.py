@@ -312,3 +312,40 @@ def test_check_reports_a_continuation_or_branch_that_does_not_replay(study, tmp_
     assert not ok
     assert any(p.startswith(f"{units[0]['folder']}: does not replay (") for p in problems), problems
     assert any(p.startswith(f"branch {name}: {b['folder']}: does not replay (") for p in problems), problems
+
+
+TELLER = '''
+from longpuzzle.agents.base import BaseAgent, FinalAnswer, first_action
+
+
+class Teller(BaseAgent):
+    """Stops at once, saying what the takeover context handed it (an agent file, run isolated)."""
+
+    def act(self, obs):
+        if obs.frame is None:
+            return first_action(obs)
+        tk = getattr(self, "takeover", None)
+        if tk is None:
+            return FinalAnswer("no takeover")
+        return FinalAnswer(f"taken over at step {tk.step} after {len(tk.prefix)} actions")
+'''
+
+
+def test_an_agent_file_continues_a_branch_from_its_sandbox(study, tmp_path):
+    """An agent file (isolated, as eval runs it) continues both arms: its sandbox hands it the
+    branch's takeover context (the source's prefix, then the branch move), and the study replays."""
+    from longpuzzle.agents.agent_options import AgentOptions, build_agent
+
+    path = tmp_path / "teller.py"
+    path.write_text(TELLER)
+    choice = build_agent(AgentOptions(agent=str(path)))
+    state = study[1][0]
+    run_study([state], choice.make, tmp_path / "s", repeats=1, **LIMITS, agent="teller", draws=100)
+    units = [json.loads(x) for x in (tmp_path / "s" / "units.jsonl").read_text().splitlines()]
+    assert sorted(u["condition"] for u in units) == ["costly", "shortest"]
+    n = state.step + 1                                    # the source's prefix up to s, then the branch move
+    for u in units:
+        assert u["status"] == "valid" and not u["endpoints"]["completed"]
+        events = [json.loads(x) for x in (tmp_path / "s" / u["folder"] / "events.jsonl").read_text().splitlines()]
+        assert [e["final_answer"] for e in events if "final_answer" in e] == [f"taken over at step {n} after {n} actions"]
+    assert check_study(tmp_path / "s") == (True, [])

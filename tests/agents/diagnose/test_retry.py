@@ -318,3 +318,47 @@ def test_sources_from_scratch_by_a_paper_like_agent_a_resumed_study_and_no_half_
     assert not bad.exists()
     r = CliRunner().invoke(cli, ["diagnose", "retry", "--level", LEVEL, "--source-agent", "native", "--out", str(bad)])
     assert r.exit_code != 0 and "--source-agent is a scripted agent" in r.output and not bad.exists()
+
+
+TELLER = '''
+from longpuzzle.agents.base import BaseAgent, FinalAnswer, first_action
+
+
+class Teller(BaseAgent):
+    """Stops at once, saying what the takeover context handed it (an agent file, run isolated)."""
+
+    def act(self, obs):
+        if obs.frame is None:
+            return first_action(obs)
+        tk = getattr(self, "takeover", None)
+        if tk is None:
+            return FinalAnswer("no takeover")
+        return FinalAnswer(f"{len(tk.prefix)} actions, {len(tk.pairs)} pairs")
+'''
+
+
+def test_an_agent_file_retries_from_its_sandbox(made, tmp_path):
+    """An agent file (isolated, as eval runs it) retries under M0 and M1: its sandbox hands it
+    each memory's takeover context (M0 cleared, M1 the native history); its stop is the
+    explicit-stop endpoint, and the study re-derives."""
+    import json
+
+    from longpuzzle.agents.agent_options import AgentOptions, build_agent
+    from longpuzzle.agents.diagnose import retry_study
+
+    d, sources, _ = made
+    path = tmp_path / "teller.py"
+    path.write_text(TELLER)
+    choice = build_agent(AgentOptions(agent=str(path)))
+    retry_study.run_retry(tmp_path / "s", choice.make, runs=[sources[0].episode], conditions=("M0", "M1"),
+                          max_actions=3, draws=100, source_settings=FAST)
+    units = [json.loads(x) for x in (tmp_path / "s" / "units.jsonl").read_text().splitlines()]
+    steps = {s["id"]: s["step"] for s in json.loads((tmp_path / "s" / "study.json").read_text())["sources"]}
+    assert sorted((u["unit"], u["condition"]) for u in units) == [(s, m) for s in sorted(steps) for m in ("M0", "M1")]
+    for u in units:
+        assert u["status"] == "valid" and u["endpoints"]["outcome"] == "stop"
+        events = [json.loads(x) for x in (tmp_path / "s" / u["folder"] / "events.jsonl").read_text().splitlines()]
+        said = [e["final_answer"] for e in events if "final_answer" in e]
+        # M0: history cleared; M1: the source's public prefix (one line per recorded action) and 4 pairs
+        assert said == (["0 actions, 0 pairs"] if u["condition"] == "M0" else [f"{steps[u['unit']]} actions, 4 pairs"])
+    assert retry_study.check_study(tmp_path / "s")[0]

@@ -463,3 +463,29 @@ def test_a_controller_action_that_changes_nothing_is_counted_as_its_error(tmp_pa
                     folder=tmp_path / "s")
     wf = [json.loads(x) for x in (tmp_path / "s/workflow.jsonl").read_text().splitlines()]
     assert [w["error"] for w in wf][:3] == [True, False, False] and e["controller_errors"] == 1
+
+
+def test_an_agent_file_plays_sessions_and_answers_the_probes_from_its_sandbox(tmp_path):
+    """An agent file (isolated, as eval runs it) in a K0P0 and a K1P1 session: the controller
+    enters for it under P1, its default probe answer comes through the sandbox from what it was
+    told (every rule under K1, none under K0: five probes each), and both sessions replay."""
+    from longpuzzle.agents.agent_options import AgentOptions, build_agent
+    from longpuzzle.agents.harness import replay_episode
+
+    path = tmp_path / "stopper.py"
+    path.write_text("from longpuzzle.agents.base import BaseAgent, FinalAnswer, first_action\n"
+                    "class Stopper(BaseAgent):\n"
+                    "    def act(self, obs):\n"
+                    "        return first_action(obs) if obs.frame is None else FinalAnswer('done')\n")
+    choice = build_agent(AgentOptions(agent=str(path)))
+    ends = {}
+    for cell in ("K0P0", "K1P1"):
+        folder = tmp_path / cell
+        agent = choice.make("maze_paint/easy", folder)
+        assert agent.trusted is False
+        ends[cell] = run_session(agent, "maze_paint/easy", cell, folder=folder,
+                                 settings=Settings(max_actions=4, action_timeout=None))
+        assert ends[cell]["end"] == "final_answer" and len(ends[cell]["probes"]) == 5
+        assert replay_episode(folder).ok
+    assert ends["K0P0"]["rules_share"] == 0.0 and ends["K1P1"]["rules_share"] == 1.0
+    assert ends["K0P0"]["controller_actions"] == 0 and ends["K1P1"]["controller"]["entry"] > 0

@@ -341,3 +341,39 @@ def test_a_restart_to_the_levels_start_is_a_verified_recovery_when_the_certifica
         assert e["restart_action"] == 2 and e["timely_restart"] and e["verified_recovery"], cert
         assert e["restart_seconds"] == pytest.approx(0.7)
     assert not episode("dead_end")["verified_recovery"]
+
+
+TELLER = '''
+from longpuzzle.agents.base import BaseAgent, FinalAnswer, first_action
+
+
+class Teller(BaseAgent):
+    """Stops at once, saying what the takeover context handed it (an agent file, run isolated)."""
+
+    def act(self, obs):
+        if obs.frame is None:
+            return first_action(obs)
+        tk = getattr(self, "takeover", None)
+        if tk is None:
+            return FinalAnswer("no takeover")
+        return FinalAnswer(f"taken over at step {tk.step} after {len(tk.prefix)} actions, {len(tk.pairs)} pairs")
+'''
+
+
+def test_an_agent_file_takes_over_from_its_sandbox(ckpts, tmp_path):
+    """The agent kinds eval accepts include an agent file: run isolated, it is handed the
+    takeover context through its sandbox channel, and its stop is a valid end that replays."""
+    one = tmp_path / "one"
+    shutil.copytree(ckpts / "d", one)
+    (one / "checkpoints.jsonl").write_text((one / "checkpoints.jsonl").read_text().splitlines()[0] + "\n")
+    cp = load_checkpoints(one)[0]
+    agent = tmp_path / "teller.py"
+    agent.write_text(TELLER)
+    r = run("diagnose", "takeover", "--checkpoints", one, "--conditions", "B", "--agent", agent,
+            "--max-actions", 3, "--draws", DRAWS, "--out", tmp_path / "s")
+    assert r.exit_code == 0, r.output
+    (rec,) = _units(tmp_path / "s")
+    assert rec["status"] == "valid" and not rec["endpoints"]["timely_restart"]
+    events = [json.loads(x) for x in (tmp_path / "s" / rec["folder"] / "events.jsonl").read_text().splitlines()]
+    assert [e["final_answer"] for e in events if "final_answer" in e] == [f"taken over at step {cp.step} after {cp.step} actions, 4 pairs"]
+    assert T.check_study(tmp_path / "s")[0]
