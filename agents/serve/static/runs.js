@@ -26,7 +26,10 @@
       { key: "name", label: "run", render: r => LP.el("a", { href: `/run/${r.id}`, text: r.name }) },
       { key: "id", label: "verified", render: r => pills[r.id] },
       { key: "agent", label: "agent" }, { key: "preset", label: "preset" }, { key: "catalog", label: "catalogue" },
-      { key: "objectives_text", label: "objectives" }, { key: "n_episodes", label: "episodes", num: true },
+      { key: "objectives_text", label: "objectives", render: r => {     // each a link to the run's episodes of it
+          const span = LP.el("span");
+          (r.objectives || []).forEach((o, k) => span.append(k ? ", " : "", LP.el("a", { href: `/run/${r.id}?q=${encodeURIComponent(o)}`, text: o })));
+          return span; } }, { key: "n_episodes", label: "episodes", num: true },
       ...M.map(m => ({ key: m, label: m, num: true })),
     ];
     const t = LP.table(document.getElementById("runs"), cols);
@@ -58,6 +61,7 @@
           location.href = `/compare?a=${encodeURIComponent(pickA)}&b=${encodeURIComponent(r.id + ":" + e.path)}`; } }) : "" },
     ];
     const count = document.getElementById("count"), more = document.getElementById("more"), failed = document.getElementById("failed");
+    filterBox.value = new URLSearchParams(location.search).get("q") || "";        // (an objective linked from the runs)
     let limit = 200;
     const t = LP.table(document.getElementById("episodes"), cols, n => {
       count.textContent = `${n} of ${r.episodes.length}`; more.hidden = n <= limit; });
