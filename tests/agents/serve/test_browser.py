@@ -80,11 +80,14 @@ def test_every_page_loads_with_no_console_error(serve, greedy_run, open_page):
     for path in ("/", "/run/0", f"/episode/0/{EPISODE}", f"/compare?a=0:{EPISODE}&b=0:{OTHER}", "/compare"):
         pg, errors = open_page(s.url + path)
         assert errors == [], (path, errors)
-    pg, _ = open_page(s.url + "/")
+    pg, errors = open_page(s.url + "/")
     assert pg.inner_text("#runs tbody tr td:nth-child(3)") == "greedy"
-    pg.wait_for_selector("#runs .pill.ok")                 # the run verifies (replayed)
-    pg, _ = open_page(s.url + "/run/0")
-    assert pg.locator("#episodes tbody tr").count() == 2
+    pg.wait_for_selector("#runs .pill.ok")                 # the run verifies (its record)
+    pg.click("#runs tbody td a:has-text('bolt_unscrew/hard')")       # an objective: the run's episodes of it
+    pg.wait_for_url("**/run/0?q=*")
+    pg.wait_for_selector("body[data-ready='1']")
+    assert pg.input_value("#filter") == "bolt_unscrew/hard"
+    assert pg.locator("#episodes tbody tr").count() == 2 and errors == []
 
 
 def test_the_frame_shown_at_step_k_is_the_stored_frame_of_step_k(serve, greedy_run, open_page):
