@@ -31,7 +31,7 @@ from starlette.routing import Route
 from longpuzzle.agents.harness import HarnessError, read_events
 from longpuzzle.agents.media.images import encode_png
 from longpuzzle.agents.report.data import load_trajectory, stored_frames
-from longpuzzle.agents.report.video import _font, action_text, draw_action, effect_text
+from longpuzzle.agents.report.video import _font, _Source, action_text, draw_action, effect_text
 from longpuzzle.agents.serve.app import NotServed
 from longpuzzle.agents.serve.page import esc, page
 
@@ -152,6 +152,19 @@ def model_steps(folder: Path, steps: list) -> dict:
     return out
 
 
+class _Stored:
+    """An episode's stored frames, read one at a time (the frame source's ``frame`` / ``close``)."""
+
+    def __init__(self, fs):
+        self.fs = fs
+
+    def frame(self, k: int):
+        return self.fs.read(k) if k < len(self.fs) else None
+
+    def close(self):
+        self.fs.close()
+
+
 class Episodes:
     """The viewer's caches: each episode's document, its open frame store (a few, least
     recently used closed first) and its oracle annotation."""
@@ -169,20 +182,21 @@ class Episodes:
         return self.docs[folder]
 
     def frame_png(self, folder: Path, k: int, step: int | None) -> bytes | None:
-        """Stored frame ``k`` as PNG, with the action of step ``step`` drawn on it if given."""
+        """Stored frame ``k`` as PNG, with the action of step ``step`` drawn on it if given. An
+        episode run with --no-frames has its frames drawn again from its recorded snapshots
+        (video.py's frame source: exact, the engine is deterministic; the frames that end a step)."""
         with self.lock:
-            fs = self.stores.get(folder)
-            if fs is None:
+            src = self.stores.get(folder)
+            if src is None:
                 fs = stored_frames(folder)
-                if fs is None:
-                    return None
-                self.stores[folder] = fs
+                src = _Stored(fs) if fs is not None else _Source(load_trajectory(folder))
+                self.stores[folder] = src
                 while len(self.stores) > OPEN_STORES:
                     self.stores.popitem(last=False)[1].close()
             self.stores.move_to_end(folder)
-            if not 0 <= k < len(fs):
-                return None
-            arr = fs.read(k)
+            arr = src.frame(k) if k >= 0 else None
+        if arr is None:
+            return None
         if step is not None:
             pos = next((p for p in self.doc(folder)["positions"] if p["step"] == step), None)
             if pos and pos.get("action"):

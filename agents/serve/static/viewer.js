@@ -54,7 +54,7 @@ class Viewer {
       E("div", { class: "card" }, E("div", { class: "k", text: d.objective || d.level || "episode" }),
         E("div", { class: "big", text: d.agent || "" }),
         E("div", { class: "kv" }, ...kv({ "ended by": d.result.end || (d.end && d.end.reason), "levels won": `${LP.fmt(d.result.solved)} / ${LP.fmt(d.result.target_levels)}`,
-          actions: d.result.actions, "charged s": d.result.charged_seconds, frames: d.frames }))),
+          actions: d.result.actions, "charged s": d.result.charged_seconds, frames: d.frames || "none stored: drawn again" }))),
       controls, this.canvas, this.legend, this.info,
       this.opts.compact ? null : E("div", { class: "keys" }, "keys: ", E("kbd", { text: "←" }), " ", E("kbd", { text: "→" }), " step · ",
         E("kbd", { text: "Home" }), " ", E("kbd", { text: "End" }), " · ", E("kbd", { text: "n" }), " ", E("kbd", { text: "p" }),

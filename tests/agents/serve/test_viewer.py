@@ -72,3 +72,24 @@ def test_a_level_protocol_episode_lists_its_level_folders(serve, greedy_run, tmp
     assert b"/episode/0/ep/level_01" in body and b"level_02" not in body
     assert s.request("GET", "/episode/0/ep/level_01")[0] == 200
     assert s.request("GET", "/episode/0/nothing")[0] == 404
+
+
+def test_an_episode_without_stored_frames_is_drawn_again_from_its_snapshots(serve, tmp_path):
+    from longpuzzle.agents.harness import Settings
+    from longpuzzle.agents.runner import RunConfig, execute, start_run
+
+    out = tmp_path / "no_frames"
+    run = RunConfig(agent="greedy", objectives=["bolt_unscrew/hard"], episodes=1,
+                    settings=Settings(budget=None, max_actions=5, save_frames=False).as_dict())
+    start_run(out, run)
+    execute(out, run, quiet=True)
+    folder = out / EPISODE
+    assert not (folder / "frames.lpf").exists()
+    ev = read_events(folder)
+    hashes = [ev[0]["frame"]] + [h for r in ev[1:] if r.get("stream") == "public" for h in r.get("frames", [])]
+    hash_of = hasher(header_frame_hash(ev[0]))
+    s = serve([out])
+    for pos in episode_doc(folder)["positions"]:          # every position's frame, as recorded
+        status, _, body = s.request("GET", f"/frame/0/{pos['frame']}/{EPISODE}")
+        assert status == 200
+        assert hash_of(np.asarray(Image.open(io.BytesIO(body)).convert("RGB"))) == hashes[pos["frame"]]
