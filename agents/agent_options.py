@@ -25,7 +25,7 @@ from pathlib import Path
 import click
 
 from longpuzzle.agents.harness.presets import HARNESS_NAMES, HARNESSES
-from longpuzzle.agents.registry import AGENTS, MODEL, MODEL_AGENTS, SCRIPTED, SCRIPTED_AGENTS, TOOL, TOOL_AGENTS, load_agent
+from longpuzzle.agents.registry import AGENTS, MODEL, MODEL_AGENTS, SCRIPTED, TOOL, TOOL_AGENTS, load_agent
 
 
 def agent_help(default: str = "solver") -> str:
@@ -199,14 +199,10 @@ class AgentChoice:
         """A fresh agent for one episode of ``objective`` written to ``folder`` (a model agent
         logs its conversation there). ``extra``: constructor arguments a scripted agent takes
         (e.g. ``folder``, where the paper-like agents leave their text)."""
-        from longpuzzle.agents.runner import make_agent        # lazy
+        from longpuzzle.agents.runner import make_agent        # lazy: eval's own maker, one for both
 
-        in_process = self.model is None and (self.agent in SCRIPTED_AGENTS or (self.agent_file or {}).get("trusted"))
-        if in_process:      # scripted, or a trusted file: made here, taking the extras its __init__ names
-            return load_agent(self.agent, style=self.style, seed=self.seed + episode,
-                              trusted=bool((self.agent_file or {}).get("trusted")), catalog=catalog,
-                              **{"folder": Path(folder), **extra})
-        return make_agent(self.run_config(), {"objective": objective, "episode": episode}, Path(folder), catalog)
+        return make_agent(self.run_config(), {"objective": objective, "episode": episode}, Path(folder), catalog,
+                          **extra)
 
     def public(self) -> dict:
         """The choice as a study or run records it (JSON; no secret)."""

@@ -36,7 +36,7 @@ from longpuzzle.agents.jobs.local import (  # noqa: F401 - the backends, here as
 )
 from longpuzzle.agents.base import InternalError
 from longpuzzle.agents.harness import HarnessError, Settings, run_level_chain, run_objective
-from longpuzzle.agents.registry import MODEL_AGENTS, TOOL_AGENTS, BY_NAME, load_agent, runs_model_code
+from longpuzzle.agents.registry import MODEL_AGENTS, SCRIPTED_AGENTS, TOOL_AGENTS, BY_NAME, load_agent, runs_model_code
 from longpuzzle.agents.metrics import UNSCORED_ENDS, EpisodeOutcome, LevelOutcome, aggregate, json_ready
 from longpuzzle.engine.catalog import Catalog, builtin_catalog
 
@@ -73,8 +73,11 @@ class RunConfig:
                 for o in self.objectives for e in range(self.episodes)]
 
 
-def make_agent(run: RunConfig, spec: dict, folder: Path, catalog: Catalog | None = None):
-    """The agent of one episode (a fresh one per episode), on the levels of ``catalog``."""
+def make_agent(run: RunConfig, spec: dict, folder: Path, catalog: Catalog | None = None, **extra):
+    """The agent of one episode (a fresh one per episode), on the levels of ``catalog``. A
+    scripted agent or a trusted agent file is also given the episode ``folder`` (where the
+    paper-like agents leave their text, as a model agent its conversation) and ``extra``
+    where its ``__init__`` takes them; a sandboxed file gets neither."""
     game, diff = spec["objective"].split("/")
     if run.agent in MODEL_AGENTS:
         from longpuzzle.agents.models.agent import ModelAgent      # lazy: the SDKs load for model agents only
@@ -96,9 +99,10 @@ def make_agent(run: RunConfig, spec: dict, folder: Path, catalog: Catalog | None
     if f.get("limits"):
         from longpuzzle.agents.sandbox import Limits       # lazy: agent files only
         limits = Limits(**f["limits"])
+    in_process = run.agent in SCRIPTED_AGENTS or bool(f.get("trusted"))
     return load_agent(run.agent, style=run.settings.get("style", "2d"), seed=run.seed + spec["episode"],
                       limits=limits, pass_env=tuple(f.get("pass_env") or ()), trusted=bool(f.get("trusted")),
-                      catalog=catalog)
+                      catalog=catalog, **({"folder": Path(folder), **extra} if in_process else {}))
 
 
 def run_episode(run: RunConfig | dict, spec: dict, out: str | Path, live: dict | None = None,

@@ -62,3 +62,16 @@ def test_eval_takes_the_shared_options():
     params = {p.name for p in eval_cmd.params}
     for name in ("agent_spec", "model_name", "base_url", "trusted_agent", "agent_network", "text_reply", "language"):
         assert name in params
+
+
+def test_eval_gives_a_scripted_agent_its_episode_folder(tmp_path):
+    # the paper-like agents leave their text in the folder they are given: through eval too,
+    # so a run made by eval is coded by the diagnostics as one made by diagnose
+    from longpuzzle.agents.diagnose.texts import step_texts
+    from longpuzzle.agents.paper_agents import MOVE
+
+    r = CliRunner().invoke(eval_cmd, ["--agent", "paper_filler", "--objective", "bolt_unscrew/easy",
+                                      "--max-actions", "6", "--out", str(tmp_path / "run")])
+    assert r.exit_code == 0, r.output
+    texts = step_texts(tmp_path / "run" / "bolt_unscrew_easy" / "episode_001")
+    assert texts and MOVE in texts.values()
