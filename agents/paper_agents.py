@@ -15,10 +15,11 @@ How they know the board they take over: from the public action prefix, as a mode
 given it at takeover (D.1). ``prefix`` is the source episode's dispatched public actions up to
 the takeover (exact, as diagnose takeover gives them); without it, the takeover context's
 prefix text (``take_over``: the harness's ``Takeover``, lines such as ``step 7: click(412,
-300) -> screen_changed``; clicks, batches of clicks, keys and waits are read back, refused
-actions skipped). Each agent replays them on its own model of the app (a Suite from the home
-screen, fed the same actions; the engine is deterministic), so it starts from exactly the
-screen the harness restored, without reading any hidden state.
+300) -> screen_changed``, read back by the one reader of that format, agents/action_text.py,
+refused actions skipped: the scripted agents' common AppModelAgent.take_over). Each agent
+replays them on its own model of the app (a Suite from the home screen, fed the same actions;
+the engine is deterministic), so it starts from exactly the screen the harness restored,
+without reading any hidden state.
 
 Their text: a model agent's reasons are in its conversation.jsonl, which the attribution
 coding (agents/diagnose/texts.py step_texts) reads. These agents write the same records to
@@ -35,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from longpuzzle.agents.base import FinalAnswer, Observation, first_action
+from longpuzzle.agents.base import BaseAgent, FinalAnswer, Observation, first_action
 from longpuzzle.agents.scripted import GreedyAgent
 
 CONVERSATION = "conversation.jsonl"
@@ -72,43 +73,6 @@ class _TextLog:
         self._write({"type": "call", "kind": "step", "reply": {"text": text}})
 
 
-_ACTION = re.compile(r"(click|doubleclick|longpress)\((-?\d+), (-?\d+)\)|wait\((\d+(?:\.\d+)?) ms\)|key\((\w+)\)")
-
-
-def _parse_action(text: str) -> dict | None:
-    m = _ACTION.fullmatch(text.strip())
-    if m is None:
-        return None
-    if m.group(1):
-        return {"type": m.group(1), "x": int(m.group(2)), "y": int(m.group(3))}
-    if m.group(4):
-        return {"type": "wait", "ms": int(float(m.group(4)))}
-    return {"type": "key", "name": m.group(5)}
-
-
-def parse_prefix(lines) -> list[dict]:
-    """The dispatched actions of a takeover's prefix text (harness takeover.record_text lines:
-    ``step k: ACTION -> STATUS``): clicks, batches of them, keys and waits; a refused action
-    (never dispatched) is skipped; a line it cannot read raises ValueError."""
-    out = []
-    for line in lines:
-        head, _, status = line.rpartition(" -> ")
-        if status.startswith("refused"):
-            continue
-        text = head.split(": ", 1)[1] if ": " in head else head
-        if text.startswith("batch[") and text.endswith("]"):
-            parts = [_parse_action(t) for t in text[6:-1].split("; ")]
-            if any(p is None for p in parts):
-                raise ValueError(f"cannot read the prefix line {line!r}")
-            out.append({"type": "batch", "actions": parts})
-            continue
-        a = _parse_action(text)
-        if a is None:
-            raise ValueError(f"cannot read the prefix line {line!r}")
-        out.append(a)
-    return out
-
-
 class PaperAgent(GreedyAgent):
     """The common part: the prefix replayed at reset, the text log, told or not, the restart."""
     name = "paper"
@@ -125,28 +89,26 @@ class PaperAgent(GreedyAgent):
 
     def reset(self, instruction, action_spec):
         super().reset(instruction, action_spec)
-        self._follow(self.prefix)
+        self.follow(self.prefix)
         self.told = bool(TOLD_LOST.search(instruction))
         self.obeyed = False                         # it restarted after being told
         self.stuck = 0                              # actions at a board where nothing moves
         self.last: dict | None = None
         self.log = _TextLog(self.folder, self.name) if self.folder is not None else None
 
-    def _follow(self, actions: list) -> None:
-        """Its model of the app from the home screen through these public actions (the board
-        it takes over), and the moves on that board since its level began."""
-        for a in actions:
-            self.model.dispatch(a)
+    def follow(self, actions: list) -> None:
+        """Its model of the app through these public actions (the board it takes over), and
+        the moves on that board since its level began."""
+        super().follow(actions)
         self.taken_over = self.model.session.moves[:] if self.model.session is not None else []
 
     def take_over(self, takeover) -> None:
-        """The takeover context (after reset): without an exact ``prefix``, its prefix text."""
-        super().take_over(takeover)
-        if self.prefix or not getattr(takeover, "prefix", ()):
-            return
-        self.model = type(self.model)("home", style=self.style, viewport=tuple(self.action_spec["frame"]),
-                                      catalog=self.catalog)
-        self._follow(parse_prefix(takeover.prefix))
+        """The takeover context (after reset): its prefix text read back (AppModelAgent), unless
+        the exact ``prefix`` was given (then already followed at reset)."""
+        if self.prefix:
+            BaseAgent.take_over(self, takeover)
+        else:
+            super().take_over(takeover)
 
     def say(self, obs: Observation, text: str) -> None:
         if self.log is not None:

@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 from longpuzzle.agents import plans as plan_store
+from longpuzzle.agents.action_text import prefix_actions
 from longpuzzle.agents.base import NO_VISIBLE_EFFECT, BaseAgent, FinalAnswer, Observation, first_action
 from longpuzzle.engine.catalog import builtin_catalog
 from longpuzzle.engine.errors import LongPuzzleError
@@ -85,13 +86,35 @@ class AppModelAgent(BaseAgent):
         self.targets = self.catalog.objective(f"{self.game}/{self.difficulty}").level_ids
         # the frame it is given fixes the geometry: the game fitted into it (a frame of the
         # game's own shape is the game at that scale; any other is a letterboxed page)
-        page = tuple(int(v) for v in action_spec["frame"])
-        if m.group("n"):
-            self.model = Suite(self.targets[int(m.group("n")) - 1], style=self.style, direct=True, viewport=page,
-                               catalog=self.catalog)
-        else:
-            self.model = Suite("home", style=self.style, viewport=page, catalog=self.catalog)
+        self._level_n = int(m.group("n")) if m.group("n") else None
+        self.model = self._start_model()
         self.plan: list[int] = []
+
+    def _start_model(self) -> Suite:
+        """Its model of the app where the protocol starts: the home screen, or the level of a
+        level-protocol instruction."""
+        page = tuple(int(v) for v in self.action_spec["frame"])
+        if self._level_n is not None:
+            return Suite(self.targets[self._level_n - 1], style=self.style, direct=True, viewport=page,
+                         catalog=self.catalog)
+        return Suite("home", style=self.style, viewport=page, catalog=self.catalog)
+
+    def take_over(self, takeover) -> None:
+        """It continues an episode played before it (the D.1 takeover): its model of the app is
+        rebuilt from the start through the takeover's public action prefix (action_text's
+        reader; refused actions were never dispatched), so it plays on from exactly the screen
+        the harness restored, without reading any hidden state. Every subclass continues so."""
+        super().take_over(takeover)
+        prefix = getattr(takeover, "prefix", ())
+        if prefix:
+            self.model = self._start_model()
+            self.follow(prefix_actions(prefix))
+
+    def follow(self, actions: list) -> None:
+        """Its model of the app fed these public actions (a board it takes over); no plan."""
+        for a in actions:
+            self.model.dispatch(a)
+        self.plan = []
 
     def _click_widget(self, wid: str) -> dict:
         w = next(w for w in self.model.layout().widgets if w.id == wid)

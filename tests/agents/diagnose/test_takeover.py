@@ -288,14 +288,15 @@ def test_a_paper_agent_reads_the_board_from_the_takeover_context_alone(ckpts, tm
     """Without the exact prefix, the harness's takeover context (its prefix text) is enough: the
     actions read back are the ones dispatched, and the rebuilder, told, rebuilds the very dead end."""
     from longpuzzle.agents.harness.replay import takeover_at
-    from longpuzzle.agents.paper_agents import PaperRebuilderAgent, parse_prefix
+    from longpuzzle.agents.action_text import prefix_actions
+    from longpuzzle.agents.paper_agents import PaperRebuilderAgent
 
     cp = load_checkpoints(ckpts / "d")[0]
     tk = takeover_at(cp.episode_dir, cp.step)
-    assert parse_prefix(tk.prefix) == T.public_prefix(cp.episode_dir, cp.step)
-    assert parse_prefix(["step 3: click(1, 2) -> refused: outside the frame"]) == []
+    assert prefix_actions(tk.prefix) == T.public_prefix(cp.episode_dir, cp.step)
+    assert prefix_actions(["step 3: click(1, 2) -> refused: outside the frame"]) == []
     with pytest.raises(ValueError):
-        parse_prefix(["step 1: typetext('x') -> screen_changed"])
+        prefix_actions(["step 1: teleport(1) -> screen_changed"])
     out = tmp_path / "c"
     cp.continue_with(PaperRebuilderAgent(folder=out), note=T.condition_text("dead_end", "B", "bolt_unscrew"),
                      out=out, settings=T.continuation_settings(cp, max_actions=30))
