@@ -368,8 +368,7 @@ def run_study(states: list[BranchState], make_agent, out: str | Path, *, repeats
     def play(u: dict, arm: str, folder: Path) -> None:
         s, b = by_id[u["state"]], branches[(u["state"], arm)]
         _continue(b["folder"], b["step"], make_agent(s.level.rsplit("/", 1)[0], folder),
-                  settings=source_settings(s, budget, max_actions, harness), out=folder,
-                  takeover=branch_takeover(s, b["folder"]))
+                  settings=source_settings(s, budget, max_actions, harness), out=folder)
 
     units = study.run_units(out, sched, play, lambda u, arm, folder: continuation_endpoints(folder,
                                                                                            by_id[u["state"]].level))
@@ -381,33 +380,11 @@ def run_study(states: list[BranchState], make_agent, out: str | Path, *, repeats
     return doc
 
 
-def branch_takeover(state: BranchState, branch_folder: str | Path):
-    """The D.1 takeover context at a branch's successor: the source episode's public action
-    prefix up to s, then the branch move, numbered on from s (the branch episode's opening
-    wait is the harness's, not a move, and is left out); the last four screenshot-action
-    pairs across both; the screenshot of the successor. So the agent is told the whole public
-    history of the board it takes over, as at any takeover (contract 2)."""
-    import re
-
-    from longpuzzle.agents.base import Takeover
-    from longpuzzle.agents.harness.replay import takeover_at
-    from longpuzzle.agents.harness.takeover import PAIRS
-
-    src = takeover_at(state.episode, state.step)
-    br = takeover_at(branch_folder, BRANCH_ACTIONS)
-    own = tuple(re.sub(r"^step (\d+):", lambda m: f"step {state.step + int(m.group(1)) - 1}:", line)
-                for line in br.prefix[1:])
-    return Takeover(state.step + BRANCH_ACTIONS - 1, src.prefix + own, (src.pairs + br.pairs)[-PAIRS:], br.frame, "")
-
-
-def _continue(folder, step: int, agent, *, takeover=None, **kw):
-    """continue_episode with the D.1 takeover context (the public prefix, the preceding
-    screenshots) where the harness's continue_episode takes one (contract 2)."""
-    import inspect
-
-    if "takeover" in inspect.signature(continue_episode).parameters:
-        kw["takeover"] = takeover if takeover is not None else True
-    return continue_episode(folder, step, agent, **kw)
+def _continue(folder, step: int, agent, **kw):
+    """continue_episode with the D.1 takeover context (contract 2): a branch episode continues
+    its source, so the context is the whole public history (the source's action prefix up to
+    s, then the branch episode's own actions; build_takeover follows the chain)."""
+    return continue_episode(folder, step, agent, takeover=True, **kw)
 
 
 def branch_tables(states: list[BranchState], units: list[dict], *, draws: int = DRAWS, seed: int = SEED) -> list[dict]:

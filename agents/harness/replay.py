@@ -24,7 +24,7 @@ from longpuzzle.agents.harness.frames import (
     FRAMES_FILE, LEGACY_DIR, FrameStoreError, hasher, header_frame_hash, open_frames,
 )
 from longpuzzle.agents.harness.snapshots import StateRebuilder, SuiteStates
-from longpuzzle.agents.harness.takeover import build_takeover
+from longpuzzle.agents.harness.takeover import build_takeover, continued_source
 from longpuzzle.agents.harness.trajectory import EpisodeRecords, Trajectory, read_events
 from longpuzzle.engine.catalog import Catalog, builtin_catalog
 from longpuzzle.engine.errors import LongPuzzleError
@@ -692,22 +692,10 @@ def _continued_start(head: dict, folder, cat: Catalog) -> dict | None:
     derived from that episode: it must still be there (its events digest as recorded) and
     replay exactly; the start is its exact state after step k, the evaluator's knowledge
     its private records up to k. None for an episode that continues nothing."""
-    import hashlib
-
-    src = head.get("continued_from")
-    if src is None:
+    found = continued_source(folder, head)        # the digest checked
+    if found is None:
         return None
-    if type(src) is not dict or type(src.get("folder")) is not str or type(src.get("step")) is not int \
-            or type(src.get("events")) is not str or head.get("protocol") != "objective":
-        raise HarnessError(f"{folder}: the header's 'continued_from' is malformed")
-    path = Path(folder) / src["folder"]
-    try:
-        digest = hashlib.sha256((path / "events.jsonl").read_bytes()).hexdigest()
-    except OSError:
-        raise HarnessError(f"{folder} continues the episode {src['folder']}, which is not there to check "
-                           "its start") from None
-    if digest != src["events"]:
-        raise HarnessError(f"{folder} continues the episode {src['folder']}, whose events have changed since")
+    path, src = found[0], head["continued_from"]
     rep = replay_episode(path, cat)
     if not rep.ok or rep.steps < src["step"]:
         raise HarnessError(f"{folder} continues the episode {src['folder']}, which does not replay "
@@ -764,10 +752,12 @@ def takeover_at(folder: str | Path, step: int, *, note: str = "", catalog: Catal
 
     cat = recorded_catalog(read_events(folder)[0].get("catalog"), catalog)
 
-    def draw(k: int):
-        suite = restore_step(folder, k, cat)
-        return renderer_for(suite).render(suite)
-    return build_takeover(folder, step, note=note, catalog=cat, draw=draw)
+    def drawer(path):             # the screens of an episode (up the chain of continuations too)
+        def draw(k: int):
+            suite = restore_step(path, k, cat)
+            return renderer_for(suite).render(suite)
+        return draw
+    return build_takeover(folder, step, note=note, catalog=cat, draw=drawer(folder), drawer=drawer)
 
 
 def continue_episode(folder: str | Path, step: int, agent: BaseAgent, *, note: str = "",

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from longpuzzle.agents.action_text import action_text, record_text
 from longpuzzle.agents.base import Takeover
 from longpuzzle.agents.harness.frames import FRAMES_FILE, LEGACY_DIR, FrameStoreError, open_frames, step_frame_indices
 from longpuzzle.agents.harness.recompute import screen_shape
@@ -25,58 +26,55 @@ from longpuzzle.engine.catalog import Catalog, builtin_catalog
 PAIRS = 4               # screenshot-action pairs of a takeover (D.1: up to four)
 
 
-def _num(v) -> str:
-    return f"{v:g}" if isinstance(v, float) else str(v)
+def continued_source(folder: str | Path, head: dict) -> tuple[Path, int] | None:
+    """The episode (its folder) and the step that episode ``folder`` continues (its header's
+    ``continued_from``, continue_episode), or None when it continues nothing. HarnessError
+    when the entry is malformed, or that episode is gone or its events changed since (the
+    digest recorded): what a replay checks first, and a takeover context follows."""
+    import hashlib
 
-
-def action_text(action: dict) -> str:
-    """An action as one line of text, e.g. ``click(412, 300)``, ``drag(10, 20, 200, 20)``,
-    ``key(Enter)``, ``swipe(left)``, ``wait(2000 ms)``, ``batch[click(1, 2); key(Enter)]``."""
-    if not isinstance(action, dict):
-        return str(action)
-    t = action.get("type", "?")
-    if t == "batch":
-        return "batch[" + "; ".join(action_text(a) for a in action.get("actions") or ()) + "]"
-    if t == "drag" or (t == "swipe" and action.get("x0") is not None):
-        return f"{t}({', '.join(_num(action.get(k)) for k in ('x0', 'y0', 'x1', 'y1'))})"
-    if t == "swipe":
-        at = f" at {_num(action['x'])}, {_num(action['y'])}" if action.get("x") is not None else ""
-        return f"swipe({action.get('direction')}{at})"
-    if t == "key":
-        return f"key({action.get('name')})"
-    if t == "typetext":
-        return f"typetext({str(action.get('text'))!r})"
-    if t == "scroll":
-        return f"scroll({action.get('direction', 'down')})"
-    if t == "wait":
-        return f"wait({_num(action.get('ms', 1000))} ms)"
-    if "x" in action and "y" in action and action.get("x") is not None:
-        return f"{t}({_num(action['x'])}, {_num(action['y'])})"
-    return f"{t}()"
-
-
-def record_text(rec: dict) -> str:
-    """A public step record as one line: its step, its action and the feedback it got."""
-    fb = rec.get("feedback") or {}
-    status = fb.get("status", "")
-    if fb.get("executed") is False:
-        status = f"refused: {fb.get('message', '')}".rstrip(": ")
-    return f"step {rec['step']}: {action_text(rec.get('action'))} -> {status}"
+    src = head.get("continued_from")
+    if src is None:
+        return None
+    if type(src) is not dict or type(src.get("folder")) is not str or type(src.get("step")) is not int \
+            or type(src.get("events")) is not str or head.get("protocol") != "objective":
+        raise HarnessError(f"{folder}: the header's 'continued_from' is malformed")
+    path = Path(folder) / src["folder"]
+    try:
+        digest = hashlib.sha256((path / "events.jsonl").read_bytes()).hexdigest()
+    except OSError:
+        raise HarnessError(f"{folder} continues the episode {src['folder']}, which is not there to check "
+                           "its start") from None
+    if digest != src["events"]:
+        raise HarnessError(f"{folder} continues the episode {src['folder']}, whose events have changed since")
+    return path, src["step"]
 
 
 def build_takeover(folder: str | Path, step: int, *, note: str = "", pairs: int = PAIRS,
                    catalog: Catalog | None = None,
-                   draw: Callable[[int], np.ndarray] | None = None) -> Takeover:
+                   draw: Callable[[int], np.ndarray] | None = None,
+                   drawer: Callable[[Path], Callable[[int], np.ndarray]] | None = None) -> Takeover:
     """The takeover context of recorded episode ``folder`` at step ``step`` (the state after
     that action): every public action up to it as text, the last ``pairs`` dispatched actions
     with the screenshot each was chosen on, and the screenshot after ``step``; ``note`` the
     intervention's text. A screenshot the episode did not store is ``draw(step)`` (the
     screen after that step drawn again; replay.takeover_at passes it). HarnessError when the
-    episode has no such step, or a screenshot is neither stored nor drawable."""
+    episode has no such step, or a screenshot is neither stored nor drawable.
+
+    An episode that continues another (continue_episode's ``continued_from``, verified by its
+    digest: continued_source) is taken over with the whole public history behind it: the
+    source's context up to the step it was continued from (followed back along the chain),
+    then this episode's own actions numbered on from there, the last ``pairs`` pairs across
+    both. ``drawer(folder)`` gives the ``draw`` of an episode up the chain."""
     events = read_events(folder)
     public = [r for r in events if r.get("stream") == "public" and "action" in r and r["step"] <= step]
     if step < 0 or (step > 0 and not any(r["step"] == step for r in public)):
         raise HarnessError(f"{folder} has no recorded action at step {step} to take over from")
+    before = Takeover(0)
+    src = continued_source(folder, events[0])
+    if src is not None:
+        before = build_takeover(src[0], src[1], pairs=pairs, catalog=catalog,
+                                draw=drawer(src[0]) if drawer else None, drawer=drawer)
     # the last frame each step left on screen (step 0: the first observation's)
     idx = step_frame_indices(events)
     shown: dict[int, int] = {}
@@ -91,7 +89,9 @@ def build_takeover(folder: str | Path, step: int, *, note: str = "", pairs: int 
         pair_list = tuple((screens.after(r["step"] - 1, shown[r["step"] - 1]), action_text(r["action"]))
                           for r in chosen)
         frame = screens.after(step, shown[step])
-    return Takeover(step, tuple(record_text(r) for r in public), pair_list, frame, note)
+    own = tuple(record_text({**r, "step": before.step + r["step"]}) for r in public)
+    return Takeover(before.step + step, before.prefix + own, (before.pairs + pair_list)[-pairs:] if pairs > 0 else (),
+                    frame, note)
 
 
 class _Screens:

@@ -260,8 +260,9 @@ def test_a_model_agent_continues_the_branches_through_the_shared_agent_options(t
         assert head["settings"]["action_latency"] == 2.0                 # the D.1 harness's charged wait
         conv = [json.loads(x) for x in (folder / "conversation.jsonl").read_text().splitlines()]
         assert conv[0]["history_images"] == 4                            # D.1: 4 screenshots per request
-        # the takeover context: the source's whole public prefix, then the branch move
-        n = doc["states"][0]["step"] + 1
+        # the takeover context: the source's whole public prefix, then the branch episode's
+        # opening wait and branch move
+        n = doc["states"][0]["step"] + 2
         assert any(f"Actions taken so far by the previous player ({n}, oldest first)" in json.dumps(c, ensure_ascii=False)
                    for c in conv)
     assert doc["limits"]["harness"] == "d1"
@@ -269,17 +270,20 @@ def test_a_model_agent_continues_the_branches_through_the_shared_agent_options(t
 
 
 def test_the_agent_taking_over_a_branch_is_told_the_source_s_prefix_then_the_branch_move(study):
-    from longpuzzle.agents.diagnose.branch import branch_takeover
+    # the continuation's context is the harness's own (build_takeover follows the branch
+    # episode's continued_from): the source's prefix up to s, then the branch episode's
+    # actions (its opening wait, the branch move) numbered on from s
     from longpuzzle.agents.harness.replay import takeover_at
 
     folder, states, doc = study
     s = states[0]
     for arm in ("costly", "shortest"):
         b = doc["branches"][f"{s.id}-{arm}"]
-        tk = branch_takeover(s, folder / b["folder"])
+        tk = takeover_at(folder / b["folder"], b["step"])
         src = takeover_at(s.episode, s.step)
-        assert tk.prefix[:-1] == src.prefix and len(tk.prefix) == s.step + 1 and tk.step == s.step + 1
-        assert tk.prefix[-1].startswith(f"step {s.step + 1}: swipe(") and tk.pairs[-1][1] in tk.prefix[-1]
+        assert tk.prefix[:-2] == src.prefix and len(tk.prefix) == s.step + 2 and tk.step == s.step + 2
+        assert tk.prefix[-2].startswith(f"step {s.step + 1}: wait(")
+        assert tk.prefix[-1].startswith(f"step {s.step + 2}: swipe(") and tk.pairs[-1][1] in tk.prefix[-1]
         # the last four pairs across both: the source's last ones, then the branch move's
         k = min(4, len(src.pairs) + 1) - 1
         assert src.pairs and len(tk.pairs) == k + 1
@@ -288,7 +292,6 @@ def test_the_agent_taking_over_a_branch_is_told_the_source_s_prefix_then_the_bra
         assert (tk.pairs[-1][0] == src.frame).all()            # the branch move was chosen on s
         after = takeover_at(folder / b["folder"], 2).frame
         assert (tk.frame == after).all() and not (tk.frame == src.frame).all()   # the successor's screen
-
 
 def test_check_reports_a_continuation_or_branch_that_does_not_replay(study, tmp_path):
     # the shared re-derivation (study.check_replays) names the folder and its divergence,

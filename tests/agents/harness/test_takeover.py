@@ -146,3 +146,35 @@ def test_an_agent_file_gets_the_context_through_its_sandbox(source, tmp_path):
     assert (step, n, last, acts, note) == (STEP, STEP, want.prefix[-1], [a for _, a in want.pairs], "n")
     assert pair_digests == [hashlib.sha256(np.ascontiguousarray(p).tobytes()).hexdigest() for p, _ in want.pairs]
     assert digest == hashlib.sha256(np.ascontiguousarray(want.frame).tobytes()).hexdigest()
+
+
+def test_a_continuation_of_a_continuation_is_taken_over_with_the_whole_chain(source, tmp_path):
+    # a continuation (continued_from) is taken over with its source's history before its own:
+    # the source's prefix up to the step it was continued from, then its own actions numbered
+    # on from there, the last four pairs across both; followed only while the digests hold
+    one, two = tmp_path / "one", tmp_path / "two"
+    continue_episode(source / "bare", STEP, GreedyAgent(), out=one, takeover=True,
+                     settings=Settings(max_actions=3, action_timeout=None))
+    src = takeover_at(source / "bare", STEP)
+    tk = takeover_at(one, 3, note="n")
+    own = [r for r in read_events(one) if r.get("stream") == "public" and "action" in r]
+    assert tk.step == STEP + 3 and tk.note == "n" and len(tk.prefix) == STEP + 3
+    assert tk.prefix[:STEP] == src.prefix
+    assert tk.prefix[STEP:] == tuple(f"step {STEP + r['step']}: {action_text(r['action'])} -> "
+                                     f"{r['feedback']['status']}" for r in own)
+    assert [a for _, a in tk.pairs] == [a for _, a in src.pairs][-2:] + [action_text(r["action"]) for r in own[1:]]
+    assert np.array_equal(tk.pairs[0][0], src.pairs[-2][0]) and np.array_equal(tk.frame, drawn(one, 3))
+    # continued again: the agent taking over the second is told all three episodes' history
+    ag = Recorder()
+    continue_episode(one, 3, ag, out=two, takeover=True, settings=Settings(max_actions=2, action_timeout=None))
+    assert ag.takeover.prefix == tk.prefix and replay_episode(two).ok
+    assert takeover_at(two, 1).prefix[:-1] == tk.prefix and takeover_at(two, 1).step == STEP + 4
+    # the source changed since: not followed
+    ev = source / "bare" / "events.jsonl"
+    keep = ev.read_bytes()
+    try:
+        ev.write_bytes(keep + b"\n")
+        with pytest.raises(HarnessError, match="whose events have changed since"):
+            takeover_at(one, 3)
+    finally:
+        ev.write_bytes(keep)
