@@ -336,7 +336,7 @@ class Teller(BaseAgent):
 
 def test_an_agent_file_continues_a_branch_from_its_sandbox(study, tmp_path):
     """An agent file (isolated, as eval runs it) continues both arms: its sandbox hands it the
-    branch's takeover context (the source's prefix, then the branch move), and the study replays."""
+    branch's takeover context (the source's prefix, then the branch episode's), and the study replays."""
     from longpuzzle.agents.agent_options import AgentOptions, build_agent
 
     path = tmp_path / "teller.py"
@@ -346,7 +346,7 @@ def test_an_agent_file_continues_a_branch_from_its_sandbox(study, tmp_path):
     run_study([state], choice.make, tmp_path / "s", repeats=1, **LIMITS, agent="teller", draws=100)
     units = [json.loads(x) for x in (tmp_path / "s" / "units.jsonl").read_text().splitlines()]
     assert sorted(u["condition"] for u in units) == ["costly", "shortest"]
-    n = state.step + 1                                    # the source's prefix up to s, then the branch move
+    n = state.step + 2                    # the source's prefix up to s, then the branch episode's wait and move
     for u in units:
         assert u["status"] == "valid" and not u["endpoints"]["completed"]
         events = [json.loads(x) for x in (tmp_path / "s" / u["folder"] / "events.jsonl").read_text().splitlines()]
