@@ -93,3 +93,28 @@ def test_an_episode_without_stored_frames_is_drawn_again_from_its_snapshots(serv
         status, _, body = s.request("GET", f"/frame/0/{pos['frame']}/{EPISODE}")
         assert status == 200
         assert hash_of(np.asarray(Image.open(io.BytesIO(body)).convert("RGB"))) == hashes[pos["frame"]]
+
+
+def test_a_model_runs_calls_are_given_to_the_steps_they_made(tmp_path):
+    """A native model agent through the scripted endpoint on 127.0.0.1: each step's call in
+    the viewer is the call whose tool call became that step's action."""
+    from longpuzzle.agents.harness import Settings
+    from longpuzzle.agents.models.config import ModelConfig
+    from longpuzzle.agents.runner import RunConfig, execute, start_run
+    from longpuzzle.agents.testing.endpoints import ReplayScript, ScriptedServer, gesture_script, solver_gestures
+
+    script = ReplayScript(gesture_script("native", solver_gestures("maze_paint/easy")), by="history")
+    with ScriptedServer(script) as srv:
+        model = ModelConfig(model="scripted-model", api="openai-chat", base_url=srv.url_v1, api_key_env="", max_retries=0)
+        run = RunConfig(agent="native", objectives=["maze_paint/easy"], model=model.public(),
+                        settings=Settings(action_timeout=None, max_actions=6).as_dict())
+        start_run(tmp_path, run)
+        execute(tmp_path, run, quiet=True)
+    doc = episode_doc(tmp_path / "maze_paint_easy" / "episode_001")
+    acted = [p for p in doc["positions"] if p["step"] is not None]
+    assert len(acted) == 6 and set(doc["model"]) == {str(p["step"]) for p in acted}
+    for p in acted:
+        (call,) = doc["model"][str(p["step"])]["tool_calls"]
+        args = call["arguments"]
+        assert args["action"] == p["action"]["type"], p["step"]
+        assert all(args[k] == p["action"][k] for k in ("x", "y", "x0", "y0", "x1", "y1", "ms") if k in args), p["step"]
