@@ -368,7 +368,8 @@ def run_study(states: list[BranchState], make_agent, out: str | Path, *, repeats
     def play(u: dict, arm: str, folder: Path) -> None:
         s, b = by_id[u["state"]], branches[(u["state"], arm)]
         _continue(b["folder"], b["step"], make_agent(s.level.rsplit("/", 1)[0], folder),
-                  settings=source_settings(s, budget, max_actions, harness), out=folder)
+                  settings=source_settings(s, budget, max_actions, harness), out=folder,
+                  stop_when={"won": [s.level]})          # the outcome is same-level completion: none after it
 
     units = study.run_units(out, sched, play, lambda u, arm, folder: continuation_endpoints(folder,
                                                                                            by_id[u["state"]].level))

@@ -168,16 +168,17 @@ class Checkpoint:
         return screenshot(self.restore())
 
     def continue_with(self, agent, *, note: str = "", out: str | Path | None = None, settings=None,
-                      takeover=True):
+                      takeover=True, stop_when: dict | None = None):
         """Continue the checkpoint's episode from its step with ``agent`` (replay.continue_episode):
         the continuation is an ordinary episode folder (``out``) whose header names this
         episode and step (``continued_from``), so ``replay`` derives its start. ``note`` is
         the intervention's text (added to the instruction); ``takeover`` the D.1 takeover
         context the agent is given after reset (agents/api.py Takeover: True builds it from the
         checkpoint's episode - its public action prefix, up to 4 screenshot-action pairs, the
-        current screenshot; a Takeover is given as is; False or None: none)."""
+        current screenshot; a Takeover is given as is; False or None: none); ``stop_when`` its
+        stop condition (e.g. ``{"won": [self.level]}``: it ends once the level is won)."""
         return continue_episode(self.episode_dir, self.step, agent, note=note, settings=settings, out=out,
-                                catalog=self.catalog, takeover=takeover)
+                                catalog=self.catalog, takeover=takeover, stop_when=stop_when)
 
 
 # ---- validation ---------------------------------------------------------------------------------

@@ -156,7 +156,8 @@ def run_retry(out: str | Path, make_agent, *, runs=(), levels=(), count: int = 2
         note, tk = note_of(u, cond)
         agent_ = make_agent(src.objective, folder, prefix=public_prefix(src.episode, src.step))
         continue_episode(src.episode, src.step, agent_, note=note, out=folder, takeover=tk,
-                         settings=continuation_settings(src, budget, max_actions, harness), catalog=catalog)
+                         settings=continuation_settings(src, budget, max_actions, harness), catalog=catalog,
+                         stop_when={"won": [src.level]})     # completion decides the outcome: no play after it
 
     units = sr.run_units(out, sched, play, lambda u, c, f: rq.endpoints(f, u), log=log)
     cat = catalog.identity() if catalog is not None else None

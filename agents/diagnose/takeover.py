@@ -391,7 +391,8 @@ def run_study(checkpoint_dirs: list, make_agent, out: str | Path, *, conditions=
         lang = text_lang or screen_lang(cp)
         note = condition_text(cp.kind, cond, cp.level.split("/")[0], lang)
         agent_ = make_agent(cp.objective, folder, prefix=public_prefix(cp.episode_dir, cp.step))
-        cp.continue_with(agent_, note=note, out=folder, settings=continuation_settings(cp, budget, max_actions, harness))
+        cp.continue_with(agent_, note=note, out=folder, settings=continuation_settings(cp, budget, max_actions, harness),
+                         stop_when={"won": [cp.level]})      # after the same-level win no endpoint can change
 
     units = sr.run_units(out, sched, play, lambda u, c, f: endpoints(f, u["level"], u["kind"]), log=log)
     doc = _document(sched, units, agent, draws, seed, folders, out, conditions, budget, max_actions, cps, text_lang)

@@ -22,6 +22,10 @@ What the agent sees and may do (PAPERS.md sections 1 and 4):
 * Ends at full completion, at the agent's FinalAnswer, at the deadline, at max_actions, at
   the refusal limit, on an agent error, or on an infrastructure failure (the only unscored
   end: a failure of the harness or of what it runs on, not of the agent).
+* A continuation may also end at a stop condition (``stop_when``, end "stop_condition"): the
+  diagnostics stop a continuation once what it measures is decided (the level won), so no
+  model is paid for play nothing reads. It is recorded in the header, so a replay derives
+  the same end from the actions.
 """
 
 from __future__ import annotations
@@ -68,6 +72,11 @@ class ObjectiveEpisode:
     and ``clock`` replace what a live episode records and times with (replay.py feeds the
     recorded actions through this same stepper)."""
 
+    # the stop conditions a continuation may be given (``stop_when``): "won", level ids of the
+    # objective - it ends ("stop_condition") after the action with which the evaluator
+    # observes one of them won (a level already won before the episode does not count). The
+    # charged seconds and the actions are the settings' budget and max_actions.
+    STOP_KEYS = {"won": list}
     # endings no recorded action makes: real time and the agent's process (a tool driver's
     # agent_stop: the agent left without a final answer), taken as recorded by a replay
     UNRECORDED_ENDS = ("budget", "agent_error", "infrastructure_error", "agent_stop")
@@ -79,7 +88,7 @@ class ObjectiveEpisode:
                  folder: str | Path | None = None, start: str | Suite = "home", instruction: str | None = None,
                  evaluator: Evaluator | None = None, agent_name: str = "agent", on_action=None,
                  header: dict | None = None, trajectory=None, states=None, clock: BudgetClock | None = None,
-                 catalog: Catalog | None = None, takeover: Takeover | None = None):
+                 catalog: Catalog | None = None, takeover: Takeover | None = None, stop_when: dict | None = None):
         st = self.settings = (settings or Settings()).resolved("objective")
         self.suite = suite = start if isinstance(start, Suite) else Suite(start, style=st.style, scale=st.scale,
                                                                            viewport=st.viewport, lang=st.lang,
@@ -92,9 +101,15 @@ class ObjectiveEpisode:
         self.folder = folder
         self.takeover = takeover          # the D.1 takeover context, given after reset (a continuation)
         prior = {l: {"reached": o.reached, "won": o.won, "max_P": o.max_progress} for l, o in ev.outcomes.items()}
+        why = stop_problem(stop_when, self.obj.level_ids)
+        if why:
+            raise HarnessError(f"stop_when: {why}")
+        self.stop_when = stop_when
+        self._stop_levels = [l for l in (stop_when or {}).get("won", ()) if not ev.outcomes[l].won]
         self.run = run = Run(suite, ev, st, folder, {"protocol": "objective", "objective": self.obj.id,
                                                      "agent": agent_name, "instruction": self.instruction,
                                                      "evaluator_start": prior, "mismatch_start": ev.mismatch,
+                                                     **({"stop_when": stop_when} if stop_when else {}),
                                                      **(header or {})}, first_wait=True,
                               trajectory=trajectory, states=states)
         ev.observe(suite, [])
@@ -182,6 +197,8 @@ class ObjectiveEpisode:
         self.intermediate = tuple(make_frame(f) for f in frames[:-1])
         if self.ev.complete:
             self.end = "completed"
+        elif any(self.ev.outcomes[l].won for l in self._stop_levels):
+            self.end = "stop_condition"
         controls = [e["effect"] for e in rec.get("effects", ()) if e.get("effect") in PUBLIC_CONTROLS]
         return StepOutcome(fb, frames, a, "", self.end, first, controls, run.last_hashes)
 
@@ -243,6 +260,19 @@ class ObjectiveEpisode:
         return res
 
 
+def stop_problem(stop_when, level_ids) -> str:
+    """"" when ``stop_when`` is None or a stop condition of an objective of these levels
+    (ObjectiveEpisode.STOP_KEYS), else what is wrong with it."""
+    if stop_when is None:
+        return ""
+    if type(stop_when) is not dict or not stop_when or set(stop_when) - set(ObjectiveEpisode.STOP_KEYS):
+        return f"a dict of {', '.join(ObjectiveEpisode.STOP_KEYS)}, not {str(stop_when)[:60]!r}"
+    won = stop_when.get("won")
+    if won is not None and (type(won) is not list or not won or any(l not in level_ids for l in won)):
+        return f"'won' must list levels of the objective, not {str(won)[:60]!r}"
+    return ""
+
+
 @dataclass
 class StepOutcome:
     """What one agent step did. ``feedback`` None: nothing was dispatched or refused (a late
@@ -275,16 +305,18 @@ def run_objective(agent: BaseAgent, game: str, difficulty: str, *, settings: Set
                   folder: str | Path | None = None, start: str | Suite = "home",
                   instruction: str | None = None, evaluator: Evaluator | None = None,
                   agent_name: str | None = None, on_action=None, header: dict | None = None,
-                  catalog: Catalog | None = None, takeover: Takeover | None = None) -> EpisodeResult:
+                  catalog: Catalog | None = None, takeover: Takeover | None = None,
+                  stop_when: dict | None = None) -> EpisodeResult:
     """One objective episode (the paper's protocol) with ``agent`` choosing every action, on
     the levels of ``catalog`` (default: the built-in catalogue; a ``start`` suite's own).
     ``on_action(step, private_record, seconds_left)`` is called after every action (a live
     status display; seconds_left is the budget clock's charged time left, None without a
-    budget). ``takeover``: the takeover context (api.Takeover) the agent is given after reset."""
+    budget). ``takeover``: the takeover context (api.Takeover) the agent is given after reset;
+    ``stop_when`` a stop condition (ObjectiveEpisode.STOP_KEYS)."""
     name = agent_name or getattr(agent, "name", type(agent).__name__)
     ep = ObjectiveEpisode(game, difficulty, settings=settings, folder=folder, start=start, instruction=instruction,
                           evaluator=evaluator, agent_name=name, on_action=on_action, header=header,
-                          catalog=catalog, takeover=takeover)
+                          catalog=catalog, takeover=takeover, stop_when=stop_when)
     caller = make_caller(agent, ep.settings.action_timeout)
     for _ in ep.play(caller):
         pass

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 
 from longpuzzle.agents.harness.level import LevelEpisode
-from longpuzzle.agents.harness.objective import ObjectiveEpisode
+from longpuzzle.agents.harness.objective import ObjectiveEpisode, stop_problem
 from longpuzzle.agents.harness.settings import HarnessError, Settings
 from longpuzzle.engine.catalog import Catalog
 from longpuzzle.engine.errors import LongPuzzleError
@@ -29,6 +29,7 @@ from longpuzzle.engine.suite import Suite
 HEADER_FIELDS = {"type", "format", "protocol", "objective", "level", "agent", "instruction", "evaluator_start",
                  "mismatch_start", "first_wait", "settings", "catalog", "start", "frame_hash", "frame",
                  "continued_from",     # replay.continue_episode: the episode and step it continues
+                 "stop_when",          # objective.py: a continuation's stop condition (replay derives its end)
                  "planned"}            # runner.run_episode: {"folder", "attempt"}, checked by verify.py
 # what a tool driver (vista/controller.py, vista/model.py, vista/cli.py) adds to the header:
 # labels of how the agent played, no game or evaluator state; each of the type given
@@ -105,6 +106,13 @@ def expected_header(head: dict, continued: dict | None, cat: Catalog) -> dict:
     return {k: made[k] for k in ("level", "instruction", "settings", "start")}
 
 
+def _objective_levels(head: dict, cat: Catalog) -> list:
+    try:
+        return cat.objective(head["objective"]).level_ids
+    except (LongPuzzleError, KeyError, TypeError, ValueError):
+        return []
+
+
 def screen_shape(head: dict, cat: Catalog | None = None) -> tuple[int, int, int]:
     """(height, width, 3) of the frames an episode's screen makes (its recorded start: the
     settings' scale and viewport; a level screen's id is looked up in ``cat``, default the
@@ -135,6 +143,9 @@ def check_header(head: dict, continued: dict | None, cat: Catalog) -> str:
     if "planned" in head and not (type(pl) is dict and set(pl) == {"folder", "attempt"} and
                                   type(pl["folder"]) is str and type(pl["attempt"]) is int and pl["attempt"] >= 0):
         return "the header's 'planned' is malformed"
+    if "stop_when" in head and (head.get("protocol") != "objective" or not head["stop_when"]
+                                or stop_problem(head["stop_when"], _objective_levels(head, cat))):
+        return "the header's 'stop_when' is malformed"
     if ("continued_from" in head) != (continued is not None):
         return "the header's 'continued_from' was not checked"
     want = expected_header(head, continued, cat)

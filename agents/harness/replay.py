@@ -323,7 +323,7 @@ def _replay(recs: EpisodeRecords, shape: dict, head, hf, store, result: dict | N
         ep = LevelEpisode(suite.level.id, ev, **kw)
         submit = ep.submit
     else:
-        ep = ObjectiveEpisode(game, diff, evaluator=ev, **kw)
+        ep = ObjectiveEpisode(game, diff, evaluator=ev, stop_when=head.get("stop_when"), **kw)
         submit = partial(ep.submit, count=False)       # the replay counts NGAR steps itself (summaries)
     run = ep.run
     private: list = []                                  # the private record of the step being replayed
@@ -762,14 +762,17 @@ def takeover_at(folder: str | Path, step: int, *, note: str = "", catalog: Catal
 
 def continue_episode(folder: str | Path, step: int, agent: BaseAgent, *, note: str = "",
                      settings: Settings | None = None, out: str | Path | None = None,
-                     catalog: Catalog | None = None, takeover: bool | Takeover | None = None) -> EpisodeResult:
+                     catalog: Catalog | None = None, takeover: bool | Takeover | None = None,
+                     stop_when: dict | None = None) -> EpisodeResult:
     """Restore recorded step ``step`` exactly and continue the objective episode from there with
     ``agent`` (the same or another), optionally with an extra instruction (an intervention),
     on the catalogue the episode recorded (recorded_catalog: ``catalog`` when it is that one).
     ``takeover``: the D.1 takeover context the agent is given after reset (BaseAgent.take_over):
     True builds it from the source episode (takeover_at: its public action prefix, up to 4
     screenshot-action pairs, the current screenshot, ``note``), a Takeover is given as it is,
-    None / False gives none."""
+    None / False gives none. ``stop_when``: a stop condition (objective.ObjectiveEpisode.STOP_KEYS,
+    e.g. ``{"won": [level id]}``: it ends, "stop_condition", once that level is won), recorded
+    in the header so a replay derives the same end."""
     ev_lines = read_events(folder)
     head = ev_lines[0]
     if head["protocol"] != "objective":
@@ -792,4 +795,5 @@ def continue_episode(folder: str | Path, step: int, agent: BaseAgent, *, note: s
     if takeover is True:
         takeover = takeover_at(folder, step, note=note, catalog=cat)
     return run_objective(agent, game, diff, settings=st, folder=out, start=suite, instruction=text, evaluator=ev,
-                         header={"continued_from": src} if src else None, takeover=takeover or None)
+                         header={"continued_from": src} if src else None, takeover=takeover or None,
+                         stop_when=stop_when)

@@ -15,7 +15,7 @@ from longpuzzle.agents.base import BaseAgent, InfrastructureError, first_action
 from longpuzzle.agents.diagnose.branch import (
     BranchError, check_study, find_states, generate_states, play_branch, run_study, schedule,
 )
-from longpuzzle.agents.harness import Settings, replay_episode, restore_step, run_objective
+from longpuzzle.agents.harness import Settings, read_events, replay_episode, restore_step, run_objective
 from longpuzzle.agents.report.data import load_trajectory
 from longpuzzle.agents.scripted import GreedyAgent
 from longpuzzle.cli import cli
@@ -83,6 +83,8 @@ def test_the_schedule_balances_the_branch_order_and_every_unit_has_both_arms(stu
     assert firsts.count("costly") == firsts.count("shortest") == 2
     units = [json.loads(x) for x in (folder / "units.jsonl").read_text().splitlines()]
     assert len(units) == 8 and all(u["status"] == "valid" for u in units)
+    for u in units:           # a continuation stops at the same-level win (its outcome): nothing after it
+        assert read_events(folder / u["folder"])[0]["stop_when"] == {"won": [LEVEL]}
     for u in units:           # units.jsonl follows the schedule: order 0 is the arm played first
         s = next(x for x in sched if x["unit"] == u["unit"])
         assert s["order"][u["order"]] == u["condition"]

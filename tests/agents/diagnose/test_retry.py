@@ -204,6 +204,7 @@ def test_a_retry_study_end_to_end_with_a_clue_reader(made, tmp_path):
     # the memories are in each retry's instruction, the M2 account was asked of a fresh agent
     head = json.loads((out / "episodes" / "S02-M3" / "events.jsonl").read_text().splitlines()[0])
     assert "Attempt 2: the action at step 18" in head["instruction"]
+    assert head["stop_when"] == {"won": [LEVEL]}              # completion decides: no play after the win
     assert doc["memories"]["S02"]["M3"] in head["instruction"]
     assert any("accounts" in str(f) for f in made_agents)
     ok, problems = rs.check_study(out)

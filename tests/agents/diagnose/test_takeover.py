@@ -63,6 +63,21 @@ def _units(out):
     return [json.loads(x) for x in (out / "units.jsonl").read_text().splitlines()]
 
 
+def test_a_continuation_stops_at_the_same_level_win(filler_study):
+    # the won control's continuations end with the win (stop_when in their header), not
+    # playing the next level up to the ceiling; every continuation names its level as its stop
+    out, _ = filler_study
+    sched = {u["unit"]: u for u in _doc(out)["schedule"]}
+    won = 0
+    for r in _units(out):
+        head = json.loads((out / r["folder"] / "events.jsonl").open().readline())
+        assert head["stop_when"] == {"won": [sched[r["unit"]]["level"]]}
+        res = json.loads((out / r["folder"] / "result.json").read_text())
+        if r["endpoints"]["win"]:
+            won += 1
+            assert res["end"] == "stop_condition" and res["actions"] < int(MAX)
+    assert won == 2
+
 def test_the_filler_reproduces_the_papers_pattern_with_exact_paired_counts(filler_study):
     out, printed = filler_study
     doc = _doc(out)

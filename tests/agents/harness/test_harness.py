@@ -195,6 +195,35 @@ def test_restore_any_step_and_continue_with_an_intervention(tmp_path, monkeypatc
     assert replay_episode(tmp_path / "b").ok
 
 
+def test_a_continuation_stops_at_its_stop_condition_and_replay_derives_that_end(tmp_path):
+    """stop_when={"won": [level]}: the continuation ends ("stop_condition") after the action
+    that wins that level (the diagnostics read nothing after it); the header records it, so a
+    replay derives the same end, and a forged condition is a divergence."""
+    run_objective(GreedyAgent(), "maze_paint", "easy", settings=Settings(max_actions=4, action_timeout=None),
+                  folder=tmp_path / "a")
+    level = restore_step(tmp_path / "a", 4).level.id
+    st = Settings(max_actions=60, action_timeout=None)
+    free = continue_episode(tmp_path / "a", 4, SolverAgent(), out=tmp_path / "free", settings=st)
+    stop = continue_episode(tmp_path / "a", 4, SolverAgent(), out=tmp_path / "stop", settings=st,
+                            stop_when={"won": [level]})
+    won_at = next(r["step"] for r in read_events(tmp_path / "free")
+                  if r.get("stream") == "private" and r["record"].get("level") == level and r["record"]["win"])
+    assert stop.end == "stop_condition" and stop.actions == won_at < free.actions
+    head = read_events(tmp_path / "stop")[0]
+    assert head["stop_when"] == {"won": [level]} and "stop_when" not in read_events(tmp_path / "free")[0]
+    assert replay_episode(tmp_path / "stop").ok and replay_episode(tmp_path / "free").ok
+    # the condition forged in the header (another level): the actions no longer end it there
+    ev = tmp_path / "stop" / "events.jsonl"
+    lines = ev.read_text().splitlines()
+    other = next(lid for lid in Suite("home").catalog.objective("maze_paint/easy").level_ids if lid != level)
+    ev.write_text("\n".join([json.dumps({**head, "stop_when": {"won": [other]}})] + lines[1:]) + "\n")
+    rep = replay_episode(tmp_path / "stop")
+    assert not rep.ok and "stop_condition" in rep.divergence
+    ev.write_text("\n".join([json.dumps({**head, "stop_when": {"won": ["no/such/level"]}})] + lines[1:]) + "\n")
+    assert "'stop_when' is malformed" in replay_episode(tmp_path / "stop").divergence
+    with pytest.raises(HarnessError, match="stop_when"):
+        continue_episode(tmp_path / "a", 4, SolverAgent(), settings=st, stop_when={"lost": True})
+
 def test_cycle_detector():
     det = CycleDetector()
     a = {"type": "swipe", "direction": "left", "x": 10, "y": 10}
