@@ -7,6 +7,7 @@ The agent boundary
     registry.py    the one table of agent names: what each is and how it is built; load_agent
     scripted.py    the scripted agents (random, random_anywhere, solver, greedy)
     plans.py       the solver agent's plans, kept in memory and on disk
+    action_text.py an action as the takeover prefix's text, and its one reader
 Running and scoring episodes
     harness/       the episode protocols, the frame files, replay
     evaluator.py   the private evaluator;  metrics.py  the benchmark's metrics
