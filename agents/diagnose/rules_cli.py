@@ -42,41 +42,39 @@ def rules_cmd(agent_opts, objectives, out_dir, repeats, max_actions, budget, lan
     the five contrasts and Figure 5c, as a study folder."""
     from longpuzzle.agents.agent_options import build_agent
     from longpuzzle.agents.diagnose import study
-    from longpuzzle.agents.diagnose.rules import RuleCardError, rule_card
-    from longpuzzle.agents.diagnose.rules_study import RulesStudyError, check_study, run_study
+    from longpuzzle.agents.diagnose.rules import rule_card
+    from longpuzzle.agents.diagnose.rules_study import check_study, run_study
     from longpuzzle.agents.harness.settings import Settings
     from longpuzzle.agents.registry import TOOL_AGENTS
     from longpuzzle.engine.catalog import builtin_catalog
-    from longpuzzle.engine.errors import LongPuzzleError
 
-    try:
-        if card_game:
-            click.echo(rule_card(card_game).text(lang))
-            return
-        if check_dir:
-            ok, problems = check_study(check_dir)
-            for p in problems:
-                click.echo(f"  {p}")
-            click.echo("ok: the study re-derives exactly" if ok else "NOT OK")
-            raise SystemExit(0 if ok else 1)
-        if not objectives or not out_dir:
-            raise click.UsageError("give --objective (one or more) and --out (or --check STUDY, --card GAME)")
-        out = study.fresh_folder(out_dir)           # new, empty, or a rules study to resume
-        cat = builtin_catalog()
-        for o in objectives:
-            cat.objective(o)                         # an unknown objective fails here, before any work
-            rule_card(o.split("/")[0])
-        st = Settings(budget=budget, max_actions=max_actions, lang=lang)
-        choice = build_agent(agent_opts, st, default="rulebook")      # a bad agent: one line, before any work
-        if choice.agent in TOOL_AGENTS:
-            raise click.UsageError(f"--agent {choice.agent} drives its own episode through tools; a rules session "
-                                   "asks its agent step by step (use a model protocol: native, general_e2e, ...)")
+    # a LongPuzzleError (an unknown objective, a game without a card, a model without its key, a
+    # study that cannot go on) is the top level's one error line, as in every diagnose command
+    if card_game:
+        click.echo(rule_card(card_game).text(lang))
+        return
+    if check_dir:
+        ok, problems = check_study(check_dir)
+        for p in problems:
+            click.echo(f"  {p}")
+        click.echo("ok: the study re-derives exactly" if ok else "NOT OK")
+        raise SystemExit(0 if ok else 1)
+    if not objectives or not out_dir:
+        raise click.UsageError("give --objective (one or more) and --out (or --check STUDY, --card GAME)")
+    out = study.fresh_folder(out_dir)           # new, empty, or a rules study to resume
+    cat = builtin_catalog()
+    for o in objectives:
+        cat.objective(o)                         # an unknown objective fails here, before any work
+        rule_card(o.split("/")[0])
+    st = Settings(budget=budget, max_actions=max_actions, lang=lang)
+    choice = build_agent(agent_opts, st, default="rulebook")      # a bad agent: one line, before any work
+    if choice.agent in TOOL_AGENTS:
+        raise click.UsageError(f"--agent {choice.agent} drives its own episode through tools; a rules session "
+                               "asks its agent step by step (use a model protocol: native, general_e2e, ...)")
 
-        def make_agent(objective, folder, repeat):      # a fresh agent per session (scripted: seeded by the repeat)
-            return choice.make(objective, folder, episode=repeat)
-        doc = run_study(list(objectives), make_agent, out, repeats=repeats, settings=st,
-                        agent_label=choice.label, deadlock_restart=not no_deadlock_restart, draws=draws, seed=seed)
-    except (RuleCardError, RulesStudyError, LongPuzzleError) as e:
-        raise click.UsageError(str(e)) from None
+    def make_agent(objective, folder, repeat):      # a fresh agent per session (scripted: seeded by the repeat)
+        return choice.make(objective, folder, episode=repeat)
+    doc = run_study(list(objectives), make_agent, out, repeats=repeats, settings=st,
+                    agent_label=choice.label, deadlock_restart=not no_deadlock_restart, draws=draws, seed=seed)
     study.print_tables(doc["tables"], click.echo)
     click.echo(f"\nstudy written to {out}")

@@ -80,7 +80,10 @@ def run_units(out: str | Path, schedule: Sequence[dict], play: Callable[[dict, s
     """Play the schedule into ``out``: for each unit, each condition in its order, attempts
     until one is valid. ``play(unit, condition, folder)`` runs one continuation into the new
     episode folder; ``endpoints(unit, condition, folder)`` reads its endpoints from the folder
-    (a dict with "end", how the episode ended). Returns every attempt's record."""
+    (a dict with "end", how the episode ended). Returns every attempt's record. An assignment
+    whose ``max_attempts`` attempts all failed on the infrastructure (e.g. a model endpoint that
+    cannot be reached) stops the study with a StudyError: its tables would silently leave it
+    out; the folder stays resumable."""
     out = Path(out)
     (out / EPISODES).mkdir(parents=True, exist_ok=True)
     logged = {r["folder"]: r for r in read_units(out)}
@@ -114,6 +117,11 @@ def run_units(out: str | Path, schedule: Sequence[dict], play: Callable[[dict, s
                     recs.append(rec)
                     if rec["status"] == "valid":
                         break
+                else:                    # no valid attempt: the study cannot be complete, so it stops here
+                    why = rec["endpoints"].get("error") or "the harness's infrastructure_error end"
+                    raise StudyError(f"{u['unit']} {cond}: all {max_attempts} attempts failed on the "
+                                     f"infrastructure (the last: {why}); no study.json was written - fix the "
+                                     f"cause and run the same command again on {out} to resume")
     return recs
 
 
