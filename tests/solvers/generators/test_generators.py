@@ -2,6 +2,7 @@
 the beyond tier, level files, and generated levels played through the real suite by gestures."""
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -211,7 +212,9 @@ def test_generated_levels_are_played_through_the_suite_by_gestures(tmp_path, gam
     """A generated level in a catalogue of its own: the suite opens it from its menus like a
     catalogue level, it fits the 540 x 960 frame, every legal first move has a gesture that
     makes exactly that move, and its certified solution played as gestures wins it."""
-    g = _made(game, tier, 7, 1)[0]
+    # the first level of the run the tier test (seed 2026) or the beyond test (seed 1) checks:
+    # in a whole run read from the cache they fill (any generated level of the tier shows it)
+    g = _made(game, tier, 1 if tier == BEYOND else 2026, 1)[0]
     path = tmp_path / f"{game}.json"
     path.write_text(json.dumps(level_file([g])), encoding="utf-8")
     cat = Catalog([path])
@@ -246,7 +249,23 @@ def test_the_test_level_cache_is_named_by_the_code_and_remade_when_torn(tmp_path
     path.write_bytes(b"torn")
     again, cached = generated_levels.levels("maze_paint", "easy", seed=3, count=2)
     assert not cached and [g.record for g in again] == [g.record for g in made]
-    # other code: other levels' name (the old file goes)
-    monkeypatch.setattr(generated_levels, "source_digest", lambda: "0" * 64)
-    _, cached = generated_levels.levels("maze_paint", "easy", seed=3, count=2)
-    assert not cached and len(list((tmp_path / "generated").glob("maze_paint-easy-s3-n2-*.pickle"))) == 1
+    # the first level of the cached run of two serves a run of one (random access by index)
+    first, cached = generated_levels.levels("maze_paint", "easy", seed=3, count=1)
+    assert cached and [g.record for g in first] == [made[0].record]
+    # other code: other levels' name; the newest KEEP files of other code stay (other worktrees
+    # share the folder), older ones go
+    os.utime(path, ns=(0, 0))
+    files = [path.name]                                  # oldest first
+    for k in range(1, generated_levels.KEEP + 3):
+        monkeypatch.setattr(generated_levels, "source_digest", lambda k=k: f"{k:064d}")
+        _, cached = generated_levels.levels("maze_paint", "easy", seed=3, count=2)
+        assert not cached
+        (new,) = set((tmp_path / "generated").glob("maze_paint-easy-s3-n2-*.pickle")) - \
+            {tmp_path / "generated" / f for f in files}
+        os.utime(new, ns=(k * 10**9, k * 10**9))
+        files.append(new.name)
+        names = {p.name for p in (tmp_path / "generated").glob("maze_paint-easy-s3-n2-*.pickle")}
+        assert names == set(files[-generated_levels.KEEP - 1:]), (k, names)
+    # a longer run of other code does not serve this code's shorter request
+    monkeypatch.setattr(generated_levels, "source_digest", lambda: "f" * 64)
+    assert not generated_levels.levels("maze_paint", "easy", seed=3, count=1)[1]
