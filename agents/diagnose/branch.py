@@ -168,12 +168,15 @@ def find_states(folders, *, limit: int = 3, level: str | None = None) -> list[Br
     """States of recorded runs (run or episode folders) from which the agent played a costly,
     non-fatal move (0 < e < inf), at most ``limit`` (one per level first); only those of
     ``level`` when given."""
+    from longpuzzle.agents.diagnose.rq1 import refuse_other_catalogues
+
     oracles = _Oracles()
     cands = []
     for root in folders:
         root = Path(root)
         if not root.is_dir():
             raise BranchError(f"{root} is not a folder")
+        refuse_other_catalogues([root])          # before any state is looked for
         for ep in episode_folders(root):
             cands += [c for c in _candidates_in(ep.resolve(), oracles) if level is None or c["level"] == level]
     return _pick(cands, limit)

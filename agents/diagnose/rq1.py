@@ -75,9 +75,28 @@ def _pct(k: int, n: int) -> str:
     return f"{k}/{n} ({100.0 * k / n:.0f}%)" if n else "0/0"
 
 
+def refuse_other_catalogues(folders) -> None:
+    """A HarnessError naming the first episode under ``folders`` recorded on a catalogue that is
+    not available here with the same content (replay.recorded_catalog): the recorded runs of
+    RQ1 are read against their catalogue's levels."""
+    from longpuzzle.agents.harness.replay import recorded_catalog
+    from longpuzzle.agents.harness.settings import HarnessError
+    from longpuzzle.agents.harness.trajectory import read_header
+
+    for f in folders:
+        for ev in sorted(Path(f).rglob("events.jsonl")):
+            try:
+                recorded_catalog(read_header(ev.parent).get("catalog"))
+            except HarnessError as e:
+                raise HarnessError(f"{ev.parent}: {e}") from None
+
+
 def load_runs(folders) -> list[tuple[Path, dict]]:
     """(folder, analyze_run of it) for every run or episode folder given (load_run: a run's
-    summary.json or one episode's result.json; HarnessError when neither)."""
+    summary.json or one episode's result.json; HarnessError when neither). Every episode must
+    have been recorded on a catalogue available here with the same content (its levels are
+    read from it): one of another catalogue is a HarnessError, before anything is analysed."""
+    refuse_other_catalogues(folders)
     return [(Path(f), analyze_run(load_run(f))) for f in folders]
 
 

@@ -354,3 +354,16 @@ def test_an_agent_file_continues_a_branch_from_its_sandbox(study, tmp_path):
         events = [json.loads(x) for x in (tmp_path / "s" / u["folder"] / "events.jsonl").read_text().splitlines()]
         assert [e["final_answer"] for e in events if "final_answer" in e] == [f"taken over at step {n} after {n} actions"]
     assert check_study(tmp_path / "s") == (True, [])
+
+
+def test_a_run_of_another_catalogue_is_refused_and_nothing_is_written(study, tmp_path):
+    other = tmp_path / "other"
+    shutil.copytree(study[1][0].episode, other)
+    ev = other / "events.jsonl"
+    lines = ev.read_text().splitlines()
+    head = json.loads(lines[0])
+    head["catalog"] = {**head["catalog"], "hash": "0" * 64}
+    ev.write_text("\n".join([json.dumps(head)] + lines[1:]) + "\n")
+    r = CliRunner().invoke(cli, ["diagnose", "branch", "run", "--from", str(other), "--out", str(tmp_path / "s")])
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and r.output.startswith("error: "), r.output
+    assert "catalogue" in r.output and not (tmp_path / "s").exists()

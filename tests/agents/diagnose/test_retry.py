@@ -363,3 +363,24 @@ def test_an_agent_file_retries_from_its_sandbox(made, tmp_path):
         # M0: history cleared; M1: the source's public prefix (one line per recorded action) and 4 pairs
         assert said == (["0 actions, 0 pairs"] if u["condition"] == "M0" else [f"{steps[u['unit']]} actions, 4 pairs"])
     assert retry_study.check_study(tmp_path / "s")[0]
+
+
+def test_a_run_of_another_catalogue_is_refused_and_nothing_is_written(made, tmp_path):
+    import json
+    import shutil
+
+    from click.testing import CliRunner
+
+    from longpuzzle.cli import cli
+
+    _, sources, _ = made
+    other = tmp_path / "other"
+    shutil.copytree(sources[0].episode, other)
+    ev = other / "events.jsonl"
+    lines = ev.read_text().splitlines()
+    head = json.loads(lines[0])
+    head["catalog"] = {**head["catalog"], "hash": "0" * 64}
+    ev.write_text("\n".join([json.dumps(head)] + lines[1:]) + "\n")
+    r = CliRunner().invoke(cli, ["diagnose", "retry", "--from", str(other), "--out", str(tmp_path / "s")])
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and r.output.startswith("error: "), r.output
+    assert "another catalogue" in r.output and not (tmp_path / "s").exists()

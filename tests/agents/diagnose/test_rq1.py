@@ -221,3 +221,20 @@ def test_the_paper_like_agent_s_stated_reasons_are_coded_like_a_model_s(tmp_path
     assert dead and all(m["text"] and m["release"] for m in dead)
     row = next(t for t in res["tables"] if t["id"] == "reasons")["rows"][0]
     assert row[0] == "deadlocking moves" and row[2] == len(dead) and row[3].startswith(f"{len(dead)}/{len(dead)}")
+
+
+def test_a_run_of_another_catalogue_is_refused_and_nothing_is_written(runs, tmp_path):
+    """Its levels would be read from this catalogue: one error line naming the episode, no study."""
+    import shutil
+
+    other = tmp_path / "other"
+    shutil.copytree(runs / "maze", other)
+    ev = other / "events.jsonl"
+    lines = ev.read_text().splitlines()
+    head = json.loads(lines[0])
+    head["catalog"] = {**head["catalog"], "hash": "0" * 64}
+    ev.write_text("\n".join([json.dumps(head)] + lines[1:]) + "\n")
+    r = CliRunner().invoke(cli, ["diagnose", "branch", "analyze", str(other), "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert r.output.startswith(f"error: {other}: the episode ran on catalogue builtin with hash 0000")
+    assert not (tmp_path / "o").exists()
