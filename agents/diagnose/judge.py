@@ -647,7 +647,8 @@ def _command():
 
     @click.command("judge")
     @click.argument("runs", nargs=-1, type=click.Path())
-    @click.option("--out", "out_dir", type=click.Path(), default=None, help="The study folder to write (new or empty).")
+    @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+                  help="The study folder to write (new or empty).")
     @click.option("--at", type=click.Choice(AT), default="levels", show_default=True,
                   help="Where the judge resumes: each level's end (its win, else its last step), or each "
                        "episode's final state.")
@@ -656,7 +657,7 @@ def _command():
     @click.option("--judge", "scripted", type=click.Choice(SCRIPTED_JUDGES), default=None,
                   help="A scripted test judge: perfect (the truth) or miscount (one item too many on counts).")
     @click.option("--seed", type=int, default=stats.SEED, show_default=True, help="Seed of the bootstrap.")
-    @click.option("--draws", type=int, default=stats.DRAWS, show_default=True, help="Bootstrap draws.")
+    @click.option("--draws", type=click.IntRange(1), default=stats.DRAWS, show_default=True, help="Bootstrap draws.")
     @click.option("--check", "check_dir", type=click.Path(), default=None,
                   help="Derive a study folder again (truth, scores, tables) and report any difference.")
     @click.option("--json", "as_json", is_flag=True, help="Print study.json's tables as JSON.")
@@ -688,8 +689,6 @@ def _command():
             raise click.UsageError("--out is required: the study folder to write")
         if sum(x is not None for x in (scripted, agent_opts.agent or agent_opts.model)) != 1:
             raise click.UsageError("give one judge: --judge perfect|miscount, or --agent / --model")
-        if draws < 1:
-            raise click.BadParameter("--draws must be at least 1")
         scratch = Path(tempfile.mkdtemp(prefix="longpuzzle-judge-"))
         try:
             judge = scripted or judging_agent(agent_opts, runs, scratch)

@@ -340,3 +340,21 @@ def test_the_command_takes_the_shared_agent_options(runs, tmp_path):
     r = _cli(runs / "maze", "--agent", "no_such_agent", "--out", tmp_path / "t")
     assert r.exit_code == 2 and r.stderr.startswith("error: unknown agent") and not (tmp_path / "t").exists()
     assert sorted(p.name for p in (runs / "maze").iterdir()) == before
+
+
+@pytest.mark.parametrize("command", [["judge", "RUNS", "--judge", "perfect"], ["takeover", "--checkpoints", "RUNS"],
+                                     ["retry", "--from", "RUNS"], ["rules", "--objective", "maze_paint/easy"],
+                                     ["branch", "run", "--from", "RUNS"]])
+def test_the_shared_options_are_checked_alike_by_every_command(runs, tmp_path, command):
+    """--draws 0 and a file for --out: the same click error line in every diagnose command."""
+    from click.testing import CliRunner
+
+    from longpuzzle.cli import cli
+
+    argv = ["diagnose", *(str(runs) if a == "RUNS" else a for a in command)]
+    (tmp_path / "file").write_text("")
+    for bad, why in ((["--draws", "0", "--out", str(tmp_path / "o")], "Invalid value for '--draws'"),
+                     (["--out", str(tmp_path / "file")], "Invalid value for '--out'")):
+        r = CliRunner().invoke(cli, argv + bad)
+        assert r.exit_code == 2 and r.output.startswith(f"error: {why}"), (command, r.output)
+    assert not (tmp_path / "o").exists()
