@@ -9,6 +9,8 @@ the analyses over recorded runs).
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import click
@@ -55,8 +57,9 @@ def branch_cmd():
 @click.option("--seed", type=int, default=SEED, show_default=True, help="Bootstrap seed.")
 @click.option("--check", "check_dir", type=click.Path(), default=None,
               help="Re-derive a branch study: every folder replays, endpoints and tables are the recorded ones.")
+@click.option("--json", "as_json", is_flag=True, help="Print study.json's tables as JSON.")
 def run_cmd(agent_opts, from_dirs, level, preset, out_dir, states, repeats, max_actions, budget, draws, seed,
-            check_dir):
+            check_dir, as_json):
     """Same-state action intervention: from each state, a costly branch move (e(s, a) > 0)
     and a shortest-path one, both successors verified solvable; then the agent continues."""
     from longpuzzle.agents.agent_options import build_agent
@@ -93,6 +96,9 @@ def run_cmd(agent_opts, from_dirs, level, preset, out_dir, states, repeats, max_
     doc = run_study(found, lambda objective, folder: choice.make(objective, folder), out, repeats=repeats,
                     budget=budget, max_actions=max_actions, agent=choice.public(), harness=agent_opts.harness,
                     draws=draws, seed=seed)
+    if as_json:                                  # as takeover and retry print them
+        click.echo(json.dumps(doc["tables"], ensure_ascii=False))
+        return
     _print_tables(doc["tables"])
     click.echo(f"\nstudy written to {out}")
 

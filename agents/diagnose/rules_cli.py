@@ -9,6 +9,8 @@ five isolated rule probes per session (rules.py, workflow.py, rules_study.py).
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from longpuzzle.agents.agent_options import agent_options
@@ -35,8 +37,9 @@ from longpuzzle.agents.diagnose.stats import DRAWS, SEED
 @click.option("--check", "check_dir", type=click.Path(), default=None,
               help="Re-derive a rules study: every session replays, endpoints and tables are the recorded ones.")
 @click.option("--card", "card_game", default=None, metavar="GAME", help="Print GAME's rule card and exit.")
+@click.option("--json", "as_json", is_flag=True, help="Print study.json's tables as JSON.")
 def rules_cmd(agent_opts, objectives, out_dir, repeats, max_actions, budget, lang, no_deadlock_restart, draws, seed,
-              check_dir, card_game):
+              check_dir, card_game, as_json):
     """RQ4: the rule card (K0 / K1) x the workflow controller (P0 / P1) on objectives, five
     isolated rule probes per session graded against the game's numbered rules; Table 16,
     the five contrasts and Figure 5c, as a study folder."""
@@ -76,5 +79,8 @@ def rules_cmd(agent_opts, objectives, out_dir, repeats, max_actions, budget, lan
         return choice.make(objective, folder, episode=repeat)
     doc = run_study(list(objectives), make_agent, out, repeats=repeats, settings=st,
                     agent_label=choice.label, deadlock_restart=not no_deadlock_restart, draws=draws, seed=seed)
+    if as_json:                                  # as takeover and retry print them
+        click.echo(json.dumps(doc["tables"], ensure_ascii=False))
+        return
     study.print_tables(doc["tables"], click.echo)
     click.echo(f"\nstudy written to {out}")

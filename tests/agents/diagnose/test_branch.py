@@ -367,3 +367,11 @@ def test_a_run_of_another_catalogue_is_refused_and_nothing_is_written(study, tmp
     r = CliRunner().invoke(cli, ["diagnose", "branch", "run", "--from", str(other), "--out", str(tmp_path / "s")])
     assert r.exit_code == 2 and r.output.count("\n") == 1 and r.output.startswith("error: "), r.output
     assert "catalogue" in r.output and not (tmp_path / "s").exists()
+
+
+def test_json_prints_the_study_s_tables_as_takeover_and_retry_do(tmp_path):
+    r = CliRunner().invoke(cli, ["diagnose", "branch", "run", "--level", LEVEL, "--preset", "fast", "--states", "1",
+                                 "--repeats", "1", "--max-actions", "2", "--draws", "50", "--out", str(tmp_path / "s"),
+                                 "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output) == json.loads((tmp_path / "s" / "study.json").read_text())["tables"]

@@ -489,3 +489,13 @@ def test_an_agent_file_plays_sessions_and_answers_the_probes_from_its_sandbox(tm
         assert replay_episode(folder).ok
     assert ends["K0P0"]["rules_share"] == 0.0 and ends["K1P1"]["rules_share"] == 1.0
     assert ends["K0P0"]["controller_actions"] == 0 and ends["K1P1"]["controller"]["entry"] > 0
+
+
+def test_json_prints_the_study_s_tables_as_takeover_and_retry_do(tmp_path):
+    from longpuzzle.cli import cli
+
+    out = tmp_path / "s"
+    r = CliRunner().invoke(cli, ["diagnose", "rules", "--objective", "maze_paint/easy", "--max-actions", "4",
+                                 "--draws", "50", "--out", str(out), "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output) == json.loads((out / "study.json").read_text())["tables"]
