@@ -452,3 +452,8 @@ def checkpoints_cmd(more_runs, runs, levels, policy, count, seed, preset, kind, 
     if rejected:
         click.echo("rejected candidates: " + ", ".join(f"{v} {k}" for k, v in sorted(rejected.items())),
                    file=sys.stderr)
+    for lvl in levels if policy and count else ():     # say so when a level gave fewer than asked
+        got = sum(c.level == lvl for c in cps)
+        if got < count:
+            click.echo(f"{lvl}: {got} of the {count} states asked for (no more distinct states of the {policy} "
+                       "policy validated, or the --max limits kept fewer)", file=sys.stderr)

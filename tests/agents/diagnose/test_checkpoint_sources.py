@@ -208,3 +208,14 @@ def test_a_malformed_run_folder_gets_one_error_line(runs, tmp_path, damage, matc
     r = run("diagnose", "checkpoints", "--from", bad, "--out", out)
     assert r.exit_code == 2 and r.output.count("error:") == 1 and match in r.output, r.output
     assert not out.exists() and list(tmp_path.iterdir()) == [bad]
+
+
+def test_a_level_that_gives_fewer_states_than_asked_is_said_on_stderr(tmp_path):
+    """Easy 1's shortest solution is short: asked for 50 controls, it gives one per move, and
+    the command says so instead of leaving the shortfall to be noticed."""
+    r = run("diagnose", "checkpoints", "--level", "bolt_unscrew/easy/1", "--policy", "solution", "--count", 50,
+            "--preset", "fast", "--out", tmp_path / "ck")
+    assert r.exit_code == 0, r.output
+    got = len((tmp_path / "ck" / "checkpoints.jsonl").read_text().splitlines())
+    assert 0 < got < 50
+    assert f"bolt_unscrew/easy/1: {got} of the 50 states asked for" in r.stderr
