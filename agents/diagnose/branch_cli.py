@@ -64,6 +64,7 @@ def run_cmd(agent_opts, from_dirs, level, preset, out_dir, states, repeats, max_
     and a shortest-path one, both successors verified solvable; then the agent continues."""
     from longpuzzle.agents.agent_options import build_agent
     from longpuzzle.agents.diagnose.branch import BranchError, find_states, generate_states, run_study
+    from longpuzzle.agents.diagnose.study import require_step_agent
     from longpuzzle.agents.harness.presets import PRESETS, harness_settings
     from longpuzzle.agents.harness.settings import Settings
     from longpuzzle.engine.catalog import load_level
@@ -85,6 +86,7 @@ def run_cmd(agent_opts, from_dirs, level, preset, out_dir, states, repeats, max_
     screen = harness_settings(agent_opts.harness, Settings(**PRESETS[preset]["settings"], preset=preset))
     screen.action_timeout = None
     choice = build_agent(agent_opts, screen, default="paper_filler")   # a bad agent or level: one line, before any work
+    require_step_agent(choice.agent)
     if level:
         load_level(level)
     if from_dirs:

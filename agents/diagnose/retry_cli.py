@@ -77,6 +77,7 @@ def retry_cmd(runs, levels, count, policy, source_agent, certify_budget, out_dir
         raise rq.RetryError(f"--source-agent is a scripted agent ({', '.join(SCRIPTED_AGENTS)}), not {source_agent!r}")
     sr.fresh_folder(out_dir)
     choice = build_agent(agent_opts, Settings(budget=budget, max_actions=max_actions), default="paper_filler")
+    sr.require_step_agent(choice.agent)
     doc = rs.run_retry(Path(out_dir), choice.make, runs=list(runs), levels=list(levels), count=count,
                        policy=policy, conditions=conds, repeats=repeats, budget=budget, max_actions=max_actions,
                        harness=agent_opts.harness, agent=choice.public(),

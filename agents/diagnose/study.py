@@ -43,6 +43,17 @@ class StudyError(HarnessError):
     """A study that cannot run or be read (one error line)."""
 
 
+def require_step_agent(agent: str) -> None:
+    """A continuation is played step by step (continue_episode asks the agent for each action);
+    the VISTA / Code Execution tool agents drive their own episode through tools and cannot
+    continue a restored state: one error line, before any work."""
+    from longpuzzle.agents.registry import TOOL_AGENTS
+
+    if agent in TOOL_AGENTS:
+        raise StudyError(f"--agent {agent} drives its own episode through tools; a continuation asks its agent "
+                         "step by step (use a model protocol: native, general_e2e, qwen, uitars)")
+
+
 def interleaved(units: Sequence[dict], conditions_of: Callable[[dict], Sequence[str]]) -> list[dict]:
     """The fixed schedule: every unit (a dict with at least "unit") with its conditions in the
     order it plays them, unit i's conditions rotated left by i."""

@@ -471,6 +471,7 @@ def takeover_cmd(checkpoint_dirs, out_dir, conditions, repeats, budget, max_acti
     conds = parse_conditions(conditions)              # bad input: one error line, nothing written
     sr.fresh_folder(out_dir)
     choice = build_agent(agent_opts, Settings(budget=budget, max_actions=max_actions), default="paper_filler")
+    sr.require_step_agent(choice.agent)
     doc = run_study(list(checkpoint_dirs), choice.make, out_dir, conditions=conds, repeats=repeats,
                     budget=budget, max_actions=max_actions, text_lang=text_lang, agent=choice.public(),
                     harness=agent_opts.harness,

@@ -393,3 +393,41 @@ def test_an_agent_file_takes_over_from_its_sandbox(ckpts, tmp_path):
     events = [json.loads(x) for x in (tmp_path / "s" / rec["folder"] / "events.jsonl").read_text().splitlines()]
     assert [e["final_answer"] for e in events if "final_answer" in e] == [f"taken over at step {cp.step} after {cp.step} actions, 4 pairs"]
     assert T.check_study(tmp_path / "s")[0]
+
+
+@pytest.mark.parametrize("protocol", ["general_e2e", "qwen", "uitars"])
+def test_a_model_of_every_protocol_takes_over(ckpts, tmp_path, protocol):
+    """Beyond native (above): a scripted model on 127.0.0.1 speaking each other protocol eval
+    accepts, told the board is lost (B), clicks the screen's restart: a timely, verified
+    restart, and the continuation replays."""
+    from longpuzzle.agents.testing.endpoints import ReplayScript, gesture_script
+
+    one = tmp_path / "one"
+    shutil.copytree(ckpts / "d", one)
+    (one / "checkpoints.jsonl").write_text((one / "checkpoints.jsonl").read_text().splitlines()[0] + "\n")
+    cp = load_checkpoints(one)[0]
+    with ScriptedServer(ReplayScript(gesture_script(protocol, [cp.restart["action"]]))) as srv:
+        r = run("diagnose", "takeover", "--checkpoints", one, "--conditions", "B", "--agent", protocol,
+                "--model", "scripted-model", "--base-url", srv.url_v1, "--api-key-env", "", "--max-actions", 3,
+                "--draws", DRAWS, "--out", tmp_path / "s")
+        assert srv.refused == []
+    assert r.exit_code == 0, r.output
+    (rec,) = _units(tmp_path / "s")
+    assert rec["status"] == "valid" and rec["endpoints"]["timely_restart"] and rec["endpoints"]["verified_recovery"]
+    assert _doc(tmp_path / "s")["agent"]["agent"] == protocol
+    assert T.check_study(tmp_path / "s")[0]
+
+
+@pytest.mark.parametrize("command", [["takeover", "--checkpoints", "CK"], ["retry", "--from", "CK/episodes"],
+                                     ["branch", "run", "--from", "CK/episodes"]])
+@pytest.mark.parametrize("tool", ["vista-images", "code-cua"])
+def test_a_tool_agent_cannot_continue_a_state_one_error_line(ckpts, tmp_path, command, tool):
+    """The VISTA / Code Execution tool agents drive their own episode through tools, so no
+    continuation can ask them step by step: refused before any work (it failed three times on
+    the infrastructure per assignment), as diagnose rules refuses them."""
+    argv = ["diagnose", *(a.replace("CK", str(ckpts / "d")) for a in command), "--agent", tool,
+            "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "", "--out", tmp_path / "s"]
+    r = run(*argv)
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert r.output.startswith(f"error: --agent {tool} drives its own episode through tools")
+    assert not (tmp_path / "s").exists()
