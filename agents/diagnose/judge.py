@@ -675,14 +675,11 @@ def _command():
         if check_dir:
             if runs or out_dir:
                 raise click.UsageError("--check takes a study folder alone (no RUNS, no --out)")
-            diffs = check_study(check_dir, catalog)
-            for d in diffs:
-                click.echo(f"differs: {d}")
-            if diffs:
-                raise JudgeError(f"{check_dir}: {len(diffs)} difference{'s' if len(diffs) != 1 else ''} "
-                                 "from what its episodes and verdicts make")
-            click.echo(f"{check_dir}: every unit's truth, score and every table derived again: the same")
-            return
+            diffs = check_study(check_dir, catalog)     # truth, scores and tables derived again
+            for d in diffs:                              # as every diagnose command's --check reports
+                click.echo(f"  {d}")
+            click.echo("NOT OK" if diffs else "ok: the study re-derives exactly")
+            raise SystemExit(1 if diffs else 0)
         if not runs:
             raise click.UsageError("give the run or episode folders to judge (or --check STUDY)")
         if not out_dir:
@@ -700,7 +697,7 @@ def _command():
             return
         for t in doc["tables"]:
             click.echo(format_table(t) + "\n")
-        click.echo(f"study in {out_dir} ({len(doc['schedule'])} units, judge {doc['agent']})")
+        click.echo(f"study written to {out_dir} ({len(doc['schedule'])} units, judge {doc['agent']})")
 
     return judge_cmd
 

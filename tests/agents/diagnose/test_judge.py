@@ -128,6 +128,11 @@ def test_check_finds_a_changed_verdict_and_a_changed_episode(runs, tmp_path):
     (s2 / "units.jsonl").write_text("\n".join([json.dumps(rec)] + lines[1:]) + "\n")
     diffs = J.check_study(s2)
     assert any("truth differs" in d for d in diffs) and any("tables differ" in d for d in diffs)
+    # the command reports it as every diagnose command's --check does: the problems, NOT OK, exit 1
+    r = _cli("--check", s2)
+    assert r.exit_code == 1 and r.stdout.splitlines() == [f"  {d}" for d in diffs] + ["NOT OK"], r.output
+    r = _cli("--check", tmp_path / "s")
+    assert r.exit_code == 0 and r.stdout == "ok: the study re-derives exactly\n"
     s3 = tmp_path / "s3"
     shutil.copytree(tmp_path / "s", s3)
     ev = s3 / "episodes" / "maze" / "events.jsonl"
@@ -230,7 +235,7 @@ def _cli(*args):
 def test_the_command_writes_and_checks_a_study_and_bad_input_is_one_error_line(runs, tmp_path):
     r = _cli(runs / "nut", "--judge", "miscount", "--out", tmp_path / "s", "--draws", DRAWS)
     assert r.exit_code == 0, r.output
-    assert "| stacks_sorted | counting |" in r.stdout and "study in" in r.stdout
+    assert "| stacks_sorted | counting |" in r.stdout and "study written to" in r.stdout
     assert _cli("--check", tmp_path / "s").exit_code == 0
     other = tmp_path / "other"
     shutil.copytree(runs / "maze", other / "maze")
