@@ -169,6 +169,7 @@ def find_states(folders, *, limit: int = 3, level: str | None = None) -> list[Br
     non-fatal move (0 < e < inf), at most ``limit`` (one per level first); only those of
     ``level`` when given."""
     from longpuzzle.agents.diagnose.rq1 import refuse_other_catalogues
+    from longpuzzle.agents.diagnose.study import replay_problem
 
     oracles = _Oracles()
     cands = []
@@ -178,7 +179,11 @@ def find_states(folders, *, limit: int = 3, level: str | None = None) -> list[Br
             raise BranchError(f"{root} is not a folder")
         refuse_other_catalogues([root])          # before any state is looked for
         for ep in episode_folders(root):
-            cands += [c for c in _candidates_in(ep.resolve(), oracles) if level is None or c["level"] == level]
+            found = [c for c in _candidates_in(ep.resolve(), oracles) if level is None or c["level"] == level]
+            problem = found and replay_problem(ep.parent, ep.name)       # the branches continue it
+            if problem:
+                raise BranchError(f"{ep.parent}/{problem}: its branches could not replay")
+            cands += found
     return _pick(cands, limit)
 
 

@@ -90,7 +90,11 @@ def gather_sources(out: Path, runs=(), levels=(), count: int = 2, policy: str = 
         except CheckpointError as e:
             raise rq.RetryError(str(e)) from None
         for ep in eps:
-            found += rq.find_sources(ep, cat)
+            srcs = rq.find_sources(ep, cat)
+            problem = srcs and sr.replay_problem(ep.parent, ep.name, cat)    # its retries continue it
+            if problem:
+                raise rq.RetryError(f"{ep.parent}/{problem}: its retries could not replay")
+            found += srcs
     for lid in levels:
         where = out / "sources" / lid.replace("/", "_")
         if (where / "events.jsonl").is_file():       # a study resumed: its sources as they were fixed

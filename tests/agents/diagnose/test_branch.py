@@ -375,3 +375,23 @@ def test_json_prints_the_study_s_tables_as_takeover_and_retry_do(tmp_path):
                                  "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.output) == json.loads((tmp_path / "s" / "study.json").read_text())["tables"]
+
+
+def test_a_recorded_run_that_does_not_replay_is_refused_and_nothing_is_written(tmp_path):
+    """Its branches would continue an episode that does not replay (and fail --check): one
+    error line naming it and its divergence, before any state is branched."""
+    from longpuzzle.agents.harness import continue_episode
+
+    src = generate_states(LEVEL, tmp_path / "src", limit=1)[0]
+    continue_episode(src.episode, src.step, Swiper(), settings=LIMIT, out=tmp_path / "seen")
+    assert find_states([tmp_path / "seen"], limit=1)
+    ev = tmp_path / "seen" / "events.jsonl"
+    lines = [json.loads(x) for x in ev.read_text().splitlines()]
+    last = max(i for i, x in enumerate(lines) if x.get("stream") == "public" and x.get("frames"))
+    lines[last]["frames"] = ["0" * 32]                            # a frame the replay will not draw
+    ev.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    r = CliRunner().invoke(cli, ["diagnose", "branch", "run", "--from", str(tmp_path / "seen"),
+                                 "--out", str(tmp_path / "s")])
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert r.output.startswith("error: ") and "does not replay" in r.output and "frames differ" in r.output
+    assert not (tmp_path / "s").exists()

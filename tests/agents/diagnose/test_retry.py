@@ -384,3 +384,27 @@ def test_a_run_of_another_catalogue_is_refused_and_nothing_is_written(made, tmp_
     r = CliRunner().invoke(cli, ["diagnose", "retry", "--from", str(other), "--out", str(tmp_path / "s")])
     assert r.exit_code == 2 and r.output.count("\n") == 1 and r.output.startswith("error: "), r.output
     assert "another catalogue" in r.output and not (tmp_path / "s").exists()
+
+
+def test_a_source_episode_that_does_not_replay_is_refused_and_nothing_is_written(made, tmp_path):
+    """Its retries would continue an episode that does not replay (and fail --check): one error
+    line naming it and its divergence, no study folder."""
+    import json
+    import shutil
+
+    from click.testing import CliRunner
+
+    from longpuzzle.cli import cli
+
+    _, sources, _ = made
+    forged = tmp_path / "forged"
+    shutil.copytree(sources[0].episode, forged)
+    ev = forged / "events.jsonl"
+    lines = [json.loads(x) for x in ev.read_text().splitlines()]
+    i = next(i for i, x in enumerate(lines) if x.get("stream") == "public" and x.get("step") == 4)
+    lines[i]["frames"] = ["0" * 32]                               # a frame the replay will not draw
+    ev.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    r = CliRunner().invoke(cli, ["diagnose", "retry", "--from", str(forged), "--out", str(tmp_path / "s")])
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert r.output.startswith(f"error: {forged}: does not replay (step 4: frames differ)")
+    assert not (tmp_path / "s").exists()
