@@ -357,7 +357,11 @@ def build(out, runs=(), levels=(), policy=None, count=None, seed=0, preset="pape
                 try:
                     cp = ck.make_checkpoint(tmp, ep, step, kind, catalog=cat, origin=origin)
                 except ck.CheckpointError as e:
-                    why = str(e).split(":")[0]
+                    # named by the recorded episode it was copied from (the staging folder is gone
+                    # by the time this is read), or by its place in ``out`` when recorded here
+                    src = (Path(origin["run"]) / origin["episode"] if "run" in origin
+                           else Path(str(ep).replace(str(tmp), str(out))))
+                    why = str(e).split(":")[0].replace(str(ep), str(src))
                     rejected[why] = rejected.get(why, 0) + 1
                     continue
                 if cp.state_sha256 in seen:

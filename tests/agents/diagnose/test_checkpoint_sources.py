@@ -219,3 +219,22 @@ def test_a_level_that_gives_fewer_states_than_asked_is_said_on_stderr(tmp_path):
     got = len((tmp_path / "ck" / "checkpoints.jsonl").read_text().splitlines())
     assert 0 < got < 50
     assert f"bolt_unscrew/easy/1: {got} of the 50 states asked for" in r.stderr
+
+
+def test_a_rejected_candidate_is_named_by_its_recorded_episode(runs, tmp_path):
+    """An episode that does not replay is named by its recorded path (not by its copy's in the
+    staging folder, which is gone by the time the line is read)."""
+    import json
+    import shutil
+
+    forged = tmp_path / "forged"
+    shutil.copytree(runs / "solver", forged)
+    ev = next(iter(sorted(forged.rglob("events.jsonl"))))
+    lines = [json.loads(x) for x in ev.read_text().splitlines()]
+    i = next(i for i, x in enumerate(lines) if x.get("stream") == "public" and x.get("frames"))
+    lines[i]["frames"] = ["0" * 32]
+    ev.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    r = run("diagnose", "checkpoints", "--from", forged, "--out", tmp_path / "ck")
+    rejected = [ln for ln in r.stderr.splitlines() if "does not replay" in ln]
+    assert rejected, r.output
+    assert f"{ev.parent} does not replay" in rejected[0] and ".tmp" not in rejected[0]
