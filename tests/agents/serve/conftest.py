@@ -8,6 +8,7 @@ from __future__ import annotations
 import http.client
 import shutil
 import socket
+import sys
 import threading
 import time
 from pathlib import Path
@@ -19,6 +20,9 @@ from longpuzzle.agents.harness import Settings
 from longpuzzle.agents.runner import RunConfig, execute, start_run
 from longpuzzle.agents.serve.app import make_app
 from longpuzzle.agents.verify import check_run
+
+sys.path.insert(0, str(Path(__file__).parent))
+from waits import HANG
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 EPISODE = "bolt_unscrew_hard/episode_001"
@@ -48,7 +52,7 @@ class LiveServer:
         self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
         self.thread.start()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + HANG
         while not self.server.started:
             if time.monotonic() > deadline or not self.thread.is_alive():
                 raise RuntimeError("the app did not start")

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from longpuzzle.agents.serve.app import ROUTE_MODULES, make_app
+from waits import HANG
 
 PLAY = "longpuzzle.agents.serve.play"
 
@@ -28,7 +29,7 @@ def running(app):
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
     t = threading.Thread(target=server.run, daemon=True)
     t.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + HANG
     while not server.started:
         if time.monotonic() > deadline or not t.is_alive():
             raise RuntimeError("the server did not start")

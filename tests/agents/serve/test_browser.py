@@ -10,6 +10,8 @@ import base64
 import io
 import json
 import shutil
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +20,9 @@ from PIL import Image
 from longpuzzle.agents.harness import read_events
 from longpuzzle.agents.harness.frames import hasher, header_frame_hash
 from longpuzzle.agents.report.oracle_steps import oracle_steps
+
+sys.path.insert(0, str(Path(__file__).parent))
+from waits import guarded
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the dev extra)")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -47,14 +52,14 @@ def open_page(browser):
     pages = []
 
     def go(url):
-        pg = browser.new_page(viewport={"width": 1400, "height": 950})
+        pg = guarded(browser.new_page(viewport={"width": 1400, "height": 950}))
         errors = []
         pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         pg.on("pageerror", lambda e: errors.append(str(e)))
         pg.on("dialog", lambda d: (errors.append("dialog: " + d.message), d.dismiss()))
         pages.append(pg)
         pg.goto(url)
-        pg.wait_for_selector("body[data-ready='1']", timeout=60_000)
+        pg.wait_for_selector("body[data-ready='1']")
         return pg, errors
 
     yield go
@@ -121,7 +126,7 @@ def test_the_first_fatal_move_of_a_failed_bolt_episode_is_marked_and_jumped_to(s
     fatal = truth["first_fatal"][0]
     s = serve([greedy_run])
     pg, errors = open_page(f"{s.url}/episode/0/{EPISODE}")
-    pg.wait_for_selector("#viewer[data-oracle='1']", timeout=120_000)
+    pg.wait_for_selector("#viewer[data-oracle='1']")
     assert f"first fatal move: step {fatal}" in pg.inner_text(".legend")
     pg.select_option("select", "fatal")
     pg.keyboard.press("n")

@@ -14,6 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from play_actions import solver_actions
 from play_app import play_app, running
+from waits import HANG, guarded
 
 from longpuzzle.agents.harness import read_events, replay_episode
 
@@ -49,7 +50,7 @@ CANVAS_SHA256 = """(async () => {
 })()"""
 
 
-def _until(page, expr: str, timeout: float = 20.0):
+def _until(page, expr: str, timeout: float = HANG):
     """Poll ``expr`` in the page until it is true (evaluated through the DevTools protocol:
     the app's CSP forbids the string evaluation wait_for_function uses)."""
     import time
@@ -88,7 +89,7 @@ def test_a_person_enters_maze_paint_and_wins_a_level_with_the_pointer(browser, t
     app = play_app([], record)
     errors = []
     with running(app) as url:
-        page = browser.new_page(viewport={"width": 1280, "height": 1100})
+        page = guarded(browser.new_page(viewport={"width": 1280, "height": 1100}))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(url + "/play")
@@ -147,7 +148,7 @@ def test_branch_here_restores_the_state_and_plays_on(browser, tmp_path):
     record = tmp_path / "humans"
     app = play_app([src_root], record)
     with running(app) as url:
-        page = browser.new_page(viewport={"width": 1280, "height": 1100})
+        page = guarded(browser.new_page(viewport={"width": 1280, "height": 1100}))
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(f"{url}/episode/0/{src.name}")                  # the viewer: position of step k + 1
