@@ -31,6 +31,7 @@ SLOW = {
     "tests/agents/serve/test_browser.py::test_compare_steps_two_episodes_by_step_and_by_progress",
     "tests/agents/serve/test_browser.py::test_hostile_strings_in_a_run_folder_are_shown_as_text_and_run_nothing",
     "tests/agents/serve/test_viewer.py::test_a_model_runs_calls_are_given_to_the_steps_they_made",
+    "tests/agents/serve/test_viewer.py::test_the_oracle_is_computed_off_the_request_path_one_at_a_time",
     # live play in the browser (agents/serve/play.py): a real Chromium and server, about 6 s
     "tests/agents/serve/test_play_browser.py::test_a_person_enters_maze_paint_and_wins_a_level_with_the_pointer",
     # the longest of the quick subset as measured on 2026-12-06 (pytest --durations, 3:30 before)

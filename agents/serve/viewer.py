@@ -9,7 +9,14 @@ nothing is decoded ahead); the steps' list is read once per episode and kept.
 
 The oracle's annotation (agents/report/oracle_steps.py: d(s) after each step, the first fatal
 move, the moves on a lost board) is asked for separately, after the page shows: it builds each
-level's graph once (seconds on a hard level). A model agent's conversation.jsonl gives each
+level's graph once (seconds on a hard level), so it is computed off the request path, by one
+worker thread of the server, one annotation at a time (a large level never takes more than one
+core from the other requests); until it is ready ``/api/oracle`` answers 202 {"computing": true}
+and the page shows 'computing' and asks again.
+
+Everything kept is bounded: the episode documents and the annotations by engine/lru.py (DOCS,
+ANNOTATIONS entries), the open frame stores (OPEN_STORES) and the levels' graphs by their states
+(GRAPH_STATES: the least recently used graphs dropped beyond it, the last one always kept). A model agent's conversation.jsonl gives each
 step the model's text and tool calls: its call records in order, one a step, after the opening
 wait the harness makes (the agents' calls answer each observation once); the VISTA notes are
 the write_guide / write_working calls among them, as they evolved.
@@ -20,6 +27,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -34,9 +42,13 @@ from longpuzzle.agents.report.data import load_trajectory, stored_frames
 from longpuzzle.agents.report.video import _font, _Source, action_text, draw_action, effect_text
 from longpuzzle.agents.serve.app import NotServed
 from longpuzzle.agents.serve.page import esc, page
+from longpuzzle.engine.lru import LRU
 
 NAV: list = []
 OPEN_STORES = 8                     # frame stores kept open (least recently used closed first)
+DOCS = 64                           # episode documents kept (least recently used dropped first)
+ANNOTATIONS = 64                    # oracle annotations kept
+GRAPH_STATES = 2_000_000            # states of the levels' oracle graphs kept (a few hundred MB at most)
 NOTE_TOOLS = {"write_guide": "GUIDE.md", "write_working": "WORKING.md"}
 
 
@@ -166,20 +178,23 @@ class _Stored:
 
 
 class Episodes:
-    """The viewer's caches: each episode's document, its open frame store (a few, least
-    recently used closed first) and its oracle annotation."""
+    """The viewer's caches, each bounded: each episode's document, its open frame store (a few,
+    least recently used closed first), its oracle annotation, and the levels' oracle graphs; and
+    the one worker that computes annotations."""
 
-    def __init__(self):
-        self.docs: dict[Path, dict] = {}
+    def __init__(self, docs: int = DOCS, annotations: int = ANNOTATIONS, graph_states: int = GRAPH_STATES):
+        self.docs = LRU(docs, threadsafe=True)
         self.stores: OrderedDict[Path, object] = OrderedDict()
-        self.oracle: dict[Path, dict] = {}
-        self.oracles: dict = {}
+        self.oracle = LRU(annotations, threadsafe=True)
+        self.oracles: dict = {}                # {(catalogue, level): Oracle}: the worker's only
+        self.graph_states = graph_states
         self.lock = threading.Lock()
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="serve-oracle")
+        self.pending: dict[Path, object] = {}  # folder -> its annotation's Future, queued or running
 
     def doc(self, folder: Path) -> dict:
-        if folder not in self.docs:
-            self.docs[folder] = episode_doc(folder)
-        return self.docs[folder]
+        got = self.docs.get(folder)
+        return got if got is not None else self.docs.put(folder, episode_doc(folder))
 
     def frame_png(self, folder: Path, k: int, step: int | None) -> bytes | None:
         """Stored frame ``k`` as PNG, with the action of step ``step`` drawn on it if given. An
@@ -205,16 +220,50 @@ class Episodes:
                 arr = np.asarray(img)
         return encode_png(arr)          # the models' PNG encoder: ISA-L deflate, ~10x Pillow's zlib
 
-    def oracle_doc(self, folder: Path) -> dict:
-        if folder not in self.oracle:
-            from longpuzzle.agents.report.oracle_steps import oracle_steps
+    def oracle_doc(self, folder: Path) -> dict | None:
+        """The episode's oracle annotation if it is ready, else None: its computation queued on
+        the worker (once; it runs after those asked for before it)."""
+        got = self.oracle.get(folder)
+        if got is not None:
+            return got
+        with self.lock:
+            if folder not in self.pending:
+                self.pending[folder] = self.worker.submit(self._annotate, folder)
+        return None
 
+    def _annotate(self, folder: Path) -> dict:
+        """The worker's job: one episode's annotation, kept; the graphs trimmed to graph_states."""
+        from longpuzzle.agents.report.oracle_steps import oracle_steps
+
+        try:
             try:
                 o = oracle_steps(folder, self.oracles)
             except HarnessError as e:
                 o = {"error": str(e)}
-            self.oracle[folder] = o
-        return self.oracle[folder]
+            finally:
+                self._trim_graphs()
+            self.oracle.put(folder, o)
+            return o
+        finally:
+            with self.lock:
+                self.pending.pop(folder, None)
+
+    def _trim_graphs(self) -> None:
+        """Drop the least recently used graphs while those kept hold more than graph_states
+        states (the most recent one stays: the next episode of a run plays the same levels)."""
+        g = self.oracles
+        while len(g) > 1 and sum(o.stored_states for o in g.values()) > self.graph_states:
+            g.pop(next(iter(g)))
+
+    def close(self) -> None:
+        """The server stopping: the queued annotations dropped, the running one left to end."""
+        self.worker.shutdown(wait=False, cancel_futures=True)
+
+
+def shutdown(ctx) -> None:
+    eps = ctx.cache.get("episodes")
+    if eps is not None:
+        eps.close()
 
 
 def level_folders(ctx, run, rel: str) -> list[str]:
@@ -269,7 +318,10 @@ def routes(ctx) -> list:
             folder = locate(request)
         except NotServed as e:
             return JSONResponse({"error": str(e)}, 404)
-        return JSONResponse(await run_in_threadpool(eps.oracle_doc, folder))
+        got = eps.oracle_doc(folder)            # never waits: queued on the worker if not ready
+        if got is None:
+            return JSONResponse({"computing": True}, 202, headers={"retry-after": "1"})
+        return JSONResponse(got)
 
     async def frame(request):
         try:

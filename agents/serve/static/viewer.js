@@ -12,8 +12,16 @@ class Viewer {
     this.pos = this.doc.positions;
     this.build();
     this.show(0);
-    LP.get(`/api/oracle/${this.run}/${this.path}`).then(o => { this.setOracle(o); }).catch(() => {});
+    this.askOracle(0);
     return this;
+  }
+  // the oracle's annotation: computed by the server's worker; 'computing' (202) until it is ready
+  askOracle(tries) {
+    LP.get(`/api/oracle/${this.run}/${this.path}`).then(o => {
+      if (!o.computing) { this.setOracle(o); return; }
+      this.root.dataset.oracle = "computing";
+      setTimeout(() => this.askOracle(tries + 1), Math.min(2000, 250 * (tries + 1)));
+    }).catch(() => {});
   }
   frameURL(i) {
     const p = this.pos[i];

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import sys
+from pathlib import Path
 
 import numpy as np
 from PIL import Image
@@ -13,7 +15,11 @@ from longpuzzle.agents.harness import read_events
 from longpuzzle.agents.harness.frames import hasher, header_frame_hash
 from longpuzzle.agents.serve.viewer import episode_doc, model_steps
 
+sys.path.insert(0, str(Path(__file__).parent))
+from waits import HANG
+
 EPISODE = "bolt_unscrew_hard/episode_001"           # (conftest.py: greedy_run)
+OTHER = "bolt_unscrew_hard/episode_002"
 
 
 def _call(kind, text, cost=0.01, tools=(), **kw):
@@ -118,3 +124,56 @@ def test_a_model_runs_calls_are_given_to_the_steps_they_made(tmp_path):
         args = call["arguments"]
         assert args["action"] == p["action"]["type"], p["step"]
         assert all(args[k] == p["action"][k] for k in ("x", "y", "x0", "y0", "x1", "y1", "ms") if k in args), p["step"]
+
+
+def test_the_viewer_keeps_a_bounded_number_of_documents_annotations_and_graph_states(greedy_run):
+    from longpuzzle.agents.serve.viewer import Episodes
+    from longpuzzle.solvers.oracle import Oracle
+
+    eps = Episodes(docs=1, annotations=1, graph_states=50)
+    a, b = greedy_run / EPISODE, greedy_run / OTHER
+    assert eps.doc(a)["positions"] and eps.doc(b)["positions"]
+    assert len(eps.docs) == 1 and eps.docs.keys() == [b]          # the least recently used went first
+    for folder in (a, b):
+        assert eps.oracle_doc(folder) is None                    # queued on the worker
+        fut = eps.pending.get(folder)
+        if fut is not None:
+            fut.result(HANG)
+    assert len(eps.oracle) == 1 and eps.oracle.get(b)["first_fatal"] is not None
+    for lid in ("bolt_unscrew/easy/1", "maze_paint/easy/1"):      # 2 and 79 graph states
+        o = Oracle(lid)
+        o.at()
+        eps.oracles[(0, lid)] = o
+    eps._trim_graphs()                                             # over 50 states: the oldest go
+    assert list(eps.oracles) == [(0, "maze_paint/easy/1")]
+    eps.close()
+
+
+def test_the_oracle_is_computed_off_the_request_path_one_at_a_time(serve, greedy_run):
+    from longpuzzle.agents.report.oracle_steps import oracle_steps
+
+    s = serve([greedy_run])
+    eps = s.app.app.state.ctx.cache["episodes"]
+    running, most = [0], [0]
+    annotate = eps._annotate
+
+    def counted(folder):                       # the real job, its concurrency counted
+        running[0] += 1
+        most[0] = max(most[0], running[0])
+        try:
+            return annotate(folder)
+        finally:
+            running[0] -= 1
+
+    eps._annotate = counted
+    for ep in (EPISODE, OTHER):                # the request answers at once: 'computing'
+        status, h, body = s.request("GET", f"/api/oracle/0/{ep}")
+        assert status == 202 and json.loads(body) == {"computing": True}
+    graphs = {}                                # the truth's graphs, shared by the two episodes
+    for ep in (EPISODE, OTHER):
+        fut = eps.pending.get(greedy_run / ep)
+        if fut is not None:
+            fut.result(HANG)
+        status, _, body = s.request("GET", f"/api/oracle/0/{ep}")
+        assert status == 200 and json.loads(body)["first_fatal"] == json.loads(json.dumps(oracle_steps(greedy_run / ep, graphs)["first_fatal"]))
+    assert most[0] == 1
