@@ -33,7 +33,7 @@ from PIL import Image
 from longpuzzle.agents.harness import Settings
 from longpuzzle.agents.media.images import encode_png
 from longpuzzle.agents.report.data import stored_frames
-from longpuzzle.agents.report.video import _font, draw_action
+from longpuzzle.agents.report.video import draw_action, label_font
 from longpuzzle.agents.runner import RunConfig, execute, start_run
 from longpuzzle.agents.serve.app import make_app
 
@@ -171,7 +171,7 @@ def test_frame_on_demand_parts(benchmark, episode_run, part):
     fs = stored_frames(episode_run / EPISODE)
     action = {"type": "click", "x": 200, "y": 400}
     arr = fs.read(5)
-    font = _font(18)
+    font = label_font(18)
 
     frames = iter(range(10**9))
 

@@ -41,7 +41,9 @@ class VideoError(HarnessError):
     """A video that cannot be made (unknown format, missing encoder, no frames)."""
 
 
-def _font(size: int):
+def label_font(size: int):
+    """The font of the labels drawn on frames (``draw_action``'s ``font``), ``size`` pixels high:
+    Pillow's built-in one (public: the browser app draws actions with it too)."""
     try:
         return ImageFont.load_default(size=size)
     except TypeError:                    # Pillow without FreeType sizes
@@ -196,8 +198,11 @@ def effect_text(step: Step) -> str:
 
 # ---- the film -----------------------------------------------------------------------
 
-class _Source:
-    """The frames of one trajectory: stored, or drawn again from its snapshots."""
+class FrameSource:
+    """The frames of one trajectory, ``frame(i)`` (None past the end, or for an animation frame
+    that is not redrawn) and ``close()``: stored, or drawn again from its snapshots (an episode
+    run with --no-frames; exact, the engine is deterministic). Public: the browser app's viewer
+    reads frames through it too."""
 
     def __init__(self, traj: Trajectory):
         self.traj = traj
@@ -253,14 +258,14 @@ def film(folder: str | Path, hold_last: int = 4) -> Iterator[np.ndarray]:
     trajs = episode_trajectories(folder)
     font = small = None
     for ti, traj in enumerate(trajs):
-        src = _Source(traj)
+        src = FrameSource(traj)
         try:
             shown = src.frame(0)
             if shown is None:
                 raise VideoError(f"{traj.folder}: the first frame is missing")
             if font is None:
                 s = max(11, int(round(shown.shape[1] / 540 * 14)))
-                font, small = _font(s), _font(max(10, s - 2))
+                font, small = label_font(s), label_font(max(10, s - 2))
                 band = 2 * s + 18
             level, P = traj.level, None
             total = len(traj.steps)

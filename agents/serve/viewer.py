@@ -39,7 +39,7 @@ from starlette.routing import Route
 from longpuzzle.agents.harness import HarnessError, read_events
 from longpuzzle.agents.media.images import encode_png
 from longpuzzle.agents.report.data import load_trajectory, stored_frames
-from longpuzzle.agents.report.video import _font, _Source, action_text, draw_action, effect_text
+from longpuzzle.agents.report.video import FrameSource, action_text, draw_action, effect_text, label_font
 from longpuzzle.agents.serve.app import NotServed
 from longpuzzle.agents.serve.page import esc, page
 from longpuzzle.engine.lru import LRU
@@ -204,7 +204,7 @@ class Episodes:
             src = self.stores.get(folder)
             if src is None:
                 fs = stored_frames(folder)
-                src = _Stored(fs) if fs is not None else _Source(load_trajectory(folder))
+                src = _Stored(fs) if fs is not None else FrameSource(load_trajectory(folder))
                 self.stores[folder] = src
                 while len(self.stores) > OPEN_STORES:
                     self.stores.popitem(last=False)[1].close()
@@ -216,7 +216,7 @@ class Episodes:
             pos = next((p for p in self.doc(folder)["positions"] if p["step"] == step), None)
             if pos and pos.get("action"):
                 img = Image.fromarray(arr)
-                draw_action(img, pos["action"], _font(18))
+                draw_action(img, pos["action"], label_font(18))
                 arr = np.asarray(img)
         return encode_png(arr)          # the models' PNG encoder: ISA-L deflate, ~10x Pillow's zlib
 

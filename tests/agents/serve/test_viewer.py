@@ -178,3 +178,15 @@ def test_the_oracle_is_computed_off_the_request_path_one_at_a_time(serve, greedy
         truth = json.loads(json.dumps(oracle_steps(greedy_run / ep, graphs)["first_fatal"]))
         assert status == 200 and json.loads(body)["first_fatal"] == truth
     assert most[0] == 1
+
+
+def test_the_app_uses_no_private_name_of_another_module():
+    """agents/serve takes what it shares with the report (video.py's frame source and label
+    font) by their public names: no ``from longpuzzle... import _name``."""
+    import ast
+
+    root = Path(__file__).resolve().parents[3] / "agents" / "serve"
+    private = [(f.name, a.name) for f in sorted(root.glob("*.py"))
+               for node in ast.walk(ast.parse(f.read_text())) if isinstance(node, ast.ImportFrom)
+               and (node.module or "").startswith("longpuzzle") for a in node.names if a.name.startswith("_")]
+    assert private == []
