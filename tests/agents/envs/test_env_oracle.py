@@ -3,6 +3,7 @@ against the solvers' optimum, reward="oracle" summing as its formula says along 
 trajectory with a detour and past a fatal move, Gymnasium's checker, and the compiled vector
 env equal to Gymnasium's SyncVectorEnv of rules envs step for step."""
 
+import gc
 import warnings
 
 import gymnasium as gym
@@ -21,10 +22,15 @@ ALLOWED = ("symmetric and normalized space",)
 
 
 def _checked(env):
+    # objects an EARLIER test left for the garbage collector (a socket of a test server, seen
+    # once in a whole-suite run: "unclosed <socket ...>") are collected first, so that only
+    # the env's own warnings are recorded below
+    gc.collect()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped)
-    bad = [str(w.message) for w in caught if not any(a in str(w.message) for a in ALLOWED)]
+    bad = [str(w.message) for w in caught if not any(a in str(w.message) for a in ALLOWED)
+           and not (w.category is ResourceWarning and str(w.message).startswith("unclosed <socket"))]
     assert not bad, bad
 
 
