@@ -64,6 +64,7 @@ from pathlib import Path
 
 import numpy as np
 
+from longpuzzle.agents.harness.episode_folder import copy_episode, recorded_frame_hash
 from longpuzzle.agents.harness.replay import continue_episode, recorded_catalog, replay_episode, restore_step
 from longpuzzle.agents.harness.settings import HarnessError
 from longpuzzle.agents.harness.trajectory import read_events
@@ -303,14 +304,8 @@ def replayed_steps(episode: str | Path, events_sha256: str, catalog: Catalog) ->
 
 
 def recorded_frame(lines: list[dict], step: int) -> str:
-    """The recorded hash of the screenshot after step ``step`` (the last of its frames), from
-    an episode's events (read_events)."""
-    last = None
-    for rec in lines:
-        if rec.get("type") == "header":
-            last = rec.get("frame")
-        elif rec.get("stream") == "public" and "action" in rec and rec["step"] <= step and rec.get("frames"):
-            last = rec["frames"][-1]
+    """The recorded hash of the screenshot after step ``step`` (episode_folder.recorded_frame_hash)."""
+    last = recorded_frame_hash(lines, step)
     if last is None:
         raise CheckpointError(f"the episode records no screenshot up to step {step}")
     return last
@@ -506,22 +501,6 @@ def check(cp: Checkpoint) -> None:
         raise CheckpointError(f"checkpoint {cp.id} ({cp.level}, step {cp.step}) no longer validates: {e}") from None
     except LongPuzzleError as e:
         raise CheckpointError(f"checkpoint {cp.id} ({cp.level}, step {cp.step}) cannot be restored: {e}") from None
-
-
-def copy_episode(src: str | Path, dest: Path) -> Path:
-    """The episode folder ``src`` copied to ``dest`` (files hard-linked where the filesystem
-    allows: no bytes duplicated; else copied). Its events digest is unchanged."""
-    src = Path(src)
-    dest.mkdir(parents=True)
-    for p in sorted(src.iterdir()):
-        if p.is_dir():
-            shutil.copytree(p, dest / p.name)
-            continue
-        try:
-            os.link(p, dest / p.name)
-        except OSError:
-            shutil.copy2(p, dest / p.name)
-    return dest
 
 
 __all__ = ["Checkpoint", "CheckpointError", "FIELDS", "KIND", "VERSION", "board_digest", "certify_dead_end",

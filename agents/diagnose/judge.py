@@ -63,6 +63,7 @@ from pathlib import Path
 
 import numpy as np
 
+from longpuzzle.agents.harness.episode_folder import copy_episode, recorded_frame_hash
 from longpuzzle.agents.base import FinalAnswer, InfrastructureError, Observation, action_spec
 from longpuzzle.agents.diagnose import stats
 from longpuzzle.agents.harness.frames import hasher, header_frame_hash
@@ -220,31 +221,11 @@ def screenshot(suite) -> np.ndarray:
 
 
 def recorded_frame(lines: list[dict], step: int) -> str:
-    """The recorded hash of the screenshot after step ``step`` (the last frame of the last
-    action up to it; the header's before any), from an episode's events."""
-    last = None
-    for rec in lines:
-        if rec.get("type") == "header":
-            last = rec.get("frame")
-        elif rec.get("stream") == "public" and "action" in rec and rec["step"] <= step and rec.get("frames"):
-            last = rec["frames"][-1]
+    """The recorded hash of the screenshot after step ``step`` (episode_folder.recorded_frame_hash)."""
+    last = recorded_frame_hash(lines, step)
     if last is None:
         raise JudgeError(f"the episode records no screenshot up to step {step}")
     return last
-
-
-def copy_episode(src: Path, dest: Path) -> None:
-    """The episode folder ``src`` at ``dest``, its files hard-linked where the filesystem
-    allows (no bytes duplicated), else copied."""
-    dest.mkdir(parents=True)
-    for p in sorted(src.iterdir()):
-        if p.is_dir():
-            shutil.copytree(p, dest / p.name)
-            continue
-        try:
-            os.link(p, dest / p.name)
-        except OSError:
-            shutil.copy2(p, dest / p.name)
 
 
 # ---- judges --------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ The modules, one job each:
     cycles.py       the level protocol's no-progress / repeating-cycle detector
     trajectory.py   the episode folder (events.jsonl, frames.lpf, result.json): crash-safe writing
                     off the main thread, reading the events back
+    episode_folder.py  an episode folder as files: its recorded screenshot hash at a step, a linked copy
     frames.py       frame hashes, the lossless frame file, and the API that reads stored frames
     snapshots.py    the exact suite state in private records (full snapshots now and then, deltas
                     between) and rebuilding the state after any step
