@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from longpuzzle.agents.models.conversation_log import read_records
+
 CONVERSATION = "conversation.jsonl"
 ACTING_CALLS = ("step", "follow-up")       # the call kinds whose reply chose an action
 
@@ -45,26 +47,16 @@ def _image_steps(v) -> list[int]:
 def step_texts(folder: str | Path) -> dict[int, str]:
     """{step: the agent's text that chose it} for an episode folder (empty when the agent left
     no text). Lines that are not JSON objects (a log cut off by a kill) are skipped."""
-    p = Path(folder) / CONVERSATION
-    if not p.is_file():
-        return {}
     out: dict[int, list[str]] = {}
     seen = 0                                  # the newest step a logged screenshot showed
-    with open(p, encoding="utf-8") as f:
-        for line in f:
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(rec, dict):
-                continue
-            if rec.get("type") == "message":
-                seen = max([seen, *_image_steps(rec.get("message"))])
-                continue
-            if rec.get("type") != "call" or rec.get("kind") not in ACTING_CALLS:
-                continue
-            reply = rec.get("reply")
-            text = _reply_text(reply) if isinstance(reply, dict) else ""
-            if text:
-                out.setdefault(seen + 1, []).append(text)
+    for rec in read_records(folder):
+        if rec.get("type") == "message":
+            seen = max([seen, *_image_steps(rec.get("message"))])
+            continue
+        if rec.get("type") != "call" or rec.get("kind") not in ACTING_CALLS:
+            continue
+        reply = rec.get("reply")
+        text = _reply_text(reply) if isinstance(reply, dict) else ""
+        if text:
+            out.setdefault(seen + 1, []).append(text)
     return {k: "\n".join(v) for k, v in sorted(out.items())}

@@ -45,3 +45,19 @@ class ConversationLog:
     def close(self, usage: dict) -> None:
         self.event({"type": "end", "usage": usage})
         self._f.close()
+
+
+def read_records(folder: str | Path):
+    """The records of ``folder``'s conversation.jsonl, in order, each a dict (nothing when the
+    agent left no log). Lines that are not JSON objects (a log cut off by a kill) are skipped."""
+    path = Path(folder) / "conversation.jsonl"
+    if not path.is_file():
+        return
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict):
+                yield rec

@@ -38,6 +38,7 @@ from starlette.routing import Route
 
 from longpuzzle.agents.harness import HarnessError, read_events
 from longpuzzle.agents.media.images import encode_png
+from longpuzzle.agents.models.conversation_log import read_records
 from longpuzzle.agents.report.data import load_trajectory, stored_frames
 from longpuzzle.agents.report.video import FrameSource, action_text, draw_action, effect_text, label_font
 from longpuzzle.agents.serve.app import NotServed
@@ -118,49 +119,39 @@ def model_steps(folder: Path, steps: list) -> dict:
     turn + 1; the others are taken in order, one "step" call a step after the opening wait, a
     "follow-up" (the answer to a reply that did not parse) with the step before it. Summaries,
     probes and compactions are not a step's."""
-    path = folder / "conversation.jsonl"
-    if not path.is_file():
-        return {}
     numbered = [s for s in steps if s is not None]
     out: dict[str, dict] = {}
     notes: dict[str, str] = {}
     k = -1                                     # index into ``numbered`` of the last step given a call
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            try:
-                rec = json.loads(line)
-            except ValueError:
+    for rec in read_records(folder):
+        if rec.get("type") == "opening_wait":
+            k = max(k, 0)                  # the harness's opening wait is step 1: no call of its own
+            continue
+        if rec.get("type") != "call" or rec.get("kind") not in ("step", "follow-up", "checkpoint", None):
+            continue
+        if isinstance(rec.get("turn"), int):
+            step = rec["turn"] + 1
+        else:
+            if rec.get("kind") != "follow-up" or k < 0:
+                k += 1
+            if k >= len(numbered):
                 continue
-            if not isinstance(rec, dict):
-                continue
-            if rec.get("type") == "opening_wait":
-                k = max(k, 0)                  # the harness's opening wait is step 1: no call of its own
-                continue
-            if rec.get("type") != "call" or rec.get("kind") not in ("step", "follow-up", "checkpoint", None):
-                continue
-            if isinstance(rec.get("turn"), int):
-                step = rec["turn"] + 1
-            else:
-                if rec.get("kind") != "follow-up" or k < 0:
-                    k += 1
-                if k >= len(numbered):
-                    continue
-                step = numbered[k]
-            reply = rec.get("reply") if isinstance(rec.get("reply"), dict) else {}
-            tools = [c for c in reply.get("tool_calls") or [] if isinstance(c, dict)]
-            for c in tools:
-                if c.get("name") in NOTE_TOOLS:
-                    args = c.get("arguments")
-                    text = next(iter(args.values()), "") if isinstance(args, dict) and args else args
-                    notes[NOTE_TOOLS[c["name"]]] = str(text if text is not None else "")
-            cur = out.setdefault(str(step), {"text": "", "reasoning": "", "tool_calls": [], "cost": None, "calls": 0})
-            cur["text"] = "\n\n".join(t for t in (cur["text"], str(reply.get("text") or "")) if t)
-            cur["reasoning"] = "\n\n".join(t for t in (cur["reasoning"], str(reply.get("reasoning") or "")) if t)
-            cur["tool_calls"] += tools
-            if isinstance(rec.get("cost"), (int, float)):
-                cur["cost"] = round((cur["cost"] or 0) + rec["cost"], 8)
-            cur["calls"] += 1
-            cur["notes"] = dict(notes)
+            step = numbered[k]
+        reply = rec.get("reply") if isinstance(rec.get("reply"), dict) else {}
+        tools = [c for c in reply.get("tool_calls") or [] if isinstance(c, dict)]
+        for c in tools:
+            if c.get("name") in NOTE_TOOLS:
+                args = c.get("arguments")
+                text = next(iter(args.values()), "") if isinstance(args, dict) and args else args
+                notes[NOTE_TOOLS[c["name"]]] = str(text if text is not None else "")
+        cur = out.setdefault(str(step), {"text": "", "reasoning": "", "tool_calls": [], "cost": None, "calls": 0})
+        cur["text"] = "\n\n".join(t for t in (cur["text"], str(reply.get("text") or "")) if t)
+        cur["reasoning"] = "\n\n".join(t for t in (cur["reasoning"], str(reply.get("reasoning") or "")) if t)
+        cur["tool_calls"] += tools
+        if isinstance(rec.get("cost"), (int, float)):
+            cur["cost"] = round((cur["cost"] or 0) + rec["cost"], 8)
+        cur["calls"] += 1
+        cur["notes"] = dict(notes)
     return out
 
 
